@@ -1,0 +1,3 @@
+from paicli.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,146 @@
+"""Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
+
+The first ten are the contract (../shared/DESIGN.md, "Events"); the rest are additions that the REPL
+uses and that `--json` also writes, except `text_delta`, which is too chatty for a JSON stream.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from paicli.llm.types import Usage
+
+
+class Event(BaseModel):
+    event: str
+    ts: float = Field(default_factory=time.time)
+
+
+class TaskView(BaseModel):
+    id: str
+    description: str
+    type: str
+    dependencies: list[str]
+    status: str
+
+
+class PlanView(BaseModel):
+    summary: str
+    tasks: list[TaskView]
+
+
+class PlanCreated(Event):
+    event: Literal["plan_created"] = "plan_created"
+    round: int
+    plan: PlanView
+
+
+class PlanApproved(Event):
+    event: Literal["plan_approved"] = "plan_approved"
+    round: int
+
+
+class TaskStarted(Event):
+    event: Literal["task_started"] = "task_started"
+    task_id: str
+
+
+class ToolCallEvent(Event):
+    event: Literal["tool_call"] = "tool_call"
+    task_id: str | None
+    name: str
+    arguments: dict[str, Any] | str  # a string when the model sent arguments that are not a JSON object
+
+
+class ToolResultEvent(Event):
+    event: Literal["tool_result"] = "tool_result"
+    task_id: str | None
+    name: str
+    ok: bool
+    output: str
+
+
+class TaskFinished(Event):
+    event: Literal["task_finished"] = "task_finished"
+    task_id: str
+    status: Literal["COMPLETED", "FAILED", "SKIPPED"]
+    result: str | None = None
+    error: str | None = None
+
+
+class ReplanEvent(Event):
+    event: Literal["replan"] = "replan"
+    round: int
+    reason: str
+
+
+class ReviewEvent(Event):
+    event: Literal["review"] = "review"
+    round: int
+    score: float
+    reflection: str
+
+
+class PlanFinished(Event):
+    event: Literal["plan_finished"] = "plan_finished"
+    status: Literal["COMPLETED", "FAILED", "CANCELLED"]
+    summary: str | None = None
+    usage: Usage
+
+
+class RunFinished(Event):
+    event: Literal["run_finished"] = "run_finished"
+    content: str
+    usage: Usage
+
+
+# ---- additions -----------------------------------------------------------------------------------
+
+
+class TextDelta(Event):
+    """A piece of streamed assistant text (not written by `--json`)."""
+
+    event: Literal["text_delta"] = "text_delta"
+    task_id: str | None
+    text: str
+
+
+class ModelUsage(Event):
+    """Usage of one model request, as soon as it is known."""
+
+    event: Literal["usage"] = "usage"
+    task_id: str | None
+    usage: Usage
+
+
+class Notice(Event):
+    """Something the user should know that is not an error of the current step (a retry, a fallback)."""
+
+    event: Literal["notice"] = "notice"
+    level: Literal["info", "warning", "error"] = "info"
+    message: str
+
+
+class EventSink(Protocol):
+    def emit(self, event: Event) -> None: ...
+
+
+class NullSink:
+    def emit(self, event: Event) -> None:
+        pass
+
+
+class ListSink:
+    """Collects events; used by tests and by callers that render afterwards."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def of(self, kind: str) -> list[Event]:
+        return [e for e in self.events if e.event == kind]

@@ -1,0 +1,74 @@
+"""Wire-level data of the chat-completions protocol that the rest of paicli uses.
+
+Messages stay plain dicts in the OpenAI wire format (role, content, tool_calls, tool_call_id), so they
+can be sent as they are; everything the client returns is typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+Message = dict[str, Any]
+ToolSpec = dict[str, Any]
+TextCallback = Callable[[str], None]
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: str  # the raw JSON text as the model sent it; parsed and validated by the tool box
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
+
+class ChatResponse(BaseModel):
+    content: str = ""
+    tool_calls: list[ToolCall] = []
+    finish_reason: str | None = None
+    usage: Usage = Usage()
+
+    def to_message(self) -> Message:
+        """The assistant message to append to the conversation."""
+        message: Message = {"role": "assistant", "content": self.content or None}
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_wire() for call in self.tool_calls]
+        return message
+
+
+class ChatModel(Protocol):
+    """What the agent, planner and reviewer need from a model. `paicli.llm.client.LLMClient` is the real one.
+
+    `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
+    content deltas as they stream. Errors raise `paicli.errors.ModelError`; cancelling the awaiting task
+    closes the stream at once.
+    """
+
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_format: dict[str, Any] | None = None,
+        on_text: TextCallback | None = None,
+        model: str | None = None,
+        max_tokens: int | None = None,
+    ) -> Awaitable[ChatResponse]: ...
