@@ -1,0 +1,63 @@
+"""Prompt assembly: packaged prompts (overridable per project) plus project rules (PAI.md, AGENTS.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RULES_CAP = 24_000  # characters of project rules injected into a system prompt
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def packaged_prompts_dir() -> Path:
+    """Inside a wheel the prompts ship as paicli/_prompts; in a source checkout they are ../prompts."""
+    shipped = _PACKAGE / "_prompts"
+    return shipped if shipped.is_dir() else _PACKAGE.parent / "prompts"
+
+
+def load_prompt(name: str, workspace: Path) -> str:
+    """`name` like "system.md" or "modes/planner.md"; `.paicli/prompts/<name>` in the workspace wins."""
+    override = workspace / ".paicli" / "prompts" / name
+    if override.is_file():
+        return override.read_text(encoding="utf-8")
+    return (packaged_prompts_dir() / name).read_text(encoding="utf-8")
+
+
+def rule_files(workspace: Path, home: Path) -> list[Path]:
+    candidates = [
+        home / ".paicli" / "PAI.md",
+        workspace / "PAI.md",
+        workspace / ".paicli" / "PAI.md",
+        workspace / "AGENTS.md",
+    ]
+    return [path for path in candidates if path.is_file()]
+
+
+def project_rules(workspace: Path, home: Path, cap: int = RULES_CAP) -> str:
+    """All rule files in order, each under its own heading, cut at `cap` characters in total."""
+    parts: list[str] = []
+    for path in rule_files(workspace, home):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue
+        if text:
+            label = "~/.paicli/PAI.md" if path.is_relative_to(home / ".paicli") else path.relative_to(workspace)
+            parts.append(f"## From {label}\n\n{text}")
+    rules = "\n\n".join(parts)
+    if len(rules) > cap:
+        rules = rules[:cap] + "\n\n[project rules cut at 24,000 characters]"
+    return rules
+
+
+def system_prompt(mode: str | None, workspace: Path, home: Path) -> str:
+    """The system prompt of one mode ("executor", "planner", ...; None = chat). Deterministic: the same
+    inputs give byte-identical text, so provider prompt caches hit across the tasks of a plan."""
+    sections = [load_prompt("system.md", workspace).strip()]
+    if mode:
+        sections.append(load_prompt(f"modes/{mode}.md", workspace).strip())
+    sections.append(f"# Workspace\n\nThe workspace root is {workspace}. Paths in tool calls are relative to it.")
+    rules = project_rules(workspace, home)
+    if rules:
+        sections.append(f"# Project rules\n\nFollow these rules of the project.\n\n{rules}")
+    return "\n\n".join(sections) + "\n"

@@ -1,0 +1,139 @@
+"""The ReAct loop: ask the model, run the tools it calls, feed the results back, until it answers.
+
+Used by chat mode and by every task of a plan. It emits events and never prints; cancellation arrives
+as asyncio.CancelledError and simply propagates (tools kill their processes on the way out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from paicli.errors import AgentError
+from paicli.events import EventSink, ModelUsage, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec, Usage
+from paicli.tools.base import ToolContext, ToolOutcome
+
+BUDGET_SPENT_PROMPT = (
+    "You have used all the tool steps allowed for this turn. Do not call tools. Answer now with what you "
+    "have: what is done, what is not, and what the user should do next."
+)
+
+
+class Tools(Protocol):
+    def specs(self) -> list[ToolSpec]: ...
+    def is_read_only(self, name: str) -> bool: ...
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome: ...
+
+
+# Called before every model request with the conversation so far; returns the messages to send (possibly
+# compressed). Also the place where a token budget refuses to start a new request.
+BeforeRequest = Callable[[list[Message]], Awaitable[list[Message]]]
+
+
+@dataclass
+class ReactResult:
+    content: str
+    messages: list[Message]
+    usage: Usage = field(default_factory=Usage)
+    requests: int = 0
+    tool_outputs: list[tuple[str, str]] = field(default_factory=list)  # (tool name, output) in call order
+    finish_reason: str | None = None
+
+    def digest(self, limit: int = 2000) -> str:
+        """Stand-in for an empty final answer: the tail of what the tools returned."""
+        lines = [f"{name}: {output.strip()[:400]}" for name, output in self.tool_outputs[-5:]]
+        return "\n".join(lines)[-limit:]
+
+
+@dataclass
+class ReactLoop:
+    llm: ChatModel
+    tools: Tools
+    ctx: ToolContext
+    sink: EventSink
+    max_steps: int = 30
+    answer_on_budget: bool = True  # chat: one tool-free request when the steps are spent; tasks: fail
+    max_format_errors: int = 3  # consecutive steps whose every call was malformed
+    before_request: BeforeRequest | None = None
+    stream_text: bool = True
+
+    async def run(self, messages: list[Message]) -> ReactResult:
+        result = ReactResult(content="", messages=messages)
+        format_errors = 0
+        for _ in range(self.max_steps):
+            response = await self._ask(result, tools=self.tools.specs())
+            if not response.tool_calls:
+                return self._finish(result, response)
+            outcomes = await self._run_calls(response.tool_calls)
+            for call, outcome in zip(response.tool_calls, outcomes, strict=True):
+                result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.output})
+                result.tool_outputs.append((call.name, outcome.output))
+            format_errors = format_errors + 1 if all(self._malformed(c) for c in response.tool_calls) else 0
+            if format_errors >= self.max_format_errors:
+                raise AgentError(
+                    f"the model sent malformed tool calls {format_errors} times in a row "
+                    f"(last: {response.tool_calls[-1].name!r} with {response.tool_calls[-1].arguments[:200]!r})"
+                )
+        if not self.answer_on_budget:
+            raise AgentError(f"step budget spent: {self.max_steps} model requests without a final answer")
+        result.messages.append({"role": "user", "content": BUDGET_SPENT_PROMPT})
+        return self._finish(result, await self._ask(result, tools=None))
+
+    async def _ask(self, result: ReactResult, *, tools: list[ToolSpec] | None) -> ChatResponse:
+        if self.before_request is not None:
+            result.messages[:] = await self.before_request(result.messages)
+        task_id = self.ctx.task_id
+        on_text = (lambda text: self.sink.emit(TextDelta(task_id=task_id, text=text))) if self.stream_text else None
+        response = await self.llm.chat(result.messages, tools=tools, on_text=on_text)
+        result.requests += 1
+        result.usage = result.usage + response.usage
+        self.sink.emit(ModelUsage(task_id=task_id, usage=response.usage))
+        result.messages.append(response.to_message())
+        return response
+
+    def _finish(self, result: ReactResult, response: ChatResponse) -> ReactResult:
+        result.content = response.content.strip()
+        result.finish_reason = response.finish_reason
+        return result
+
+    async def _run_calls(self, calls: list[ToolCall]) -> list[ToolOutcome]:
+        """Consecutive read-only calls run together; a write or command runs alone, in order.
+        Every call gets an outcome even when a sibling failed."""
+        outcomes: list[ToolOutcome] = []
+        index = 0
+        while index < len(calls):
+            group = [calls[index]]
+            if self.tools.is_read_only(calls[index].name):
+                while index + len(group) < len(calls) and self.tools.is_read_only(calls[index + len(group)].name):
+                    group.append(calls[index + len(group)])
+            outcomes.extend(await asyncio.gather(*(self._run_one(call) for call in group)))
+            index += len(group)
+        return outcomes
+
+    async def _run_one(self, call: ToolCall) -> ToolOutcome:
+        task_id = self.ctx.task_id
+        self.sink.emit(ToolCallEvent(task_id=task_id, name=call.name, arguments=parse_arguments(call.arguments)))
+        outcome = await self.tools.execute(call, self.ctx)
+        self.sink.emit(ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output))
+        return outcome
+
+    def _malformed(self, call: ToolCall) -> bool:
+        known = {spec["function"]["name"] for spec in self.tools.specs()}
+        return call.name not in known or not isinstance(parse_arguments(call.arguments), dict)
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | str:
+    """The call's arguments as an object when they parse as one (also double-encoded), else the raw text."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+        if isinstance(value, str):
+            value = json.loads(value)
+    except (json.JSONDecodeError, TypeError):
+        return raw
+    return value if isinstance(value, dict) else raw

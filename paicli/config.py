@@ -1,0 +1,115 @@
+"""Settings, resolved as: flags > environment > workspace .paicli/config.toml > ~/.paicli/config.toml.
+
+Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL, falling back to OPENAI_API_KEY /
+OPENAI_BASE_URL; PAICLI_PLAN_MAX_REPLANS for the replan limit. Config files use the field names below
+(`model = "deepseek-chat"`, `max_parallel = 4`, ...).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError
+
+from paicli.errors import ConfigError
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini"
+
+
+class Settings(BaseModel):
+    """Everything configurable. The API key is a SecretStr so it never shows in reprs or dumps."""
+
+    workspace: Path = Field(default_factory=Path.cwd, description="folder the tools may touch")
+    api_key: SecretStr | None = Field(None, description="bearer token for the model server")
+    base_url: str = Field(DEFAULT_BASE_URL, description="API root; requests go to {base_url}/chat/completions")
+    model: str = Field(DEFAULT_MODEL, description="model name sent with every request")
+    temperature: float | None = Field(None, ge=0, le=2, description="sampling temperature; None = server default")
+    max_tokens: int | None = Field(None, gt=0, description="completion token cap per request")
+    connect_timeout: float = Field(10.0, gt=0, description="seconds to open a connection")
+    read_timeout: float = Field(120.0, gt=0, description="seconds of silence before a stream counts as hung")
+    max_attempts: int = Field(3, ge=1, le=10, description="attempts per model request, retries included")
+    command_timeout: float = Field(60.0, gt=0, description="default timeout of execute_command")
+    max_steps: int = Field(30, ge=1, description="model requests one ReAct loop may make")
+    max_parallel: int = Field(4, ge=1, description="tasks of a plan running at once")
+    max_replans: int = Field(2, ge=0, description="replans after failures before a plan is FAILED")
+    schedule: Literal["eager", "batch"] = Field("eager", description="eager dispatch or PaiCLI's batches")
+    review: bool = Field(True, description="score a finished plan and loop while under the threshold")
+    review_threshold: float = Field(8.0, ge=0, le=10, description="review score that counts as done")
+    max_rounds: int = Field(3, ge=1, description="plan → execute → review rounds at most")
+    reviewer_model: str | None = Field(None, description="model for the reviewer; None = `model`")
+    approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="None = ask in the REPL, auto headless")
+    context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
+    max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
+
+    def require_key(self) -> str:
+        if self.api_key is None or not self.api_key.get_secret_value():
+            raise ConfigError(
+                "no API key: set PAICLI_API_KEY (or OPENAI_API_KEY), or api_key in ~/.paicli/config.toml"
+            )
+        return self.api_key.get_secret_value()
+
+
+ENV_FIELDS: dict[str, tuple[str, ...]] = {
+    "api_key": ("PAICLI_API_KEY", "OPENAI_API_KEY"),
+    "base_url": ("PAICLI_BASE_URL", "OPENAI_BASE_URL"),
+    "model": ("PAICLI_MODEL",),
+    "max_replans": ("PAICLI_PLAN_MAX_REPLANS",),
+    "max_parallel": ("PAICLI_MAX_PARALLEL",),
+}
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise ConfigError(f"cannot read {path}: {err}") from err
+    unknown = sorted(set(data) - set(Settings.model_fields) - {"workspace"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
+    data.pop("workspace", None)
+    return data
+
+
+def env_values(env: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for field, names in ENV_FIELDS.items():
+        for name in names:
+            if env.get(name):
+                values[field] = env[name]
+                break
+    return values
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    *,
+    workspace: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Settings:
+    """Merge every source; raises ConfigError with a one-line reason on a bad value."""
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME", str(Path.home()))) if home is None else home
+    root = (workspace or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise ConfigError(f"workspace {root} is not a folder")
+    merged: dict[str, Any] = {}
+    merged.update(read_config_file(home / ".paicli" / "config.toml"))
+    merged.update(read_config_file(root / ".paicli" / "config.toml"))
+    merged.update(env_values(env))
+    merged.update({k: v for k, v in (flags or {}).items() if v is not None})
+    merged["workspace"] = root
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"invalid setting {where}: {first['msg']}") from None
