@@ -1,0 +1,104 @@
+"""Entry point: parse the command line, build Settings, hand over to the REPL or headless mode.
+
+Heavy modules (httpx, rich, prompt_toolkit, pydantic) are imported lazily so `paicli --version` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from paicli import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """Global options, added to the main parser and to every subcommand so they work on either side.
+    In subcommands their default is SUPPRESS, so a value given before the subcommand is not overwritten."""
+    default: Any = argparse.SUPPRESS if suppress else None
+    parser.add_argument("-C", dest="workspace", metavar="DIR", default=default, help="workspace (default: .)")
+    parser.add_argument("--model", default=default, help="model name")
+    parser.add_argument("--base-url", dest="base_url", default=default, help="API root, e.g. https://api.x.com/v1")
+    parser.add_argument("--max-parallel", dest="max_parallel", type=int, default=default, metavar="N")
+    parser.add_argument("--max-replans", dest="max_replans", type=int, default=default, metavar="N")
+    parser.add_argument("--schedule", choices=["eager", "batch"], default=default)
+    parser.add_argument("--no-review", dest="no_review", action="store_true", default=default)
+    parser.add_argument("--approval", choices=["ask", "auto", "yolo"], default=default)
+    parser.add_argument(
+        "--dangerously-skip-approvals", dest="yolo", action="store_true", default=default,
+        help="same as --approval yolo",
+    )
+    parser.add_argument("--resume", metavar="ID", default=default, help="continue a saved plan (with `plan`)")
+    parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
+                        help="run a plan written by hand (with `plan`)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="paicli", description="A plan-then-execute coding agent for the terminal.")
+    parser.add_argument("--version", action="version", version=f"paicli {__version__}")
+    _global_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", metavar="{run,plan}")
+    run = commands.add_parser("run", help="one ReAct turn, no plan; the final answer goes to stdout")
+    run.add_argument("prompt", help="what to do")
+    run.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
+    _global_options(run, suppress=True)
+    plan = commands.add_parser("plan", help="plan, review, execute")
+    plan.add_argument("goal", nargs="?", default=None, help="what to achieve")
+    plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked")
+    plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
+    _global_options(plan, suppress=True)
+    return parser
+
+
+SETTING_FLAGS = ("model", "base_url", "max_parallel", "max_replans", "schedule", "approval")
+
+
+def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
+    flags: dict[str, Any] = {name: getattr(args, name, None) for name in SETTING_FLAGS}
+    if getattr(args, "no_review", None):
+        flags["review"] = False
+    if getattr(args, "yolo", None):
+        flags["approval"] = "yolo"
+    return flags
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from pathlib import Path
+
+    from paicli.config import load_settings
+    from paicli.errors import ConfigError
+
+    try:
+        settings = load_settings(settings_flags(args), workspace=Path(args.workspace or "."))
+        if args.command is None:
+            if getattr(args, "resume", None) or getattr(args, "from_file", None):
+                raise ConfigError("--resume and --from go with `paicli plan`")
+            settings.require_key()
+            from paicli.ui.repl import run_repl
+
+            return run_repl(settings)
+        from paicli import headless
+
+        if args.command == "run":
+            return headless.run_command(settings, args.prompt, json_mode=args.json)
+        return headless.plan_command(
+            settings,
+            args.goal,
+            yes=args.yes,
+            json_mode=args.json,
+            resume=getattr(args, "resume", None),
+            from_file=getattr(args, "from_file", None),
+        )
+    except ConfigError as err:
+        print(f"paicli: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_CANCELLED
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

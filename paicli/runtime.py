@@ -1,0 +1,87 @@
+"""Wiring: builds the collaborators of one paicli process from Settings and passes them in explicitly."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from paicli.agent.context import system_prompt
+from paicli.agent.react import ReactLoop
+from paicli.config import Settings
+from paicli.events import EventSink
+from paicli.llm.client import LLMClient
+from paicli.tools.base import Approver, PathLocks, ToolContext
+from paicli.tools.toolbox import ToolBox
+
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+
+
+def secret_values(settings: Settings, env: dict[str, str] | None = None) -> list[str]:
+    """The configured key and the values of secret-looking environment variables (long enough to matter)."""
+    env = dict(os.environ) if env is None else env
+    values = {value for name, value in env.items() if any(p in name.upper() for p in SECRET_NAME_PARTS)}
+    if settings.api_key is not None:
+        values.add(settings.api_key.get_secret_value())
+    return sorted((v for v in values if len(v) >= 6), key=len, reverse=True)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    sink: EventSink
+    llm: LLMClient
+    tools: ToolBox = field(default_factory=ToolBox.default)
+    locks: PathLocks = field(default_factory=PathLocks)
+    home: Path = field(default_factory=Path.home)
+    approve: Approver | None = None
+
+    @property
+    def workspace(self) -> Path:
+        return self.settings.workspace
+
+    def secrets(self) -> list[str]:
+        return secret_values(self.settings)
+
+    def tool_context(self, task_id: str | None = None) -> ToolContext:
+        return ToolContext(
+            workspace=self.workspace,
+            task_id=task_id,
+            locks=self.locks,
+            approve=self.approve,
+            secrets=self.secrets(),
+            command_timeout=self.settings.command_timeout,
+        )
+
+    def system_prompt(self, mode: str | None) -> str:
+        return system_prompt(mode, self.workspace, self.home)
+
+    def react(self, sink: EventSink, *, task_id: str | None = None, answer_on_budget: bool = True) -> ReactLoop:
+        return ReactLoop(
+            llm=self.llm,
+            tools=self.tools,
+            ctx=self.tool_context(task_id),
+            sink=sink,
+            max_steps=self.settings.max_steps,
+            answer_on_budget=answer_on_budget,
+        )
+
+    async def aclose(self) -> None:
+        await self.llm.aclose()
+
+
+def build_runtime(settings: Settings, sink: EventSink, *, approve: Approver | None = None) -> Runtime:
+    s = settings
+    llm = LLMClient(
+        base_url=s.base_url,
+        api_key=s.require_key(),
+        model=s.model,
+        temperature=s.temperature,
+        max_tokens=s.max_tokens,
+        connect_timeout=s.connect_timeout,
+        read_timeout=s.read_timeout,
+        max_attempts=s.max_attempts,
+        sink=sink,
+    )
+    home = Path(os.environ.get("HOME", str(Path.home())))
+    return Runtime(settings=s, sink=sink, llm=llm, home=home, approve=approve)
