@@ -1,0 +1,50 @@
+"""Usage accounting and the hard token budget, as a wrapper around any ChatModel.
+
+Meters nest: the session's meter wraps the client, a plan's meter wraps the session's, so one request
+counts in both. A spent budget refuses to *start* a request; requests already running finish.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paicli.errors import BudgetExceeded
+from paicli.llm.types import ChatModel, ChatResponse, Message, TextCallback, ToolSpec, Usage
+
+
+class MeteredModel:
+    def __init__(self, inner: ChatModel, *, budget: int | None = None) -> None:
+        self.inner = inner
+        self.budget = budget
+        self.usage = Usage()
+        self.requests = 0
+        self.refused = 0  # requests not started because the budget was spent
+
+    @property
+    def exhausted(self) -> bool:
+        return self.budget is not None and self.usage.total >= self.budget
+
+    async def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_format: dict[str, Any] | None = None,
+        on_text: TextCallback | None = None,
+        model: str | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatResponse:
+        if self.exhausted:
+            self.refused += 1
+            raise BudgetExceeded(f"budget spent: {self.usage.total:,} of {self.budget:,} tokens used")
+        self.requests += 1
+        response = await self.inner.chat(
+            messages,
+            tools=tools,
+            response_format=response_format,
+            on_text=on_text,
+            model=model,
+            max_tokens=max_tokens,
+        )
+        self.usage = self.usage + response.usage
+        return response

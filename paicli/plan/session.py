@@ -1,0 +1,168 @@
+"""One `/plan` from goal to summary: plan → approve → execute → (replan on failure | review) → summary.
+
+Each collaborator is passed in: the planner, the scheduler, the approval step (the review screen in the
+REPL, automatic with --yes), and optionally the reviewer and the summarizer. Emits `plan_approved`,
+`replan` and `plan_finished`; the planner emits `plan_created`, the scheduler the task events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from paicli.errors import BudgetExceeded, PaicliError
+from paicli.events import EventSink, Notice, PlanApproved, PlanFinished, ReplanEvent, ReviewEvent
+from paicli.llm.meter import MeteredModel
+from paicli.llm.types import Usage
+from paicli.plan.model import Plan, PlanStatus, TaskStatus
+from paicli.plan.scheduler import PlanListener, Scheduler
+
+
+class PlannerLike(Protocol):
+    async def plan(self, goal: str, *, round: int = 1) -> Plan: ...
+
+    async def replan(
+        self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str
+    ) -> Plan: ...
+
+
+class Verdict(Protocol):
+    score: float
+    reflection: str
+
+
+class ReviewerLike(Protocol):
+    async def review(self, plan: Plan) -> Verdict: ...
+
+
+Approve = Callable[[Plan], Awaitable[Plan | None]]  # the approved (maybe edited) plan, or None: cancelled
+Summarize = Callable[[Plan], Awaitable[str]]
+
+
+async def approve_unasked(plan: Plan) -> Plan:
+    return plan
+
+
+@dataclass
+class PlanSession:
+    planner: PlannerLike
+    scheduler: Scheduler
+    sink: EventSink
+    replanner_prompt: str
+    approve: Approve = approve_unasked
+    max_replans: int = 2
+    reviewer: ReviewerLike | None = None
+    review_threshold: float = 8.0
+    max_rounds: int = 3
+    summarize: Summarize | None = None
+    meter: MeteredModel | None = None
+    on_change: PlanListener = field(default=lambda plan: None)
+    failure: str | None = None  # why the plan FAILED, for the user
+
+    async def run(self, goal: str | None = None, *, plan: Plan | None = None) -> Plan:
+        """Plans `goal` (or takes `plan`, e.g. a resumed one) and drives it to a final status."""
+        current: Plan | None = plan
+        try:
+            if current is None:
+                assert goal is not None
+                current = await self.planner.plan(goal)
+            self.on_change(current)
+            approved = await self._approve(current)
+            if approved is None:
+                return self._finish(current, PlanStatus.CANCELLED)
+            current = await self._execute(approved)
+            summary = await self._summary(current)
+            return self._finish(current, current.status, summary)
+        except asyncio.CancelledError:
+            if current is not None:
+                self._finish(current, PlanStatus.CANCELLED)
+            raise
+        except PaicliError as err:
+            self.failure = str(err)
+            if current is None:
+                raise
+            return self._finish(current, PlanStatus.FAILED)
+
+    async def _approve(self, plan: Plan) -> Plan | None:
+        approved = await self.approve(plan)
+        if approved is not None:
+            self.sink.emit(PlanApproved(round=approved.round))
+        return approved
+
+    async def _execute(self, plan: Plan) -> Plan:
+        replans = reviews = 0
+        while True:
+            plan.status = PlanStatus.RUNNING
+            self.on_change(plan)
+            await self.scheduler.run(plan)
+            if self.meter is not None and self.meter.exhausted:
+                self.failure = f"budget spent: {self.meter.usage.total:,} of {self.meter.budget:,} tokens used"
+                plan.status = PlanStatus.FAILED
+                return plan
+            feedback = None
+            reason = failure_report(plan)
+            if reason:
+                if replans >= self.max_replans:
+                    self.failure = f"{reason} (no replans left: {self.max_replans} used)"
+                    plan.status = PlanStatus.FAILED
+                    return plan
+                replans += 1
+            else:
+                if self.reviewer is None:
+                    plan.status = PlanStatus.COMPLETED
+                    return plan
+                reviews += 1
+                verdict = await self.reviewer.review(plan)
+                self.sink.emit(ReviewEvent(round=plan.round, score=verdict.score, reflection=verdict.reflection))
+                if verdict.score >= self.review_threshold:
+                    plan.status = PlanStatus.COMPLETED
+                    return plan
+                if reviews >= self.max_rounds:
+                    self.sink.emit(Notice(level="warning", message=(
+                        f"review score {verdict.score:g} is still under {self.review_threshold:g} after "
+                        f"{reviews} review rounds (max_rounds); stopping with what was done")))
+                    plan.status = PlanStatus.COMPLETED
+                    return plan
+                reason = f"the reviewer scored the result {verdict.score:g}/10"
+                feedback = verdict.reflection
+            self.sink.emit(ReplanEvent(round=plan.round + 1, reason=reason))
+            new_plan = await self.planner.replan(
+                plan, reason=reason, feedback=feedback, replanner_prompt=self.replanner_prompt
+            )
+            self.on_change(new_plan)
+            approved = await self._approve(new_plan)
+            if approved is None:
+                raise asyncio.CancelledError()
+            plan = approved
+
+    async def _summary(self, plan: Plan) -> str | None:
+        if self.summarize is None or plan.status is not PlanStatus.COMPLETED:
+            return plan.summary or None
+        try:
+            return await self.summarize(plan)
+        except BudgetExceeded:
+            return plan.summary or None
+
+    def _finish(self, plan: Plan, status: PlanStatus, summary: str | None = None) -> Plan:
+        plan.status = status
+        self.on_change(plan)
+        if summary is None and status is PlanStatus.FAILED:
+            summary = self.failure
+        usage = self.meter.usage if self.meter is not None else sum((t.usage for t in plan.tasks), Usage())
+        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage))  # type: ignore[arg-type]
+        return plan
+
+
+def failure_report(plan: Plan) -> str:
+    """'' when the latest round succeeded; otherwise what failed and what was skipped, in one line."""
+    current = plan.current()
+    failed = [t for t in current if t.status is TaskStatus.FAILED]
+    skipped = [t.id for t in current if t.status is TaskStatus.SKIPPED]
+    if not failed and not skipped:
+        return ""
+    parts = [f"{t.id} failed: {t.error}" for t in failed]
+    if skipped:
+        parts.append(f"skipped: {', '.join(skipped)}")
+    return "; ".join(parts)
