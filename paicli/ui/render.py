@@ -1,0 +1,283 @@
+"""Chat rendering with rich: streamed Markdown, compact tool lines, token usage.
+
+`ChatRenderer` is the EventSink of a chat turn. Streamed text is cut into Markdown blocks (a blank line
+outside a code fence, or a closing fence, ends a block); each complete block is rendered once and
+forgotten, so the cost stays linear in the length of the answer. On a terminal the unfinished block is
+previewed in a transient `Live` region, refreshed at most `PREVIEW_HZ` times a second and cut to its tail.
+
+Everything the model or a tool wrote is untrusted: control characters (escape sequences) are stripped
+and it is never parsed as rich markup (only `Markdown(...)` and `Text(...)` see it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.text import Text
+
+from paicli.events import Event, ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.llm.types import Usage
+
+PREVIEW_HZ = 8.0
+PREVIEW_MAX_CHARS = 4000
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # everything but \t and \n, C1 controls too
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+
+# The argument shown after a tool's name; tools not listed show their first string argument.
+SUMMARY_ARGUMENT = {
+    "read_file": "path",
+    "write_file": "path",
+    "edit_file": "path",
+    "list_dir": "path",
+    "glob_files": "pattern",
+    "grep_code": "pattern",
+    "execute_command": "command",
+}
+
+
+def clean(text: str) -> str:
+    """Untrusted text made safe to display: control characters other than newline and tab removed."""
+    return CONTROL_CHARS.sub("", text)
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(clean(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def tool_summary(name: str, arguments: dict[str, Any] | str) -> str:
+    """One line saying what a call does: `src/app.py`, `pytest -q`, `TODO in src/`."""
+    if isinstance(arguments, str):
+        return one_line(arguments)
+    key = SUMMARY_ARGUMENT.get(name)
+    value = arguments.get(key) if key else next((v for v in arguments.values() if isinstance(v, str)), None)
+    if value is None:
+        if name == "list_dir":
+            return "."
+        return one_line(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
+    summary = one_line(str(value))
+    where = arguments.get("path")
+    if key == "pattern" and isinstance(where, str) and where:
+        summary += f" in {one_line(where)}"
+    return summary
+
+
+def result_summary(ok: bool, output: str) -> str:
+    """`42 lines` for a success, the first line of the message for an error."""
+    if not ok:
+        first = next((line for line in output.splitlines() if line.strip()), "failed")
+        first = one_line(first)
+        return first if first.lower().startswith("error") else f"Error: {first}"
+    if not output.strip():
+        return "no output"
+    lines = output.count("\n") + (0 if output.endswith("\n") else 1)
+    return f"{lines:,} line" + ("" if lines == 1 else "s")
+
+
+def usage_line(turn: Usage, session: Usage | None = None) -> str:
+    line = f"↑ {turn.prompt_tokens:,} ↓ {turn.completion_tokens:,} tokens"
+    if session is not None and session != turn:
+        line += f" · session ↑ {session.prompt_tokens:,} ↓ {session.completion_tokens:,}"
+    return line
+
+
+class MarkdownBlocks:
+    """Cuts streamed Markdown into complete blocks. Each piece of text is looked at a bounded number of times."""
+
+    def __init__(self) -> None:
+        self._line_parts: list[str] = []  # the current line, not yet ended by a newline
+        self._block: list[str] = []  # complete lines of the current block
+        self._fence: str | None = None  # the fence characters while inside a code block
+        self._fence_line = ""  # the whole opening line, language included
+
+    def feed(self, text: str) -> list[str]:
+        """Adds streamed text; returns the blocks it completed."""
+        if "\n" not in text:
+            if text:
+                self._line_parts.append(text)
+            return []
+        pieces = text.split("\n")
+        lines = ["".join(self._line_parts) + pieces[0], *pieces[1:-1]]
+        self._line_parts = [pieces[-1]] if pieces[-1] else []
+        blocks: list[str] = []
+        for line in lines:
+            self._take_line(line, blocks)
+        return blocks
+
+    def pending(self, max_chars: int | None = None, max_lines: int | None = None) -> str:
+        """The unfinished block, or its tail of at most about `max_chars` characters and `max_lines` lines."""
+        partial = "".join(self._line_parts)
+        if max_chars is None and max_lines is None:
+            return "\n".join([*self._block, partial]).strip("\n")
+        max_chars = max_chars or len(partial) + sum(len(line) + 1 for line in self._block)
+        max_lines = max_lines or len(self._block) + 1
+        tail = [partial[-max_chars:]]
+        size, taken = len(tail[0]), 0
+        while taken < len(self._block) and size < max_chars and taken + 1 < max_lines:
+            line = self._block[-1 - taken]
+            tail.append(line)
+            size, taken = size + len(line) + 1, taken + 1
+        text = "\n".join(reversed(tail)).strip("\n")
+        if self._fence is not None and taken < len(self._block):
+            text = f"{self._fence_line}\n{text}"  # the fence line was cut off: keep the preview inside the code block
+        return text
+
+    def finish(self) -> str:
+        """The unfinished block, and a fresh start."""
+        text = self.pending()
+        self._line_parts, self._block, self._fence = [], [], None
+        return text
+
+    def _take_line(self, line: str, blocks: list[str]) -> None:
+        fence = FENCE.match(line)
+        if self._fence is not None:
+            self._block.append(line)
+            if fence and self._closes(line.strip()):
+                self._fence = None
+                blocks.append("\n".join(self._block))
+                self._block = []
+        elif fence:
+            self._fence, self._fence_line = fence.group(1), line.strip()
+            self._block.append(line)
+        elif not line.strip():
+            if self._block:
+                blocks.append("\n".join(self._block))
+                self._block = []
+        else:
+            self._block.append(line)
+
+    def _closes(self, stripped: str) -> bool:
+        """A closing fence: only fence characters, the opening's kind, at least as many."""
+        assert self._fence is not None
+        return set(stripped) == {self._fence[0]} and len(stripped) >= len(self._fence)
+
+
+class ChatRenderer:
+    """Renders the events of chat turns to a rich Console (the REPL's EventSink)."""
+
+    def __init__(self, console: Console, *, secrets: Sequence[str] = (), live_preview: bool | None = None) -> None:
+        self.console = console
+        self.secrets = list(secrets)
+        self.live_preview = console.is_terminal if live_preview is None else live_preview
+        self.turn_usage = Usage()
+        self.session_usage = Usage()
+        self._blocks = MarkdownBlocks()
+        self._blocks_printed = 0
+        self._live: Live | None = None
+        self._last_preview = 0.0
+        self._calls_in_batch = 0  # tool calls since the last result, shown before their results
+        self._batch_has_results = False
+
+    # ---- EventSink ----
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self._text(event.text)
+        elif isinstance(event, ToolCallEvent):
+            self.flush()
+            self._tool_call(event)
+        elif isinstance(event, ToolResultEvent):
+            self._tool_result(event)
+        elif isinstance(event, ModelUsage):
+            self.turn_usage = self.turn_usage + event.usage
+            self.session_usage = self.session_usage + event.usage
+        elif isinstance(event, Notice):
+            self.flush()
+            self.line(event.message, NOTICE_STYLES[event.level])
+        # Plan events are shown by the plan views, not by the chat renderer.
+
+    # ---- called by the REPL ----
+
+    def flush(self) -> None:
+        """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
+        self._stop_preview()
+        rest = self._blocks.finish()
+        if rest.strip():
+            self._print_block(rest)
+        self._blocks_printed = 0
+
+    def end_turn(self) -> None:
+        """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
+        self.flush()
+        self._calls_in_batch, self._batch_has_results = 0, False
+        if self.turn_usage.total:
+            self.line(usage_line(self.turn_usage, self.session_usage), "dim")
+        self.turn_usage = Usage()
+
+    def line(self, message: str, style: str = "") -> None:
+        """One line of untrusted text, never parsed as markup."""
+        self._stop_preview()
+        self.console.print(Text(self._mask(clean(message)), style=style), soft_wrap=True)
+
+    # ---- internals ----
+
+    def _text(self, delta: str) -> None:
+        for block in self._blocks.feed(clean(delta)):
+            self._print_block(block)
+        if self.live_preview:
+            self._preview()
+
+    def _print_block(self, block: str) -> None:
+        if self._blocks_printed:
+            self.console.print()
+        self.console.print(Markdown(self._mask(block)))
+        self._blocks_printed += 1
+
+    def _preview(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_preview < 1.0 / PREVIEW_HZ:
+            return
+        self._last_preview = now
+        rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
+        text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
+        renderable: RenderableType = Markdown(self._mask(text)) if text.strip() else Text("")
+        if self._live is None:
+            self._live = Live(
+                renderable,
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+                vertical_overflow="crop",
+            )
+            self._live.start()
+        self._live.update(renderable, refresh=True)
+
+    def _stop_preview(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _tool_call(self, event: ToolCallEvent) -> None:
+        if self._batch_has_results:
+            self._calls_in_batch, self._batch_has_results = 0, False
+        self._calls_in_batch += 1
+        line = Text.assemble(("⏺ ", "cyan"), (clean(event.name), "bold"))
+        summary = self._mask(tool_summary(event.name, event.arguments))
+        if summary:
+            line.append(" " + summary)
+        line.no_wrap, line.overflow = True, "ellipsis"
+        self.console.print(line)
+
+    def _tool_result(self, event: ToolResultEvent) -> None:
+        # With several calls in flight, say which one this result belongs to.
+        who = f"{clean(event.name)}: " if self._calls_in_batch > 1 else ""
+        self._batch_has_results = True
+        summary = self._mask(result_summary(event.ok, event.output))
+        line = Text(f"  ⎿ {who}{summary}", style="dim" if event.ok else "dim red")
+        line.no_wrap, line.overflow = True, "ellipsis"
+        self.console.print(line)
+
+    def _mask(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
