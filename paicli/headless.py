@@ -11,7 +11,9 @@ from typing import Any, TextIO
 from paicli.config import Settings
 from paicli.errors import ConfigError, ModelError, PaicliError
 from paicli.events import Event, EventSink, RunFinished
-from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.plan.model import Plan, PlanStatus
+from paicli.plan.session import approve_unasked
+from paicli.runtime import Runtime, build_plan_session, build_runtime, secret_values
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 QUIET_IN_JSON = {"text_delta"}
@@ -149,4 +151,19 @@ def plan_command(
     if not yes and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise ConfigError("paicli plan without a terminal needs --yes to approve the plan unasked")
     settings.require_key()
-    raise ConfigError("plan mode is not built yet")
+    sink = make_sink(settings, json_mode)
+
+    async def body(runtime: Runtime) -> int:
+        session = build_plan_session(runtime, sink, approve=approve_unasked if yes else interactive_approve)
+        plan = await session.run(goal)
+        if plan.status is PlanStatus.COMPLETED:
+            return EXIT_OK
+        if plan.status is PlanStatus.CANCELLED:
+            return EXIT_CANCELLED
+        return fail(f"plan failed: {session.failure}", EXIT_FAILED)
+
+    return run_async(lambda: with_runtime(settings, sink, body))
+
+
+async def interactive_approve(plan: Plan) -> Plan | None:
+    raise ConfigError("interactive plan review is not built yet; pass --yes")

@@ -11,6 +11,12 @@ from paicli.agent.react import ReactLoop
 from paicli.config import Settings
 from paicli.events import EventSink
 from paicli.llm.client import LLMClient
+from paicli.llm.meter import MeteredModel
+from paicli.plan.executor import ReactTaskRunner
+from paicli.plan.model import Task
+from paicli.plan.planner import Planner
+from paicli.plan.scheduler import PlanListener, Scheduler
+from paicli.plan.session import Approve, PlanSession, approve_unasked
 from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.toolbox import ToolBox
 
@@ -85,3 +91,46 @@ def build_runtime(settings: Settings, sink: EventSink, *, approve: Approver | No
     )
     home = Path(os.environ.get("HOME", str(Path.home())))
     return Runtime(settings=s, sink=sink, llm=llm, home=home, approve=approve)
+
+
+def build_plan_session(
+    runtime: Runtime,
+    sink: EventSink,
+    *,
+    approve: Approve = approve_unasked,
+    on_change: PlanListener | None = None,
+) -> PlanSession:
+    """Everything one plan needs, sharing the runtime's client and locks. Its own usage meter (with the
+    hard budget) wraps the client, so the plan's usage and budget count only this plan's requests."""
+    s = runtime.settings
+    meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
+    executor_prompt = runtime.system_prompt("executor")
+
+    def make_loop(task: Task) -> ReactLoop:
+        return ReactLoop(
+            llm=meter,
+            tools=runtime.tools,
+            ctx=runtime.tool_context(task.id),
+            sink=sink,
+            max_steps=s.max_steps,
+            answer_on_budget=False,
+        )
+
+    scheduler = Scheduler(
+        ReactTaskRunner(executor_prompt, make_loop),
+        sink,
+        max_parallel=s.max_parallel,
+        schedule=s.schedule,
+        on_change=on_change,
+    )
+    planner = Planner(meter, system_prompt=runtime.system_prompt("planner"), sink=sink)
+    return PlanSession(
+        planner=planner,
+        scheduler=scheduler,
+        sink=sink,
+        replanner_prompt=runtime.system_prompt("replanner"),
+        approve=approve,
+        max_replans=s.max_replans,
+        meter=meter,
+        on_change=on_change or (lambda plan: None),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+TOOL_MODES = (None, "executor")
 RULES_CAP = 24_000  # characters of project rules injected into a system prompt
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -52,8 +53,9 @@ def project_rules(workspace: Path, home: Path, cap: int = RULES_CAP) -> str:
 
 def system_prompt(mode: str | None, workspace: Path, home: Path) -> str:
     """The system prompt of one mode ("executor", "planner", ...; None = chat). Deterministic: the same
-    inputs give byte-identical text, so provider prompt caches hit across the tasks of a plan."""
-    sections = [load_prompt("system.md", workspace).strip()]
+    inputs give byte-identical text, so provider prompt caches hit across the tasks of a plan.
+    Modes that use tools (chat, executor) start from system.md; the tool-free ones only get their own."""
+    sections = [load_prompt("system.md", workspace).strip()] if mode in TOOL_MODES else []
     if mode:
         sections.append(load_prompt(f"modes/{mode}.md", workspace).strip())
     sections.append(f"# Workspace\n\nThe workspace root is {workspace}. Paths in tool calls are relative to it.")

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from paicli.agent.context import load_prompt, packaged_prompts_dir, project_rules, system_prompt
+
+
+def test_every_mode_prompt_is_packaged() -> None:
+    names = {p.name for p in (packaged_prompts_dir() / "modes").glob("*.md")}
+    assert {"executor.md", "planner.md", "replanner.md"} <= names
+    assert (packaged_prompts_dir() / "system.md").is_file()
+
+
+def test_project_override_wins(tmp_path: Path) -> None:
+    override = tmp_path / ".paicli" / "prompts" / "modes" / "executor.md"
+    override.parent.mkdir(parents=True)
+    override.write_text("custom executor")
+    assert load_prompt("modes/executor.md", tmp_path) == "custom executor"
+    assert "custom executor" in system_prompt("executor", tmp_path, tmp_path / "home")
+
+
+def test_rules_are_collected_in_order_and_capped(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".paicli").mkdir(parents=True)
+    (home / ".paicli" / "PAI.md").write_text("HOME RULE")
+    (tmp_path / "PAI.md").write_text("ROOT RULE")
+    (tmp_path / ".paicli").mkdir()
+    (tmp_path / ".paicli" / "PAI.md").write_text("LOCAL RULE")
+    (tmp_path / "AGENTS.md").write_text("AGENTS RULE " + "x" * 30_000)
+    rules = project_rules(tmp_path, home)
+    positions = [rules.index(r) for r in ("HOME RULE", "ROOT RULE", "LOCAL RULE", "AGENTS RULE")]
+    assert positions == sorted(positions)
+    assert len(rules) < 24_200 and rules.endswith("[project rules cut at 24,000 characters]")
+
+
+def test_executor_prompt_is_byte_identical_and_planner_has_no_tool_talk(tmp_path: Path) -> None:
+    (tmp_path / "PAI.md").write_text("Use tabs.")
+    first = system_prompt("executor", tmp_path, tmp_path)
+    assert first == system_prompt("executor", tmp_path, tmp_path)
+    assert "Use tabs." in first and "execute_command" in first
+    assert "execute_command" not in system_prompt("planner", tmp_path, tmp_path).split("# Project rules")[0]

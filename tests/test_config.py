@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paicli.config import load_settings
+from paicli.errors import ConfigError
+
+
+def write_toml(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_flags_beat_env_beat_workspace_file_beat_home_file(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    ws.mkdir()
+    write_toml(home / ".paicli" / "config.toml", 'model = "home"\nmax_parallel = 7\nmax_steps = 5\ntemperature = 0.1')
+    write_toml(ws / ".paicli" / "config.toml", 'model = "workspace"\nmax_parallel = 3\nmax_steps = 9')
+    env = {"PAICLI_MODEL": "env", "PAICLI_MAX_PARALLEL": "2"}
+    s = load_settings({"model": "flag"}, workspace=ws, env=env, home=home)
+    assert (s.model, s.max_parallel, s.max_steps, s.temperature) == ("flag", 2, 9, 0.1)
+    assert s.workspace == ws.resolve()
+
+
+def test_paicli_variables_win_over_openai_ones(tmp_path: Path) -> None:
+    env = {"OPENAI_API_KEY": "sk-openai", "PAICLI_API_KEY": "sk-paicli", "OPENAI_BASE_URL": "http://o/v1"}
+    s = load_settings(workspace=tmp_path, env=env, home=tmp_path)
+    assert s.require_key() == "sk-paicli"
+    assert s.base_url == "http://o/v1"
+
+
+def test_replan_limit_from_environment(tmp_path: Path) -> None:
+    s = load_settings(workspace=tmp_path, env={"PAICLI_PLAN_MAX_REPLANS": "0"}, home=tmp_path)
+    assert s.max_replans == 0
+
+
+def test_missing_key_names_the_variables(tmp_path: Path) -> None:
+    s = load_settings(workspace=tmp_path, env={}, home=tmp_path)
+    with pytest.raises(ConfigError, match=r"PAICLI_API_KEY.*OPENAI_API_KEY"):
+        s.require_key()
+
+
+def test_key_never_shows_in_repr_or_dump(tmp_path: Path) -> None:
+    s = load_settings(workspace=tmp_path, env={"PAICLI_API_KEY": "sk-very-secret"}, home=tmp_path)
+    assert "sk-very-secret" not in repr(s)
+    assert "sk-very-secret" not in s.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("max_parallel = 0", "max_parallel"),
+        ("nonsense = 1", "unknown setting"),
+        ("model = ", "cannot read"),
+        ('schedule = "random"', "schedule"),
+    ],
+)
+def test_bad_config_file_gives_one_line_error(tmp_path: Path, text: str, message: str) -> None:
+    write_toml(tmp_path / ".paicli" / "config.toml", text)
+    with pytest.raises(ConfigError, match=message) as err:
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "nohome")
+    assert "\n" not in str(err.value)
+
+
+def test_workspace_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a folder"):
+        load_settings(workspace=tmp_path / "missing", env={}, home=tmp_path)
