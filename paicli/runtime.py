@@ -15,8 +15,9 @@ from paicli.llm.meter import MeteredModel
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
-from paicli.plan.scheduler import PlanListener, Scheduler
+from paicli.plan.scheduler import Scheduler
 from paicli.plan.session import Approve, PlanSession, approve_unasked
+from paicli.plan.store import PlanRecorder, PlanStore
 from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.toolbox import ToolBox
 
@@ -98,7 +99,7 @@ def build_plan_session(
     sink: EventSink,
     *,
     approve: Approve = approve_unasked,
-    on_change: PlanListener | None = None,
+    plan_id: str | None = None,
 ) -> PlanSession:
     """Everything one plan needs, sharing the runtime's client and locks. Its own usage meter (with the
     hard budget) wraps the client, so the plan's usage and budget count only this plan's requests."""
@@ -116,15 +117,16 @@ def build_plan_session(
             answer_on_budget=False,
         )
 
+    recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
     scheduler = Scheduler(
         ReactTaskRunner(executor_prompt, make_loop),
         sink,
         max_parallel=s.max_parallel,
         schedule=s.schedule,
-        on_change=on_change,
+        on_change=recorder,
     )
     planner = Planner(meter, system_prompt=runtime.system_prompt("planner"), sink=sink)
-    return PlanSession(
+    session = PlanSession(
         planner=planner,
         scheduler=scheduler,
         sink=sink,
@@ -132,5 +134,9 @@ def build_plan_session(
         approve=approve,
         max_replans=s.max_replans,
         meter=meter,
-        on_change=on_change or (lambda plan: None),
+        on_change=recorder,
+        reviewer=None,
+        summarize=None,
     )
+    recorder.failure = lambda: session.failure
+    return session
