@@ -1,0 +1,303 @@
+"""`LLMClient`: the OpenAI-compatible chat client, streaming over one shared `httpx.AsyncClient`.
+
+One `chat()` call is one logical request: `POST {base_url}/chat/completions` with `stream: true`, retried
+as `paicli.llm.retry` describes, with a warning `Notice` on the sink before each retry. Every failure
+leaves as a `paicli.errors.ModelError` whose message starts with "model request failed:" and carries the
+server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
+HTTP stream at once (the `async with` around it exits).
+
+A 400 that names a request field the server does not support (`stream_options`, `temperature`,
+`max_tokens` where `max_completion_tokens` is wanted) is answered by adapting the request and sending it
+again, once per field, without counting an attempt; the adaptation sticks for the life of the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncGenerator
+from typing import Any, Literal
+
+import httpx
+
+from paicli import __version__
+from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
+from paicli.events import EventSink, Notice, NullSink
+from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
+from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
+from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
+
+HTML_REPLY = "the server answered with an HTML page, not JSON — is the base URL the API root?"
+KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
+_DRAIN_SECONDS = 1.0  # after [DONE], how long to wait for the body's end so the connection can be reused
+
+
+class _RetryLater(ModelHTTPError):
+    """An HTTP failure that carries the server's `Retry-After`, if any."""
+
+    def __init__(self, message: str, status: int, retry_after: float | None) -> None:
+        super().__init__(message, status, retryable=True)
+        self.retry_after = retry_after
+
+
+class LLMClient:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str,
+        model: str,
+        http: httpx.AsyncClient | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        max_attempts: int = 3,
+        backoff_base: float = 1.0,
+        backoff_max: float = 30.0,
+        sink: EventSink | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.max_attempts = max(1, max_attempts)
+        self._api_key = api_key
+        self._url = f"{self.base_url}/chat/completions"
+        self._read_timeout = read_timeout
+        self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
+        self._owns_http = http is None
+        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout)
+        self._backoff = Backoff(base=backoff_base, cap=backoff_max)
+        self._sink = sink or NullSink()
+        self._unsupported: set[str] = set()  # request fields this server rejected
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_format: dict[str, Any] | None = None,
+        on_text: TextCallback | None = None,
+        model: str | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatResponse:
+        request = {
+            "messages": messages,
+            "tools": tools,
+            "response_format": response_format,
+            "model": model,
+            "max_tokens": max_tokens,
+        }
+        attempt = 1
+        while True:
+            body = self._body(**request)
+            try:
+                return await self._attempt(body, on_text)
+            except ModelError as error:
+                if isinstance(error, ModelHTTPError) and error.status == 400 and self._adapt(str(error), body):
+                    continue
+                if not error.retryable or attempt >= self.max_attempts:
+                    raise self._final(error, attempt) from error
+                retry_after = error.retry_after if isinstance(error, _RetryLater) else None
+                delay = self._backoff.delay(attempt, retry_after)
+                self._notify(
+                    f"model request failed ({error}), retrying in {delay:.1f} s, "
+                    f"attempt {attempt + 1} of {self.max_attempts}"
+                )
+                await asyncio.sleep(delay)
+                attempt += 1
+
+    # ---- one attempt ---------------------------------------------------------------------------------
+
+    def _body(
+        self,
+        *,
+        messages: list[Message],
+        tools: list[ToolSpec] | None,
+        response_format: dict[str, Any] | None,
+        model: str | None,
+        max_tokens: int | None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": model or self.model, "messages": messages, "stream": True}
+        if "stream_options" not in self._unsupported:
+            body["stream_options"] = {"include_usage": True}
+        if tools:
+            body["tools"] = tools
+        if response_format is not None:
+            body["response_format"] = response_format
+        if self.temperature is not None and "temperature" not in self._unsupported:
+            body["temperature"] = self.temperature
+        limit = max_tokens or self.max_tokens
+        if limit:
+            field = "max_completion_tokens" if "max_tokens" in self._unsupported else "max_tokens"
+            body[field] = limit
+        return body
+
+    async def _attempt(self, body: dict[str, Any], on_text: TextCallback | None) -> ChatResponse:
+        assembler = ReplyAssembler(on_text)
+        headers = {
+            "Authorization": f"Bearer {self._api_key}",
+            "Accept": "text/event-stream",
+            "User-Agent": f"paicli/{__version__}",
+        }
+        try:
+            async with self._http.stream(
+                "POST", self._url, json=body, headers=headers, timeout=self._timeout
+            ) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise self._http_error(response)
+                content_type = response.headers.get("content-type", "").lower()
+                if "html" in content_type:
+                    raise ModelProtocolError(f"{HTML_REPLY} (POST {self._url})")
+                if "json" in content_type:  # the server ignored `stream: true`
+                    await response.aread()
+                    return _whole_reply(response.text, assembler)
+                return await _read_stream(response, assembler)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, assembler.started) from exc
+        except httpx.InvalidURL as exc:
+            raise ModelError(f"the base URL {self.base_url!r} is not a valid URL ({exc})") from exc
+
+    # ---- turning failures into messages --------------------------------------------------------------
+
+    def _http_error(self, response: httpx.Response) -> ModelHTTPError:
+        status = response.status_code
+        message = f"HTTP {status}: {_server_message(response)}"
+        if status == 401:
+            message += f" — the server rejected the API key; {KEY_HINT}"
+        elif status == 403:
+            message += " — the API key is not allowed to do this (model access, region or quota)"
+        elif status == 404:
+            message += f" — check the base URL (POST {self._url}) and the model name ({self.model!r})"
+        if is_retryable_status(status):
+            return _RetryLater(message, status, parse_retry_after(response.headers))
+        return ModelHTTPError(message, status)
+
+    def _transport_error(self, exc: httpx.HTTPError, started: bool) -> ModelError:
+        detail = str(exc) or type(exc).__name__
+        if started:
+            return ModelProtocolError(f"the stream broke off after the reply had started ({detail})")
+        if isinstance(exc, httpx.UnsupportedProtocol):
+            return ModelError(f"the base URL {self.base_url!r} is not an http(s) URL")
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+            error = ModelError(f"could not connect to {self.base_url} ({detail})")
+        elif isinstance(exc, httpx.ReadTimeout):
+            error = ModelError(f"no answer within {self._read_timeout:g} s (read timeout)")
+        else:
+            error = ModelError(f"the connection to {self.base_url} failed before the reply started ({detail})")
+        error.retryable = isinstance(exc, httpx.TransportError)
+        return error
+
+    def _final(self, error: ModelError, attempts: int) -> ModelError:
+        message = f"model request failed: {error}"
+        if attempts > 1:
+            message += f" (gave up after {attempts} attempts)"
+        message = self._redact(message)
+        if isinstance(error, ModelHTTPError):
+            return ModelHTTPError(message, error.status, retryable=error.retryable)
+        if isinstance(error, ModelProtocolError):
+            return ModelProtocolError(message, retryable=error.retryable)
+        final = ModelError(message)
+        final.retryable = error.retryable
+        return final
+
+    def _adapt(self, server_message: str, body: dict[str, Any]) -> bool:
+        """Drop or rename one request field the server said it does not support; False if none applies."""
+        lowered = server_message.lower()
+        for field, sent in (
+            ("stream_options", "stream_options" in body),
+            ("max_tokens", "max_tokens" in body and "max_completion_tokens" in lowered),
+            ("temperature", "temperature" in body),
+        ):
+            if sent and field in lowered and field not in self._unsupported:
+                self._unsupported.add(field)
+                self._notify(f"the model server does not accept `{field}`; sending the request without it", "info")
+                return True
+        return False
+
+    def _notify(self, message: str, level: Literal["info", "warning"] = "warning") -> None:
+        self._sink.emit(Notice(level=level, message=self._redact(message)))
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if len(self._api_key) >= 4 else text
+
+
+# ---- reading replies -----------------------------------------------------------------------------------
+
+
+async def _read_stream(response: httpx.Response, assembler: ReplyAssembler) -> ChatResponse:
+    events = SSEDecoder().events(response.aiter_text())
+    saw_done = False
+    try:
+        async for data in events:
+            if data.strip() == "[DONE]":
+                saw_done = True
+                break
+            assembler.feed_json(data)
+        if saw_done:
+            await _drain(events)
+    finally:
+        await events.aclose()
+    if not saw_done and assembler.finish_reason is None:
+        if assembler.started:
+            raise ModelProtocolError("the stream ended before the reply was complete (no finish_reason, no [DONE])")
+        raise ModelProtocolError("the stream ended before any content arrived", retryable=True)
+    return assembler.result()
+
+
+async def _drain(events: AsyncGenerator[str, None]) -> None:
+    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(_DRAIN_SECONDS):
+            async for _ in events:
+                pass
+
+
+def _whole_reply(text: str, assembler: ReplyAssembler) -> ChatResponse:
+    """A non-streamed completion (or an SSE body mislabelled as JSON)."""
+    if text.lstrip().startswith("data:"):
+        decoder = SSEDecoder()
+        for data in [*decoder.feed(text), *decoder.close()]:
+            if data.strip() != "[DONE]":
+                assembler.feed_json(data)
+        return assembler.result()
+    try:
+        completion = json.loads(text)
+    except ValueError:
+        raise ModelProtocolError(f"the model server answered with invalid JSON: {snippet(text)}") from None
+    if not isinstance(completion, dict):
+        raise ModelProtocolError(f"the model server answered with unexpected JSON: {snippet(text)}")
+    chunk = dict(completion)
+    for choice in chunk.get("choices") or []:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if isinstance(message, dict):
+            calls = [{"index": n, **call} for n, call in enumerate(message.get("tool_calls") or [])]
+            choice["delta"] = {**message, "tool_calls": calls}
+    assembler.feed(chunk)
+    return assembler.result()
+
+
+def _server_message(response: httpx.Response) -> str:
+    """The server's own explanation: JSON `error.message` (or similar), else a short text snippet."""
+    text = response.text
+    content_type = response.headers.get("content-type", "").lower()
+    if "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")):
+        return HTML_REPLY
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return snippet(str(error["message"]))
+        for candidate in (error, data.get("message"), data.get("detail")):
+            if isinstance(candidate, str) and candidate:
+                return snippet(candidate)
+    return snippet(text) or response.reason_phrase or "(no message)"

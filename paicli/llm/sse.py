@@ -1,0 +1,200 @@
+"""Reading a streamed chat completion: server-sent events in, one `ChatResponse` out.
+
+`SSEDecoder` splits the text stream into event payloads. It is ours rather than httpx-sse's `EventSource`
+because that one insists on a `text/event-stream` content type and drops a last event that is not followed
+by a blank line; some OpenAI-compatible servers do both.
+
+`ReplyAssembler` folds the decoded chunks into content, tool calls, finish reason and usage. Tool-call
+fragments are joined by `index`; a server that leaves `index` out gets the OpenAI SDKs' reading: a fragment
+with an `id` opens a new call, one without continues the last. A fragment whose `id` differs from the call
+already at its index also opens a new call (some servers put every call at index 0).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from paicli.errors import ModelProtocolError
+from paicli.llm.types import ChatResponse, TextCallback, ToolCall, Usage
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class SSEDecoder:
+    """Incremental parser of the event-stream format; only `data` fields matter for chat completions."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+        self._data: list[str] = []
+
+    def feed(self, text: str) -> list[str]:
+        """Consume more text; return the data of every event it completes."""
+        self._pending += text
+        events: list[str] = []
+        while match := _NEWLINE.search(self._pending):
+            if match.group() == "\r" and match.end() == len(self._pending):
+                break  # maybe the first half of a \r\n split across reads
+            line, self._pending = self._pending[: match.start()], self._pending[match.end() :]
+            self._line(line, events)
+        return events
+
+    def close(self) -> list[str]:
+        """The stream ended: complete whatever was pending."""
+        events: list[str] = []
+        if self._pending:
+            line, self._pending = self._pending.rstrip("\r"), ""
+            self._line(line, events)
+        self._line("", events)
+        return events
+
+    async def events(self, text: AsyncIterator[str]) -> AsyncGenerator[str, None]:
+        async for piece in text:
+            for data in self.feed(piece):
+                yield data
+        for data in self.close():
+            yield data
+
+    def _line(self, line: str, events: list[str]) -> None:
+        if not line:
+            if self._data:
+                events.append("\n".join(self._data))
+                self._data = []
+            return
+        field, _, value = line.partition(":")
+        if field == "data":
+            self._data.append(value.removeprefix(" "))
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+class ReplyAssembler:
+    """Accumulates the chunks of one streamed reply; `on_text` receives each content delta."""
+
+    def __init__(self, on_text: TextCallback | None = None) -> None:
+        self._on_text = on_text
+        self._content: list[str] = []
+        self._calls: list[_PartialCall] = []
+        self._position_of_index: dict[int, int] = {}
+        self._saw_choice = False
+        self.finish_reason: str | None = None
+        self.usage: Usage | None = None
+
+    @property
+    def started(self) -> bool:
+        """True once content or a tool call arrived: from then on the reply cannot be silently retried."""
+        return bool(self._content or self._calls)
+
+    def feed_json(self, data: str) -> None:
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise ModelProtocolError(
+                f"the model server sent a stream chunk that is not valid JSON: {snippet(data)}"
+            ) from None
+        if not isinstance(chunk, dict):
+            raise ModelProtocolError(f"the model server sent a stream chunk that is not an object: {snippet(data)}")
+        self.feed(chunk)
+
+    def feed(self, chunk: dict[str, Any]) -> None:
+        error = chunk.get("error")
+        if error:
+            message = error.get("message") if isinstance(error, dict) else error
+            raise ModelProtocolError(
+                f"the model server reported an error: {snippet(str(message))}",
+                retryable=not self.started,
+            )
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+            )
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return
+        choice = choices[0]
+        self._saw_choice = True
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            delta = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self._content.append(content)
+            if self._on_text is not None:
+                self._on_text(content)
+        for fragment in delta.get("tool_calls") or []:
+            if isinstance(fragment, dict):
+                self._add_fragment(fragment)
+        if choice.get("finish_reason"):
+            self.finish_reason = str(choice["finish_reason"])
+
+    def result(self) -> ChatResponse:
+        content = "".join(self._content)
+        if not self._saw_choice and not content:
+            raise ModelProtocolError("the model server answered with no choices at all (an empty reply)")
+        calls = [
+            ToolCall(id=call.id or f"call_{n}", name=call.name, arguments=call.arguments or "{}")
+            for n, call in enumerate(self._calls, start=1)
+        ]
+        if self.finish_reason == "length":
+            for call in calls:
+                if not _is_json(call.arguments):
+                    raise ModelProtocolError(
+                        f"the reply hit the token limit (finish_reason: length) in the middle of a call to "
+                        f"{call.name or 'a tool'}; its arguments are incomplete JSON"
+                    )
+        return ChatResponse(
+            content=content, tool_calls=calls, finish_reason=self.finish_reason, usage=self.usage or Usage()
+        )
+
+    def _add_fragment(self, fragment: dict[str, Any]) -> None:
+        call = self._call_for(fragment.get("index"), str(fragment.get("id") or ""))
+        function = fragment.get("function") if isinstance(fragment.get("function"), dict) else {}
+        name = function.get("name")
+        if isinstance(name, str) and name and name != call.name:
+            call.name += name  # a name streamed in pieces; a repeated whole name is skipped above
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict | list):
+            arguments = json.dumps(arguments)
+        if isinstance(arguments, str):
+            call.arguments += arguments
+
+    def _call_for(self, index: object, call_id: str) -> _PartialCall:
+        if isinstance(index, int):
+            position = self._position_of_index.get(index)
+            if position is not None:
+                existing = self._calls[position]
+                if not (call_id and existing.id and call_id != existing.id):
+                    return existing
+            self._position_of_index[index] = len(self._calls)
+            return self._open(call_id)
+        if self._calls and (not call_id or call_id == self._calls[-1].id):
+            return self._calls[-1]
+        return self._open(call_id)
+
+    def _open(self, call_id: str) -> _PartialCall:
+        call = _PartialCall(id=call_id)
+        self._calls.append(call)
+        return call
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def snippet(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
