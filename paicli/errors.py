@@ -6,6 +6,7 @@ PaicliError
 │   ├── ModelHTTPError     the server answered with an HTTP error (status kept)
 │   └── ModelProtocolError dropped stream, HTML body, empty choices, cut-off tool call
 ├── PlanError              a plan reply that cannot be turned into a valid plan
+├── ReviewError            the reviewer's reply could not be read (never taken as a pass)
 ├── AgentError             a ReAct loop that cannot finish (step budget, malformed calls)
 └── BudgetExceeded         the hard token budget is spent
 
@@ -42,6 +43,10 @@ class ModelProtocolError(ModelError):
 
 
 class PlanError(PaicliError):
+    pass
+
+
+class ReviewError(PaicliError):
     pass
 
 

@@ -6,6 +6,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
 from typing import Any, TextIO
 
 from paicli.config import Settings
@@ -13,6 +14,7 @@ from paicli.errors import ConfigError, ModelError, PaicliError
 from paicli.events import Event, EventSink, RunFinished
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.session import approve_unasked
+from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
 from paicli.runtime import Runtime, build_plan_session, build_runtime, secret_values
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -153,9 +155,17 @@ def plan_command(
     settings.require_key()
     sink = make_sink(settings, json_mode)
 
+    given, plan_id = None, None
+    if resume:
+        record = PlanStore(settings.workspace).load(resume)
+        given, plan_id = prepare_resume(record.plan), record.id
+    elif from_file:
+        given = plan_from_file(Path(from_file))
+
     async def body(runtime: Runtime) -> int:
-        session = build_plan_session(runtime, sink, approve=approve_unasked if yes else interactive_approve)
-        plan = await session.run(goal)
+        approve = approve_unasked if yes else interactive_approve
+        session = build_plan_session(runtime, sink, approve=approve, plan_id=plan_id)
+        plan = await session.run(goal, plan=given)
         if plan.status is PlanStatus.COMPLETED:
             return EXIT_OK
         if plan.status is PlanStatus.CANCELLED:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from paicli.errors import BudgetExceeded, PaicliError
-from paicli.events import EventSink, Notice, PlanApproved, PlanFinished, ReplanEvent, ReviewEvent
+from paicli.events import EventSink, Notice, PlanApproved, PlanCreated, PlanFinished, ReplanEvent, ReviewEvent
 from paicli.llm.meter import MeteredModel
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
@@ -68,6 +68,8 @@ class PlanSession:
             if current is None:
                 assert goal is not None
                 current = await self.planner.plan(goal)
+            else:
+                self.sink.emit(PlanCreated(round=current.round, plan=current.view()))
             self.on_change(current)
             approved = await self._approve(current)
             if approved is None:
