@@ -1,0 +1,132 @@
+"""The plan data model: tasks, their statuses, and the plan that holds them.
+
+A `Plan` keeps its tasks in the order the model gave them (that is the order shown to the user); the
+order to run them in comes from `Plan.topological_order()`. Dependents are derived from the
+dependencies when asked for, never stored, so they cannot drift apart.
+
+After a replan, one `Plan` holds the tasks of every round: the finished ones of earlier rounds (kept
+with their statuses and results, `Task.round` tells them apart) followed by the new PENDING ones. So
+every task id in a plan names exactly one task for the whole run.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from paicli.events import PlanView, TaskView
+from paicli.llm.types import Usage
+from paicli.plan import dag
+
+
+class TaskType(StrEnum):
+    FILE_READ = "FILE_READ"
+    FILE_WRITE = "FILE_WRITE"
+    COMMAND = "COMMAND"
+    ANALYSIS = "ANALYSIS"
+    VERIFICATION = "VERIFICATION"
+
+    @classmethod
+    def lenient(cls, value: object) -> TaskType:
+        """The type a model meant: case-insensitive, `-` or space for `_`; anything unknown is ANALYSIS."""
+        if isinstance(value, str):
+            key = value.strip().upper().replace("-", "_").replace(" ", "_")
+            if key in cls.__members__:
+                return cls[key]
+        return cls.ANALYSIS
+
+
+class TaskStatus(StrEnum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    SKIPPED = "SKIPPED"
+
+
+class PlanStatus(StrEnum):
+    CREATED = "CREATED"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class Task(BaseModel):
+    id: str
+    description: str
+    type: TaskType = TaskType.ANALYSIS
+    dependencies: list[str] = Field(default_factory=list)
+    status: TaskStatus = TaskStatus.PENDING
+    result: str | None = None
+    error: str | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    usage: Usage = Field(default_factory=Usage)
+    round: int = 1  # the planning round that created this task
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.SKIPPED)
+
+    def view(self) -> TaskView:
+        return TaskView(
+            id=self.id,
+            description=self.description,
+            type=self.type.value,
+            dependencies=list(self.dependencies),
+            status=self.status.value,
+        )
+
+    def spec(self) -> dict[str, Any]:
+        """The task as the plan JSON shows it to a model (no run-time fields)."""
+        return {
+            "id": self.id,
+            "description": self.description,
+            "type": self.type.value,
+            "dependencies": list(self.dependencies),
+        }
+
+
+class Plan(BaseModel):
+    goal: str
+    summary: str = ""
+    tasks: list[Task]
+    status: PlanStatus = PlanStatus.CREATED
+    round: int = 1
+
+    def task(self, task_id: str) -> Task:
+        """The task with this id; KeyError when there is none."""
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(task_id)
+
+    def ids(self) -> list[str]:
+        return [task.id for task in self.tasks]
+
+    def graph(self) -> dict[str, list[str]]:
+        """id → dependencies, in the plan's order: the input of every function in `paicli.plan.dag`."""
+        return {task.id: list(task.dependencies) for task in self.tasks}
+
+    def dependents(self, task_id: str) -> list[str]:
+        """Ids of the tasks that depend directly on `task_id`, in plan order."""
+        return [task.id for task in self.tasks if task_id in task.dependencies]
+
+    def topological_order(self) -> list[str]:
+        """Ids in an order that runs every dependency first; keeps the plan's order where it can."""
+        return dag.topological_order(self.graph())
+
+    def current(self) -> list[Task]:
+        """The tasks of the latest round (all tasks before any replan)."""
+        return [task for task in self.tasks if task.round == self.round]
+
+    def view(self) -> PlanView:
+        return PlanView(summary=self.summary, tasks=[task.view() for task in self.tasks])
+
+    def spec(self, tasks: list[Task] | None = None) -> dict[str, Any]:
+        """The plan JSON a model sees (contract shape), for these tasks (default: all)."""
+        chosen = self.tasks if tasks is None else tasks
+        return {"summary": self.summary, "tasks": [task.spec() for task in chosen]}
