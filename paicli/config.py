@@ -33,6 +33,7 @@ class Settings(BaseModel):
     connect_timeout: float = Field(10.0, gt=0, description="seconds to open a connection")
     read_timeout: float = Field(120.0, gt=0, description="seconds of silence before a stream counts as hung")
     max_attempts: int = Field(3, ge=1, le=10, description="attempts per model request, retries included")
+    retry_backoff: float = Field(1.0, ge=0, description="first retry delay in seconds; doubles per attempt")
     command_timeout: float = Field(60.0, gt=0, description="default timeout of execute_command")
     max_steps: int = Field(30, ge=1, description="model requests one ReAct loop may make")
     max_parallel: int = Field(4, ge=1, description="tasks of a plan running at once")

@@ -6,12 +6,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.agent.context import system_prompt
+from paicli.agent.compress import Compressor
+from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
 from paicli.config import Settings
 from paicli.events import EventSink
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
+from paicli.llm.types import ChatModel
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
@@ -63,14 +65,31 @@ class Runtime:
     def system_prompt(self, mode: str | None) -> str:
         return system_prompt(mode, self.workspace, self.home)
 
-    def react(self, sink: EventSink, *, task_id: str | None = None, answer_on_budget: bool = True) -> ReactLoop:
+    def compressor(self, llm: ChatModel | None = None) -> Compressor:
+        return Compressor(
+            llm or self.llm,
+            budget_tokens=self.settings.context_tokens,
+            prompt=load_prompt("modes/compressor.md", self.workspace),
+        )
+
+    def react(
+        self,
+        sink: EventSink,
+        *,
+        llm: ChatModel | None = None,
+        task_id: str | None = None,
+        answer_on_budget: bool = True,
+        compressor: Compressor | None = None,
+    ) -> ReactLoop:
+        model = llm or self.llm
         return ReactLoop(
-            llm=self.llm,
+            llm=model,
             tools=self.tools,
             ctx=self.tool_context(task_id),
             sink=sink,
             max_steps=self.settings.max_steps,
             answer_on_budget=answer_on_budget,
+            before_request=compressor or self.compressor(model),
         )
 
     async def aclose(self) -> None:
@@ -88,6 +107,7 @@ def build_runtime(settings: Settings, sink: EventSink, *, approve: Approver | No
         connect_timeout=s.connect_timeout,
         read_timeout=s.read_timeout,
         max_attempts=s.max_attempts,
+        backoff_base=s.retry_backoff,
         sink=sink,
     )
     home = Path(os.environ.get("HOME", str(Path.home())))
@@ -108,14 +128,7 @@ def build_plan_session(
     executor_prompt = runtime.system_prompt("executor")
 
     def make_loop(task: Task) -> ReactLoop:
-        return ReactLoop(
-            llm=meter,
-            tools=runtime.tools,
-            ctx=runtime.tool_context(task.id),
-            sink=sink,
-            max_steps=s.max_steps,
-            answer_on_budget=False,
-        )
+        return runtime.react(sink, llm=meter, task_id=task.id, answer_on_budget=False)
 
     recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
     scheduler = Scheduler(

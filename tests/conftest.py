@@ -1,0 +1,71 @@
+"""Shared fixtures: a temp workspace, a temp HOME with fast retries, and running paicli for real."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakellm import FakeLLM
+
+TEST_KEY = "sk-test-4f9a2b7c1d"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    (folder / ".paicli").mkdir(parents=True)
+    (folder / ".paicli" / "config.toml").write_text("retry_backoff = 0.01\nreview = false\n")
+    return folder
+
+
+def paicli_env(fake: FakeLLM, home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
+    env.update(HOME=str(home), PAICLI_API_KEY=TEST_KEY, PAICLI_BASE_URL=fake.base_url, PAICLI_MODEL="fake-model")
+    env.update(extra)
+    return env
+
+
+@dataclass
+class Finished:
+    code: int
+    stdout: str
+    stderr: str
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events() if e["event"] == kind]
+
+
+def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60) -> Finished:
+    proc = subprocess.run(
+        [sys.executable, "-m", "paicli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    return Finished(proc.returncode, proc.stdout, proc.stderr)

@@ -1,0 +1,89 @@
+"""`paicli run` as a real subprocess against the fake model server over real HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import TEST_KEY, paicli_env, run_paicli
+from tests.fakellm import FakeLLM, Reply, has_tool_result
+
+
+def script_fix_turn(fake: FakeLLM) -> None:
+    fake.on(has_tool_result("execute_command"), Reply.text("Fixed: app.py now prints 4, and it runs."))
+    fake.on(
+        has_tool_result("edit_file"),
+        Reply.tool_calls([("execute_command", {"command": "python3 app.py"})], chunk=3),
+    )
+    fake.on(
+        has_tool_result("read_file"),
+        Reply.tool_calls([("edit_file", {"path": "app.py", "old_text": "1 + 1", "new_text": "2 + 2"})], chunk=4),
+    )
+    fake.on("fix the sum", Reply.tool_calls([("read_file", {"path": "app.py"})], chunk=2))
+
+
+def test_run_reads_edits_and_runs_with_json_events(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    (workspace / "app.py").write_text("print(1 + 1)\n")
+    script_fix_turn(fake)
+    done = run_paicli(["-C", str(workspace), "run", "fix the sum", "--json"], paicli_env(fake, home))
+    assert done.code == 0, done.stderr
+    events = done.events()  # every stdout line is one JSON object
+    assert [e["name"] for e in done.of("tool_call")] == ["read_file", "edit_file", "execute_command"]
+    assert done.of("tool_call")[1]["arguments"] == {"path": "app.py", "old_text": "1 + 1", "new_text": "2 + 2"}
+    results = done.of("tool_result")
+    assert all(r["ok"] for r in results) and "4" in results[2]["output"]
+    assert events[-1]["event"] == "run_finished" and "prints 4" in events[-1]["content"]
+    assert events[-1]["usage"]["prompt_tokens"] > 0
+    assert all(isinstance(e["ts"], float) for e in events)
+    assert (workspace / "app.py").read_text() == "print(2 + 2)\n"
+    # the tool results travel in the wire format: one role=tool message per call with its id
+    last = fake.requests[-1].messages
+    calls = [c["id"] for m in last if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    answers = [m["tool_call_id"] for m in last if m["role"] == "tool"]
+    assert calls == answers and len(calls) == 3
+
+
+def test_run_prints_only_the_answer_on_stdout_without_json(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    fake.on("hello", Reply.text("Hi there, **friend**."))
+    done = run_paicli(["run", "hello", "-C", str(workspace)], paicli_env(fake, home))
+    assert done.code == 0
+    assert done.stdout == "Hi there, **friend**.\n"
+
+
+def test_missing_key_exits_2_naming_the_variables(workspace: Path, home: Path, fake: FakeLLM) -> None:
+    env = paicli_env(fake, home)
+    del env["PAICLI_API_KEY"]
+    done = run_paicli(["-C", str(workspace), "run", "x"], env)
+    assert done.code == 2
+    assert "PAICLI_API_KEY" in done.stderr and "OPENAI_API_KEY" in done.stderr
+    assert fake.requests == []
+
+
+def test_unauthorized_exits_1_with_a_hint_and_no_key(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    fake.on("x", Reply.error(401, f"Incorrect API key provided: {TEST_KEY}"))
+    done = run_paicli(["-C", str(workspace), "run", "x", "--json"], paicli_env(fake, home))
+    assert done.code == 1
+    assert "API key" in done.stderr
+    assert TEST_KEY not in done.stderr + done.stdout
+    assert len(fake.requests) == 1
+
+
+def test_server_errors_are_retried_then_reported_with_the_server_message(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    fake.on("x", Reply.error(503, "upstream overloaded"), repeat=True)
+    done = run_paicli(["-C", str(workspace), "run", "x"], paicli_env(fake, home))
+    assert done.code == 1
+    assert "upstream overloaded" in done.stderr
+    assert len(fake.requests) == 3
+
+
+def test_version_and_usage_errors(workspace: Path, home: Path, fake: FakeLLM) -> None:
+    env = paicli_env(fake, home)
+    version = run_paicli(["--version"], env)
+    assert version.code == 0 and version.stdout.startswith("paicli ")
+    bad = run_paicli(["--max-parallel", "zero", "run", "x"], env)
+    assert bad.code == 2
+    no_goal = run_paicli(["-C", str(workspace), "plan", "--yes"], env)
+    assert no_goal.code == 2 and "GOAL" in no_goal.stderr
+    no_tty = run_paicli(["-C", str(workspace), "plan", "do it"], env)
+    assert no_tty.code == 2 and "--yes" in no_tty.stderr
