@@ -1,0 +1,96 @@
+"""The workspace guard: every path a tool touches must resolve inside the workspace.
+
+Paths are resolved the way the kernel will follow them (symlinks of the path itself, or of its nearest
+existing ancestor for a file that does not exist yet) and compared component-wise with
+`Path.is_relative_to` against the resolved workspace, never as string prefixes. Nothing is expanded:
+`~` and `$HOME` are refused, not interpreted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from paicli.tools.base import ToolFailure
+
+# Writes below these folders are refused even inside the workspace (git internals; paicli's own config
+# and plans). Compared case-insensitively so a case-insensitive filesystem cannot be used to sneak by.
+PROTECTED_FOLDERS = (".git", ".paicli")
+
+_ENV_VARIABLE = re.compile(r"\$(\{)?[A-Za-z_]")
+_FALLBACK_NAME_MAX = 255
+_FALLBACK_PATH_MAX = 4096
+
+
+def resolve_in_workspace(workspace: Path, raw: str, *, for_write: bool) -> Path:
+    """Resolve `raw` (relative to `workspace`, or absolute inside it) to a real path inside the workspace.
+
+    Raises ToolFailure with a one-line reason when the path is empty, malformed, outside the workspace
+    (also through a symlink, dangling or not), too long, or, for writes, protected.
+    """
+    _refuse_malformed(raw)
+    root = Path(os.path.realpath(workspace))
+    candidate = Path(raw) if os.path.isabs(raw) else root / raw
+    _refuse_too_long(root, candidate, raw)
+    # realpath follows every symlink that exists (dangling ones too: their target is what a write would
+    # create) and handles `..` after resolving what precedes it, as the kernel does.
+    try:
+        resolved = Path(os.path.realpath(candidate))
+    except OSError as error:
+        raise ToolFailure(f"refused: cannot resolve {raw}: {error.strerror or error}") from None
+    if not resolved.is_relative_to(root):
+        raise ToolFailure(f"refused: {raw} is outside the workspace ({root})")
+    if for_write:
+        _refuse_protected(root, resolved)
+    return resolved
+
+
+def display_path(workspace: Path, path: Path) -> str:
+    """How a resolved path is shown to the model: relative to the workspace, `.` for the root itself."""
+    root = Path(os.path.realpath(workspace))
+    try:
+        relative = path.relative_to(root)
+    except ValueError:
+        return str(path)
+    return relative.as_posix() if relative.parts else "."
+
+
+def _refuse_malformed(raw: str) -> None:
+    if not raw or not raw.strip():
+        raise ToolFailure("refused: the path is empty")
+    if "\x00" in raw:
+        raise ToolFailure("refused: the path contains a NUL byte")
+    if raw.startswith("~"):
+        raise ToolFailure(
+            f"refused: {raw} starts with '~'; home folders are not expanded, use a path relative to the workspace"
+        )
+    if _ENV_VARIABLE.search(raw):
+        raise ToolFailure(
+            f"refused: {raw} contains an environment variable; variables are not expanded, "
+            "use a path relative to the workspace"
+        )
+
+
+def _refuse_too_long(root: Path, candidate: Path, raw: str) -> None:
+    try:
+        name_max = os.pathconf(root, "PC_NAME_MAX")
+        path_max = os.pathconf(root, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        name_max, path_max = _FALLBACK_NAME_MAX, _FALLBACK_PATH_MAX
+    for part in candidate.parts:
+        if len(os.fsencode(part)) > name_max:
+            shown = part if len(part) <= 40 else part[:40] + "..."
+            raise ToolFailure(
+                f"refused: the name {shown!r} is {len(part)} characters long; "
+                f"this filesystem allows at most {name_max} bytes per name"
+            )
+    if len(os.fsencode(str(candidate))) >= path_max:
+        raise ToolFailure(f"refused: the path {raw[:40]!r}... is longer than this filesystem allows")
+
+
+def _refuse_protected(root: Path, resolved: Path) -> None:
+    relative = resolved.relative_to(root)
+    protected = {name.casefold() for name in PROTECTED_FOLDERS}
+    if any(part.casefold() in protected for part in relative.parts):
+        raise ToolFailure(f"refused: {relative.as_posix()} is protected")
