@@ -40,6 +40,7 @@ import contextlib
 import json
 import select
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -331,7 +332,7 @@ class FakeLLM:
         self._stopping.clear()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.01,), daemon=True)
         self._thread.start()
         return self
 
@@ -411,6 +412,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 64
     fake: FakeLLM
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):  # a client hanging up is not worth a traceback
+            super().handle_error(request, client_address)
+
 
 class _ClientGone(Exception):
     pass
@@ -422,6 +427,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle delay between chunks
         with self.server.fake._lock:
             self.server.fake._connections.add(self.connection)
 

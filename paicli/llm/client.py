@@ -169,8 +169,11 @@ class LLMClient:
 
     def _http_error(self, response: httpx.Response) -> ModelHTTPError:
         status = response.status_code
-        message = f"HTTP {status}: {_server_message(response)}"
-        if status == 401:
+        explanation = _server_message(response)
+        message = f"HTTP {status}: {explanation}"
+        if explanation == HTML_REPLY:
+            message += f" (POST {self._url})"
+        elif status == 401:
             message += f" — the server rejected the API key; {KEY_HINT}"
         elif status == 403:
             message += " — the API key is not allowed to do this (model access, region or quota)"
@@ -191,7 +194,7 @@ class LLMClient:
         elif isinstance(exc, httpx.ReadTimeout):
             error = ModelError(f"no answer within {self._read_timeout:g} s (read timeout)")
         else:
-            error = ModelError(f"the connection to {self.base_url} failed before the reply started ({detail})")
+            error = ModelError(f"the stream broke off before the reply started ({detail})")
         error.retryable = isinstance(exc, httpx.TransportError)
         return error
 

@@ -1,0 +1,272 @@
+"""LLMClient failures over real HTTP: what is retried, what is not, and what the user is told."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import AsyncIterator, Iterator
+from email.utils import formatdate
+
+import pytest
+
+from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
+from paicli.events import ListSink, Notice
+from paicli.llm.client import LLMClient
+from tests.fakellm import FakeLLM, Reply, any_request
+
+KEY = "sk-test-0123456789abcdef"
+USER = [{"role": "user", "content": "hello"}]
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def sink() -> ListSink:
+    return ListSink()
+
+
+@pytest.fixture
+async def client(fake: FakeLLM, sink: ListSink) -> AsyncIterator[LLMClient]:
+    llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", backoff_base=0.01, backoff_max=2.0, sink=sink)
+    yield llm
+    await llm.aclose()
+
+
+def _notices(sink: ListSink) -> list[str]:
+    return [e.message for e in sink.events if isinstance(e, Notice)]
+
+
+async def test_429_waits_as_long_as_retry_after_says(fake: FakeLLM, client: LLMClient, sink: ListSink) -> None:
+    fake.on("hello", Reply.error(429, "Rate limit reached", headers={"Retry-After": "1"}), Reply.text("ok"))
+    assert (await client.chat(USER)).content == "ok"
+    first, second = fake.requests
+    assert first.finished is not None
+    assert 0.8 <= second.started - first.finished < 1.8
+    assert _notices(sink) == ["model request failed (HTTP 429: Rate limit reached), retrying in 1.0 s, attempt 2 of 3"]
+
+
+async def test_retry_after_as_an_http_date_is_capped_by_backoff_max(fake: FakeLLM, sink: ListSink) -> None:
+    far_future = formatdate(time.time() + 3600, usegmt=True)
+    fake.on("hello", Reply.error(503, "busy", headers={"Retry-After": far_future}), Reply.text("ok"))
+    llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", backoff_max=0.3, sink=sink)
+    try:
+        assert (await llm.chat(USER)).content == "ok"
+    finally:
+        await llm.aclose()
+    assert "retrying in 0.3 s" in _notices(sink)[0]
+
+
+async def test_500_is_retried_then_reported_with_the_servers_message(
+    fake: FakeLLM, client: LLMClient, sink: ListSink
+) -> None:
+    fake.on("hello", Reply.error(500, "upstream model crashed"), repeat=True)
+    with pytest.raises(ModelHTTPError) as caught:
+        await client.chat(USER)
+    assert caught.value.status == 500
+    assert str(caught.value) == ("model request failed: HTTP 500: upstream model crashed (gave up after 3 attempts)")
+    assert len(fake.requests) == 3
+    assert [n.split(", retrying")[0] for n in _notices(sink)] == [
+        "model request failed (HTTP 500: upstream model crashed)"
+    ] * 2
+    assert [n.rsplit(", ", 1)[1] for n in _notices(sink)] == ["attempt 2 of 3", "attempt 3 of 3"]
+
+
+async def test_a_transient_failure_recovers(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.error(502, "bad gateway"), Reply.error(408, "timeout"), Reply.text("fine"))
+    assert (await client.chat(USER)).content == "fine"
+    assert len(fake.requests) == 3
+
+
+async def test_401_is_not_retried_and_points_at_the_key(fake: FakeLLM, client: LLMClient, sink: ListSink) -> None:
+    fake.on("hello", Reply.error(401, "Incorrect API key provided"), repeat=True)
+    with pytest.raises(ModelHTTPError) as caught:
+        await client.chat(USER)
+    assert caught.value.status == 401
+    assert "Incorrect API key provided" in str(caught.value)
+    assert "PAICLI_API_KEY" in str(caught.value)
+    assert len(fake.requests) == 1
+    assert _notices(sink) == []
+
+
+@pytest.mark.parametrize("status", [400, 403, 404, 422])
+async def test_other_client_errors_are_not_retried(fake: FakeLLM, client: LLMClient, status: int) -> None:
+    fake.on("hello", Reply.error(status, f"the server says no ({status})"), repeat=True)
+    with pytest.raises(ModelHTTPError) as caught:
+        await client.chat(USER)
+    assert caught.value.status == status and not caught.value.retryable
+    assert f"HTTP {status}: the server says no ({status})" in str(caught.value)
+    assert len(fake.requests) == 1
+
+
+async def test_a_read_timeout_is_retried_then_reported(fake: FakeLLM, sink: ListSink) -> None:
+    fake.on("hello", Reply.hang(), repeat=True)
+    llm = LLMClient(
+        base_url=fake.base_url,
+        api_key=KEY,
+        model="m",
+        read_timeout=0.3,
+        max_attempts=2,
+        backoff_base=0.01,
+        sink=sink,
+    )
+    try:
+        with pytest.raises(ModelError, match=r"no answer within 0.3 s \(read timeout\).*2 attempts"):
+            await llm.chat(USER)
+    finally:
+        await llm.aclose()
+    assert len(fake.requests) == 2
+    assert "no answer within 0.3 s" in _notices(sink)[0]
+
+
+async def test_an_unreachable_server_is_retried_then_reported(sink: ListSink) -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago, so nothing listens on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}/v1"
+    llm = LLMClient(base_url=base, api_key=KEY, model="m", backoff_base=0.01, max_attempts=2, sink=sink)
+    try:
+        with pytest.raises(ModelError, match=f"could not connect to {base}"):
+            await llm.chat(USER)
+    finally:
+        await llm.aclose()
+    assert len(_notices(sink)) == 1
+
+
+async def test_a_stream_dropped_before_any_content_is_retried(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.drop(after_chunks=0), Reply.text("second try"))
+    deltas: list[str] = []
+    assert (await client.chat(USER, on_text=deltas.append)).content == "second try"
+    assert deltas == ["second ", "try"]
+    assert len(fake.requests) == 2
+
+
+async def test_a_stream_dropped_after_content_started_is_an_error(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.drop(after_chunks=2, content="partial answer here"), Reply.text("never used"))
+    deltas: list[str] = []
+    with pytest.raises(ModelProtocolError, match="broke off after the reply had started"):
+        await client.chat(USER, on_text=deltas.append)
+    assert deltas == ["partial", " answer"]
+    assert len(fake.requests) == 1
+
+
+async def test_a_stream_that_ends_cleanly_but_early_is_an_error(fake: FakeLLM, client: LLMClient) -> None:
+    chunk = {"choices": [{"index": 0, "delta": {"content": "half"}, "finish_reason": None}]}
+    fake.on("hello", Reply.raw([b"data: " + json.dumps(chunk).encode() + b"\n\n"]))
+    with pytest.raises(ModelProtocolError, match="ended before the reply was complete"):
+        await client.chat(USER)
+
+
+@pytest.mark.parametrize("status", [200, 404])
+async def test_an_html_page_asks_whether_the_base_url_is_the_api_root(
+    fake: FakeLLM, client: LLMClient, status: int
+) -> None:
+    if status == 200:
+        fake.on("hello", Reply.raw([b"<!DOCTYPE html><html><body>Welcome</body></html>"], content_type="text/html"))
+    else:
+        fake.on("hello", Reply.error(404, "Not Found", html=True))
+    with pytest.raises(ModelError) as caught:
+        await client.chat(USER)
+    assert "the server answered with an HTML page, not JSON — is the base URL the API root?" in str(caught.value)
+    assert "<html" not in str(caught.value)
+    assert len(fake.requests) == 1
+
+
+async def test_a_plain_text_error_body_is_quoted(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.raw([b"model 'x' not loaded\n"], status=400, content_type="text/plain"))
+    with pytest.raises(ModelHTTPError, match="HTTP 400: model 'x' not loaded"):
+        await client.chat(USER)
+
+
+async def test_empty_choices_without_content_is_a_protocol_error(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.raw([b'data: {"choices": [], "usage": null}\n\n', b"data: [DONE]\n\n"]))
+    with pytest.raises(ModelProtocolError, match="no choices"):
+        await client.chat(USER)
+
+
+async def test_malformed_sse_json_is_a_protocol_error(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.raw([b'data: {"choices": [{"delta": \n\n', b"data: [DONE]\n\n"]))
+    with pytest.raises(ModelProtocolError, match="not valid JSON"):
+        await client.chat(USER)
+    assert len(fake.requests) == 1
+
+
+async def test_an_error_object_in_the_stream_carries_its_message(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.raw([b'data: {"error": {"message": "context length exceeded"}}\n\n']), repeat=True)
+    with pytest.raises(ModelProtocolError, match="context length exceeded"):
+        await client.chat(USER)
+
+
+async def test_unsupported_stream_options_are_dropped_once(fake: FakeLLM, client: LLMClient, sink: ListSink) -> None:
+    fake.on(
+        lambda body: "stream_options" in body,
+        Reply.error(400, "Unrecognized request argument supplied: stream_options"),
+        repeat=True,
+    )
+    fake.on("hello", Reply.text("ok"), repeat=True)
+    assert (await client.chat(USER)).content == "ok"
+    assert (await client.chat(USER)).content == "ok"
+    assert [("stream_options" in (r.body or {})) for r in fake.requests] == [True, False, False]
+    assert any("stream_options" in n for n in _notices(sink))
+
+
+async def test_max_tokens_becomes_max_completion_tokens_when_the_server_asks(fake: FakeLLM) -> None:
+    fake.on(
+        lambda body: "max_tokens" in body,
+        Reply.error(400, "Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens' instead."),
+        repeat=True,
+    )
+    fake.on("hello", Reply.text("ok"))
+    llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", max_tokens=99)
+    try:
+        assert (await llm.chat(USER)).content == "ok"
+    finally:
+        await llm.aclose()
+    assert fake.requests[-1].body is not None and fake.requests[-1].body["max_completion_tokens"] == 99
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply.error(401, f"Incorrect API key provided: {KEY}"),
+        Reply.error(500, f"internal error for key {KEY}"),
+        Reply.error(400, f"bad request from Bearer {KEY}"),
+        Reply.raw([f"data: {{not json {KEY}\n\n".encode()]),
+        Reply.raw([json.dumps({"error": {"message": f"key {KEY} revoked"}}).encode()], content_type="application/json"),
+    ],
+    ids=["401", "500", "400", "bad-sse", "json-error"],
+)
+async def test_the_api_key_never_appears_in_errors_or_notices(
+    fake: FakeLLM, client: LLMClient, sink: ListSink, reply: Reply
+) -> None:
+    fake.on(any_request, reply, repeat=True)
+    with pytest.raises(ModelError) as caught:
+        await client.chat(USER)
+    assert KEY not in str(caught.value)
+    assert "***" in str(caught.value)
+    assert all(KEY not in n for n in _notices(sink))
+
+
+async def test_max_attempts_one_means_no_retry(fake: FakeLLM) -> None:
+    fake.on("hello", Reply.error(503, "busy"), repeat=True)
+    llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", max_attempts=1)
+    try:
+        with pytest.raises(ModelHTTPError) as caught:
+            await llm.chat(USER)
+    finally:
+        await llm.aclose()
+    assert str(caught.value) == "model request failed: HTTP 503: busy"
+    assert len(fake.requests) == 1
+
+
+async def test_a_base_url_without_scheme_is_reported_plainly() -> None:
+    llm = LLMClient(base_url="api.example.com/v1", api_key=KEY, model="m", backoff_base=0.01)
+    try:
+        with pytest.raises(ModelError, match="not an http"):
+            await llm.chat(USER)
+    finally:
+        await llm.aclose()

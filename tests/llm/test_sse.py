@@ -1,0 +1,89 @@
+"""Event-stream decoding and the folding of chunks into one reply, independent of HTTP."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from paicli.errors import ModelProtocolError
+from paicli.llm.sse import ReplyAssembler, SSEDecoder
+
+STREAM = (
+    ": comment\r\n\r\n"
+    'data: {"a": 1}\n\n'
+    "event: ignored\ndata: line one\ndata: line two\r\n\r\n"
+    "data:no-space\r\rdata: [DONE]"
+)
+EVENTS = ['{"a": 1}', "line one\nline two", "no-space", "[DONE]"]
+
+
+def _decode(pieces: list[str]) -> list[str]:
+    decoder = SSEDecoder()
+    events = [event for piece in pieces for event in decoder.feed(piece)]
+    return events + decoder.close()
+
+
+def test_events_are_split_on_blank_lines_of_any_line_ending() -> None:
+    assert _decode([STREAM]) == EVENTS
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=12))
+def test_any_split_of_the_stream_gives_the_same_events(cuts: list[int]) -> None:
+    bounds = [0, *sorted(cuts), len(STREAM)]
+    assert _decode([STREAM[a:b] for a, b in itertools.pairwise(bounds)]) == EVENTS
+
+
+def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return {"choices": choices, **extra}
+
+
+def test_tool_names_streamed_in_pieces_are_joined_and_repeats_ignored() -> None:
+    assembler = ReplyAssembler()
+    assembler.feed(_chunk({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "read_"}}]}))
+    assembler.feed(_chunk({"tool_calls": [{"index": 0, "function": {"name": "file", "arguments": "{}"}}]}))
+    assembler.feed(_chunk({"tool_calls": [{"index": 1, "id": "d", "function": {"name": "list_dir"}}]}))
+    assembler.feed(_chunk({"tool_calls": [{"index": 1, "id": "d", "function": {"name": "list_dir"}}]}))
+    reply = assembler.result()
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("c", "read_file", "{}"),
+        ("d", "list_dir", "{}"),
+    ]
+
+
+def test_arguments_sent_as_an_object_are_encoded() -> None:
+    assembler = ReplyAssembler()
+    assembler.feed(_chunk({"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": {"x": 1}}}]}, "stop"))
+    assert json.loads(assembler.result().tool_calls[0].arguments) == {"x": 1}
+
+
+def test_usage_in_a_chunk_with_choices_is_kept() -> None:
+    assembler = ReplyAssembler()
+    assembler.feed(_chunk({"content": "hi"}, "stop", usage={"prompt_tokens": 3, "completion_tokens": 1}))
+    assert assembler.result().usage.total == 4
+
+
+def test_started_only_after_real_content() -> None:
+    assembler = ReplyAssembler()
+    assembler.feed(_chunk({"role": "assistant", "content": ""}))
+    assert not assembler.started
+    assembler.feed(_chunk({"content": "x"}))
+    assert assembler.started
+
+
+def test_a_complete_tool_call_with_finish_reason_length_is_accepted() -> None:
+    assembler = ReplyAssembler()
+    assembler.feed(_chunk({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f", "arguments": "{}"}}]}))
+    assembler.feed(_chunk({}, "length"))
+    assert assembler.result().finish_reason == "length"
+
+
+@pytest.mark.parametrize("data", ["{oops", "[1, 2]", '"text"'])
+def test_chunks_that_are_not_json_objects_are_protocol_errors(data: str) -> None:
+    with pytest.raises(ModelProtocolError):
+        ReplyAssembler().feed_json(data)
