@@ -298,6 +298,7 @@ class RecordedRequest:
     reply: Reply | None = None
     status: int | None = None
     disconnected: bool = False  # the client went away before the reply was complete
+    client_port: int = 0  # the same port on two requests means the connection was reused
     done: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -459,6 +460,7 @@ class _Handler(BaseHTTPRequestHandler):
             {k.lower(): v for k, v in self.headers.items()},
             body if isinstance(body, dict) else None,
             time.monotonic(),
+            client_port=self.client_address[1],
         )
         fake._record(record)
         try:

@@ -87,16 +87,9 @@ class LLMClient:
         model: str | None = None,
         max_tokens: int | None = None,
     ) -> ChatResponse:
-        request = {
-            "messages": messages,
-            "tools": tools,
-            "response_format": response_format,
-            "model": model,
-            "max_tokens": max_tokens,
-        }
         attempt = 1
         while True:
-            body = self._body(**request)
+            body = self._body(messages, tools, response_format, model, max_tokens)
             try:
                 return await self._attempt(body, on_text)
             except ModelError as error:
@@ -117,7 +110,6 @@ class LLMClient:
 
     def _body(
         self,
-        *,
         messages: list[Message],
         tools: list[ToolSpec] | None,
         response_format: dict[str, Any] | None,
@@ -152,7 +144,7 @@ class LLMClient:
             ) as response:
                 if response.status_code >= 400:
                     await response.aread()
-                    raise self._http_error(response)
+                    raise self._http_error(response, body["model"])
                 content_type = response.headers.get("content-type", "").lower()
                 if "html" in content_type:
                     raise ModelProtocolError(f"{HTML_REPLY} (POST {self._url})")
@@ -167,7 +159,7 @@ class LLMClient:
 
     # ---- turning failures into messages --------------------------------------------------------------
 
-    def _http_error(self, response: httpx.Response) -> ModelHTTPError:
+    def _http_error(self, response: httpx.Response, model: str) -> ModelHTTPError:
         status = response.status_code
         explanation = _server_message(response)
         message = f"HTTP {status}: {explanation}"
@@ -178,7 +170,7 @@ class LLMClient:
         elif status == 403:
             message += " — the API key is not allowed to do this (model access, region or quota)"
         elif status == 404:
-            message += f" — check the base URL (POST {self._url}) and the model name ({self.model!r})"
+            message += f" — check the base URL (POST {self._url}) and the model name ({model!r})"
         if is_retryable_status(status):
             return _RetryLater(message, status, parse_retry_after(response.headers))
         return ModelHTTPError(message, status)
@@ -246,6 +238,10 @@ async def _read_stream(response: httpx.Response, assembler: ReplyAssembler) -> C
             assembler.feed_json(data)
         if saw_done:
             await _drain(events)
+    except httpx.HTTPError:
+        if assembler.finish_reason is None:
+            raise
+        # the reply was complete; only the optional usage chunk and [DONE] were lost
     finally:
         await events.aclose()
     if not saw_done and assembler.finish_reason is None:

@@ -240,3 +240,10 @@ async def test_a_shared_http_client_is_left_open(fake: FakeLLM) -> None:
         await llm.aclose()
         assert not http.is_closed
         assert (await llm.chat(USER)).content == "hi"
+
+
+async def test_the_connection_is_reused_after_a_complete_reply(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.text("one"), Reply.tool_calls([("list_dir", {})]), Reply.text("three"))
+    for _ in range(3):
+        await client.chat(USER)
+    assert len({r.client_port for r in fake.requests}) == 1
