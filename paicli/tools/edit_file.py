@@ -1,0 +1,107 @@
+"""edit_file: replace one exact occurrence of a text in a file, keeping its line endings, BOM and mode.
+
+Matching is exact. In a file with CRLF line endings, `old_text` written with `\\n` still matches (it is
+compared in CRLF form), and `new_text` is written back with CRLF. The whole read-modify-write runs
+under the path's lock, so two edits of one file never interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import stat
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from paicli.tools.atomic import atomic_write
+from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.guard import display_path, resolve_in_workspace
+from paicli.tools.write_file import MAX_WRITE_BYTES
+
+UTF8_BOM = b"\xef\xbb\xbf"
+_LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
+
+
+class EditFileArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(description="File path, relative to the workspace.")
+    old_text: str = Field(
+        description="The exact text to replace. It must occur exactly once in the file; "
+        "include surrounding lines to make it unique."
+    )
+    new_text: str = Field(description="The text to put in its place (may be empty to delete).")
+
+
+class EditFile(Tool):
+    name = "edit_file"
+    description = (
+        "Replace one exact occurrence of old_text with new_text in an existing file. old_text must "
+        "match the file exactly once (whitespace included, without read_file's line numbers); add "
+        "surrounding lines when it is not unique. Use write_file to create a file."
+    )
+    Args = EditFileArgs
+
+    async def run(self, args: EditFileArgs, ctx: ToolContext) -> str:
+        if not args.old_text:
+            raise ToolFailure("old_text is empty; give the exact text to replace (write_file creates files)")
+        path = resolve_in_workspace(ctx.workspace, args.path, for_write=True)
+        shown = display_path(ctx.workspace, path)
+        async with ctx.locks.lock(path):
+            return await asyncio.to_thread(_edit, path, shown, args.old_text, args.new_text)
+
+
+def _edit(path: Path, shown: str, old_text: str, new_text: str) -> str:
+    original = _read_bytes(path, shown)
+    bom = UTF8_BOM if original.startswith(UTF8_BOM) else b""
+    try:
+        text = original[len(bom) :].decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolFailure(f"{shown} is not UTF-8 text; edit_file only edits text files") from None
+
+    crlf = text.count("\r\n") > text.count("\n") - text.count("\r\n")
+    old, new = old_text, new_text
+    if crlf:
+        new = _to_crlf(new_text)
+        if text.count(old) == 0:
+            old = _to_crlf(old_text)
+
+    count = text.count(old)
+    if count == 0:
+        hint = ""
+        if _LINE_NUMBER_PREFIX.match(old_text):
+            hint = " (leave out the line numbers and tab that read_file puts before each line)"
+        raise ToolFailure(f"old_text not found in {shown}{hint}; read the file again and copy it exactly")
+    if count > 1:
+        raise ToolFailure(f"old_text occurs {count} times in {shown}; include more context to make it unique")
+
+    updated = bom + text.replace(old, new, 1).encode("utf-8")
+    if len(updated) > MAX_WRITE_BYTES:
+        raise ToolFailure(f"the edited file would be {len(updated)} bytes; the limit is {MAX_WRITE_BYTES}")
+    try:
+        atomic_write(path, updated)
+    except OSError as error:
+        raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
+    removed = old.count("\n") + 1
+    added = (new.count("\n") + 1) if new else 0
+    return f"edited {shown}: replaced {removed} line(s) with {added} line(s)"
+
+
+def _read_bytes(path: Path, shown: str) -> bytes:
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ToolFailure(f"{shown} is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise ToolFailure(f"{shown} is not a regular file; refusing to edit it")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ToolFailure(f"file not found: {shown} (use write_file to create it)") from None
+    except OSError as error:
+        raise ToolFailure(f"cannot read {shown}: {error.strerror or error}") from None
+
+
+def _to_crlf(text: str) -> str:
+    """`text` with every line ending as CRLF (existing CRLFs are kept, not doubled)."""
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")

@@ -1,0 +1,162 @@
+"""execute_command: `bash -c COMMAND` in the workspace, in its own process group, with a timeout.
+
+The process group is the unit of control: on timeout it gets SIGTERM and then SIGKILL, on
+cancellation (ESC) SIGKILL at once, and after bash exits whatever it left running in the group is
+killed, so `sleep 999 &` neither outlives the command nor keeps its output pipe open. Output (stdout
+and stderr merged) is captured through a bounded head + tail buffer, so a command printing 50 MB
+costs a few hundred KB of memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.commands import dangerous_reason
+from paicli.tools.output import HeadTailBuffer
+
+MAX_TIMEOUT = 600.0
+TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL on timeout
+DRAIN_GRACE = 2.0  # seconds to wait for the pipe to close once the group is dead
+_STATUS_ROOM = 120  # characters kept free for the exit-code line
+_SENSITIVE_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+_QUIET_TOOLS = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_EDITOR": "true",
+    "EDITOR": "true",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+class ExecuteCommandArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(min_length=1, description="The bash command line to run in the workspace folder.")
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        description=f"Seconds before the command is killed. Default 60, at most {MAX_TIMEOUT:g}.",
+    )
+
+
+class ExecuteCommand(Tool):
+    name = "execute_command"
+    description = (
+        "Run a command with `bash -c` in the workspace folder and return its output (stdout and stderr "
+        "merged) and exit code. No terminal and no stdin: interactive programs get end-of-file, pagers "
+        "and editors are disabled. Background processes are killed when the command ends. Long output "
+        "is cut in the middle."
+    )
+    Args = ExecuteCommandArgs
+
+    async def run(self, args: ExecuteCommandArgs, ctx: ToolContext) -> str:
+        if reason := dangerous_reason(args.command, workspace=ctx.workspace):
+            raise ToolFailure(f"refused: {reason}")
+        timeout = min(args.timeout or ctx.command_timeout, MAX_TIMEOUT)
+        limit = max(ctx.output_limit - _STATUS_ROOM, 200)
+        # Bytes kept on each side: enough for `limit` characters even if every character were 4 bytes.
+        buffer = HeadTailBuffer(head_bytes=2 * limit, tail_bytes=2 * limit)
+        code, timed_out = await run_in_group(args.command, ctx, buffer, timeout)
+        output = buffer.render(limit).removesuffix("\n") if buffer.total else "(no output)"
+        if timed_out:
+            raise ToolFailure(f"timed out after {timeout:g} s (the command was killed); output so far:\n{output}")
+        return f"{output}\n{describe_exit(code)}"
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "exit code unknown (the process could not be reaped)"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"exit code {128 - code} (killed by {name})"
+    return f"exit code {code}"
+
+
+def child_environment() -> dict[str, str]:
+    """os.environ without anything that looks like a credential, with pagers and editors disabled."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not any(part in name.upper() for part in _SENSITIVE_NAME_PARTS)
+    }
+    env.update(_QUIET_TOOLS)
+    return env
+
+
+class _Capture(asyncio.SubprocessProtocol):
+    """Feeds the merged output into the buffer; tells when bash has exited and when the pipe closed."""
+
+    def __init__(self, buffer: HeadTailBuffer) -> None:
+        loop = asyncio.get_running_loop()
+        self.buffer = buffer
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.pipe_closed: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        self.buffer.feed(bytes(data))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.pipe_closed.done():
+            self.pipe_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def run_in_group(
+    command: str, ctx: ToolContext, buffer: HeadTailBuffer, timeout: float
+) -> tuple[int | None, bool]:
+    """Run `bash -c command` in a new process group; return (exit code, timed out)."""
+    loop = asyncio.get_running_loop()
+    transport, capture = await loop.subprocess_exec(
+        lambda: _Capture(buffer),
+        "bash",
+        "-c",
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=ctx.workspace,
+        env=child_environment(),
+        start_new_session=True,
+    )
+    group = transport.get_pid()  # the session leader's pid is the group id
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(asyncio.shield(capture.exited), timeout)
+        except TimeoutError:
+            timed_out = True
+            _signal_group(group, signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(capture.exited), TERM_GRACE)
+        # Bash has exited (or is being killed): nothing of its group may outlive the command.
+        _signal_group(group, signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            # Only a process that left the group (setsid) can keep the pipe open now; don't wait for it.
+            await asyncio.wait_for(asyncio.shield(capture.pipe_closed), DRAIN_GRACE)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(capture.exited), DRAIN_GRACE)
+        return transport.get_returncode(), timed_out
+    except BaseException:
+        # Cancellation (ESC) or anything unexpected: kill at once, then let the exception travel.
+        _signal_group(group, signal.SIGKILL)
+        raise
+    finally:
+        transport.close()
+
+
+def _signal_group(group: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signum)

@@ -1,0 +1,64 @@
+"""list_dir: the entries of one folder, sorted by name, folders marked with a trailing `/`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.guard import display_path, resolve_in_workspace
+
+MAX_ENTRIES = 1000
+
+
+class ListDirArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(default=".", description="Folder path, relative to the workspace. Default: the workspace.")
+
+
+class ListDir(Tool):
+    name = "list_dir"
+    description = (
+        "List the entries of one folder (not recursive), sorted by name. Folders end with `/`; symbolic "
+        "links show their target as `name -> target`. Use glob_files to find files deeper down."
+    )
+    Args = ListDirArgs
+    read_only = True
+
+    async def run(self, args: ListDirArgs, ctx: ToolContext) -> str:
+        path = resolve_in_workspace(ctx.workspace, args.path, for_write=False)
+        shown = display_path(ctx.workspace, path)
+        return await asyncio.to_thread(_list, path, shown)
+
+
+def _list(path: Path, shown: str) -> str:
+    try:
+        with os.scandir(path) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except FileNotFoundError:
+        raise ToolFailure(f"folder not found: {shown}") from None
+    except NotADirectoryError:
+        raise ToolFailure(f"{shown} is a file, not a folder; use read_file to read it") from None
+    except OSError as error:
+        raise ToolFailure(f"cannot list {shown}: {error.strerror or error}") from None
+    if not entries:
+        return f"({shown} is empty)"
+    lines = [_describe(entry) for entry in entries[:MAX_ENTRIES]]
+    if len(entries) > MAX_ENTRIES:
+        lines.append(f"... and {len(entries) - MAX_ENTRIES} more entries (showing the first {MAX_ENTRIES})")
+    return "\n".join(lines)
+
+
+def _describe(entry: os.DirEntry[str]) -> str:
+    try:
+        if entry.is_symlink():
+            target = os.readlink(entry.path)
+            suffix = "/" if entry.is_dir() else ""
+            return f"{entry.name}{suffix} -> {target}"
+        return entry.name + ("/" if entry.is_dir(follow_symlinks=False) else "")
+    except OSError:
+        return entry.name

@@ -1,0 +1,142 @@
+"""The tool box: the registry the agent sees (`specs`) and the one place a tool call is executed.
+
+`execute` turns everything that can go wrong (unknown tool, arguments that are not JSON, arguments
+that do not validate, a refusal, a crash) into an error result for the model; only cancellation
+travels up. Every result is masked for secrets and capped at the context's output limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from paicli.llm.types import ToolCall
+from paicli.tools.base import Tool, ToolContext, ToolFailure, ToolOutcome
+from paicli.tools.edit_file import EditFile
+from paicli.tools.execute_command import ExecuteCommand
+from paicli.tools.glob_files import GlobFiles
+from paicli.tools.grep_code import GrepCode
+from paicli.tools.list_dir import ListDir
+from paicli.tools.output import mask_secrets, truncate_middle
+from paicli.tools.read_file import ReadFile
+from paicli.tools.write_file import WriteFile
+
+ERROR_PREFIX = "Error: "
+
+
+class _BadArguments(Exception):
+    pass
+
+
+class ToolBox:
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"two tools are named {tool.name!r}")
+            self._tools[tool.name] = tool
+        # Computed once: the schemas must be byte-identical for every request (provider prompt caches).
+        self._specs = [tool.spec() for tool in tools]
+
+    @classmethod
+    def default(cls) -> ToolBox:
+        """The seven tools of the contract, in contract order."""
+        return cls([ReadFile(), WriteFile(), EditFile(), ListDir(), GlobFiles(), GrepCode(), ExecuteCommand()])
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[dict[str, Any]]:
+        """The OpenAI function-tool schemas, in registration order (a copy: callers may not alter ours)."""
+        return copy.deepcopy(self._specs)
+
+    def is_read_only(self, name: str) -> bool:
+        tool = self._tools.get(name)
+        return tool is not None and tool.read_only
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome:
+        """Run one tool call. Never raises, except asyncio.CancelledError."""
+        tool = self._tools.get(call.name)
+        if tool is None:
+            known = ", ".join(self._tools)
+            return self._failure(f"unknown tool {call.name!r}; the tools are: {known}", call.arguments, ctx)
+        try:
+            arguments = parse_arguments(call.arguments)
+        except _BadArguments as error:
+            return self._failure(f"{tool.name}: {error}", call.arguments, ctx)
+        try:
+            args = tool.Args.model_validate(arguments)
+        except ValidationError as error:
+            return self._failure(describe_validation_error(tool, error), arguments, ctx)
+
+        try:
+            output = await tool.run(args, ctx)
+        except asyncio.CancelledError:
+            raise
+        except ToolFailure as failure:
+            return self._failure(str(failure) or f"{tool.name} failed", arguments, ctx)
+        except Exception as error:
+            return self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
+        return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments)
+
+    @staticmethod
+    def _failure(message: str, arguments: dict[str, Any] | str, ctx: ToolContext) -> ToolOutcome:
+        return ToolOutcome(ok=False, output=_shape(ERROR_PREFIX + message, ctx), arguments=arguments)
+
+
+def parse_arguments(raw: str | None) -> dict[str, Any]:
+    """The call's arguments as a dict: empty text is `{}`, a JSON string holding an object is unwrapped."""
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise _BadArguments(f"the arguments are not valid JSON ({error}); send one JSON object") from None
+    if isinstance(value, str):
+        # Some models encode the object twice: "{\"path\": \"a.py\"}".
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except json.JSONDecodeError:
+            raise _BadArguments("the arguments are a JSON string, not a JSON object") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _BadArguments(f"the arguments must be a JSON object, not {_json_kind(value)}")
+    return value
+
+
+def describe_validation_error(tool: Tool, error: ValidationError) -> str:
+    """A short readable message: "write_file: 'content' is required"."""
+    allowed = ", ".join(tool.Args.model_fields)
+    problems: list[str] = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "arguments"
+        kind = item["type"]
+        if kind == "missing":
+            problems.append(f"'{field}' is required")
+        elif kind == "extra_forbidden":
+            problems.append(f"unexpected argument '{field}' (allowed: {allowed})")
+        else:
+            problems.append(f"'{field}': {item['msg']}")
+    return f"{tool.name}: " + "; ".join(problems)
+
+
+def _shape(text: str, ctx: ToolContext) -> str:
+    # Mask first, so a secret cut by the truncation cannot leak in pieces.
+    return truncate_middle(mask_secrets(text, ctx.secrets), ctx.output_limit)
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__

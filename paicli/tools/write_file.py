@@ -1,0 +1,59 @@
+"""write_file: create or replace a whole file, atomically, under the path's lock."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from paicli.tools.atomic import atomic_write
+from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.guard import display_path, resolve_in_workspace
+
+MAX_WRITE_BYTES = 5 * 1024 * 1024
+
+
+class WriteFileArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(description="File path, relative to the workspace. Missing folders are created.")
+    content: str = Field(description="The complete new content of the file (UTF-8 text).")
+
+
+class WriteFile(Tool):
+    name = "write_file"
+    description = (
+        "Create a file or replace its whole content. Missing folders are created. The write is atomic. "
+        "To change part of an existing file, prefer edit_file."
+    )
+    Args = WriteFileArgs
+
+    async def run(self, args: WriteFileArgs, ctx: ToolContext) -> str:
+        path = resolve_in_workspace(ctx.workspace, args.path, for_write=True)
+        shown = display_path(ctx.workspace, path)
+        try:
+            data = args.content.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ToolFailure(f"content is not valid Unicode text (position {error.start})") from None
+        if len(data) > MAX_WRITE_BYTES:
+            raise ToolFailure(f"content is {len(data)} bytes; write_file accepts at most {MAX_WRITE_BYTES} bytes")
+        async with ctx.locks.lock(path):
+            try:
+                mode = path.stat().st_mode
+            except FileNotFoundError:
+                existed = False
+            except OSError as error:
+                raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
+            else:
+                if stat.S_ISDIR(mode):
+                    raise ToolFailure(f"{shown} is a folder; choose a file path")
+                if not stat.S_ISREG(mode):
+                    raise ToolFailure(f"{shown} is not a regular file; refusing to replace it")
+                existed = True
+            try:
+                await asyncio.to_thread(atomic_write, path, data)
+            except OSError as error:
+                raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
+        how = "replaced" if existed else "created"
+        return f"wrote {len(data)} bytes to {shown} ({how})"
