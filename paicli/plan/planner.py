@@ -1,0 +1,337 @@
+"""The planner: a goal becomes a validated `Plan` in one tool-free model request (plus re-asks).
+
+Structured output: the first request asks for `response_format` json_schema (the plan schema below),
+then `{"type": "json_object"}`, then nothing (a plain prompt). A 400, 422 or 500 answer to a request
+that carried a `response_format` means "not supported": the same request is sent again in the next mode.
+The mode that worked is remembered for the rest of the process, keyed by the client's base URL and
+model (found on the model object or the `inner` model it wraps); when neither is reachable, for the
+life of this Planner only.
+
+Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message,
+followed by a user message carrying the exact error; at most `max_reasks` times, then PlanError.
+
+Rounds: after a replan the returned Plan holds every task of every round. The finished tasks of earlier
+rounds come first, unchanged (COMPLETED results stay available to the new tasks), then the new PENDING
+tasks. A new task whose id is already taken is renamed to the next free `task_N`, and the dependencies
+of the other new tasks follow the rename, so one id names one task for the whole run. `amend` keeps the
+finished tasks the same way and lets the model rewrite only the PENDING ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from typing import Any
+
+from paicli.errors import ModelHTTPError, PlanError
+from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
+from paicli.llm.types import ChatModel, ChatResponse, Message
+from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
+from paicli.plan.parse import parse_plan_reply
+
+MODES = ("json_schema", "json_object", "plain")
+NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
+RESULT_CAP = 2_000  # characters of one completed task's result shown to the replanner
+RESULTS_BUDGET = 24_000  # characters of all completed results together (each gets an equal share)
+ERROR_CAP = 1_500
+
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "summary": {"type": "string"},
+        "tasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "description": {"type": "string"},
+                    "type": {"type": "string", "enum": [t.value for t in TaskType]},
+                    "dependencies": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["id", "description", "type", "dependencies"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["summary", "tasks"],
+    "additionalProperties": False,
+}
+RESPONSE_FORMATS: dict[str, dict[str, Any] | None] = {
+    "json_schema": {"type": "json_schema", "json_schema": {"name": "plan", "strict": True, "schema": PLAN_SCHEMA}},
+    "json_object": {"type": "json_object"},
+    "plain": None,
+}
+PLAN_SHAPE = (
+    '{"summary": "…", "tasks": [{"id": "task_1", "description": "…", '
+    '"type": "FILE_READ | FILE_WRITE | COMMAND | ANALYSIS | VERIFICATION", "dependencies": []}]}'
+)
+
+_remembered_modes: dict[tuple[str, str], int] = {}  # (base URL, model) → index into MODES that worked
+
+
+class Planner:
+    def __init__(
+        self,
+        llm: ChatModel,
+        *,
+        system_prompt: str,
+        sink: EventSink,
+        max_tasks: int = 50,
+        max_reasks: int = 2,
+    ) -> None:
+        self.llm = llm
+        self.system_prompt = system_prompt
+        self.sink = sink
+        self.max_tasks = max_tasks
+        self.max_reasks = max(0, max_reasks)
+        self._endpoint = _endpoint_of(llm)
+        self._mode = _remembered_modes.get(self._endpoint, 0) if self._endpoint else 0
+
+    @property
+    def mode(self) -> str:
+        """The structured-output mode the next request will use."""
+        return MODES[self._mode]
+
+    async def plan(self, goal: str, *, round: int = 1) -> Plan:
+        """A new plan for `goal`; emits `plan_created`. PlanError when no valid plan came back."""
+        request = f"# Goal\n\n{goal.strip()}\n\n{_reply_instruction()}"
+        plan = await self._ask(self.system_prompt, request, goal=goal, round=round)
+        self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
+        return plan
+
+    async def amend(self, plan: Plan, supplement: str) -> Plan:
+        """The plan revised by the user's supplement: only the PENDING tasks may change."""
+        kept = [task for task in plan.tasks if task.status is not TaskStatus.PENDING]
+        pending = [task for task in plan.tasks if task.status is TaskStatus.PENDING]
+        parts = [
+            f"# Goal\n\n{plan.goal.strip()}",
+            "# Current plan\n\n" + json.dumps(plan.spec(pending), indent=2, ensure_ascii=False),
+        ]
+        if kept:
+            parts.append(_finished_section(kept))
+        parts += [
+            f"# Change requested by the user\n\n{supplement.strip()}",
+            "Revise the current plan for this request. Change only what the request affects: keep every "
+            "other task exactly as it is (same id, description, type and dependencies). Reply with the "
+            "complete revised plan, every task that should run and not only the changed ones, as one "
+            "JSON object in the same format, and nothing else.",
+        ]
+        revised = await self._ask(
+            self.system_prompt, "\n\n".join(parts), goal=plan.goal, round=plan.round, external=_completed(kept)
+        )
+        tasks = [task.model_copy(deep=True) for task in kept] + _renamed(revised.tasks, {t.id for t in kept})
+        amended = plan.model_copy(update={"summary": revised.summary or plan.summary, "tasks": tasks})
+        amended.status = PlanStatus.CREATED
+        self.sink.emit(PlanCreated(round=amended.round, plan=amended.view()))
+        return amended
+
+    async def replan(self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str) -> Plan:
+        """A plan of the next round for the work that remains; `replanner_prompt` is its system prompt.
+
+        The model sees the goal, the completed tasks with their results, the failed and skipped tasks
+        of the latest round, and the reviewer's feedback; its tasks may depend on completed ids. Tasks
+        of `plan` still PENDING or RUNNING (only after a cancel) become SKIPPED: the new plan replaces
+        them.
+        """
+        next_round = plan.round + 1
+        request = _replan_request(plan, reason=reason, feedback=feedback)
+        done = [task for task in plan.tasks if task.finished]
+        fresh = await self._ask(replanner_prompt, request, goal=plan.goal, round=next_round, external=_completed(done))
+        old = [task.model_copy(deep=True) for task in plan.tasks]
+        for task in old:
+            if not task.finished:
+                task.status = TaskStatus.SKIPPED
+                task.error = f"replaced by the plan of round {next_round}"
+        tasks = old + _renamed(fresh.tasks, {task.id for task in old})
+        new_plan = Plan(goal=plan.goal, summary=fresh.summary or plan.summary, tasks=tasks, round=next_round)
+        self.sink.emit(PlanCreated(round=new_plan.round, plan=new_plan.view()))
+        return new_plan
+
+    # ---- one conversation: request, validate, re-ask ----------------------------------------------
+
+    async def _ask(
+        self, system_prompt: str, request: str, *, goal: str, round: int, external: Collection[str] = ()
+    ) -> Plan:
+        messages: list[Message] = [
+            {"role": "system", "content": system_prompt},
+            {"role": "user", "content": request},
+        ]
+        for reask in range(self.max_reasks + 1):
+            response = await self._request(messages)
+            try:
+                return parse_plan_reply(
+                    response.content,
+                    finish_reason=response.finish_reason,
+                    goal=goal,
+                    max_tasks=self.max_tasks,
+                    external_ids=external,
+                    round=round,
+                )
+            except PlanError as error:
+                if reask == self.max_reasks:
+                    attempts = self.max_reasks + 1
+                    raise PlanError(
+                        f"the model gave no valid plan in {attempts} {_plural(attempts, 'reply', 'replies')}: {error}"
+                    ) from error
+                self.sink.emit(
+                    Notice(
+                        level="warning",
+                        message=f"the plan was rejected ({error}); asking the model again "
+                        f"({reask + 1} of {self.max_reasks})",
+                    )
+                )
+                messages = [*messages, *_reask_messages(response, error)]
+        raise AssertionError("unreachable")  # the loop always returns or raises
+
+    async def _request(self, messages: list[Message]) -> ChatResponse:
+        """One model request in the best structured-output mode the server accepts."""
+        while True:
+            mode = MODES[self._mode]
+            try:
+                response = await self.llm.chat(messages, response_format=RESPONSE_FORMATS[mode])
+            except ModelHTTPError as error:
+                if mode == "plain" or error.status not in NOT_SUPPORTED_STATUSES:
+                    raise
+                self._mode += 1
+                self.sink.emit(
+                    Notice(
+                        level="info",
+                        message=f"the model server did not accept response_format {mode} (HTTP "
+                        f"{error.status}); planning with {MODES[self._mode]} instead",
+                    )
+                )
+                continue
+            if self._endpoint:
+                _remembered_modes[self._endpoint] = self._mode
+            self.sink.emit(ModelUsage(task_id=None, usage=response.usage))
+            return response
+
+
+# ---- messages --------------------------------------------------------------------------------------
+
+
+def _reply_instruction() -> str:
+    return f"Reply with only the plan, as one JSON object in this json format:\n{PLAN_SHAPE}"
+
+
+def _reask_messages(response: ChatResponse, error: PlanError) -> list[Message]:
+    messages: list[Message] = []
+    if response.content.strip():
+        messages.append({"role": "assistant", "content": response.content})
+    messages.append(
+        {
+            "role": "user",
+            "content": f"Your plan could not be used: {error}\n\nReply again with the complete, corrected "
+            "plan: only the JSON object, nothing else.",
+        }
+    )
+    return messages
+
+
+def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
+    completed = [task for task in plan.tasks if task.status is TaskStatus.COMPLETED]
+    current = plan.current()
+    failed = [task for task in current if task.status is TaskStatus.FAILED]
+    skipped = [task for task in current if task.status is TaskStatus.SKIPPED]
+    parts = [f"# Goal\n\n{plan.goal.strip()}", f"# Why a new plan is needed\n\n{reason.strip()}"]
+    share = max(300, min(RESULT_CAP, RESULTS_BUDGET // max(1, len(completed))))
+    lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
+    for task in completed:
+        lines += ["", _heading(task), "Result:", _clip((task.result or "").strip() or "(no result text)", share)]
+    if not completed:
+        lines += ["", "none"]
+    parts.append("\n".join(lines))
+    if failed:
+        lines = ["# Failed tasks"]
+        for task in failed:
+            lines += ["", _heading(task), f"Error: {_clip((task.error or 'unknown error').strip(), ERROR_CAP)}"]
+        parts.append("\n".join(lines))
+    if skipped:
+        lines = ["# Skipped tasks (not run because a task they depend on did not complete)", ""]
+        lines += [f"- {_heading(task)[4:]}: {task.error or 'skipped'}" for task in skipped]
+        parts.append("\n".join(lines))
+    if feedback and feedback.strip():
+        parts.append(f"# Reviewer feedback\n\n{feedback.strip()}")
+    first_free = _next_number({task.id for task in plan.tasks})
+    parts.append(
+        "Plan only the work that remains to reach the goal. Do not repeat completed work; a new task may "
+        "list completed task ids in its dependencies to receive their results. Give new tasks new ids "
+        f"(for example task_{first_free}, task_{first_free + 1}, …), never an id listed above. " + _reply_instruction()
+    )
+    return "\n\n".join(parts)
+
+
+def _finished_section(tasks: list[Task]) -> str:
+    lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
+    lines += [f"- {task.id} [{task.type.value}] {task.status.value}: {_clip(task.description, 300)}" for task in tasks]
+    return "\n".join(lines)
+
+
+def _heading(task: Task) -> str:
+    dependencies = f" (after {', '.join(task.dependencies)})" if task.dependencies else ""
+    return f"### {task.id} [{task.type.value}]{dependencies}: {task.description.strip()}"
+
+
+def _clip(text: str, limit: int) -> str:
+    """Head and tail of a long text, with the number of characters cut in between."""
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    return f"{text[:head]}\n[… {len(text) - limit} characters cut …]\n{text[-tail:]}"
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
+
+
+# ---- ids across rounds -----------------------------------------------------------------------------
+
+
+def _completed(tasks: list[Task]) -> set[str]:
+    return {task.id for task in tasks if task.status is TaskStatus.COMPLETED}
+
+
+def _next_number(ids: Collection[str]) -> int:
+    """One more than the largest trailing number of any id (task_7 → 8); 1 when none has one."""
+    numbers = [int(match.group()) for task_id in ids if (match := re.search(r"\d+$", task_id))]
+    return max(numbers, default=0) + 1
+
+
+def _renamed(tasks: list[Task], taken: set[str]) -> list[Task]:
+    """`tasks` with every id in `taken` renamed to a fresh task_N; their dependents follow the rename.
+
+    A dependency names a task of `tasks` when such a task exists (the new plan's own ids win over taken
+    ones), so only those dependencies are rewritten; dependencies on other ids stay as they are.
+    """
+    clashing = [task.id for task in tasks if task.id in taken]
+    if not clashing:
+        return tasks
+    number = _next_number(taken | {task.id for task in tasks})
+    renames: dict[str, str] = {}
+    for task_id in clashing:
+        renames[task_id] = f"task_{number}"
+        number += 1
+    return [
+        task.model_copy(
+            update={
+                "id": renames.get(task.id, task.id),
+                "dependencies": [renames.get(dep, dep) for dep in task.dependencies],
+            }
+        )
+        for task in tasks
+    ]
+
+
+def _endpoint_of(llm: object) -> tuple[str, str] | None:
+    """(base URL, model) of the client behind `llm` (following `.inner` wrappers), if it says."""
+    for _ in range(8):
+        base_url, model = getattr(llm, "base_url", None), getattr(llm, "model", None)
+        if isinstance(base_url, str) and isinstance(model, str):
+            return base_url, model
+        llm = getattr(llm, "inner", None)
+        if llm is None:
+            return None
+    return None
