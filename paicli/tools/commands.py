@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-from collections.abc import Iterator
 from pathlib import Path
 
+from paicli.tools.shell_words import (
+    PLACEHOLDER,
+    SimpleCommand,
+    extract_substitutions,
+    pipelines,
+    placeholders,
+    restore,
+    substitution,
+    tokenize,
+)
+
 _MAX_DEPTH = 8
-_OPERATOR_CHARS = "();<>|&\n"
-_PLACEHOLDER = re.compile(r"__paicli_sub_(\d+)__")
 
 _PRIVILEGE = {"sudo", "doas", "su", "pkexec", "run0"}
 _POWER = {"shutdown", "reboot", "halt", "poweroff"}
@@ -41,11 +48,13 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?[smhd]?")
 _BARE_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _BLOCK_DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|mapper/|md|loop|mem$|kmem$|port$)")
 _HARMLESS_DEVICES = {"null", "zero", "stdout", "stderr", "tty", "full", "random", "urandom"}
+_NAME = r"[^\s(){}|;&<>]{1,64}"
+_SAME_NAME = r"(?:(?P=a)|(?P=b))"
+# A function that pipes itself into itself: `:(){ :|:& };:`, `function f { f | f & }`.
 _FORK_BOMB = re.compile(
-    r"(?:function\s+)?([^\s(){}|;&<>]{1,64})\s*(?:\(\s*\))?\s*\{[^}]{0,200}?\1\s*\|\s*&?\s*\1",
+    rf"(?:function\s+(?P<a>{_NAME})\s*(?:\(\s*\))?|(?P<b>{_NAME})\s*\(\s*\))"
+    rf"\s*\{{[^}}]{{0,200}}?{_SAME_NAME}\s*\|\s*&?\s*{_SAME_NAME}"
 )
-_DEVICE_REDIRECT = "> device"  # pseudo command word for `> /dev/sda` (a real word cannot hold the space
-# unquoted; a quoted one only makes a false refusal)
 
 
 def dangerous_reason(command: str, *, workspace: Path | None = None) -> str | None:
@@ -54,7 +63,10 @@ def dangerous_reason(command: str, *, workspace: Path | None = None) -> str | No
     `workspace`, when given, also protects the workspace folder and its ancestors by absolute path.
     """
     root = Path(os.path.realpath(workspace)) if workspace is not None else None
-    return _Checker(root).check(command, depth=0)
+    try:
+        return _Checker(root).check(command, depth=0)
+    except Exception as error:  # a bug here must refuse, not let the command through
+        return f"the command could not be checked ({type(error).__name__})"
 
 
 class _Checker:
@@ -70,13 +82,17 @@ class _Checker:
         for sub in subs:
             if reason := self.check(sub, depth + 1):
                 return reason
-        for pipeline in _pipelines(flat):
+        for pipeline in pipelines(flat):
             if reason := self._check_pipeline(pipeline, subs, depth):
                 return reason
         return None
 
-    def _check_pipeline(self, pipeline: list[list[str]], subs: list[str], depth: int) -> str | None:
-        commands = [_strip_wrappers(words) for words in pipeline]
+    def _check_pipeline(self, pipeline: list[SimpleCommand], subs: list[str], depth: int) -> str | None:
+        for command in pipeline:
+            for operator, target in command.redirects:
+                if ">" in operator and _BLOCK_DEVICE.match(target):
+                    return f"writing to the device {target}"
+        commands = [_strip_wrappers(command.words) for command in pipeline]
         for words in commands:
             if words and (reason := self._check_command(words, subs, depth)):
                 return reason
@@ -92,8 +108,6 @@ class _Checker:
 
     def _check_command(self, words: list[str], subs: list[str], depth: int) -> str | None:
         name, args = _basename(words[0]), words[1:]
-        if words[0] == _DEVICE_REDIRECT:
-            return f"writing to the device {args[0]}"
         if name in _PRIVILEGE:
             return f"{name}: running commands as another user is not allowed"
         if name.startswith("mkfs"):
@@ -112,10 +126,10 @@ class _Checker:
                     return f"dd writing to the device {arg[3:]}"
         code = _code_arguments(name, args)
         for arg in code:
-            for index in _placeholders(arg):
-                if _mentions_fetcher(subs[index]):
+            for index in placeholders(arg):
+                if _mentions_fetcher(substitution(subs, index)):
                     return f"{name} running downloaded code"
-            if reason := self.check(_restore(arg, subs), depth + 1):
+            if reason := self.check(restore(arg, subs), depth + 1):
                 return reason
         return None
 
@@ -135,7 +149,7 @@ class _Checker:
             return None
         for target in targets:
             if why := self._critical(target, subs, include_workspace=True):
-                return f"rm -r of {_restore(target, subs)} ({why})"
+                return f"rm -r of {restore(target, subs)} ({why})"
         return None
 
     def _check_recursive_owner_or_mode(self, name: str, args: list[str], subs: list[str]) -> str | None:
@@ -146,13 +160,13 @@ class _Checker:
             return None
         for target in args:
             if not target.startswith("-") and (why := self._critical(target, subs, include_workspace=False)):
-                return f"{name} -R on {_restore(target, subs)} ({why})"
+                return f"{name} -R on {restore(target, subs)} ({why})"
         return None
 
     def _critical(self, target: str, subs: list[str], *, include_workspace: bool) -> str | None:
         """Why deleting (or re-owning) `target` recursively would be a disaster, or None."""
-        match = _PLACEHOLDER.fullmatch(target)
-        if match and subs[int(match.group(1))].strip() == "pwd":
+        match = PLACEHOLDER.fullmatch(target)
+        if match and substitution(subs, int(match.group(1))).strip() == "pwd":
             target = "."
         target = re.sub(r"^(?:\$HOME|\$\{HOME\})(?=/|$)", "~", target)
         target = re.sub(r"^(?:\$PWD|\$\{PWD\})(?=/|$)", ".", target)
@@ -167,7 +181,7 @@ class _Checker:
                 name = variable.group(1)
                 return f"this is / when ${name} is empty; write ${{{name}:?}}/ to fail instead"
             return None
-        if _PLACEHOLDER.search(core):
+        if PLACEHOLDER.search(core):
             return None
         if core.startswith("/"):
             return self._critical_absolute(Path(os.path.normpath(core)), include_workspace)
@@ -195,130 +209,6 @@ class _Checker:
             if path != self.workspace and self.workspace.is_relative_to(path):
                 return "a folder that contains the workspace"
         return None
-
-
-def extract_substitutions(text: str) -> tuple[str, list[str]]:
-    """Replace each top-level `$(...)`, backtick and `<(...)`/`>(...)` with a placeholder word.
-
-    Returns the flattened text and the bodies, in order. Single-quoted text is left alone (bash does
-    not substitute there); double-quoted text is searched, as bash does.
-    """
-    out: list[str] = []
-    subs: list[str] = []
-    i, n = 0, len(text)
-    quote: str | None = None
-    while i < n:
-        char = text[i]
-        if quote == "'":
-            out.append(char)
-            quote = None if char == "'" else quote
-            i += 1
-        elif char == "\\" and i + 1 < n:
-            out.append(text[i : i + 2])
-            i += 2
-        elif char == "'" and quote is None:
-            quote = "'"
-            out.append(char)
-            i += 1
-        elif char == '"':
-            quote = None if quote else '"'
-            out.append(char)
-            i += 1
-        elif text.startswith("$(", i) or (quote is None and text[i : i + 2] in ("<(", ">(")):
-            end = _matching_paren(text, i + 2)
-            subs.append(text[i + 2 : end])
-            out.append(f" __paicli_sub_{len(subs) - 1}__ " if quote is None else f"__paicli_sub_{len(subs) - 1}__")
-            i = end + 1
-        elif char == "`":
-            end = text.find("`", i + 1)
-            while end > 0 and text[end - 1] == "\\":
-                end = text.find("`", end + 1)
-            end = n if end < 0 else end
-            subs.append(text[i + 1 : end])
-            out.append(f"__paicli_sub_{len(subs) - 1}__")
-            i = end + 1
-        else:
-            out.append(char)
-            i += 1
-    return "".join(out), subs
-
-
-def _matching_paren(text: str, start: int) -> int:
-    """Index of the `)` closing a group whose body starts at `start` (len(text) when unclosed)."""
-    depth, i, quote = 1, start, None
-    while i < len(text):
-        char = text[i]
-        if quote:
-            if char == "\\" and quote == '"':
-                i += 1
-            elif char == quote:
-                quote = None
-        elif char == "\\":
-            i += 1
-        elif char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return len(text)
-
-
-def _tokenize(text: str) -> list[str]:
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=_OPERATOR_CHARS)
-    lexer.whitespace = " \t\r"
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    return list(lexer)
-
-
-def _pipelines(flat: str) -> Iterator[list[list[str]]]:
-    """Pipelines of simple commands (lists of words, redirections removed) in the flattened text."""
-    try:
-        chunks = [_tokenize(flat)]
-    except ValueError:
-        # Unbalanced quotes: bash runs the lines before the broken one, so check those that split.
-        chunks = []
-        for line in flat.splitlines():
-            try:
-                chunks.append(_tokenize(line))
-            except ValueError:
-                continue
-    for tokens in chunks:
-        yield from _split_tokens(tokens)
-
-
-def _split_tokens(tokens: list[str]) -> Iterator[list[list[str]]]:
-    pipeline: list[list[str]] = []
-    words: list[str] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if not _is_operator(token):
-            words.append(token)
-        elif token.replace("\n", "") in ("|", "|&"):  # a newline may follow a pipe
-            pipeline.append(words)
-            words = []
-        elif ("<" in token or ">" in token) and not any(c in token for c in "()"):
-            target = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if ">" in token and _BLOCK_DEVICE.match(target):
-                # Yield a pseudo-command so the redirection is reported like a command.
-                yield [[_DEVICE_REDIRECT, target]]
-            i += 1
-        else:
-            pipeline.append(words)
-            yield pipeline
-            pipeline, words = [], []
-        i += 1
-    pipeline.append(words)
-    yield pipeline
-
-
-def _is_operator(token: str) -> bool:
-    return bool(token) and all(c in _OPERATOR_CHARS for c in token)
 
 
 def _strip_wrappers(words: list[str]) -> list[str]:
@@ -367,30 +257,22 @@ def _code_arguments(name: str, args: list[str]) -> list[str]:
                 rest = [a for a in args[index + 1 :] if not a.startswith("-")]
                 return rest[:1]
             if not arg.startswith("-"):
-                return [arg] if _PLACEHOLDER.search(arg) else []
+                return [arg] if PLACEHOLDER.search(arg) else []
         return []
     if _is_interpreter(name):
         for index, arg in enumerate(args):
             if arg in ("-c", "-e", "-E", "--eval"):
                 code = args[index + 1 : index + 2]
-                return [c for c in code if _PLACEHOLDER.search(c)]
+                return [c for c in code if PLACEHOLDER.search(c)]
             if not arg.startswith("-"):
-                return [arg] if _PLACEHOLDER.search(arg) else []
+                return [arg] if PLACEHOLDER.search(arg) else []
     return []
-
-
-def _placeholders(text: str) -> list[int]:
-    return [int(m.group(1)) for m in _PLACEHOLDER.finditer(text)]
-
-
-def _restore(text: str, subs: list[str]) -> str:
-    return _PLACEHOLDER.sub(lambda m: f"$({subs[int(m.group(1))]})", text)
 
 
 def _mentions_fetcher(code: str) -> bool:
     flat, _ = extract_substitutions(code)
     try:
-        tokens = _tokenize(flat)
+        tokens = tokenize(flat)
     except ValueError:
         tokens = flat.split()
     return any(_basename(token) in _FETCHERS for token in tokens)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from paicli.tools.commands import dangerous_reason, extract_substitutions
+from paicli.tools.commands import dangerous_reason
 
 WORKSPACE = Path("/srv/projects/app")
 
@@ -95,6 +97,7 @@ DANGEROUS = [
     # fork bombs and power
     (":(){ :|:& };:", "fork bomb"),
     ("bomb() { bomb | bomb & }; bomb", "fork bomb"),
+    ("function f { f|f& }; f", "fork bomb"),
     ("shutdown -h now", "shutting down"),
     ("reboot", "shutting down"),
     ("halt", "shutting down"),
@@ -142,6 +145,9 @@ HARMLESS = [
     "find . -name '*.pyc' -delete",
     "su_helper --version",
     "echo 'unbalanced",
+    "echo a{ a|a }",
+    "awk '{print $1}' f | sort",
+    "rm -rf __paicli_sub_9__",
     "",
     "   ",
 ]
@@ -177,7 +183,20 @@ def test_deep_nesting_is_refused_rather_than_recursed_forever() -> None:
     assert dangerous_reason(command) is not None
 
 
-def test_substitutions_are_found_in_double_quotes_but_not_single_quotes() -> None:
-    flat, subs = extract_substitutions("""a "$(one)" '$(two)' `three` <(four)""")
-    assert subs == ["one", "three", "four"]
-    assert "$(two)" in flat
+SHELL_ALPHABET = st.sampled_from(
+    ["rm", " ", "-rf", "/", "~", "'", '"', "$(", ")", "`", "|", ";", "&&", "\\", "\n", "bash", "-c", "<(", "*", "."]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(SHELL_ALPHABET, max_size=20).map("".join))
+def test_never_raises_and_never_fails_to_check_shell_like_text(command: str) -> None:
+    reason = dangerous_reason(command, workspace=WORKSPACE)
+    assert reason is None or "could not be checked" not in reason
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_never_raises_on_arbitrary_text(command: str) -> None:
+    reason = dangerous_reason(command)
+    assert reason is None or "could not be checked" not in reason
