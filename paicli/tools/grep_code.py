@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import stat
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -77,7 +78,10 @@ def _grep(regex: re.Pattern[str], base: Path, workspace: Path, name_glob: str | 
     skipped_large = 0
     for path in files:
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode):
+                continue  # a FIFO or device would block or never end
+            if info.st_size > MAX_FILE_BYTES:
                 skipped_large += 1
                 continue
             data = path.read_bytes()

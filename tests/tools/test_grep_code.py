@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,9 @@ async def test_outside_paths_are_refused_and_links_out_skipped(
 async def test_missing_path_is_an_error(ctx: ToolContext) -> None:
     with pytest.raises(ToolFailure, match="not found"):
         await grep(ctx, "x", path="nope")
+
+
+async def test_fifos_are_skipped_not_read_forever(workspace: Path, ctx: ToolContext) -> None:
+    os.mkfifo(workspace / "pipe")
+    (workspace / "a.txt").write_text("needle\n")
+    assert await asyncio.wait_for(grep(ctx, "needle"), 10) == "a.txt:1: needle"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,8 @@ async def test_paths_outside_are_refused(tmp_path: Path, workspace: Path, ctx: T
     (workspace / "link").symlink_to(tmp_path / "secret.txt")
     assert "outside" in await read_error(ctx, "../secret.txt")
     assert "outside" in await read_error(ctx, "link")
+
+
+async def test_a_fifo_is_refused_without_blocking(workspace: Path, ctx: ToolContext) -> None:
+    os.mkfifo(workspace / "pipe")
+    assert "not a regular file" in await asyncio.wait_for(read_error(ctx, "pipe"), 10)
