@@ -23,9 +23,9 @@ Rejected:
 - any `{` or `[` left unclosed, or a string left open, in the scanned text: the reply looks cut off, and
   it is never "repaired" into a shorter plan;
 - an empty reply, a reply without JSON, JSON without a task list;
-- two or more *different* plans (objects with a task list, or bare task arrays): ambiguous. Other JSON
-  next to exactly one plan (an example object in the prose) is ignored; the same plan repeated counts
-  once;
+- two or more *different* plans (objects with a task list, or bare arrays of objects of which one at
+  least has an id, description, title or name): ambiguous. Other JSON next to exactly one plan (an
+  example object or `[]` in the prose) is ignored; the same plan repeated counts once;
 - no tasks; more than `max_tasks` tasks; a blank or duplicate id; an empty description; a dependency on
   an id that is neither in the plan nor in `external_ids`; a self-dependency; a cycle (shown as
   "task_2 → task_4 → task_2").
@@ -50,9 +50,11 @@ _JSON_FENCE_LABELS = {"", "json", "json5", "jsonc", "js", "javascript"}
 _STRUCTURE = re.compile(r"[{}\[\]\"'/]")
 _STRING_END = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]")}
 _OPENER = re.compile(r"[{\[]")
+_FENCE = re.compile(r"^ {0,3}```(?P<info>.*)$")
 _DEPENDENCY_KEYS = ("dependencies", "depends_on", "dependsOn", "deps", "depends", "dependency")
 _ID_KEYS = ("id", "task_id", "taskId")
 _TYPE_KEYS = ("type", "task_type", "taskType", "kind")
+_TASK_KEYS = {"id", "task_id", "taskId", "description", "title", "name"}
 _NO_DEPENDENCIES = {"", "none", "null", "n/a", "-", "[]"}
 _MAX_REPORTED = 6
 
@@ -106,6 +108,8 @@ def _find_plan(text: str) -> tuple[str, list[Any]]:
         raise PlanError(f"the reply contains {len(plans)} different JSON plans; reply with exactly one plan object")
     if plans:
         return plans[0]
+    if [] in values:
+        raise PlanError("the plan has no tasks; a plan needs at least one task")
     if values:
         raise PlanError(
             'the JSON in the reply has no "tasks" array; reply with {"summary": "…", "tasks": '
@@ -120,21 +124,38 @@ def _find_plan(text: str) -> tuple[str, list[Any]]:
 def _segments(text: str) -> list[str]:
     """The parts of the text to scan: each JSON-ish fence's content and the prose around fences.
 
-    An unclosed fence runs to the end of the text. Fences labelled with another language are skipped.
+    A fence is a line starting with ``` (markdown's rule), so backticks inside a JSON string do not
+    count. An unclosed fence runs to the end of the text. Fences labelled with another language are
+    skipped. `` ```{...}``` `` on one line is a fence too.
     """
-    pieces = text.split("```")
-    segments = [pieces[0]]
-    for number, piece in enumerate(pieces[1:], start=1):
-        if number % 2 == 0:  # after a closing fence: prose again
-            segments.append(piece)
-            continue
-        first_line, newline, rest = piece.partition("\n")
-        label = first_line.strip().lower()
-        if newline and re.fullmatch(r"[\w+.-]*", label):  # a labelled (or bare) fence line
-            if label in _JSON_FENCE_LABELS:
-                segments.append(rest)
-        else:  # the JSON starts right after the backticks
-            segments.append(piece)
+    segments: list[str] = []
+    current: list[str] = []
+    label: str | None = None  # None: outside a fence
+    for line in text.split("\n"):
+        fence = _FENCE.match(line)
+        if fence is None:
+            current.append(line)
+        elif label is not None:
+            if fence.group("info").strip():  # ``` followed by text inside a block: content
+                current.append(line)
+                continue
+            if label in _JSON_FENCE_LABELS:  # the closing fence
+                segments.append("\n".join(current))
+            current = []
+            label = None
+        else:
+            segments.append("\n".join(current))
+            current = []
+            info = fence.group("info")
+            if re.fullmatch(r"\s*[\w+.-]*\s*", info):
+                label = info.strip().lower()
+            elif info.rstrip().endswith("```"):  # a one-line fenced block
+                segments.append(info.rstrip()[:-3])
+            else:  # no label: the content starts on the fence line
+                label = ""
+                current.append(info)
+    if label is None or label in _JSON_FENCE_LABELS:
+        segments.append("\n".join(current))
     return segments
 
 
@@ -203,8 +224,8 @@ def _load(span: str) -> Any:
 
 def _as_plan(value: Any) -> tuple[str, list[Any]] | None:
     """(summary, raw tasks) if the value is a plan object or a bare array of task objects."""
-    if isinstance(value, list):
-        if all(isinstance(item, dict) for item in value):
+    if isinstance(value, list):  # a bare task array: objects, at least one of them looking like a task
+        if value and all(isinstance(item, dict) for item in value) and any(_TASK_KEYS & item.keys() for item in value):
             return "", value
         return None
     if not isinstance(value, dict):

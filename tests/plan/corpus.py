@@ -84,6 +84,18 @@ CASES: list[Case] = [
         f"Sure! I'll break it down.\n```json\n{THREE}\n```\nEach task is small (as requested).",
         Accept(THREE_EXPECTED),
     ),
+    Case("closing fence at the end of the last json line", f"```json\n{THREE}```\nDone.", Accept(THREE_EXPECTED)),
+    Case("indented fence", "  ```json\n" + THREE + "\n  ```", Accept(THREE_EXPECTED)),
+    Case(
+        "triple backticks inside a description",
+        plan_json(task("a", "Add a ```bash``` example to README.md", "FILE_WRITE"), indent=None),
+        Accept([("a", "FILE_WRITE", [])]),
+    ),
+    Case(
+        "triple backticks inside a fenced description",
+        "```json\n" + plan_json(task("a", "Wrap the snippet in ```python fences", "FILE_WRITE")) + "\n```",
+        Accept([("a", "FILE_WRITE", [])]),
+    ),
     Case("unclosed fence around complete json", f"```json\n{THREE}\n", Accept(THREE_EXPECTED)),
     Case(
         "bare array",
@@ -265,6 +277,16 @@ CASES: list[Case] = [
     Case(
         "one plan and an unrelated example object",
         f'Tasks will call write_file like {{"path": "a.txt", "content": "hi"}}.\n{ONE}',
+        Accept(ONE_EXPECTED),
+    ),
+    Case(
+        "prose mentioning an empty array",
+        f"Tasks that need nothing first get [] as dependencies.\n{ONE}",
+        Accept(ONE_EXPECTED),
+    ),
+    Case(
+        "prose with an example array of objects",
+        f'The edits will look like [{{"path": "a.py", "line": 3}}].\n{ONE}',
         Accept(ONE_EXPECTED),
     ),
     Case("the same plan repeated", f"{ONE}\n\nAgain, the final plan:\n{ONE}", Accept(ONE_EXPECTED)),
