@@ -15,6 +15,8 @@ Read leniently:
 - `type` in any case, with `-` or space for `_`; a missing or unknown type becomes ANALYSIS;
 - `title` or `name` when `description` is missing or blank.
 
+Ignored: `<think>…</think>` blocks (reasoning models put them before the answer).
+
 Repaired silently (safe, meaning-preserving): whitespace around ids, dependencies and descriptions is
 trimmed; repeated dependency entries and blank ones are dropped.
 
@@ -50,6 +52,7 @@ _JSON_FENCE_LABELS = {"", "json", "json5", "jsonc", "js", "javascript"}
 _STRUCTURE = re.compile(r"[{}\[\]\"'/]")
 _STRING_END = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]")}
 _OPENER = re.compile(r"[{\[]")
+_THINKING = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL)  # reasoning models
 _FENCE = re.compile(r"^ {0,3}```(?P<info>.*)$")
 _DEPENDENCY_KEYS = ("dependencies", "depends_on", "dependsOn", "deps", "depends", "dependency")
 _ID_KEYS = ("id", "task_id", "taskId")
@@ -80,7 +83,7 @@ def parse_plan_reply(
         )
     if not text.strip():
         raise PlanError('the reply was empty; reply with the plan as one JSON object {"summary", "tasks"}')
-    summary, raw_tasks = _find_plan(text)
+    summary, raw_tasks = _find_plan(_THINKING.sub("", text))
     tasks = _normalize_tasks(raw_tasks, max_tasks=max_tasks, external_ids=external_ids, round=round)
     return Plan(goal=goal, summary=summary, tasks=tasks, round=round)
 
@@ -312,7 +315,12 @@ def _read_id(raw: dict[str, Any], number: int, problems: list[str]) -> str | Non
     value = _first(raw, _ID_KEYS)
     task_id = _as_id(value)
     if task_id is None:
-        problems.append(f'task #{number} has no "id"' if value is None else f"task #{number} has an invalid id")
+        shown = json.dumps(value, ensure_ascii=False)[:40]
+        problems.append(
+            f'task #{number} has no "id"'
+            if value is None
+            else f'task #{number} has an invalid "id" ({shown}); use a string like "task_{number}"'
+        )
     elif not task_id:
         problems.append(f'task #{number} has a blank "id"')
         return None

@@ -289,6 +289,11 @@ CASES: list[Case] = [
         f'The edits will look like [{{"path": "a.py", "line": 3}}].\n{ONE}',
         Accept(ONE_EXPECTED),
     ),
+    Case(
+        "a reasoning block before the plan",
+        "<think>The user wants {a flag. Let me see [what to do</think>\n" + ONE,
+        Accept(ONE_EXPECTED),
+    ),
     Case("the same plan repeated", f"{ONE}\n\nAgain, the final plan:\n{ONE}", Accept(ONE_EXPECTED)),
     Case(
         "exactly max_tasks tasks",
@@ -330,7 +335,11 @@ CASES: list[Case] = [
     Case("task item is a string", '{"tasks": ["read the file"]}', Reject("task #1 is a string, not a JSON object")),
     Case("missing id", plan_json(task("a", "x"), {"description": "y"}), Reject('task #2 has no "id"')),
     Case("blank id", plan_json(task("  ", "x")), Reject('task #1 has a blank "id"')),
-    Case("boolean id", plan_json(task(True, "x")), Reject("task #1 has an invalid id")),
+    Case(
+        "boolean id",
+        plan_json(task(True, "x")),
+        Reject('task #1 has an invalid "id" (true); use a string like "task_1"'),
+    ),
     Case("duplicate ids", plan_json(task("a", "x"), task("a", "y")), Reject('task id "a" is used by 2 tasks')),
     Case("empty description", plan_json(task("a", "")), Reject('task "a" has an empty "description"')),
     Case(
