@@ -178,7 +178,7 @@ def test_transitive_dependents_match_brute_force(graph: dict[str, list[str]], da
     assert dag.transitive_dependents(graph, node) == [other for other in graph if other in expected]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(dags(), st.data())
 def test_critical_path_is_a_real_chain_with_the_longest_total(graph: dict[str, list[str]], data: st.DataObject) -> None:
     durations = {node: float(data.draw(st.integers(0, 9))) for node in graph}
@@ -195,7 +195,7 @@ def test_critical_path_is_a_real_chain_with_the_longest_total(graph: dict[str, l
     assert total == max((longest_ending_at(node, memo) for node in graph), default=0.0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(dags(), st.data())
 def test_ready_never_offers_a_task_before_its_dependencies_are_done(
     graph: dict[str, list[str]], data: st.DataObject
