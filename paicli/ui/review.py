@@ -1,0 +1,319 @@
+"""The review screen: the plan is shown, one key decides what happens to it.
+
+    Enter   approve: `review_plan` returns the plan (edited or amended as it now is)
+    i       amend: ask for a supplement, `await amend(plan, supplement)`, show the new plan, review again
+    e       edit the plan as text in $EDITOR (or $VISUAL, or vi); validated on save
+    Ctrl+O  fold / unfold long descriptions
+    Esc, q  cancel: `review_plan` returns None
+
+Every other key, arrow keys and pasted text (bracketed paste) do nothing. Keys are read by a small
+prompt_toolkit Application run with `run_async`, so this works inside the REPL's running event loop.
+The plan itself is printed with rich into the scrollback (it may be taller than the screen); only the
+key hint lives in the prompt_toolkit region.
+
+Failures never lose work: a failed amend keeps the old plan; an edit that does not validate is shown
+with its problems and reopened with the user's own text (`e`), or kept as a draft for the next `e`
+(Esc goes back to the review).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import Output
+from prompt_toolkit.shortcuts import PromptSession
+from rich.console import Console
+from rich.text import Text
+
+from paicli.errors import PaicliError, PlanError
+from paicli.plan.model import Plan
+from paicli.ui.editor import plan_to_text, text_to_plan
+from paicli.ui.plan_view import fold, render_plan
+from paicli.ui.render import clean
+
+ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
+
+T = TypeVar("T")
+
+
+class Amender(Protocol):
+    """What the review needs from the planner: the plan revised with the user's supplement."""
+
+    async def amend(self, plan: Plan, supplement: str) -> Plan: ...
+
+
+AmendFunction = Callable[[Plan, str], Awaitable[Plan]]
+EditText = Callable[[str], Awaitable[str | None]]  # the edited text; None when the edit was abandoned
+
+
+class EditorError(PaicliError):
+    """The editor could not be started."""
+
+
+# ---- the editor --------------------------------------------------------------------------------------
+
+
+def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
+    """$EDITOR, else $VISUAL, else vi; either may carry arguments (`code --wait`)."""
+    env = os.environ if environ is None else environ
+    for name in ("EDITOR", "VISUAL"):
+        value = env.get(name, "").strip()
+        if value:
+            return shlex.split(value)
+    return ["vi"]
+
+
+async def edit_in_editor(text: str) -> str | None:
+    """Opens `text` in the user's editor (it gets the terminal); the saved text, or None if it failed."""
+    command = editor_command()
+    handle, name = tempfile.mkstemp(prefix="paicli-plan-", suffix=".md", text=True)
+    path = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        try:
+            finished = await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False)
+        except OSError as err:
+            raise EditorError(f"could not start the editor {shlex.join(command)!r}: {err}") from err
+        if finished.returncode != 0:
+            return None
+        return path.read_text(encoding="utf-8")
+    finally:
+        path.unlink(missing_ok=True)
+
+
+# ---- the review loop ---------------------------------------------------------------------------------
+
+APPROVE, AMEND, EDIT, TOGGLE, CANCEL, BACK = "approve", "amend", "edit", "toggle", "cancel", "back"
+
+REVIEW_KEYS = {
+    "enter": APPROVE,
+    "c-j": APPROVE,  # a bare line feed: some terminals and drivers send it for Enter
+    "i": AMEND,
+    "e": EDIT,
+    "c-o": TOGGLE,
+    "escape": CANCEL,
+    "q": CANCEL,
+    "c-c": CANCEL,
+}
+REVIEW_HINT = [("Enter", "approve"), ("i", "add to the plan"), ("e", "edit"), ("Ctrl+O", "expand"), ("Esc", "cancel")]
+RETRY_KEYS = {"e": EDIT, "escape": BACK, "q": BACK, "c-c": BACK}
+RETRY_HINT = [("e", "edit again"), ("Esc", "back to the plan")]
+WAIT_KEYS = {"escape": CANCEL, "c-c": CANCEL}
+
+
+async def review_plan(
+    plan: Plan,
+    *,
+    console: Console,
+    amend: Amender | AmendFunction,
+    edit_text: EditText | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> Plan | None:
+    """Shows `plan` and lets the user approve (the plan), amend, edit, or cancel (None).
+
+    `amend` is the planner (anything with `async amend(plan, supplement)`) or that method itself.
+    `edit_text` replaces the $EDITOR round trip (tests, other front ends). `input`/`output` are
+    prompt_toolkit's (default: the terminal).
+    """
+    review = _Review(console, _amend_function(amend), edit_text or edit_in_editor, input, output)
+    return await review.run(plan)
+
+
+def _amend_function(amend: Amender | AmendFunction) -> AmendFunction:
+    method = getattr(amend, "amend", None)
+    if callable(method):
+        return method  # type: ignore[no-any-return]
+    return amend  # type: ignore[return-value]
+
+
+class _Review:
+    def __init__(
+        self,
+        console: Console,
+        amend: AmendFunction,
+        edit_text: EditText,
+        input: Input | None,
+        output: Output | None,
+    ) -> None:
+        self.console = console
+        self.amend_plan = amend
+        self.edit_text = edit_text
+        self.input = input
+        self.output = output
+        self.expanded = False
+        self.draft: tuple[Plan, str] | None = None  # an edit that did not validate, for the next `e`
+
+    async def run(self, plan: Plan) -> Plan | None:
+        self.show(plan)
+        while True:
+            action = await self.choose(REVIEW_KEYS, REVIEW_HINT)
+            if action == APPROVE:
+                self.note("Plan approved.", "green")
+                return plan
+            if action == CANCEL:
+                self.note("Plan cancelled.", "yellow")
+                return None
+            if action == TOGGLE:
+                self.expanded = not self.expanded
+                self.show(plan)
+            elif action == AMEND:
+                plan = await self.amend(plan)
+            elif action == EDIT:
+                plan = await self.edit(plan)
+
+    # ---- actions ----
+
+    async def amend(self, plan: Plan) -> Plan:
+        supplement = await self.ask("Add to the plan (Enter sends, Esc goes back): ")
+        if not supplement:
+            self.note("Nothing added.", "dim")
+            return plan
+        try:
+            amended = await self.until_escape(self.amend_plan(plan, supplement), "Amending the plan…")
+        except PaicliError as err:
+            self.note(f"Could not amend the plan: {fold(str(err))}", "red")
+            return plan
+        except Exception as err:  # the planner is another component: its bugs must not end the review
+            self.note(f"Could not amend the plan: {type(err).__name__}: {fold(str(err))}", "red")
+            return plan
+        if amended is None:
+            self.note("Amending cancelled; the plan is unchanged.", "yellow")
+            return plan
+        self.show(amended)
+        return amended
+
+    async def edit(self, plan: Plan) -> Plan:
+        unchanged = plan_to_text(plan)
+        text = self.draft[1] if self.draft and self.draft[0] is plan else unchanged
+        while True:
+            try:
+                edited = await self.edit_text(text)
+            except EditorError as err:
+                self.note(str(err), "red")
+                return plan
+            if edited is None:
+                self.note("The editor exited with an error; the plan is unchanged.", "yellow")
+                return plan
+            if edited == unchanged:
+                self.draft = None
+                self.note("No changes.", "dim")
+                return plan
+            try:
+                edited_plan = text_to_plan(edited, plan)
+            except PlanError as err:
+                self.note(f"The edited plan is not valid: {clean(str(err))}", "red")
+                text = edited
+                if await self.choose(RETRY_KEYS, RETRY_HINT) == EDIT:
+                    continue
+                self.draft = (plan, edited)
+                self.note("Back to the plan; press e to continue your edit.", "dim")
+                return plan
+            self.draft = None
+            self.show(edited_plan)
+            return edited_plan
+
+    # ---- output ----
+
+    def show(self, plan: Plan) -> None:
+        self.console.print()
+        self.console.print(render_plan(plan, expanded=self.expanded))
+
+    def note(self, message: str, style: str) -> None:
+        self.console.print(Text(message, style=style))
+
+    # ---- input ----
+
+    async def choose(self, keys: Mapping[str, str], hint: list[tuple[str, str]]) -> str:
+        """Waits for one of `keys` (prompt_toolkit key names) and returns its action."""
+        app = self._key_app(keys, _hint_text(hint))
+        result = await app.run_async()
+        return result if isinstance(result, str) else CANCEL
+
+    async def until_escape(self, work: Coroutine[Any, Any, T], message: str) -> T | None:
+        """Runs `work` while Esc (or Ctrl+C) can cancel it; its result, or None when cancelled."""
+        started = asyncio.Event()
+        app = self._key_app(WAIT_KEYS, [("", message + " "), ("class:key", "Esc"), ("", " cancels")])
+        watcher = asyncio.ensure_future(app.run_async(pre_run=started.set))
+        job = asyncio.ensure_future(work)
+        try:
+            await asyncio.wait({job, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            if job.done():
+                if not watcher.done() and not started.is_set():  # the app must be running to be told to exit
+                    waiter = asyncio.ensure_future(started.wait())
+                    await asyncio.wait({waiter, watcher}, return_when=asyncio.FIRST_COMPLETED)
+                    waiter.cancel()
+                if not watcher.done():
+                    app.exit(result=None)
+                await watcher
+                return job.result()
+            job.cancel()
+            await asyncio.gather(job, return_exceptions=True)
+            return None
+        finally:
+            if not job.done():
+                job.cancel()
+            if not watcher.done():
+                watcher.cancel()
+
+    async def ask(self, message: str) -> str:
+        """One line of text; Esc, Ctrl+C or Ctrl+D give "" (nothing to add)."""
+        bindings = KeyBindings()
+
+        @bindings.add("escape", eager=True)
+        def _back(event: KeyPressEvent) -> None:
+            event.app.exit(result="")
+
+        session: PromptSession[str] = PromptSession(input=self.input, output=self.output, key_bindings=bindings)
+        session.app.ttimeoutlen = session.app.timeoutlen = ESCAPE_WAIT
+        try:
+            answer = await session.prompt_async(message)
+        except (KeyboardInterrupt, EOFError):
+            return ""
+        return answer.strip()
+
+    def _key_app(self, keys: Mapping[str, str], hint: StyleAndTextTuples) -> Application[str | None]:
+        bindings = KeyBindings()
+        for key, action in keys.items():
+            bindings.add(key, eager=True)(_exit_with(action))
+        app: Application[str | None] = Application(
+            layout=Layout(Window(FormattedTextControl(hint), wrap_lines=True, dont_extend_height=True)),
+            key_bindings=bindings,
+            erase_when_done=True,
+            input=self.input,
+            output=self.output,
+        )
+        app.ttimeoutlen = app.timeoutlen = ESCAPE_WAIT
+        return app
+
+
+def _exit_with(action: str) -> Callable[[KeyPressEvent], None]:
+    def handler(event: KeyPressEvent) -> None:
+        event.app.exit(result=action)
+
+    return handler
+
+
+def _hint_text(hint: list[tuple[str, str]]) -> StyleAndTextTuples:
+    text: StyleAndTextTuples = []
+    for number, (key, action) in enumerate(hint):
+        if number:
+            text.append(("fg:ansibrightblack", " · "))
+        text.append(("bold", key))
+        text.append(("", f" {action}"))
+    return text
+
