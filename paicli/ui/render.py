@@ -169,6 +169,7 @@ class ChatRenderer:
         self.live_preview = console.is_terminal if live_preview is None else live_preview
         self.turn_usage = Usage()
         self.session_usage = Usage()
+        self.streamed = False  # some text of this turn arrived as deltas
         self._blocks = MarkdownBlocks()
         self._blocks_printed = 0
         self._live: Live | None = None
@@ -211,6 +212,7 @@ class ChatRenderer:
         if self.turn_usage.total:
             self.line(usage_line(self.turn_usage, self.session_usage), "dim")
         self.turn_usage = Usage()
+        self.streamed = False
 
     def line(self, message: str, style: str = "") -> None:
         """One line of untrusted text, never parsed as markup."""
@@ -220,6 +222,7 @@ class ChatRenderer:
     # ---- internals ----
 
     def _text(self, delta: str) -> None:
+        self.streamed = True
         for block in self._blocks.feed(clean(delta)):
             self._print_block(block)
         if self.live_preview:

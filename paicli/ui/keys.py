@@ -1,0 +1,91 @@
+"""The keyboard while a turn runs: ESC or Ctrl-C cancels it at once.
+
+The terminal is put in raw mode and read through prompt_toolkit's input, so a lone ESC arrives as a key
+(no Enter needed) and Ctrl-C arrives as a key rather than a signal. SIGINT from elsewhere (`kill -INT`,
+a terminal that is not a TTY) cancels too.
+
+Type-ahead: printable characters typed during a turn are collected (Backspace removes the last one) and
+the REPL puts them in the next prompt, unsent. Every other key (Enter, arrows, Tab, ...) is dropped, so
+nothing typed while the agent works is ever submitted by accident.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from types import TracebackType
+
+from prompt_toolkit.input import Input, create_input
+from prompt_toolkit.key_binding import KeyPress
+from prompt_toolkit.keys import Keys
+
+ESCAPE_TIMEOUT = 0.05  # seconds to wait for the rest of an escape sequence before a lone ESC counts
+CANCEL_KEYS = {Keys.Escape, Keys.ControlC}
+ERASE_KEYS = {Keys.Backspace, Keys.ControlH}
+
+
+class CancelKeys:
+    """A context manager, entered inside the running event loop, for the duration of one turn."""
+
+    def __init__(self, on_cancel: Callable[[], None], input: Input | None = None) -> None:
+        self.on_cancel = on_cancel
+        self.typed: list[str] = []
+        self._input = input
+        self._stack = contextlib.ExitStack()
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def typeahead(self) -> str:
+        return "".join(self.typed)
+
+    def __enter__(self) -> CancelKeys:
+        self._loop = asyncio.get_running_loop()
+        try:
+            self._loop.add_signal_handler(signal.SIGINT, self.on_cancel)
+            self._stack.callback(self._loop.remove_signal_handler, signal.SIGINT)
+        except (NotImplementedError, RuntimeError):  # not the main thread
+            pass
+        try:
+            if self._input is None:
+                self._input = create_input()
+            self._stack.enter_context(self._input.raw_mode())
+            self._stack.enter_context(self._input.attach(self._on_ready))
+        except (EOFError, OSError):
+            pass  # stdin cannot be watched (closed, /dev/null): SIGINT still cancels
+        self._stack.callback(self._cancel_flush)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._stack.close()
+
+    def _on_ready(self) -> None:
+        assert self._input is not None and self._loop is not None
+        self._handle(self._input.read_keys())
+        # A lone ESC stays in the parser (it might start an escape sequence) until flushed.
+        self._cancel_flush()
+        self._flush_timer = self._loop.call_later(ESCAPE_TIMEOUT, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_timer = None
+        if self._input is not None:
+            self._handle(self._input.flush_keys())
+
+    def _cancel_flush(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+
+    def _handle(self, keys: list[KeyPress]) -> None:
+        for press in keys:
+            if press.key in CANCEL_KEYS:
+                self.on_cancel()
+            elif press.key in ERASE_KEYS:
+                if self.typed:
+                    self.typed.pop()
+            elif isinstance(press.key, str) and len(press.data) == 1 and press.data.isprintable():
+                self.typed.append(press.data)

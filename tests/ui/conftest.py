@@ -1,0 +1,80 @@
+"""Fixtures for the REPL tests: a fake model server and paicli started in a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.fakellm import FakeLLM
+
+REPO = Path(__file__).resolve().parents[2]
+PROMPT = "› "
+Spawn = Callable[..., pexpect.spawn]
+ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # style codes rich may put between any two characters
+
+
+def expect_text(child: pexpect.spawn, text: str, timeout: float | None = -1) -> None:
+    """Waits until `text` shows, ignoring the terminal styling (bold, colours) in between."""
+    child.expect(ANSI.join(re.escape(ch) for ch in text), timeout=timeout)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def spawn_repl(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Spawn]:
+    """Starts `python -m paicli -C <workspace>` in a pseudo-terminal and waits for its first prompt."""
+    children: list[pexpect.spawn] = []
+
+    def start(*args: str) -> pexpect.spawn:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "TERM": "xterm",
+            "LANG": "C.UTF-8",
+            "PAICLI_API_KEY": "test-key",
+            "PAICLI_BASE_URL": fake.base_url,
+            "PROMPT_TOOLKIT_NO_CPR": "1",  # no terminal answers cursor-position requests here
+        }
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "paicli", "-C", str(workspace), *args],
+            cwd=str(REPO),
+            env=env,
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=10,
+            dimensions=(40, 120),
+        )
+        children.append(child)
+        child.expect_exact(PROMPT)
+        return child
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)
+        child.close()
