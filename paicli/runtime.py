@@ -17,9 +17,11 @@ from paicli.llm.types import ChatModel
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
+from paicli.plan.review import Reviewer
 from paicli.plan.scheduler import Scheduler
 from paicli.plan.session import Approve, PlanSession, approve_unasked
 from paicli.plan.store import PlanRecorder, PlanStore
+from paicli.plan.summary import Summarizer
 from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.toolbox import ToolBox
 
@@ -148,8 +150,12 @@ def build_plan_session(
         max_replans=s.max_replans,
         meter=meter,
         on_change=recorder,
-        reviewer=None,
-        summarize=None,
+        reviewer=Reviewer(meter, system_prompt=runtime.system_prompt("reviewer"), model=s.reviewer_model)
+        if s.review
+        else None,
+        review_threshold=s.review_threshold,
+        max_rounds=s.max_rounds,
+        summarize=Summarizer(meter, system_prompt=runtime.system_prompt("summarizer")),
     )
     recorder.failure = lambda: session.failure
     return session

@@ -83,7 +83,7 @@ def parse_plan_reply(
         )
     if not text.strip():
         raise PlanError('the reply was empty; reply with the plan as one JSON object {"summary", "tasks"}')
-    summary, raw_tasks = _find_plan(_THINKING.sub("", text))
+    summary, raw_tasks = _find_plan(text)
     tasks = _normalize_tasks(raw_tasks, max_tasks=max_tasks, external_ids=external_ids, round=round)
     return Plan(goal=goal, summary=summary, tasks=tasks, round=round)
 
@@ -91,9 +91,14 @@ def parse_plan_reply(
 # ---- finding the JSON -----------------------------------------------------------------------------
 
 
-def _find_plan(text: str) -> tuple[str, list[Any]]:
+def json_values(text: str) -> list[Any]:
+    """Every top-level JSON value in a model reply (fenced or in prose), each loaded leniently.
+
+    PlanError when any `{`, `[` or string is left open: the reply looks cut off and is never repaired
+    into something shorter. Also used for the reviewer's `{"score", "reflection"}` reply.
+    """
     spans: list[str] = []
-    for segment in _segments(text):
+    for segment in _segments(_THINKING.sub("", text)):
         found, unterminated = _balanced_spans(segment)
         if unterminated:
             raise PlanError(
@@ -101,7 +106,11 @@ def _find_plan(text: str) -> tuple[str, list[Any]]:
                 "cut off; reply with the complete plan as one JSON object"
             )
         spans.extend(found)
-    values = [value for value in map(_load, spans) if value is not None]
+    return [value for value in map(_load, spans) if value is not None]
+
+
+def _find_plan(text: str) -> tuple[str, list[Any]]:
+    values = json_values(text)
     plans: list[tuple[str, list[Any]]] = []
     for value in values:
         plan = _as_plan(value)

@@ -140,7 +140,9 @@ class PlanSession:
             plan = approved
 
     async def _summary(self, plan: Plan) -> str | None:
-        if self.summarize is None or plan.status is not PlanStatus.COMPLETED:
+        if plan.status is not PlanStatus.COMPLETED:
+            return None
+        if self.summarize is None:
             return plan.summary or None
         try:
             return await self.summarize(plan)

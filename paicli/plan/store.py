@@ -22,6 +22,7 @@ from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.parse import parse_plan_reply
 from paicli.tools.atomic import atomic_write
 
+MAX_FILE_TASKS = 10_000  # a plan written by hand may be larger than one a model may propose
 RESUMABLE = (PlanStatus.CANCELLED, PlanStatus.FAILED, PlanStatus.RUNNING, PlanStatus.CREATED)
 STATUS_ICON = {"PENDING": "○", "RUNNING": "●", "COMPLETED": "✓", "FAILED": "✗", "SKIPPED": "↷"}
 
@@ -101,7 +102,7 @@ def plan_from_file(path: Path) -> Plan:
         if isinstance(data, dict) and isinstance(data.get("goal"), str) and data["goal"].strip():
             goal = data["goal"].strip()
     try:
-        return parse_plan_reply(text, finish_reason="stop", goal=goal)
+        return parse_plan_reply(text, finish_reason="stop", goal=goal, max_tasks=MAX_FILE_TASKS)
     except PlanError as err:
         raise ConfigError(f"{path}: {err}") from None
 

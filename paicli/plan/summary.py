@@ -1,0 +1,35 @@
+"""The final answer of a plan, written from the goal and the task results by one tool-free request."""
+
+from __future__ import annotations
+
+from paicli.llm.types import ChatModel, Message
+from paicli.plan.model import Plan
+
+RESULT_CAP = 3_000  # characters of each task result shown to the reviewer and the summarizer
+
+
+def outcome_brief(plan: Plan) -> str:
+    lines = ["# Goal", plan.goal.strip(), "", "# Tasks and their results"]
+    for task in plan.tasks:
+        lines += ["", f"## {task.id} [{task.type.value}] {task.status.value}: {task.description.strip()}"]
+        text = (task.result or task.error or "").strip()
+        if len(text) > RESULT_CAP:
+            text = text[:RESULT_CAP] + " [...]"
+        lines.append(text or "(no result)")
+    return "\n".join(lines) + "\n"
+
+
+class Summarizer:
+    """Writes the final answer from the goal and the task results (tool-free, one request)."""
+
+    def __init__(self, llm: ChatModel, *, system_prompt: str) -> None:
+        self.llm = llm
+        self.system_prompt = system_prompt
+
+    async def __call__(self, plan: Plan) -> str:
+        messages: list[Message] = [
+            {"role": "system", "content": self.system_prompt},
+            {"role": "user", "content": outcome_brief(plan)},
+        ]
+        response = await self.llm.chat(messages)
+        return response.content.strip() or plan.summary
