@@ -18,12 +18,13 @@ The first registered rule that matches and still has replies serves its next rep
 once, and `repeat=True` keeps serving the last one. No rule matched → HTTP 500 "fakellm: no rule matched",
 recorded like any other request, so the test fails with a clear message.
 
-Replies (all take `latency`, seconds before the first byte, and `chunk_delay`, seconds between chunks):
+Replies (all take `latency`, seconds before the first byte; streamed ones also `chunk_delay`):
     Reply.text(content, chunk=7, finish_reason="stop", usage=None)
     Reply.tool_calls([(name, args), (name, args, call_id), ...], content="", chunk=5, omit_index=False,
                      finish_reason="tool_calls")  args: a dict (JSON-encoded here) or a raw string
     Reply.error(status, message, headers=None, html=False)
-    Reply.hang(after_chunks=None)   never finishes; None sends nothing at all, n sends headers + n chunks
+    Reply.hang(after_chunks=None)   never finishes; None sends nothing at all, n sends headers + n content
+                                    chunks (of `content`), then waits for the client or the server to quit
     Reply.drop(after_chunks=0)      sends headers + n content chunks, then closes without [DONE]
     Reply.raw([b"data: {...}\\n\\n", ...], status=200, content_type="text/event-stream")
 
@@ -32,6 +33,14 @@ fragments (id + name first, arguments in `chunk`-sized pieces), a finish chunk, 
 `choices`) when the request asked for `stream_options.include_usage`, and `data: [DONE]`. Requests without
 `stream: true` get one plain JSON completion. Unless `usage` is given it is computed deterministically:
 prompt_tokens = len(json.dumps(messages + tools)) // 4, completion_tokens = len(content + arguments) // 4.
+Tool-call ids are "call_1", "call_2", … in the order the fake sends them, unless given.
+
+Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), last_message_contains(text),
+all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
+lower-case names, started/finished in time.monotonic(), rule index, reply, status, disconnected,
+client_port, `.text` of all messages, `.wait_finished(timeout)`); `fake.wait_for_requests(n)` waits for
+n of them to arrive. A reply waiting (latency, hang) notices a client that hung up within ~20 ms and
+records `disconnected=True`; stopping the server ends every waiting reply at once.
 """
 
 from __future__ import annotations
@@ -161,8 +170,16 @@ class Reply:
         content: str = "an answer that never ends",
         chunk: int = 7,
         latency: float = 0.0,
+        chunk_delay: float = 0.0,
     ) -> Reply:
-        return cls(kind="hang", after_chunks=after_chunks, content=content, chunk=chunk, latency=latency)
+        return cls(
+            kind="hang",
+            after_chunks=after_chunks,
+            content=content,
+            chunk=chunk,
+            latency=latency,
+            chunk_delay=chunk_delay,
+        )
 
     @classmethod
     def drop(

@@ -115,8 +115,8 @@ class ReplyAssembler:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = Usage(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
+                prompt_tokens=_count(usage.get("prompt_tokens")),
+                completion_tokens=_count(usage.get("completion_tokens")),
             )
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -185,6 +185,14 @@ class ReplyAssembler:
         call = _PartialCall(id=call_id)
         self._calls.append(call)
         return call
+
+
+def _count(value: object) -> int:
+    """A token count as servers send it (int, float, numeric string); anything else counts as 0."""
+    try:
+        return max(0, int(float(value)))  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def _is_json(text: str) -> bool:

@@ -46,7 +46,7 @@ async def test_429_waits_as_long_as_retry_after_says(fake: FakeLLM, client: LLMC
     assert (await client.chat(USER)).content == "ok"
     first, second = fake.requests
     assert first.finished is not None
-    assert 0.8 <= second.started - first.finished < 1.8
+    assert 0.8 <= second.started - first.finished < 5.0
     assert _notices(sink) == ["model request failed (HTTP 429: Rate limit reached), retrying in 1.0 s, attempt 2 of 3"]
 
 

@@ -87,3 +87,10 @@ def test_a_complete_tool_call_with_finish_reason_length_is_accepted() -> None:
 def test_chunks_that_are_not_json_objects_are_protocol_errors(data: str) -> None:
     with pytest.raises(ModelProtocolError):
         ReplyAssembler().feed_json(data)
+
+
+@pytest.mark.parametrize(("sent", "counted"), [(7, 7), ("12", 12), (3.0, 3), (None, 0), ("many", 0), (-5, 0)])
+def test_odd_usage_values_never_crash(sent: object, counted: int) -> None:
+    assembler = ReplyAssembler()
+    assembler.feed(_chunk({"content": "x"}, "stop", usage={"prompt_tokens": sent, "completion_tokens": 1}))
+    assert assembler.result().usage.prompt_tokens == counted
