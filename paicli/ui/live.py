@@ -1,0 +1,407 @@
+"""The plan while it runs: a live task table, then the outcome once.
+
+`LivePlanView` is the EventSink of one `/plan` (use it as a context manager, or `start()`/`stop()`):
+
+- on a terminal, a compact table redrawn about four times a second in a transient `rich.live.Live`:
+  status icon, id, type badge, elapsed time (ticking while running), tokens, and what the task is doing
+  (its last tool call, "execute_command: pytest -q") or how it ended (result, error, skip reason), one
+  line per task, cut with "…" at the terminal's edge. Streamed text (`text_delta`) is ignored, so
+  parallel tasks' text is never interleaved;
+- anywhere else (a pipe, a log file), plain lines as tasks start, call tools and finish;
+- when `plan_finished` arrives: the final table printed once, the failures with their reasons, what was
+  skipped and why, the summary as Markdown, and a usage line.
+
+`plan_created` hides the table (a review screen is about to show the plan) until `plan_approved`;
+`pause()`/`resume()` (or `with view.paused():`) do the same for any other prompt, such as a command
+approval. Events are recorded while hidden. Text from the model or a tool is cleaned of control
+characters (and secrets) as it arrives and only ever shown as `Text` (the summary as `Markdown`), never
+parsed as markup. Redraws come from an asyncio task, not rich's refresh thread, so only the event loop
+touches the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.text import Text
+
+from paicli.events import (
+    Event,
+    ModelUsage,
+    Notice,
+    PlanApproved,
+    PlanCreated,
+    PlanFinished,
+    ReplanEvent,
+    ReviewEvent,
+    TaskFinished,
+    TaskStarted,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from paicli.llm.types import Usage
+from paicli.plan.model import Plan, TaskStatus, TaskType
+from paicli.ui.plan_view import fold, status_icon, type_badge
+from paicli.ui.render import NOTICE_STYLES, clean, tool_summary, usage_line
+
+REFRESH_PER_SECOND = 4.0
+MAX_ID_WIDTH = 24
+FINAL_STYLES = {"COMPLETED": "bold green", "FAILED": "bold red", "CANCELLED": "bold yellow"}
+HIDE_FIRST = (TaskStatus.COMPLETED, TaskStatus.SKIPPED, TaskStatus.PENDING, TaskStatus.FAILED, TaskStatus.RUNNING)
+
+
+@dataclass
+class TaskRow:
+    """What the view knows of one task; every text is already cleaned."""
+
+    id: str
+    type: TaskType = TaskType.ANALYSIS
+    description: str = ""
+    dependencies: list[str] = field(default_factory=list)
+    status: TaskStatus = TaskStatus.PENDING
+    round: int = 1
+    started: float | None = None
+    finished: float | None = None
+    activity: str = ""  # the last tool call of a running task
+    activity_failed: bool = False
+    usage: Usage = field(default_factory=Usage)
+    result: str = ""
+    error: str = ""
+
+    def elapsed(self, now: float) -> float | None:
+        if self.started is None:
+            return None
+        return max(0.0, (self.finished if self.finished is not None else now) - self.started)
+
+
+class LivePlanView:
+    def __init__(
+        self,
+        console: Console,
+        *,
+        plan: Plan | None = None,
+        refresh_per_second: float = REFRESH_PER_SECOND,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        self.console = console
+        self.refresh_per_second = refresh_per_second
+        self.secrets = [secret for secret in secrets if secret]
+        self.rows: dict[str, TaskRow] = {}
+        self.round = 1
+        self.usage = Usage()  # every model request seen, the planner's included
+        self._started = False
+        self._awaiting_approval = False
+        self._pauses = 0
+        self._finished = False
+        self._live: Live | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._last_refresh = 0.0
+        if plan is not None:
+            self.set_plan(plan)
+
+    # ---- lifecycle ----
+
+    def start(self) -> None:
+        self._started = True
+        self._update_display()
+
+    def stop(self) -> None:
+        self._started = False
+        self._update_display()
+
+    def pause(self) -> None:
+        """Hides the live table (for a prompt); events are still recorded. Calls nest."""
+        self._pauses += 1
+        self._update_display()
+
+    def resume(self) -> None:
+        self._pauses = max(0, self._pauses - 1)
+        self._update_display()
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        self.pause()
+        try:
+            yield
+        finally:
+            self.resume()
+
+    def __enter__(self) -> LivePlanView:
+        self.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def set_plan(self, plan: Plan) -> None:
+        """Takes the tasks, and what is known of their runs, from a Plan (one resumed from disk, say)."""
+        self.round = plan.round
+        self.rows = {}
+        for task in plan.tasks:
+            self.rows[task.id] = TaskRow(
+                id=self._safe(task.id),
+                type=task.type,
+                description=self._safe(task.description),
+                dependencies=list(task.dependencies),
+                status=task.status,
+                round=task.round,
+                started=task.started_at,
+                finished=task.finished_at,
+                usage=task.usage,
+                result=self._safe(task.result or ""),
+                error=self._safe(task.error or ""),
+            )
+        self._refresh(force=True)
+
+    # ---- EventSink ----
+
+    def emit(self, event: Event) -> None:
+        row = self.rows.get(getattr(event, "task_id", None) or "")
+        if isinstance(event, PlanCreated):
+            self._plan_created(event)
+        elif isinstance(event, PlanApproved):
+            self._awaiting_approval = False
+            self._update_display()
+        elif isinstance(event, TaskStarted):
+            row = row or self._new_row(event.task_id)
+            row.status, row.started, row.finished = TaskStatus.RUNNING, event.ts, None
+            row.activity, row.activity_failed, row.error = "", False, ""
+            self._plain(Text.assemble(status_icon(row.status), " ", (row.id, "bold"), " started"))
+        elif isinstance(event, ToolCallEvent) and row is not None:
+            row.activity = self._safe(f"{event.name}: {tool_summary(event.name, event.arguments)}".rstrip(": "))
+            row.activity_failed = False
+            self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
+        elif isinstance(event, ToolResultEvent) and row is not None:
+            row.activity_failed = not event.ok
+        elif isinstance(event, ModelUsage):
+            self.usage = self.usage + event.usage
+            if row is not None:
+                row.usage = row.usage + event.usage
+        elif isinstance(event, TaskFinished):
+            row = row or self._new_row(event.task_id)
+            row.status, row.finished = TaskStatus(event.status), event.ts
+            row.result, row.error = self._safe(event.result or ""), self._safe(event.error or "")
+            self._plain(self._finished_line(row))
+        elif isinstance(event, ReplanEvent):
+            self._say(
+                Text.assemble(("↻ Replanning", "bold yellow"), f" (round {event.round}): {self._safe(event.reason)}")
+            )
+        elif isinstance(event, ReviewEvent):
+            verdict = Text.assemble(("Review", "bold"), f" of round {event.round}: {event.score:g}/10")
+            if event.reflection.strip():
+                verdict.append(" · " + fold(self._safe(event.reflection)), style="dim")
+            self._say(verdict)
+        elif isinstance(event, Notice):
+            self._say(Text(self._safe(event.message), style=NOTICE_STYLES[event.level]))
+        elif isinstance(event, PlanFinished):
+            self._plan_finished(event)
+        self._refresh()
+
+    def _plan_created(self, event: PlanCreated) -> None:
+        if self._finished:  # a new plan in the same view: start afresh
+            self.rows, self.usage, self._finished = {}, Usage(), False
+        self.round = event.round
+        rows: dict[str, TaskRow] = {}
+        for view in event.plan.tasks:  # after a replan: earlier tasks keep what is known of their runs
+            row = rows[view.id] = self.rows.get(view.id) or TaskRow(id=self._safe(view.id), round=event.round)
+            row.type, row.description = TaskType.lenient(view.type), self._safe(view.description)
+            row.dependencies, row.status = list(view.dependencies), TaskStatus(view.status)
+        self.rows = rows
+        self._awaiting_approval = True  # a review of the plan comes first
+        self._update_display()
+
+    def _new_row(self, task_id: str) -> TaskRow:
+        """A task the view was never told about (no plan_created seen): shown rather than dropped."""
+        row = self.rows[task_id] = TaskRow(id=self._safe(task_id), round=self.round)
+        return row
+
+    def _plan_finished(self, event: PlanFinished) -> None:
+        self._finished = True
+        self._update_display()
+        rows = list(self.rows.values())
+        self.console.print()
+        self.console.print(Text.assemble((f"Plan {event.status}", FINAL_STYLES[event.status]), f" · {self._counts()}"))
+        self.console.print(self._table(rows, time.time()))
+        for title, status in (("Failed", TaskStatus.FAILED), ("Skipped", TaskStatus.SKIPPED)):
+            chosen = [row for row in rows if row.status is status]
+            if chosen:
+                self.console.print(Text(title, style="bold"))
+            for row in chosen:
+                earlier = f" (round {row.round})" if row.round < self.round else ""
+                reason = row.error.strip() or "no reason given"
+                self.console.print(
+                    Text.assemble("  ", status_icon(status), " ", (row.id, "bold"), f"{earlier}: {reason}")
+                )
+        if event.summary and event.summary.strip():
+            self.console.print()
+            self.console.print(Markdown(self._safe(event.summary)))
+        self.console.print(Text(usage_line(event.usage if event.usage.total else self.usage), style="dim"))
+
+    # ---- the live display ----
+
+    def _update_display(self) -> None:
+        visible = self._started and self.console.is_terminal and bool(self.rows)
+        visible = visible and not (self._finished or self._awaiting_approval or self._pauses)
+        if visible and self._live is None:
+            self._live = Live(
+                self._render(),
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+                vertical_overflow="crop",
+            )
+            self._live.start(refresh=True)
+            with contextlib.suppress(RuntimeError):  # no event loop: redrawn on events only
+                self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="paicli-live-plan")
+        elif not visible and self._live is not None:
+            if self._ticker is not None:
+                self._ticker.cancel()
+                self._ticker = None
+            self._live.stop()
+            self._live = None
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(1.0 / self.refresh_per_second)
+            self._refresh(force=True)
+
+    def _refresh(self, force: bool = False) -> None:
+        if self._live is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_refresh < 1.0 / self.refresh_per_second:
+            return  # the ticker draws it soon enough
+        self._last_refresh = now
+        self._live.update(self._render(), refresh=True)
+
+    def _render(self) -> RenderableType:
+        rows = list(self.rows.values())
+        room = max(2, self.console.height - 3)  # a live region taller than the screen cannot be redrawn
+        hidden = _rows_to_hide(rows, room)
+        heading = Text.assemble(("Running plan", "bold"), f" · round {self.round}" if self.round > 1 else "")
+        heading.append(f" · {self._counts()}", style="dim")
+        parts: list[RenderableType] = [heading, self._table([row for row in rows if row.id not in hidden], time.time())]
+        if hidden:
+            parts.append(Text(f"… {len(hidden)} more: {_count_statuses(hidden.values())}", style="dim"))
+        return Group(*parts)
+
+    # ---- pieces ----
+
+    def _table(self, rows: Sequence[TaskRow], now: float) -> Group:
+        """One line per task, columns aligned by padding (a rich Table squeezes every column when narrow;
+        here only the last one, the activity, is cut)."""
+        elapsed = [row.elapsed(now) for row in rows]
+        times = [format_duration(seconds) if seconds is not None else "" for seconds in elapsed]
+        tokens = [format_tokens(row.usage.total) if row.usage.total else "" for row in rows]
+        id_width = min(MAX_ID_WIDTH, max((len(row.id) for row in rows), default=0))
+        time_width = max(map(len, times), default=0)
+        token_width = max(map(len, tokens), default=0)
+        lines = []
+        for row, spent, used in zip(rows, times, tokens, strict=True):
+            shown_id = row.id if len(row.id) <= id_width else row.id[: id_width - 1] + "…"
+            line = Text.assemble(status_icon(row.status), " ", (shown_id.ljust(id_width), "bold"), " ")
+            line.append_text(type_badge(row.type, padded=True))
+            columns = [spent.rjust(time_width)] if time_width else []
+            columns += [used.rjust(token_width)] if token_width else []
+            line.append(" " + " ".join([*columns, ""]), style="dim")
+            line.append_text(self._outcome(row))
+            line.no_wrap, line.overflow = True, "ellipsis"
+            lines.append(line)
+        return Group(*lines)
+
+    def _outcome(self, row: TaskRow) -> Text:
+        """What a running task does, how a finished one ended, what a pending one waits for."""
+        if row.status is TaskStatus.RUNNING:
+            return Text(fold(row.activity) or "working…", style="red" if row.activity_failed else "cyan")
+        if row.status is TaskStatus.COMPLETED:
+            return Text(fold(row.result) or "done")
+        if row.status in (TaskStatus.FAILED, TaskStatus.SKIPPED):
+            return Text(fold(row.error), style="red" if row.status is TaskStatus.FAILED else "yellow")
+        waiting = [
+            dep for dep in row.dependencies if dep in self.rows and self.rows[dep].status is not TaskStatus.COMPLETED
+        ]
+        text = "waits for " + ", ".join(self._safe(dep) for dep in waiting) if waiting else fold(row.description)
+        return Text(text, style="dim")
+
+    def _finished_line(self, row: TaskRow) -> Text:
+        line = Text.assemble(status_icon(row.status), " ", (row.id, "bold"), f" {row.status.value.lower()}")
+        elapsed = row.elapsed(time.time())
+        if elapsed is not None and row.status is not TaskStatus.SKIPPED:
+            line.append(f" in {format_duration(elapsed)}")
+        outcome = self._outcome(row)
+        if outcome.plain:
+            line.append(": ")
+            line.append_text(outcome)
+        return line
+
+    def _counts(self) -> str:
+        total = f"{len(self.rows)} task" + ("" if len(self.rows) == 1 else "s")
+        return f"{total}: {_count_statuses(self.rows.values())}" if self.rows else total
+
+    def _plain(self, line: Text) -> None:
+        """Progress lines, only when there is no live table to show progress."""
+        if not self.console.is_terminal:
+            self.console.print(line)
+
+    def _say(self, line: Text) -> None:
+        self.console.print(line)  # above the live table while it is shown
+
+    def _safe(self, text: str) -> str:
+        text = clean(text)
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+def _rows_to_hide(rows: list[TaskRow], room: int) -> dict[str, TaskRow]:
+    """Rows left out of a live table with `room` lines: the oldest finished ones first, then the pending ones
+    furthest away; running ones last."""
+    if len(rows) <= room:
+        return {}
+    order = {id(row): index for index, row in enumerate(rows)}
+
+    def rank(row: TaskRow) -> tuple[int, int]:
+        later_first = -1 if row.status is TaskStatus.PENDING else 1
+        return HIDE_FIRST.index(row.status), later_first * order[id(row)]
+
+    ranked = sorted(rows, key=rank)
+    return {row.id: row for row in ranked[: len(rows) - room + 1]}  # one line says what is hidden
+
+
+def _count_statuses(rows: Iterable[TaskRow]) -> str:
+    counts: dict[TaskStatus, int] = {}
+    for row in rows:
+        counts[row.status] = counts.get(row.status, 0) + 1
+    return ", ".join(f"{counts[status]} {status.value.lower()}" for status in TaskStatus if status in counts)
+
+
+def format_duration(seconds: float) -> str:
+    """`0.4s`, `12.3s`, `2m05s`, `1h02m`."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def format_tokens(count: int) -> str:
+    """`532 tok`, `12.3k tok`, `1.2M tok`."""
+    if count < 1000:
+        return f"{count} tok"
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k tok"
+    return f"{count / 1_000_000:.1f}M tok"
