@@ -2,7 +2,8 @@
 
 The terminal is put in raw mode and read through prompt_toolkit's input, so a lone ESC arrives as a key
 (no Enter needed) and Ctrl-C arrives as a key rather than a signal. SIGINT from elsewhere (`kill -INT`,
-a terminal that is not a TTY) cancels too.
+a terminal that is not a TTY) cancels too. Alt+key combinations arrive as ESC + key, so they cancel as well;
+arrow and function keys are whole escape sequences and do not.
 
 Type-ahead: printable characters typed during a turn are collected (Backspace removes the last one) and
 the REPL puts them in the next prompt, unsent. Every other key (Enter, arrows, Tab, ...) is dropped, so

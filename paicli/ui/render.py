@@ -29,6 +29,7 @@ PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # everything but \t and \n, C1 controls too
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+OWN_GAP = re.compile(r" {0,3}([-*+]\s|\d+[.)]\s|>|\|)")  # lists, quotes, tables: rich starts them with a blank line
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 
 # The argument shown after a tool's name; tools not listed show their first string argument.
@@ -176,6 +177,7 @@ class ChatRenderer:
         self._last_preview = 0.0
         self._calls_in_batch = 0  # tool calls since the last result, shown before their results
         self._batch_has_results = False
+        self._after_tool_lines = False  # text printed next gets a blank line before it
 
     # ---- EventSink ----
 
@@ -208,7 +210,7 @@ class ChatRenderer:
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
         self.flush()
-        self._calls_in_batch, self._batch_has_results = 0, False
+        self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
         if self.turn_usage.total:
             self.line(usage_line(self.turn_usage, self.session_usage), "dim")
         self.turn_usage = Usage()
@@ -223,14 +225,19 @@ class ChatRenderer:
 
     def _text(self, delta: str) -> None:
         self.streamed = True
-        for block in self._blocks.feed(clean(delta)):
+        blocks = self._blocks.feed(clean(delta))
+        if blocks and self._live is not None:
+            # Printing redraws the preview below the output: it must no longer hold the printed blocks.
+            self._live.update(self._preview_renderable(), refresh=False)
+        for block in blocks:
             self._print_block(block)
         if self.live_preview:
             self._preview()
 
     def _print_block(self, block: str) -> None:
-        if self._blocks_printed:
+        if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
             self.console.print()
+        self._after_tool_lines = False
         self.console.print(Markdown(self._mask(block)))
         self._blocks_printed += 1
 
@@ -239,9 +246,7 @@ class ChatRenderer:
         if not force and now - self._last_preview < 1.0 / PREVIEW_HZ:
             return
         self._last_preview = now
-        rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
-        text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
-        renderable: RenderableType = Markdown(self._mask(text)) if text.strip() else Text("")
+        renderable = self._preview_renderable()
         if self._live is None:
             self._live = Live(
                 renderable,
@@ -254,6 +259,11 @@ class ChatRenderer:
             )
             self._live.start()
         self._live.update(renderable, refresh=True)
+
+    def _preview_renderable(self) -> RenderableType:
+        rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
+        text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
+        return Markdown(self._mask(text)) if text.strip() else Text("")
 
     def _stop_preview(self) -> None:
         if self._live is not None:
@@ -274,7 +284,7 @@ class ChatRenderer:
     def _tool_result(self, event: ToolResultEvent) -> None:
         # With several calls in flight, say which one this result belongs to.
         who = f"{clean(event.name)}: " if self._calls_in_batch > 1 else ""
-        self._batch_has_results = True
+        self._batch_has_results = self._after_tool_lines = True
         summary = self._mask(result_summary(event.ok, event.output))
         line = Text(f"  ⎿ {who}{summary}", style="dim" if event.ok else "dim red")
         line.no_wrap, line.overflow = True, "ellipsis"

@@ -27,7 +27,7 @@ from paicli.llm.types import Message
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.ui.commands import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.keys import CancelKeys
-from paicli.ui.render import ChatRenderer
+from paicli.ui.render import ChatRenderer, one_line
 
 EXIT_OK, EXIT_CANCELLED = 0, 130
 PROMPT = "› "
@@ -199,7 +199,7 @@ class Repl:
             if error is None:
                 self.say("cancelled", "dim")
             elif isinstance(error, PaicliError):
-                self.error(str(error))  # model unreachable, step budget spent, ...: the REPL goes on
+                self.error(one_line(str(error), limit=1000))  # model unreachable, budget spent, ...: the REPL goes on
             else:
                 from rich.traceback import Traceback  # only for bugs: not worth its import time at start
 

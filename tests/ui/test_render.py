@@ -156,6 +156,9 @@ def test_tool_call_and_result_lines() -> None:
         "⏺ edit_file a.py",
         "  ⎿ Error: old_text not found in a.py",
     ]
+    stream(renderer, "Fixed it.")
+    renderer.flush()
+    assert lines_of(out)[-2:] == ["", "Fixed it."]  # the answer stands apart from the tool lines
 
 
 def test_results_of_parallel_calls_name_their_tool() -> None:
