@@ -231,7 +231,8 @@ class LivePlanView:
         rows = list(self.rows.values())
         self.console.print()
         self.console.print(Text.assemble((f"Plan {event.status}", FINAL_STYLES[event.status]), f" · {self._counts()}"))
-        self.console.print(self._table(rows, time.time()))
+        if any(row.started is not None or row.status is not TaskStatus.PENDING for row in rows):
+            self.console.print(self._table(rows, time.time()))  # (a plan cancelled in review ran nothing)
         for title, status in (("Failed", TaskStatus.FAILED), ("Skipped", TaskStatus.SKIPPED)):
             chosen = [row for row in rows if row.status is status]
             if chosen:

@@ -140,6 +140,7 @@ def test_the_usage_line_falls_back_to_the_usage_events_seen() -> None:
     view.emit(PlanFinished(status="CANCELLED", usage=Usage()))
     text = out.getvalue()
     assert "Plan CANCELLED · 4 tasks: 4 pending" in text
+    assert "task_1" not in text  # nothing ran: no table
     assert text.splitlines()[-1] == "↑ 15 ↓ 3 tokens"
 
 
