@@ -247,7 +247,7 @@ class _Review:
     async def until_escape(self, work: Coroutine[Any, Any, T], message: str) -> T | None:
         """Runs `work` while Esc (or Ctrl+C) can cancel it; its result, or None when cancelled."""
         started = asyncio.Event()
-        app = self._key_app(WAIT_KEYS, [("", message + " "), ("class:key", "Esc"), ("", " cancels")])
+        app = self._key_app(WAIT_KEYS, [("", message + " "), ("bold", "Esc"), ("", " cancels")])
         watcher = asyncio.ensure_future(app.run_async(pre_run=started.set))
         job = asyncio.ensure_future(work)
         try:
