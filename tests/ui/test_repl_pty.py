@@ -39,33 +39,23 @@ def test_a_message_streams_the_answer_and_the_usage(spawn_repl: Spawn, fake: Fak
     assert fake.requests[0].messages[0]["role"] == "system"
 
 
-def test_esc_cancels_a_hanging_reply_and_closes_the_request(spawn_repl: Spawn, fake: FakeLLM) -> None:
+def test_esc_or_ctrl_c_cancels_a_hanging_reply_and_closes_the_request(spawn_repl: Spawn, fake: FakeLLM) -> None:
     fake.on("slow question", Reply.hang(after_chunks=2, content="partial answer that hangs"))
+    fake.on("stuck question", Reply.hang())
     fake.on("next question", Reply.text("Fresh answer."))
     child = spawn_repl()
-    send_line(child, "slow question")
-    request = fake.wait_for_requests(1, timeout=10)[0]
-    child.send(ESC)
-    expect_text(child, "cancelled", timeout=5)
-    child.expect_exact(PROMPT, timeout=5)
-    assert request.wait_finished(timeout=5)
-    assert request.disconnected
-    # The unanswered question is not part of the conversation any more.
+    for question, key, count in (("slow question", ESC, 1), ("stuck question", CTRL_C, 2)):
+        send_line(child, question)
+        request = fake.wait_for_requests(count, timeout=10)[-1]
+        child.send(key)
+        expect_text(child, "cancelled", timeout=5)
+        child.expect_exact(PROMPT, timeout=5)
+        assert request.wait_finished(timeout=5)
+        assert request.disconnected
+    # The unanswered questions are not part of the conversation any more.
     send_line(child, "next question")
     expect_text(child, "Fresh answer.")
     assert user_messages(fake) == ["next question"]
-
-
-def test_ctrl_c_cancels_a_running_turn(spawn_repl: Spawn, fake: FakeLLM) -> None:
-    fake.on("slow", Reply.hang())
-    child = spawn_repl()
-    send_line(child, "slow")
-    request = fake.wait_for_requests(1, timeout=10)[0]
-    child.send(CTRL_C)
-    expect_text(child, "cancelled", timeout=5)
-    child.expect_exact(PROMPT, timeout=5)
-    assert request.wait_finished(timeout=5)
-    assert child.isalive()
 
 
 def test_cancel_after_a_tool_round_keeps_the_conversation_consistent(
@@ -154,15 +144,17 @@ def test_model_and_clear_apply_to_the_session_and_quit_leaves(spawn_repl: Spawn,
     assert "first" in (home / ".paicli" / "history").read_text()
 
 
-def test_ctrl_c_at_the_prompt_clears_the_line(spawn_repl: Spawn, fake: FakeLLM) -> None:
+def test_ctrl_c_at_the_prompt_clears_the_line_and_alt_enter_starts_a_new_one(spawn_repl: Spawn, fake: FakeLLM) -> None:
     fake.on("fresh", Reply.text("Fresh."))
     child = spawn_repl()
     child.send("draft text")
     child.send(CTRL_C)
     child.expect_exact(PROMPT)
-    send_line(child, "fresh")
+    child.send("fresh start")
+    child.send(ESC + ENTER)  # Alt+Enter as terminals send it
+    send_line(child, "second line")
     expect_text(child, "Fresh.")
-    assert user_messages(fake) == ["fresh"]
+    assert user_messages(fake) == ["fresh start\nsecond line"]
 
 
 def test_text_typed_during_a_turn_waits_in_the_next_prompt(spawn_repl: Spawn, fake: FakeLLM) -> None:
