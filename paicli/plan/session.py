@@ -60,6 +60,7 @@ class PlanSession:
     meter: MeteredModel | None = None
     on_change: PlanListener = field(default=lambda plan: None)
     failure: str | None = None  # why the plan FAILED, for the user
+    summary: str | None = None  # the final answer, once the plan has finished
 
     async def run(self, goal: str | None = None, *, plan: Plan | None = None) -> Plan:
         """Plans `goal` (or takes `plan`, e.g. a resumed one) and drives it to a final status."""
@@ -154,6 +155,7 @@ class PlanSession:
         self.on_change(plan)
         if summary is None and status is PlanStatus.FAILED:
             summary = self.failure
+        self.summary = summary
         usage = self.meter.usage if self.meter is not None else sum((t.usage for t in plan.tasks), Usage())
         self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage))  # type: ignore[arg-type]
         return plan

@@ -69,12 +69,31 @@ async def leave(repl: Repl, arg: str) -> Outcome:
     return Outcome.EXIT
 
 
+async def plan(repl: Repl, arg: str) -> Outcome:
+    from paicli.ui.plan_command import plan_slash  # plan mode loads its modules on first use
+
+    return await plan_slash(repl, arg)
+
+
+async def plans(repl: Repl, arg: str) -> Outcome:
+    from paicli.ui.plan_command import list_plans
+
+    return await list_plans(repl, arg)
+
+
+async def compact(repl: Repl, arg: str) -> Outcome:
+    await repl.compact()
+    return Outcome.CONTINUE
+
+
 COMMANDS: list[Command] = [
     Command("/help", "list the commands and keys", show_help),
     Command("/clear", "forget the conversation", clear_conversation),
     Command("/model", "show the model, or switch to NAME for this session", model, usage="[NAME]"),
-    # Plan mode registers here: Command("/plan", "plan GOAL (or the next input), review, execute", plan,
-    # usage="[GOAL]"), with its handler in its own module (paicli/ui/plan_*.py).
+    Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
+            usage="[GOAL | resume [ID]]"),
+    Command("/plans", "list the saved plans of this workspace", plans),
+    Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import TracebackType
 
 from prompt_toolkit.input import Input, create_input
@@ -44,6 +44,27 @@ class CancelKeys:
 
     def __enter__(self) -> CancelKeys:
         self._loop = asyncio.get_running_loop()
+        self._watch()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._stack.close()
+
+    @contextlib.contextmanager
+    def suspended(self) -> Iterator[None]:
+        """Gives the keyboard back (cooked mode, input detached) while another prompt reads it, e.g. the
+        plan review or an approval question; watching resumes afterwards."""
+        self._stack.close()
+        try:
+            yield
+        finally:
+            self._stack = contextlib.ExitStack()
+            self._watch()
+
+    def _watch(self) -> None:
+        assert self._loop is not None
         try:
             self._loop.add_signal_handler(signal.SIGINT, self.on_cancel)
             self._stack.callback(self._loop.remove_signal_handler, signal.SIGINT)
@@ -57,12 +78,6 @@ class CancelKeys:
         except (EOFError, OSError):
             pass  # stdin cannot be watched (closed, /dev/null): SIGINT still cancels
         self._stack.callback(self._cancel_flush)
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self._stack.close()
 
     def _on_ready(self) -> None:
         assert self._input is not None and self._loop is not None

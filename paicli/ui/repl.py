@@ -14,6 +14,8 @@ import signal
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -24,6 +26,7 @@ from paicli.config import Settings
 from paicli.errors import PaicliError
 from paicli.events import TextDelta
 from paicli.llm.types import Message
+from paicli.plan.model import Plan
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.ui.commands import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.keys import CancelKeys
@@ -112,12 +115,20 @@ class Repl:
         self.console = console
         self.messages: list[Message] = []
         self.typeahead = ""
+        self.plan_next = False  # `/plan` alone: the next message is planned
         self.clear_conversation()
         home = Path(os.environ.get("HOME") or Path.home())
+        keys = prompt_keys()
+
+        @keys.add("escape", filter=Condition(lambda: self.plan_next and not get_app().current_buffer.text))
+        def _drop_plan(event: KeyPressEvent) -> None:
+            self.plan_next = False
+            event.app.invalidate()
+
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home),
             multiline=True,
-            key_bindings=prompt_keys(),
+            key_bindings=keys,
             completer=SlashCompleter(),
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
@@ -137,6 +148,24 @@ class Repl:
     def clear_conversation(self) -> None:
         self.messages = [{"role": "system", "content": self.runtime.system_prompt(None)}]
 
+    def remember_plan(self, plan: Plan, summary: str | None) -> None:
+        """A finished plan joins the conversation, so chat turns after it know what was done."""
+        self.messages += [
+            {"role": "user", "content": f"/plan {plan.goal}"},
+            {"role": "assistant", "content": summary or plan.summary or "The plan completed."},
+        ]
+
+    async def compact(self) -> None:
+        from paicli.agent.compress import estimate_tokens
+
+        before = estimate_tokens(self.messages)
+        try:
+            self.messages = await self.runtime.compressor().compact(self.messages)
+        except PaicliError as err:
+            self.error(one_line(str(err), limit=1000))
+            return
+        self.say(f"conversation compacted: about {before:,} → {estimate_tokens(self.messages):,} tokens", "dim")
+
     def say(self, text: str, style: str = "") -> None:
         self.renderer.line(text, style)
 
@@ -153,9 +182,7 @@ class Repl:
         )
         while True:
             try:
-                text = await self.session.prompt_async(
-                    FormattedText([("bold ansicyan", PROMPT)]), default=self.typeahead
-                )
+                text = await self.session.prompt_async(self._prompt, default=self.typeahead)
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
             except EOFError:
@@ -167,6 +194,12 @@ class Repl:
 
     async def handle(self, text: str) -> Outcome:
         if not text.strip():
+            return Outcome.CONTINUE
+        if self.plan_next and not text.lstrip().startswith("/"):
+            self.plan_next = False
+            from paicli.ui.plan_command import run_plan
+
+            await run_plan(self, goal=text.strip())
             return Outcome.CONTINUE
         if text.lstrip().startswith("/"):
             name, arg = split_command(text)
@@ -211,6 +244,11 @@ class Repl:
                 self.renderer.emit(TextDelta(task_id=None, text=result.content))
             self.messages = result.messages
         self.renderer.end_turn()
+
+    def _prompt(self) -> FormattedText:
+        if self.plan_next:
+            return FormattedText([("bold ansimagenta", "plan" + PROMPT)])
+        return FormattedText([("bold ansicyan", PROMPT)])
 
     def _toolbar(self) -> FormattedText:
         usage = self.renderer.session_usage
