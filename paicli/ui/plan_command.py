@@ -86,6 +86,8 @@ async def run_plan(repl: Repl, *, goal: str | None, plan: Plan | None = None, pl
                 job.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await job
+    if session.meter is not None:
+        repl.renderer.session_usage = repl.renderer.session_usage + session.meter.usage
     if job.cancelled():
         repl.say("plan cancelled · /plan resume continues it", "dim")
         return
