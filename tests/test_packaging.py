@@ -1,0 +1,42 @@
+"""The wheel carries every prompt: build it, unpack it like an install would, and load each prompt."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_wheel_ships_every_prompt(tmp_path: Path) -> None:
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), REPO],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("paicli-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    prompts = site / "paicli" / "_prompts"
+    shipped = sorted(p.relative_to(prompts).as_posix() for p in prompts.glob("**/*.md"))
+    in_repo = sorted(p.relative_to(REPO / "prompts").as_posix() for p in (REPO / "prompts").glob("**/*.md"))
+    assert shipped == in_repo and "modes/planner.md" in shipped
+    probe = (
+        "import sys, pathlib; sys.path.insert(0, sys.argv[1]);"
+        "from paicli.agent.context import load_prompt, packaged_prompts_dir;"
+        "assert packaged_prompts_dir().parent.parent == pathlib.Path(sys.argv[1]), packaged_prompts_dir();"
+        "[load_prompt(n, pathlib.Path('.')) for n in sys.argv[2:]]; print('ok')"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-I", "-c", probe, str(site), *shipped],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert loaded.stdout.strip() == "ok", loaded.stderr
