@@ -103,3 +103,30 @@ def test_esc_while_a_task_runs_a_command_kills_it_and_cancels_the_plan(
     time.sleep(0.2)
     assert subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True).returncode == 1
     assert saved_status(workspace) == "CANCELLED"
+
+
+def test_a_cancelled_plan_resumes_without_rerunning_completed_tasks(
+    spawn_repl: Spawn, fake: FakeLLM, workspace: Path
+) -> None:
+    fake.on(system_is(PLANNER), Reply.text(plan_json({"first": [], "second": ["first"]}, summary="two steps")))
+    fake.on(task_is("first"), Reply.text("FIRST-DONE"))
+    fake.on(task_is("second"), Reply.hang())
+    fake.on(task_is("second"), Reply.text("second done"))  # served once the hang above is used up
+    script_summary(fake, "Both steps done.")
+    child = spawn_repl("--no-review")
+    child.send("/plan do two steps" + ENTER)
+    expect_text(child, "two steps")
+    expect_text(child, "Enter")
+    child.send(ENTER)
+    fake.wait_for_requests(3, timeout=15)
+    child.send(ESC)
+    expect_text(child, "/plan resume", timeout=5)
+    child.expect_exact(PROMPT, timeout=5)
+    assert saved_status(workspace) == "CANCELLED"
+    child.send("/plan resume" + ENTER)
+    expect_text(child, "Enter")
+    child.send(ENTER)
+    expect_text(child, "Both steps done.", timeout=20)
+    assert len(requests_of(fake, "first")) == 1
+    assert "FIRST-DONE" in requests_of(fake, "second")[-1].text
+    assert saved_status(workspace) == "COMPLETED"
