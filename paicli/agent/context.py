@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paicli.tools.walk import walk
+
 TOOL_MODES = (None, "executor")
+OVERVIEW_MODES = ("planner", "replanner")  # tool-free modes that must know the files to plan around them
+OVERVIEW_ENTRIES = 300
 RULES_CAP = 24_000  # characters of project rules injected into a system prompt
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -58,8 +62,21 @@ def system_prompt(mode: str | None, workspace: Path, home: Path) -> str:
     sections = [load_prompt("system.md", workspace).strip()] if mode in TOOL_MODES else []
     if mode:
         sections.append(load_prompt(f"modes/{mode}.md", workspace).strip())
-    sections.append(f"# Workspace\n\nThe workspace root is {workspace}. Paths in tool calls are relative to it.")
+    sections.append(f"# Workspace\n\nThe workspace root is {workspace}. Paths are relative to it.")
+    if mode in OVERVIEW_MODES:
+        sections.append(f"# Files in the workspace\n\n{workspace_overview(workspace)}")
     rules = project_rules(workspace, home)
     if rules:
         sections.append(f"# Project rules\n\nFollow these rules of the project.\n\n{rules}")
     return "\n\n".join(sections) + "\n"
+
+
+def workspace_overview(workspace: Path, limit: int = OVERVIEW_ENTRIES) -> str:
+    """The workspace's files and folders (junk folders left out), one per line, at most `limit`."""
+    entries = list(walk(workspace, workspace, max_entries=limit + 1))
+    lines = [entry.relative + ("/" if entry.is_dir else "") for entry in entries[:limit]]
+    if not lines:
+        return "(empty)"
+    if len(entries) > limit:
+        lines.append(f"[... more entries left out; the list stops at {limit}]")
+    return "\n".join(lines)

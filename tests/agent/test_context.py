@@ -2,7 +2,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paicli.agent.context import load_prompt, packaged_prompts_dir, project_rules, system_prompt
+from paicli.agent.context import (
+    load_prompt,
+    packaged_prompts_dir,
+    project_rules,
+    system_prompt,
+    workspace_overview,
+)
 
 
 def test_every_mode_prompt_is_packaged() -> None:
@@ -39,3 +45,21 @@ def test_executor_prompt_is_byte_identical_and_planner_has_no_tool_talk(tmp_path
     assert first == system_prompt("executor", tmp_path, tmp_path)
     assert "Use tabs." in first and "execute_command" in first
     assert "execute_command" not in system_prompt("planner", tmp_path, tmp_path).split("# Project rules")[0]
+
+
+def test_planner_sees_the_workspace_files_but_tasks_do_not(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "junk.js").write_text("")
+    planner = system_prompt("planner", tmp_path, tmp_path / "home")
+    assert "src/app.py" in planner and "junk.js" not in planner
+    assert "src/app.py" not in system_prompt("executor", tmp_path, tmp_path / "home")
+
+
+def test_workspace_overview_is_capped(tmp_path: Path) -> None:
+    for n in range(20):
+        (tmp_path / f"f{n:02}.txt").write_text("")
+    overview = workspace_overview(tmp_path, limit=5)
+    assert overview.splitlines()[:5] == ["f00.txt", "f01.txt", "f02.txt", "f03.txt", "f04.txt"]
+    assert "stops at 5" in overview
