@@ -13,9 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
 from paicli.errors import ConfigError
+from paicli.policy.rules import check_rules
+from paicli.trust import ConfirmTrust, Warn, screen_workspace_config, warn_on_stderr
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -46,6 +48,13 @@ class Settings(BaseModel):
     approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="None = ask in the REPL, auto headless")
     context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
+    allow: list[str] = Field(default_factory=list, description="rules for calls that run unasked (policy/rules.py)")
+    deny: list[str] = Field(default_factory=list, description="rules for calls refused in every mode; deny wins")
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _valid_rules(cls, rules: list[str]) -> list[str]:
+        return check_rules(rules)
 
     def require_key(self) -> str:
         if self.api_key is None or not self.api_key.get_secret_value():
@@ -95,16 +104,28 @@ def load_settings(
     workspace: Path | None = None,
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
+    confirm_trust: ConfirmTrust | None = None,
+    warn: Warn = warn_on_stderr,
 ) -> Settings:
-    """Merge every source; raises ConfigError with a one-line reason on a bad value."""
+    """Merge every source; raises ConfigError with a one-line reason on a bad value.
+
+    The workspace config's base_url, api_key, approval and allow rules apply only when the user trusts
+    that file (paicli.trust): `confirm_trust` is asked once per file version; without it they are
+    ignored with a `warn`ing. Allow and deny rules add up across the files instead of replacing."""
     env = os.environ if env is None else env
     home = Path(env.get("HOME", str(Path.home()))) if home is None else home
     root = (workspace or Path.cwd()).resolve()
     if not root.is_dir():
         raise ConfigError(f"workspace {root} is not a folder")
     merged: dict[str, Any] = {}
-    merged.update(read_config_file(home / ".paicli" / "config.toml"))
-    merged.update(read_config_file(root / ".paicli" / "config.toml"))
+    home_config, workspace_config = home / ".paicli" / "config.toml", root / ".paicli" / "config.toml"
+    _merge_config(merged, read_config_file(home_config))
+    if os.path.realpath(workspace_config) != os.path.realpath(home_config):
+        workspace_values = read_config_file(workspace_config)
+        _merge_config(
+            merged,
+            screen_workspace_config(workspace_values, workspace_config, home=home, confirm=confirm_trust, warn=warn),
+        )
     merged.update(env_values(env))
     merged.update({k: v for k, v in (flags or {}).items() if v is not None})
     merged["workspace"] = root
@@ -114,3 +135,11 @@ def load_settings(
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"invalid setting {where}: {first['msg']}") from None
+
+
+def _merge_config(merged: dict[str, Any], values: Mapping[str, Any]) -> None:
+    for key, value in values.items():
+        if key in ("allow", "deny") and isinstance(value, list) and isinstance(merged.get(key), list):
+            merged[key] = [*merged[key], *value]
+        else:
+            merged[key] = value

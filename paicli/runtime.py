@@ -9,6 +9,7 @@ from pathlib import Path
 from paicli.agent.compress import Compressor
 from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
+from paicli.audit import AuditLog, audit_folder
 from paicli.config import Settings
 from paicli.events import EventSink
 from paicli.llm.client import LLMClient
@@ -22,6 +23,8 @@ from paicli.plan.scheduler import Scheduler
 from paicli.plan.session import Approve, PlanSession, approve_unasked
 from paicli.plan.store import PlanRecorder, PlanStore
 from paicli.plan.summary import Summarizer
+from paicli.policy.approval import ApprovalPolicy
+from paicli.policy.rules import Rules
 from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.toolbox import ToolBox
 
@@ -45,7 +48,8 @@ class Runtime:
     tools: ToolBox = field(default_factory=ToolBox.default)
     locks: PathLocks = field(default_factory=PathLocks)
     home: Path = field(default_factory=Path.home)
-    approve: Approver | None = None
+    approve: Approver | None = None  # the human in the loop (the REPL's prompt); None: nobody to ask
+    policy: ApprovalPolicy | None = None  # the gate of `tools`; /approval changes its mode
 
     @property
     def workspace(self) -> Path:
@@ -113,7 +117,16 @@ def build_runtime(settings: Settings, sink: EventSink, *, approve: Approver | No
         sink=sink,
     )
     home = Path(os.environ.get("HOME", str(Path.home())))
-    return Runtime(settings=s, sink=sink, llm=llm, home=home, approve=approve)
+    policy = build_policy(s, home)
+    tools = ToolBox.default(gate=policy, mark_data=True)
+    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, approve=approve, policy=policy)
+
+
+def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:
+    """The approval policy of a session: mode and rules from the settings, auditing to ~/.paicli/audit/."""
+    audit = AuditLog(audit_folder(home), secrets=secret_values(settings), workspace=settings.workspace)
+    rules = Rules(settings.allow, settings.deny, workspace=settings.workspace)
+    return ApprovalPolicy(settings.workspace, mode=settings.approval, rules=rules, audit=audit)
 
 
 def build_plan_session(

@@ -23,6 +23,8 @@ def script_fix_turn(fake: FakeLLM) -> None:
 
 def test_run_reads_edits_and_runs_with_json_events(fake: FakeLLM, workspace: Path, home: Path) -> None:
     (workspace / "app.py").write_text("print(1 + 1)\n")
+    with (home / ".paicli" / "config.toml").open("a") as config:
+        config.write('allow = ["python3 app.py"]\n')  # headless runs are `auto`: running code needs a rule
     script_fix_turn(fake)
     done = run_paicli(["-C", str(workspace), "run", "fix the sum", "--json"], paicli_env(fake, home))
     assert done.code == 0, done.stderr

@@ -3,7 +3,8 @@
 `dangerous_reason` looks at what bash would run, not at the text: the command is split on `;`, `&&`,
 `||`, `|`, `&` and newlines, quotes are removed (`r"m"` is rm), wrappers are skipped (`env`, `nohup`,
 `timeout 5`, ...), and the code inside `bash -c '...'`, `eval`, `$(...)`, backticks and `<(...)` is
-checked too. Quoted text is data: `echo 'rm -rf /'` is fine.
+checked too, and so is the `$(...)` inside an unquoted here-document. Quoted text is data:
+`echo 'rm -rf /'` is fine.
 
 It errs on the side of refusing: `#` comments are not recognised (`a#b` is a word in bash, and
 telling the two apart is not worth a bypass), `rm -rf *` is refused even after a `cd`, and a quoted
@@ -22,9 +23,11 @@ from paicli.tools.shell_words import (
     PLACEHOLDER,
     SimpleCommand,
     extract_substitutions,
+    join_continued_lines,
     pipelines,
     placeholders,
     restore,
+    split_heredocs,
     substitution,
     tokenize,
 )
@@ -78,6 +81,11 @@ class _Checker:
             return "commands nested too deeply to check"
         if _FORK_BOMB.search(text):
             return "a fork bomb"
+        text, heredocs = split_heredocs(join_continued_lines(text))
+        for doc in heredocs:
+            for sub in extract_substitutions(doc.body, quotes=False)[1] if doc.expands else []:
+                if reason := self.check(sub, depth + 1):
+                    return reason
         flat, subs = extract_substitutions(text)
         for sub in subs:
             if reason := self.check(sub, depth + 1):
@@ -92,7 +100,7 @@ class _Checker:
             for operator, target in command.redirects:
                 if ">" in operator and _BLOCK_DEVICE.match(target):
                     return f"writing to the device {target}"
-        commands = [_strip_wrappers(command.words) for command in pipeline]
+        commands = [strip_wrappers(command.words) for command in pipeline]
         for words in commands:
             if words and (reason := self._check_command(words, subs, depth)):
                 return reason
@@ -100,14 +108,14 @@ class _Checker:
         for words in commands:
             if not words:
                 continue
-            name = _basename(words[0])
+            name = basename(words[0])
             if fetched and _is_interpreter(name) and _runs_stdin(words[1:]):
                 return f"piping a download into {name} runs unreviewed code"
             fetched = fetched or name in _FETCHERS
         return None
 
     def _check_command(self, words: list[str], subs: list[str], depth: int) -> str | None:
-        name, args = _basename(words[0]), words[1:]
+        name, args = basename(words[0]), words[1:]
         if name in _PRIVILEGE:
             return f"{name}: running commands as another user is not allowed"
         if name.startswith("mkfs"):
@@ -211,7 +219,7 @@ class _Checker:
         return None
 
 
-def _strip_wrappers(words: list[str]) -> list[str]:
+def strip_wrappers(words: list[str]) -> list[str]:
     """The command proper: leading assignments and wrappers like `env X=1`, `nohup`, `timeout 5` removed."""
     i = 0
     while i < len(words):
@@ -219,7 +227,7 @@ def _strip_wrappers(words: list[str]) -> list[str]:
         if _ASSIGNMENT.fullmatch(word):
             i += 1
             continue
-        if _basename(word) not in _WRAPPERS:
+        if basename(word) not in _WRAPPERS:
             break
         i += 1
         while i < len(words) and words[i].startswith("-") and words[i] != "-":
@@ -229,7 +237,7 @@ def _strip_wrappers(words: list[str]) -> list[str]:
     return words[i:]
 
 
-def _basename(word: str) -> str:
+def basename(word: str) -> str:
     return word.rsplit("/", 1)[-1] if word not in ("/", "") else word
 
 
@@ -245,6 +253,11 @@ def _runs_stdin(args: list[str]) -> bool:
         if arg in ("-c", "-m", "-e", "-E", "--eval") or not arg.startswith("-"):
             return False
     return True
+
+
+def shell_code(name: str, args: list[str]) -> list[str]:
+    """The shell code that `name args` runs itself: `bash -c CODE`, `eval CODE...` (else [])."""
+    return _code_arguments(name, args) if name in _SHELLS or name == "eval" else []
 
 
 def _code_arguments(name: str, args: list[str]) -> list[str]:
@@ -275,7 +288,7 @@ def _mentions_fetcher(code: str) -> bool:
         tokens = tokenize(flat)
     except ValueError:
         tokens = flat.split()
-    return any(_basename(token) in _FETCHERS for token in tokens)
+    return any(basename(token) in _FETCHERS for token in tokens)
 
 
 def _strip_trailing(target: str) -> str:

@@ -1,8 +1,9 @@
 """How bash would split a command line, as far as the command guard needs to know.
 
-`extract_substitutions` lifts `$(...)`, backticks and `<(...)`/`>(...)` out of the text (they are
-code of their own) and leaves placeholder words behind; `pipelines` splits the rest into pipelines
-of simple commands with quotes removed (`r"m"` is `rm`) and redirections set aside.
+`split_heredocs` takes here-document bodies out first (they are data, but an unquoted one still runs
+its `$(...)`); `extract_substitutions` lifts `$(...)`, backticks and `<(...)`/`>(...)` out of the text
+(they are code of their own) and leaves placeholder words behind; `pipelines` splits the rest into
+pipelines of simple commands with quotes removed (`r"m"` is `rm`) and redirections set aside.
 """
 
 from __future__ import annotations
@@ -25,11 +26,97 @@ class SimpleCommand:
 Pipeline = list[SimpleCommand]
 
 
-def extract_substitutions(text: str) -> tuple[str, list[str]]:
+@dataclass
+class HereDoc:
+    body: str
+    expands: bool  # unquoted delimiter: bash runs the `$(...)` and backticks inside the body
+
+
+_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
+
+
+def join_continued_lines(text: str) -> str:
+    """Remove backslash-newline pairs, as bash does before it reads words: `r\\<newline>m` is `rm`.
+
+    An escaped backslash before a newline (`\\\\<newline>`) is kept: that newline ends the command.
+    Inside single quotes bash keeps the pair; removing it there too only changes data, never hides code.
+    """
+    return _CONTINUATION.sub(r"\1", text)
+
+
+_HEREDOC_DELIMITER = re.compile(r"[ \t]*((?:[^\s;&|<>()'\"\\]|'[^']*'|\"[^\"]*\"|\\.)+)")
+
+
+def split_heredocs(text: str) -> tuple[str, list[HereDoc]]:
+    """The text with here-document bodies removed (each operator and delimiter stays), and the bodies.
+
+    A body's quotes mean nothing to bash, so leaving it in would let `don't` open a quote that hides
+    the lines after it. A body without its closing delimiter runs to the end, as in bash.
+    """
+    out: list[str] = []
+    docs: list[HereDoc] = []
+    pending: list[tuple[str, bool, bool]] = []  # (delimiter, strip leading tabs, expands)
+    i, n = 0, len(text)
+    quote: str | None = None
+    while i < n:
+        char = text[i]
+        if quote == "'":
+            quote = None if char == "'" else quote
+        elif char == "\\" and i + 1 < n:
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        elif char in "'\"" and quote in (None, char):
+            quote = None if quote else char
+        elif quote is None and text.startswith("<<<", i):  # a here-string: its word stays in the text
+            out.append("<<<")
+            i += 3
+            continue
+        elif quote is None and text.startswith("<<", i):
+            strip_tabs = text.startswith("<<-", i)
+            start = i + (3 if strip_tabs else 2)
+            match = _HEREDOC_DELIMITER.match(text, start)
+            if match:
+                word = match.group(1)
+                expands = not any(c in word for c in "'\"\\")
+                pending.append((re.sub(r"['\"\\]", "", word), strip_tabs, expands))
+                out.append(text[i : match.end()])
+                i = match.end()
+                continue
+        elif char == "\n" and quote is None and pending:
+            out.append(char)
+            i = _take_bodies(text, i + 1, pending, docs)
+            pending = []
+            continue
+        out.append(char)
+        i += 1
+    if pending:  # the operator was on the last line: the bodies are empty
+        docs.extend(HereDoc("", expands) for _, _, expands in pending)
+    return "".join(out), docs
+
+
+def _take_bodies(text: str, i: int, pending: list[tuple[str, bool, bool]], docs: list[HereDoc]) -> int:
+    """Consume the bodies that follow a line with here-document operators; return where the text goes on."""
+    for delimiter, strip_tabs, expands in pending:
+        lines: list[str] = []
+        while i < len(text):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                break
+            lines.append(line)
+        docs.append(HereDoc("\n".join(lines), expands))
+    return min(i, len(text))
+
+
+def extract_substitutions(text: str, *, quotes: bool = True) -> tuple[str, list[str]]:
     """Replace each top-level `$(...)`, backtick and `<(...)`/`>(...)` with a placeholder word.
 
     Returns the flattened text and the bodies, in order. Single-quoted text is left alone (bash does
-    not substitute there); double-quoted text is searched, as bash does.
+    not substitute there); double-quoted text is searched, as bash does. `quotes=False` treats quote
+    characters as ordinary text, as bash does in the body of an unquoted here-document.
     """
     out: list[str] = []
     subs: list[str] = []
@@ -37,7 +124,10 @@ def extract_substitutions(text: str) -> tuple[str, list[str]]:
     quote: str | None = None
     while i < n:
         char = text[i]
-        if quote == "'":
+        if not quotes and char in "'\"":
+            out.append(char)
+            i += 1
+        elif quote == "'":
             out.append(char)
             quote = None if char == "'" else quote
             i += 1

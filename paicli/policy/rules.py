@@ -1,0 +1,168 @@
+"""Allow and deny rules from the configuration. Deny wins, in every approval mode.
+
+    allow = ["pytest", "ruff check", "execute_command(npm test)", "write_file(docs/*)"]
+    deny  = ["git push", "edit_file(migrations/*)", "execute_command(curl)"]
+
+A rule is one of:
+    TOOL              every call of that tool (read_file, write_file, edit_file, ..., execute_command)
+    TOOL(PATTERN)     for execute_command a command prefix; for the other tools a glob on the path,
+                      relative to the workspace (`*` also matches `/`: `src/*` is everything below src/)
+    COMMAND PREFIX    short for execute_command(COMMAND PREFIX)
+
+A command prefix matches whole words with quotes removed: `git push` matches `git push -f origin` and
+`/usr/bin/git push`, not `git pushx`. A trailing `*` or `:*` is accepted and ignored (`npm run test:*`).
+A deny rule matches when ANY command of a command line matches (also inside `$(...)` and after wrappers
+such as `env`, `timeout 5`); an allow rule must cover EVERY command of the line that needs approval.
+Allow rules never cover what the classifier cannot read (OPAQUE) or what the hard denylist refuses.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from paicli.policy.classify import Classification, Risk, normalise_name
+from paicli.tools.commands import strip_wrappers
+from paicli.tools.shell_words import tokenize
+
+COMMAND_TOOL = "execute_command"
+TOOL_NAMES = ("read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code", COMMAND_TOOL)
+_TOOL_FORM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Rule:
+    text: str  # as written in the configuration
+    tool: str
+    words: tuple[str, ...] = ()  # execute_command: the command prefix; () = every command
+    path_glob: str | None = None  # other tools: None = every path
+
+
+def parse_rule(text: str) -> Rule:
+    """Raises ValueError with a readable reason for a rule that cannot be understood."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("a rule is empty")
+    form = _TOOL_FORM.fullmatch(stripped)
+    if form:
+        tool, pattern = form.group(1), form.group(2).strip()
+    elif stripped in TOOL_NAMES:
+        tool, pattern = stripped, ""
+    else:
+        tool, pattern = COMMAND_TOOL, stripped
+    if tool != COMMAND_TOOL:
+        return Rule(text, tool, path_glob=_normalise_glob(pattern) if pattern else None)
+    pattern = re.sub(r":?\*$", "", pattern).strip()
+    try:
+        words = tokenize(pattern)
+    except ValueError:
+        raise ValueError(f"the rule {text!r} has unbalanced quotes") from None
+    if any(_is_operator(w) for w in words):
+        raise ValueError(f"the rule {text!r} holds shell operators; write one command prefix per rule")
+    if words:
+        words[0] = normalise_name(words[0])
+    return Rule(text, tool, words=tuple(words))
+
+
+def check_rules(texts: Iterable[str]) -> list[str]:
+    """Validation for the settings: the texts unchanged, or ValueError naming the bad one."""
+    texts = list(texts)
+    for text in texts:
+        parse_rule(text)
+    return texts
+
+
+class Rules:
+    def __init__(self, allow: Iterable[str] = (), deny: Iterable[str] = (), *, workspace: Path | None = None) -> None:
+        self.allow = tuple(parse_rule(text) for text in allow)
+        self.deny = tuple(parse_rule(text) for text in deny)
+        self.workspace = Path(os.path.realpath(workspace)) if workspace is not None else None
+
+    @property
+    def denies_commands(self) -> bool:
+        return any(rule.tool == COMMAND_TOOL for rule in self.deny)
+
+    def denied_by(
+        self, tool: str, arguments: Mapping[str, Any], classification: Classification | None = None
+    ) -> Rule | None:
+        for rule in self.deny:
+            if rule.tool != tool:
+                continue
+            if tool == COMMAND_TOOL:
+                commands = classification.commands if classification else ()
+                variants = [variant for command in commands for variant in _variants(command)]
+                if not rule.words or any(_starts_with(variant, rule.words) for variant in variants):
+                    return rule
+            elif self._path_matches(rule, arguments, any_spelling=True):
+                return rule
+        return None
+
+    def allowed_by(
+        self, tool: str, arguments: Mapping[str, Any], classification: Classification | None = None
+    ) -> tuple[Rule, ...]:
+        """The allow rules that together cover this call; () when they do not."""
+        candidates = [rule for rule in self.allow if rule.tool == tool]
+        if tool != COMMAND_TOOL:
+            return next(((rule,) for rule in candidates if self._path_matches(rule, arguments, any_spelling=False)), ())
+        if classification is None or classification.risk is not Risk.ASK:
+            return ()
+        used: list[Rule] = []
+        for finding in classification.asks:
+            if finding.words is None:
+                return ()
+            rule = next((r for r in candidates if _starts_with(finding.words, r.words)), None)
+            if rule is None:
+                return ()
+            if rule not in used:
+                used.append(rule)
+        return tuple(used)
+
+    def _path_matches(self, rule: Rule, arguments: Mapping[str, Any], *, any_spelling: bool) -> bool:
+        """Deny rules match the path as written or as resolved; allow rules need both to match."""
+        if rule.path_glob is None:
+            return True
+        raw = arguments.get("path")
+        spellings = self._spellings(raw if isinstance(raw, str) and raw.strip() else ".")
+        hits = [fnmatch.fnmatchcase(path, rule.path_glob) for path in spellings]
+        return any(hits) if any_spelling else all(hits)
+
+    def _spellings(self, raw: str) -> list[str]:
+        written = _normalise_glob(raw)
+        if self.workspace is None:
+            return [written]
+        try:
+            absolute = Path(raw) if os.path.isabs(raw) else self.workspace / raw
+            resolved = Path(os.path.realpath(absolute))
+        except (OSError, ValueError):
+            return [written]
+        spellings = [written]
+        for candidate in (absolute, resolved):
+            if candidate.is_relative_to(self.workspace):
+                spellings.append(candidate.relative_to(self.workspace).as_posix() or ".")
+        return spellings
+
+
+def _variants(command: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The command as written and without wrappers (`env X=1 timeout 5 git push` → `git push`)."""
+    stripped = strip_wrappers(list(command))
+    if stripped and stripped != list(command):
+        return [command, (normalise_name(stripped[0]), *stripped[1:])]
+    return [command]
+
+
+def _starts_with(words: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
+    return len(words) >= len(prefix) and words[: len(prefix)] == prefix
+
+
+def _normalise_glob(path: str) -> str:
+    normal = os.path.normpath(path.strip()).replace(os.sep, "/")
+    return normal[2:] if normal.startswith("./") else normal
+
+
+def _is_operator(word: str) -> bool:
+    return bool(word) and all(c in "();<>|&\n" for c in word)
