@@ -1,0 +1,248 @@
+"""Asking the user: the command-approval prompt, the repository-trust prompt, `/approval` and `/audit`.
+
+Wiring in the REPL (paicli/ui/repl.py):
+
+    prompt = ApprovalPrompt(pause=keys_and_view_pause, resume=keys_and_view_resume, on_cancel=turn.cancel)
+    runtime.approve = prompt          # every ToolContext made afterwards carries it; mode `ask` by default
+    # pause/resume/on_cancel are plain attributes: point them at the current live view / turn when it changes
+
+`pause` must stop everything that draws on or reads the terminal while the question is open: the live
+plan view (`LivePlanView.pause`) and the ESC watcher (`CancelKeys`, which otherwise eats the keys).
+Slash commands: `/approval [ask|auto|yolo]` → `approval_command(runtime.policy, arg)`, `/audit [N]` →
+`audit_command(audit_folder(runtime.home), arg, log=runtime.policy.audit)`; both return text to print.
+Trust at start-up (paicli/cli.py, REPL only, before the event loop runs):
+`load_settings(..., confirm_trust=confirm_trust if stdin is a terminal else None)`.
+
+Everything shown comes from the model or a repository: control and format characters (escape sequences,
+bidi overrides, zero-width characters) are made visible as `\\x1b`, `\\u202e`, ... rather than
+interpreted or silently dropped, so what the user approves is what they read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.key_binding.defaults import load_key_bindings
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.output import Output
+
+from paicli.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
+from paicli.policy.approval import MODES, ApprovalPolicy
+from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.trust import TrustRequest
+
+MAX_SHOWN_LINES = 60  # of a long command: head and tail are shown, with the number of lines between
+YES, NO, ALWAYS, CANCEL = "yes", "no", "always", "cancel"
+REASON_LABEL = "  reason for the model (optional, Enter to send): "
+MODE_NOTES = {
+    "ask": "risky actions wait for your yes",
+    "auto": "risky actions are refused unless an allow rule covers them",
+    "yolo": "everything runs unasked except the hard denylist, deny rules and unreadable commands",
+}
+
+
+def visible(text: str) -> str:
+    """`text` with every control or format character shown as an escape (newlines and tabs kept)."""
+    out = []
+    for char in text:
+        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs"):
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(f"\\u{ord(char):04x}")
+    return "".join(out)
+
+
+def shown_lines(text: str, limit: int = MAX_SHOWN_LINES) -> list[str]:
+    lines = visible(text).splitlines() or [""]
+    if len(lines) <= limit:
+        return lines
+    half = limit // 2
+    return [*lines[:half], f"… {len(lines) - 2 * half} more lines …", *lines[-half:]]
+
+
+class ApprovalPrompt:
+    """The REPL's Approver: y yes · n no (then an optional reason for the model) · a always · Esc cancel.
+
+    One question at a time, even when parallel tasks ask together. Esc (or Ctrl-C) refuses and calls
+    `on_cancel`, so the user can stop the turn from the prompt; Ctrl-D refuses. Other keys do nothing.
+    """
+
+    def __init__(
+        self,
+        *,
+        pause: Callable[[], None] | None = None,
+        resume: Callable[[], None] | None = None,
+        on_cancel: Callable[[], None] | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        self.pause = pause
+        self.resume = resume
+        self.on_cancel = on_cancel
+        self._input = input
+        self._output = output
+        self._one_at_a_time = asyncio.Lock()
+
+    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        async with self._one_at_a_time:
+            if self.pause is not None:
+                self.pause()
+            try:
+                return await self._ask(request)
+            finally:
+                if self.resume is not None:
+                    self.resume()
+
+    async def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        answer, reason = await self._run(request)
+        if answer == YES:
+            return ApprovalDecision(allowed=True, how="user")
+        if answer == ALWAYS:
+            return ApprovalDecision(allowed=True, how="session")
+        if answer == CANCEL:
+            if self.on_cancel is not None:
+                self.on_cancel()
+            return ApprovalDecision(allowed=False, how="user", reason="the user cancelled")
+        return ApprovalDecision(allowed=False, how="user", reason=" ".join(reason.split())[:500])
+
+    async def _run(self, request: ApprovalRequest) -> tuple[str, str]:
+        """One small application: a key chooses; after `n` the same application reads the reason, so
+        nothing typed quickly is lost between two prompts."""
+        state: dict[str, str] = {}
+        reason = Buffer(multiline=False)
+        choosing = Condition(lambda: "answer" not in state)
+        typing_reason = Condition(lambda: state.get("answer") == NO)
+        keys = KeyBindings()
+
+        def choose(answer: str, *, ask_reason: bool = False) -> Callable[[KeyPressEvent], None]:
+            def handler(event: KeyPressEvent) -> None:
+                state["answer"] = answer
+                if ask_reason:
+                    event.app.layout.focus(reason)
+                else:
+                    event.app.exit(result=answer)
+
+            return handler
+
+        for key, answer in (("y", YES), ("Y", YES), ("n", NO), ("N", NO), ("a", ALWAYS), ("A", ALWAYS)):
+            keys.add(key, filter=choosing)(choose(answer, ask_reason=answer == NO))
+        keys.add("<any>", filter=choosing)(lambda event: None)  # nothing else answers by accident
+        keys.add("c-d", filter=choosing)(choose(NO))
+        for key in ("escape", "c-c"):
+            keys.add(key, eager=True, filter=choosing)(choose(CANCEL))
+        keys.add("enter", filter=typing_reason)(lambda event: event.app.exit(result=NO))
+
+        def without_reason(event: KeyPressEvent) -> None:
+            reason.text = ""
+            event.app.exit(result=NO)
+
+        for key in ("escape", "c-c", "c-d"):
+            keys.add(key, eager=True, filter=typing_reason)(without_reason)
+
+        question_window = Window(
+            FormattedTextControl(lambda: question(request, state.get("answer")), focusable=True),
+            wrap_lines=True,
+            dont_extend_height=True,
+        )
+        reason_window = ConditionalContainer(
+            Window(BufferControl(reason), height=1, get_line_prefix=lambda *_: REASON_LABEL),
+            filter=typing_reason,
+        )
+        app: Application[str] = Application(
+            layout=Layout(HSplit([question_window, reason_window]), focused_element=question_window),
+            key_bindings=merge_key_bindings([load_key_bindings(), keys]),
+            input=self._input,
+            output=self._output,
+            full_screen=False,
+        )
+        try:
+            answer = await app.run_async() or NO
+        except (EOFError, KeyboardInterrupt):
+            return NO, ""
+        return answer, reason.text if answer == NO else ""
+
+
+def question(request: ApprovalRequest, answer: str | None = None) -> FormattedText:
+    """The approval question as formatted fragments (never parsed as markup)."""
+    always = getattr(request, "always", "this exact call")
+    opaque = getattr(request, "opaque", False)
+    task = f" · task {visible(request.task_id)}" if request.task_id else ""
+    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ approve {visible(request.tool)}{task}\n")]
+    for line in shown_lines(request.summary):
+        parts += [("ansiyellow", "│ "), ("bold", f"{line}\n")]
+    if request.reason:
+        parts += [("ansiyellow", "│ "), ("", f"why: {visible(request.reason)}\n")]
+    if opaque:
+        parts += [("ansiyellow", "│ "), ("ansired", "paicli cannot tell what this runs: read it closely\n")]
+    if answer is None:
+        parts += [
+            ("ansiyellow", "╰ "), ("bold", "y"), ("", " yes · "), ("bold", "n"), ("", " no · "),
+            ("bold", "a"), ("", f" always allow {visible(always)} this session · "), ("bold", "esc"),
+            ("", " cancel "),
+        ]  # fmt: skip
+    else:
+        style = "ansigreen" if answer in (YES, ALWAYS) else "ansired"
+        parts += [("ansiyellow", "╰ "), (style, f"{answer}\n")]
+    return FormattedText(parts)
+
+
+def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: Output | None = None) -> bool:
+    """Ask, before the event loop starts, whether to apply a repository config's sensitive settings."""
+    lines = [f"{visible(str(request.path))} wants to set:"]
+    lines += [f"  {key} = {visible(value)}" for key, value in request.values.items()]
+    lines += [
+        "These decide where your API key is sent and what runs without asking. Apply them",
+        "for this repository (remembered until the file changes)? [y/N] ",
+    ]
+    session: PromptSession[str] = PromptSession(input=input, output=output)
+    try:
+        answer = session.prompt(FormattedText([("ansiyellow", "\n".join(lines))]))
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def approval_command(policy: ApprovalPolicy | None, arg: str) -> str:
+    """`/approval` shows the mode, rules and session grants; `/approval MODE` switches the mode."""
+    if policy is None:
+        return "approvals are not available in this session"
+    choice = arg.strip().lower()
+    if choice and choice not in MODES:
+        return "usage: /approval [ask|auto|yolo]"
+    if choice:
+        policy.mode = choice  # type: ignore[assignment]  # checked against MODES just above
+        return f"approval mode: {choice} for this session — {MODE_NOTES[choice]}"
+    mode = policy.mode or "ask"
+    lines = [f"approval mode: {mode} — {MODE_NOTES[mode]}"]
+    for label, rules in (("allow", policy.rules.allow), ("deny", policy.rules.deny)):
+        if rules:
+            lines.append(f"{label} rules: " + ", ".join(visible(rule.text) for rule in rules))
+    grants = sorted(key.split(":", 1)[1] for key in policy.grants)
+    if grants:
+        lines.append("always allowed this session: " + ", ".join(visible(g) for g in grants))
+    return "\n".join(lines)
+
+
+def audit_command(folder: Path, arg: str, *, log: AuditLog | None = None) -> str:
+    """`/audit [N]`: the latest N (default 20) tool calls with their decisions, oldest first."""
+    text = arg.strip()
+    if text and not (text.isdigit() and int(text) > 0):
+        return "usage: /audit [N] (the latest N entries, default 20)"
+    entries = read_entries(folder, int(text) if text else DEFAULT_SHOWN)
+    lines = [visible(line) for line in format_entries(entries)] or [f"no audit entries yet in {folder}"]
+    if log is not None and log.last_error:
+        lines.append(f"warning: {log.last_error}")
+    return "\n".join(lines)

@@ -1,0 +1,169 @@
+"""The interactive approval prompt (real prompt_toolkit on a pipe), the trust prompt, /approval and /audit."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from paicli.audit import AuditLog
+from paicli.policy.approval import ApprovalPolicy, PolicyRequest
+from paicli.policy.rules import Rules
+from paicli.tools.base import ApprovalDecision, ToolContext
+from paicli.trust import TrustRequest
+from paicli.ui.approval import (
+    ApprovalPrompt,
+    approval_command,
+    audit_command,
+    confirm_trust,
+    question,
+    shown_lines,
+    visible,
+)
+
+REQUEST = PolicyRequest(task_id="task_2", tool="execute_command", summary="rm -r build", reason="rm changes files",
+                        always="`rm …` commands")  # fmt: skip
+
+
+@pytest.fixture
+def keyboard() -> Iterator[PipeInput]:
+    with create_pipe_input() as pipe:
+        yield pipe
+
+
+async def answer(keyboard: PipeInput, keys: str, prompt: ApprovalPrompt | None = None) -> ApprovalDecision:
+    prompt = prompt or ApprovalPrompt(input=keyboard, output=DummyOutput())
+    keyboard.send_text(keys)
+    return await asyncio.wait_for(prompt(REQUEST), 10)
+
+
+@pytest.mark.parametrize(
+    ("keys", "allowed", "how", "reason"),
+    [
+        ("y", True, "user", ""),
+        ("Y", True, "user", ""),
+        ("a", True, "session", ""),
+        ("qwe y", True, "user", ""),  # other keys do nothing
+        ("n\r", False, "user", ""),
+        ("nuse make clean instead\r", False, "user", "use make clean instead"),
+        ("nhalf typed\x1b", False, "user", ""),  # Esc while typing the reason: refused, no reason
+        ("\x04", False, "user", ""),
+    ],
+)
+async def test_keys_answer_the_question(
+    keyboard: PipeInput, keys: str, allowed: bool, how: str, reason: str
+) -> None:
+    decision = await answer(keyboard, keys)
+    assert (decision.allowed, decision.how, decision.reason) == (allowed, how, reason)
+
+
+async def test_escape_refuses_and_cancels_the_turn(keyboard: PipeInput) -> None:
+    cancelled: list[bool] = []
+    prompt = ApprovalPrompt(input=keyboard, output=DummyOutput(), on_cancel=lambda: cancelled.append(True))
+    decision = await answer(keyboard, "\x1b", prompt)
+    assert not decision.allowed and cancelled == [True]
+
+
+async def test_the_live_view_is_paused_around_the_question(keyboard: PipeInput) -> None:
+    calls: list[str] = []
+    prompt = ApprovalPrompt(
+        input=keyboard, output=DummyOutput(), pause=lambda: calls.append("pause"), resume=lambda: calls.append("resume")
+    )
+    await answer(keyboard, "y", prompt)
+    assert calls == ["pause", "resume"]
+
+
+async def test_parallel_questions_are_asked_one_at_a_time(keyboard: PipeInput) -> None:
+    open_questions: list[int] = []
+    active = 0
+
+    def pause() -> None:
+        nonlocal active
+        active += 1
+        open_questions.append(active)
+
+    def resume() -> None:
+        nonlocal active
+        active -= 1
+
+    prompt = ApprovalPrompt(input=keyboard, output=DummyOutput(), pause=pause, resume=resume)
+    first = asyncio.create_task(prompt(REQUEST))
+    second = asyncio.create_task(prompt(REQUEST))
+    for _ in range(2):
+        await asyncio.sleep(0.2)
+        keyboard.send_text("y")
+    assert all(d.allowed for d in await asyncio.wait_for(asyncio.gather(first, second), 10))
+    assert open_questions == [1, 1]
+
+
+async def test_through_the_policy_always_is_remembered(keyboard: PipeInput, tmp_path: Path) -> None:
+    prompt = ApprovalPrompt(input=keyboard, output=DummyOutput())
+    policy = ApprovalPolicy(tmp_path, mode="ask")
+    ctx = ToolContext(tmp_path, task_id="t1", approve=prompt)
+    keyboard.send_text("a")
+    first = await asyncio.wait_for(policy.decide("execute_command", {"command": "rm -r a"}, ctx), 10)
+    second = await policy.decide("execute_command", {"command": "rm -r b"}, ctx)
+    assert first.decision.value == "approved_by_user" and second.decision.value == "approved_by_session"
+
+
+def text_of(request: PolicyRequest, chosen: str | None = None) -> str:
+    return "".join(fragment[1] for fragment in question(request, chosen))
+
+
+def test_the_question_shows_command_task_reason_and_what_always_means() -> None:
+    text = text_of(REQUEST)
+    assert "execute_command" in text and "task task_2" in text and "rm -r build" in text
+    assert "why: rm changes files" in text and "always allow `rm …` commands this session" in text
+    assert text_of(REQUEST, "yes").endswith("yes\n")
+
+
+def test_escape_sequences_and_bidi_tricks_are_shown_not_obeyed() -> None:
+    sneaky = REQUEST.model_copy(update={"summary": "ls\x1b[2K\r\x1b[1Arm -rf build \u202e", "opaque": True})
+    text = text_of(sneaky)
+    assert "\x1b" not in text and "\u202e" not in text and "\r" not in text
+    assert "ls\\x1b[2K\\x0d\\x1b[1Arm -rf build \\u202e" in text
+    assert "cannot tell what this runs" in text
+
+
+def test_long_commands_show_head_and_tail_with_a_count() -> None:
+    lines = shown_lines("\n".join(f"line {n}" for n in range(200)), limit=10)
+    assert lines[0] == "line 0" and lines[-1] == "line 199" and "190 more lines" in lines[5]
+    assert visible("tab\tand\nnewline") == "tab\tand\nnewline"
+
+
+def test_trust_prompt_needs_an_explicit_yes(keyboard: PipeInput) -> None:
+    request = TrustRequest(Path("/r/.paicli/config.toml"), {"base_url": "http://x/v1"})
+    keyboard.send_text("y\r")
+    assert confirm_trust(request, input=keyboard, output=DummyOutput()) is True
+    keyboard.send_text("\r")
+    assert confirm_trust(request, input=keyboard, output=DummyOutput()) is False
+    keyboard.send_text("yes please\r")
+    assert confirm_trust(request, input=keyboard, output=DummyOutput()) is False
+
+
+def test_approval_command_shows_and_switches_the_mode(tmp_path: Path) -> None:
+    policy = ApprovalPolicy(tmp_path, rules=Rules(["pytest"], ["git push"]))
+    policy.grants.add("cmd:make build")
+    shown = approval_command(policy, "")
+    assert "approval mode: ask" in shown and "allow rules: pytest" in shown and "deny rules: git push" in shown
+    assert "always allowed this session: make build" in shown
+    assert "yolo" in approval_command(policy, "YOLO") and policy.mode == "yolo"
+    assert approval_command(policy, "sometimes").startswith("usage")
+    assert policy.mode == "yolo"
+    assert "not available" in approval_command(None, "")
+
+
+def test_audit_command_lists_the_latest_entries(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path)
+    assert "no audit entries yet" in audit_command(tmp_path, "")
+    for n in range(3):
+        log.record(tool="execute_command", arguments={"command": f"echo {n}\x1b[31m"}, decision="allowed")
+    shown = audit_command(tmp_path, "2", log=log).splitlines()
+    assert len(shown) == 2 and shown[-1].endswith("echo 2\\x1b[31m → allowed")
+    assert audit_command(tmp_path, "-1").startswith("usage")
+    log.last_error = "cannot write the audit log in /x: Permission denied"
+    assert "warning: cannot write" in audit_command(tmp_path, "", log=log)
