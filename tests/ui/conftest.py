@@ -25,26 +25,6 @@ def expect_text(child: pexpect.spawn, text: str, timeout: float | None = -1) -> 
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    folder = tmp_path / "workspace"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def spawn_repl(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Spawn]:
     """Starts `python -m paicli -C <workspace>` in a pseudo-terminal and waits for its first prompt."""
     children: list[pexpect.spawn] = []
