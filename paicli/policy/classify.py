@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.tools.commands import dangerous_reason, shell_code
+from paicli.tools.commands import basename, dangerous_reason, is_interpreter, runs_stdin, shell_code, strip_wrappers
 from paicli.tools.shell_words import (
     PLACEHOLDER,
     SimpleCommand,
@@ -41,6 +41,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=.*", re.DOTALL)
 _ANSI_C_QUOTE = re.compile(r"\$['\"]")
 _SYSTEM_BIN = {"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"}
 _FD = re.compile(r"[0-9]+-?|-")
+_KEYWORDS = {"if", "then", "elif", "else", "fi", "while", "until", "do", "done", "!", "{", "}", "time"}
 _HARMLESS_FILES = {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"}
 
 # Commands that only print: no path checks on their arguments.
@@ -181,13 +182,18 @@ class _Classifier:
             self.note(Risk.OPAQUE, "its quotes are not balanced, so paicli cannot tell what would run")
             return
         for pipeline in pipelines(flat):
-            for simple in pipeline:
+            for index, simple in enumerate(pipeline):
                 self.simple(simple, subs, depth)
+                words = strip_wrappers(simple.words)
+                if index and words and is_interpreter(basename(words[0])) and runs_stdin(words[1:]):
+                    self.note(Risk.OPAQUE, f"{basename(words[0])} runs code that it reads from the pipe")
 
     def simple(self, command: SimpleCommand, subs: list[str], depth: int) -> None:
         for operator, target in command.redirects:
             self.redirect(operator, target)
         words = command.words
+        while words and words[0] in _KEYWORDS:  # `then rm ...`, `do rm ...`: the command follows the keyword
+            words = words[1:]
         assignments = 0
         while assignments < len(words) and _ASSIGNMENT.fullmatch(words[assignments]):
             assignments += 1
@@ -209,6 +215,8 @@ class _Classifier:
             self.note(Risk.ASK, reason, (*words[:assignments], *normalised), exact=True)
             return
         name, args = normalised[0], list(normalised[1:])
+        if name == "rm" and _recursive(args) and any(_runtime_only(a) for a in args if not a.startswith("-")):
+            self.note(Risk.OPAQUE, "rm -r of a path that is only known when it runs")
         for code in shell_code(name, args):  # `bash -c CODE`: its commands count too (deny rules see them)
             self.visit(restore(code, subs), depth + 1)
         if name in ("cd", "pushd"):
@@ -358,6 +366,15 @@ def _sed_unsafe(args: list[str]) -> str | None:
     if options != ["-n"] or not operands or not _SED_PRINT_SCRIPT.fullmatch(operands[0]):
         return "sed can edit files in place or run commands; only `sed -n 'N,Mp' FILE` counts as reading"
     return None
+
+
+def _recursive(args: list[str]) -> bool:
+    return "--recursive" in args or any(a.startswith("-") and not a.startswith("--") and a[1:] and
+                                        ("r" in a or "R" in a) for a in args)  # fmt: skip
+
+
+def _runtime_only(word: str) -> bool:
+    return bool(PLACEHOLDER.search(word)) or "$" in word or "`" in word
 
 
 def _why_not_read_only(name: str) -> str:

@@ -15,6 +15,7 @@ approval policy's business, not this list's.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
@@ -109,7 +110,7 @@ class _Checker:
             if not words:
                 continue
             name = basename(words[0])
-            if fetched and _is_interpreter(name) and _runs_stdin(words[1:]):
+            if fetched and is_interpreter(name) and runs_stdin(words[1:]):
                 return f"piping a download into {name} runs unreviewed code"
             fetched = fetched or name in _FETCHERS
         return None
@@ -128,6 +129,12 @@ class _Checker:
             return self._check_rm(args, subs)
         if name in {"chmod", "chown", "chgrp"}:
             return self._check_recursive_owner_or_mode(name, args, subs)
+        if name == "find":
+            return self._check_find(args, subs)
+        if name == "alias":  # `alias x='rm -rf /'` then `x` (with expand_aliases): the value is code
+            for arg in args:
+                if "=" in arg and (reason := self.check(arg.split("=", 1)[1], depth + 1)):
+                    return f"an alias for: {reason}"
         if name == "dd":
             for arg in args:
                 if arg.startswith("of=/dev/") and not _harmless_device(arg[len("of=/dev/") :]):
@@ -158,6 +165,25 @@ class _Checker:
         for target in targets:
             if why := self._critical(target, subs, include_workspace=True):
                 return f"rm -r of {restore(target, subs)} ({why})"
+        return None
+
+    def _check_find(self, args: list[str], subs: list[str]) -> str | None:
+        """`find / -delete`, `find ~ -exec rm {} +`: deleting below the root, a home or an ancestor."""
+        deleting = "-delete" in args or any(
+            arg in ("-exec", "-execdir", "-ok", "-okdir") and basename(nxt) in {"rm", "shred", "unlink"}
+            for arg, nxt in itertools.pairwise(args)
+        )
+        if not deleting:
+            return None
+        roots = []
+        for arg in args:
+            if arg.startswith(("-", "(", "!")) and arg not in ("-H", "-L", "-P"):
+                break
+            if arg not in ("-H", "-L", "-P"):
+                roots.append(arg)
+        for root in roots:
+            if why := self._critical(root, subs, include_workspace=False):
+                return f"find deleting files below {restore(root, subs)} ({why})"
         return None
 
     def _check_recursive_owner_or_mode(self, name: str, args: list[str], subs: list[str]) -> str | None:
@@ -241,11 +267,11 @@ def basename(word: str) -> str:
     return word.rsplit("/", 1)[-1] if word not in ("/", "") else word
 
 
-def _is_interpreter(name: str) -> bool:
+def is_interpreter(name: str) -> bool:
     return name in _SHELLS or bool(_INTERPRETER.fullmatch(name))
 
 
-def _runs_stdin(args: list[str]) -> bool:
+def runs_stdin(args: list[str]) -> bool:
     """Whether an interpreter with these arguments reads its program from stdin."""
     for arg in args:
         if arg in ("-", "-s"):
@@ -272,7 +298,7 @@ def _code_arguments(name: str, args: list[str]) -> list[str]:
             if not arg.startswith("-"):
                 return [arg] if PLACEHOLDER.search(arg) else []
         return []
-    if _is_interpreter(name):
+    if is_interpreter(name):
         for index, arg in enumerate(args):
             if arg in ("-c", "-e", "-E", "--eval"):
                 code = args[index + 1 : index + 2]
