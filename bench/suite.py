@@ -1,0 +1,33 @@
+"""The benchmarks in their order, and running a selection of them."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+from bench import dag_ops, dispatch, makespan, overhead, parse_robustness, render, startup, tokens
+from bench.common import Result
+
+BENCHMARKS: dict[str, ModuleType] = {
+    module.NAME: module for module in (makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render)
+}
+
+
+def run_benchmarks(
+    names: Sequence[str], *, quick: bool = False, progress: Callable[[str], None] | None = None
+) -> list[Result]:
+    """Runs the named benchmarks (all when `names` is empty) in suite order."""
+    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    chosen = [name for name in BENCHMARKS if not names or name in names]
+    results = []
+    for name in chosen:
+        module = BENCHMARKS[name]
+        say(f"· {name}: {module.TITLE} …")
+        start = time.perf_counter()
+        result: Result = module.run(quick=quick)
+        result.seconds = round(time.perf_counter() - start, 2)
+        say(f"  done in {result.seconds:.1f} s")
+        results.append(result)
+    return results

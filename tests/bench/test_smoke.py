@@ -1,0 +1,82 @@
+"""Every benchmark runs on a tiny size, so the suite cannot rot. The figures are not checked against their
+targets (this machine is noisy and the sizes are too small); what is checked is that each benchmark does
+its job: the work completes, the metrics are there, the outcomes that do not depend on timing hold."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.common import REPO, Result, table
+from bench.suite import BENCHMARKS, run_benchmarks
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Result]:
+    return {result.name: result for result in run_benchmarks([], quick=True, progress=lambda line: None)}
+
+
+def metric(result: Result, prefix: str) -> float | int | str | None:
+    return next(m.value for m in result.metrics if m.name.startswith(prefix))
+
+
+def test_every_benchmark_runs_and_reports_finite_figures(results: dict[str, Result]) -> None:
+    assert list(results) == list(BENCHMARKS)
+    for result in results.values():
+        assert result.metrics, result.name
+        for m in result.metrics:
+            assert m.value is not None, (result.name, m.name)
+            if isinstance(m.value, float):
+                assert math.isfinite(m.value) and m.value >= 0, (result.name, m.name, m.value)
+        json.dumps(result.details)  # the JSON file can be written
+    assert "makespan" in table(list(results.values()))
+
+
+def test_parse_robustness_has_no_false_accepts_or_crashes(results: dict[str, Result]) -> None:
+    parse = results["parse"]
+    assert metric(parse, "false accepts") == 0
+    assert metric(parse, "crashes") == 0
+    assert metric(parse, "SSE byte splits") == 100.0
+    assert metric(parse, "accepted correctly") == 100.0
+
+
+def test_tokens_job_is_done_by_both_modes_with_the_scripted_requests(results: dict[str, Result]) -> None:
+    tokens = results["tokens"]
+    assert metric(tokens, "2 KB files: plan requests") == 16  # planner, 14 in the tasks, summary
+    assert metric(tokens, "2 KB files: ReAct requests") == 7
+
+
+def test_scheduler_benchmarks_complete_every_task(results: dict[str, Result]) -> None:
+    skewed = results["makespan"].details["skewed chains"]
+    assert skewed["tasks"] == 9 and all(spans for spans in skewed["makespans_s"].values())
+    assert results["dispatch"].details["1 chain"]["dispatches"] > 0
+    assert results["overhead"].details["full_stack_lattice"]["tasks"] == 100
+
+
+def test_the_command_line_writes_json_results(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "dag", "--quick", "--out", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "random 1,000: all four" in done.stdout
+    latest = json.loads((tmp_path / "latest.json").read_text())
+    assert [r["name"] for r in latest["results"]] == ["dag"]
+    assert latest["machine"]["nproc"] >= 1
+    assert (tmp_path / "dag.json").is_file()
+
+
+def test_an_unknown_benchmark_name_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "nope"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "unknown benchmark" in done.stderr
