@@ -1,0 +1,46 @@
+"""Fixtures for the security tests: a workspace, and the real tool box behind a real approval policy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paicli.audit import AuditLog
+from paicli.llm.types import ToolCall
+from paicli.policy.approval import ApprovalPolicy, Mode
+from paicli.tools.base import Approver, ToolContext, ToolOutcome
+from paicli.tools.toolbox import ToolBox
+
+
+class Session:
+    """What build_runtime wires for one session, on a temp workspace and a temp audit folder."""
+
+    def __init__(self, workspace: Path, audit_dir: Path, mode: Mode | None, approve: Approver | None) -> None:
+        self.workspace = workspace
+        self.policy = ApprovalPolicy(workspace, mode=mode, audit=AuditLog(audit_dir, workspace=workspace))
+        self.box = ToolBox.default(gate=self.policy, mark_data=True)
+        self.ctx = ToolContext(workspace, task_id="task_1", approve=approve, command_timeout=20)
+
+    async def call(self, name: str, **arguments: Any) -> ToolOutcome:
+        return await self.box.execute(ToolCall(id="call_1", name=name, arguments=json.dumps(arguments)), self.ctx)
+
+    async def run(self, command: str) -> ToolOutcome:
+        return await self.call("execute_command", command=command)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def session_factory(workspace: Path, tmp_path: Path) -> Any:
+    def make(mode: Mode | None = None, approve: Approver | None = None) -> Session:
+        return Session(workspace, tmp_path / "audit", mode, approve)
+
+    return make
