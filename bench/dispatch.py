@@ -3,9 +3,10 @@
 Two shapes of short tasks (5 to 25 ms each) under the default `--max-parallel 4`, so every dispatch waits
 on a dependency and never on a free slot: one chain of 40 tasks (nothing else runs: the lag of an idle
 client) and four chains of 25 with joins between neighbouring chains (the client is busy with the other
-chains' streams meanwhile, as in real plans). For each dependent, the clock starts when the server
-finished sending the reply of its last-finishing dependency and stops when the server has read the
-dependent's first request. The lag is split into its parts:
+chains' streams meanwhile, as in real plans). Each runs as `paicli plan` runs it, saving the plan to
+.paicli/plans on every change, and without saving, in the same rounds. For each dependent, the clock
+starts when the server finished sending the reply of its last-finishing dependency and stops when the
+server has read the dependent's first request. The lag is split into its parts:
 
   reply tail   server done → the dependency's task runner returns (stream end, result)
   scheduler    → the dependent's task runner starts (wake-up, bookkeeping, dispatch)
@@ -27,10 +28,16 @@ from pathlib import Path
 from bench.common import Result, median, percentile, rounded
 from bench.fakeserver import ServedRequest, ServerProcess
 from bench.graphs import Graph, Latencies, chain, crossed_chains
-from bench.harness import RequestClock, TimedRunner, assert_completed, make_plan, react_runner, runtime_for
-from paicli.events import NullSink
+from bench.harness import (
+    RequestClock,
+    TimedRunner,
+    assert_completed,
+    make_plan,
+    react_runner,
+    runtime_for,
+    scheduler_for,
+)
 from paicli.plan.executor import task_messages
-from paicli.plan.scheduler import Scheduler
 from paicli.runtime import Runtime
 
 NAME = "dispatch"
@@ -52,27 +59,30 @@ def run(quick: bool = False) -> Result:
 async def _run(shapes: dict[str, tuple[Graph, Latencies]], rounds: int) -> Result:
     result = Result(NAME, TITLE, details={"rounds": rounds})
     routes = {task: seconds for _graph, latencies in shapes.values() for task, seconds in latencies.items()}
+    variants = [(shape, save) for shape in shapes for save in (True, False)]
+    totals: dict[tuple[str, bool], list[float]] = {variant: [] for variant in variants}
+    phases = {variant: {phase: list[float]() for phase in PHASES} for variant in variants}
     with ServerProcess(routes) as server, tempfile.TemporaryDirectory() as folder:
         clock = RequestClock()
         async with runtime_for(server.base_url, Path(folder), clock) as runtime:
             round_trips = await _round_trips(runtime, 50 if rounds > 1 else 3)
-            for shape, (graph, _latencies) in shapes.items():
-                totals: list[float] = []
-                phases: dict[str, list[float]] = {phase: [] for phase in PHASES}
-                for _ in range(rounds):
-                    for total, parts in await _one_round(runtime, server, clock, graph):
-                        totals.append(total)
+            for _ in range(rounds):
+                for shape, save in variants:
+                    for total, parts in await _one_round(runtime, server, clock, shapes[shape][0], save):
+                        totals[(shape, save)].append(total)
                         for phase, value in zip(PHASES, parts, strict=True):
-                            phases[phase].append(value)
-                result.add(f"{shape}: lag p50", percentile(totals, 50) * 1000, "ms")
-                result.add(f"{shape}: lag p99", percentile(totals, 99) * 1000, "ms", at_most=5.0)
-                result.add(f"{shape}: p99 of tail / scheduler / request / send", _phase_p99s(phases), "ms")
-                result.details[shape] = {
-                    "tasks": len(graph),
-                    "dispatches": len(totals),
-                    "lag_ms": _summary(totals),
-                    **{f"{phase}_ms": _summary(values) for phase, values in phases.items()},
-                }
+                            phases[(shape, save)][phase].append(value)
+    for (shape, save), lags in totals.items():
+        label = f"{shape}, {'plan saved' if save else 'no saving'}"
+        result.add(f"{label}: lag p50", percentile(lags, 50) * 1000, "ms")
+        result.add(f"{label}: lag p99", percentile(lags, 99) * 1000, "ms", at_most=5.0)
+        result.add(f"{label}: p99 of tail / scheduler / request / send", _phase_p99s(phases[(shape, save)]), "ms")
+        result.details[label] = {
+            "tasks": len(shapes[shape][0]),
+            "dispatches": len(lags),
+            "lag_ms": _summary(lags),
+            **{f"{phase}_ms": _summary(values) for phase, values in phases[(shape, save)].items()},
+        }
     result.add("bare round trip p50 (for scale)", median(round_trips) * 1000, "ms")
     result.details["bare_round_trip_ms"] = _summary(round_trips)
     return result
@@ -92,13 +102,13 @@ async def _round_trips(runtime: Runtime, count: int) -> list[float]:
 
 
 async def _one_round(
-    runtime: Runtime, server: ServerProcess, clock: RequestClock, graph: Graph
+    runtime: Runtime, server: ServerProcess, clock: RequestClock, graph: Graph, save: bool
 ) -> list[tuple[float, tuple[float, ...]]]:
     clock.sent.clear()
     seen = len(server.requests())
     runner = TimedRunner(react_runner(runtime))
     plan = make_plan(graph)
-    await Scheduler(runner, NullSink(), max_parallel=4).run(plan)
+    await scheduler_for(runtime, runner, max_parallel=4, save=save).run(plan)
     assert_completed(plan)
     return _lags(graph, server.requests()[seen:], runner, clock)
 
