@@ -233,7 +233,7 @@ class _Classifier:
     def redirect(self, operator: str, target: str) -> None:
         if operator in ("<<", "<<-", "<<<"):
             return  # a here-document delimiter or here-string: data
-        if operator in (">&", "<&", "&>") and _FD.fullmatch(target):
+        if operator in (">&", "<&") and _FD.fullmatch(target):
             return  # `2>&1`: duplicates a descriptor
         if PLACEHOLDER.search(target) or "$" in target:
             self.note(Risk.ASK, f"it redirects to {target!r}, which is only known when it runs")

@@ -11,6 +11,8 @@ import pytest
 from paicli.audit import read_entries
 from paicli.policy.approval import ApprovalPolicy, Decision, Mode, Ruling
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
+from tests.conftest import paicli_env, run_paicli
+from tests.fakellm import FakeLLM, Reply, has_tool_result
 from tests.security.test_command_catalogue import CATALOGUE
 
 ACCEPTANCE = [command for command, _ in CATALOGUE[:15]]
@@ -110,3 +112,22 @@ async def test_every_call_is_audited_with_its_decision(session_factory: Any, wor
         ("no_such_tool", "invalid"),
         ("write_file", "invalid"),
     ]
+
+
+MODE_FLAGS = [([], False), (["--approval", "yolo"], True), (["--dangerously-skip-approvals"], True),
+              (["--approval", "ask"], False)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("flags", "runs"), MODE_FLAGS)
+def test_the_command_line_sets_the_mode_of_a_headless_run(
+    fake: FakeLLM, workspace: Path, home: Path, flags: list[str], runs: bool
+) -> None:
+    fake.on(has_tool_result("execute_command"), Reply.text("done"))
+    fake.on("make it", Reply.tool_calls([("execute_command", {"command": "touch made"})]))
+    done = run_paicli(["-C", str(workspace), "run", "make it", "--json", *flags], paicli_env(fake, home))
+    assert done.code == 0, done.stderr
+    assert (workspace / "made").exists() is runs
+    [result] = done.of("tool_result")
+    assert result["ok"] is runs
+    if flags == ["--approval", "ask"]:  # asked for, but headless has nobody to ask
+        assert "nobody can approve it here" in result["output"]
