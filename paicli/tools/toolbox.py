@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -31,11 +32,12 @@ from paicli.tools.execute_command import ExecuteCommand
 from paicli.tools.glob_files import GlobFiles
 from paicli.tools.grep_code import GrepCode
 from paicli.tools.list_dir import ListDir
-from paicli.tools.output import mask_secrets, truncate_middle
+from paicli.tools.output import MASK, mask_secrets, truncate_middle
 from paicli.tools.read_file import ReadFile
 from paicli.tools.write_file import WriteFile
 
 ERROR_PREFIX = "Error: "
+FRAGMENT_MIN = 8  # characters: a shorter piece of a secret gives little away, and masking it would hit ordinary text
 UNTRUSTED_OUTPUT = {"read_file", "grep_code", "execute_command"}
 
 
@@ -165,7 +167,21 @@ def describe_validation_error(tool: Tool, error: ValidationError) -> str:
 
 def _shape(text: str, ctx: ToolContext) -> str:
     # Mask first, so a secret cut by the truncation cannot leak in pieces.
-    return truncate_middle(mask_secrets(text, ctx.secrets), ctx.output_limit)
+    return truncate_middle(mask_fragments(mask_secrets(text, ctx.secrets), ctx.secrets), ctx.output_limit)
+
+
+def mask_fragments(text: str, secrets: Sequence[str]) -> str:
+    """Mask the pieces of a secret that a tool's own cut left behind (a command's output cut in the
+    middle, a long line cut by read_file): any start or end of a secret of at least half its length
+    (and FRAGMENT_MIN characters) that is not followed (or preceded) by the rest of it."""
+    for secret in sorted({s for s in secrets if len(s) >= 2 * FRAGMENT_MIN}, key=len, reverse=True):
+        for size in range(len(secret) - 1, max(FRAGMENT_MIN, len(secret) // 2) - 1, -1):
+            head, tail = secret[:size], secret[-size:]
+            if head in text:
+                text = re.sub(re.escape(head) + f"(?!{re.escape(secret[size])})", MASK, text)
+            if tail in text:
+                text = re.sub(f"(?<!{re.escape(secret[-size - 1])})" + re.escape(tail), MASK, text)
+    return text
 
 
 def _json_kind(value: object) -> str:

@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 
 from paicli.audit import audit_folder
+from paicli.llm.types import ToolCall
+from paicli.tools.base import ToolContext
+from paicli.tools.toolbox import ToolBox
 from tests.conftest import TEST_KEY, Finished, paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
@@ -70,3 +73,18 @@ def test_secrets_stay_out_of_a_plan_and_its_saved_files(fake: FakeLLM, workspace
     plans = workspace / ".paicli" / "plans"
     assert list(plans.glob("*.json"))
     assert_nowhere(fake, done, home, plans)
+
+
+async def test_a_secret_cut_by_a_tools_own_limit_does_not_leak_in_pieces(tmp_path: Path) -> None:
+    """At most a piece shorter than half the secret can remain (see toolbox.mask_fragments)."""
+    key = "sk-live-" + "0123456789abcdef" * 2
+    box = ToolBox.default()
+    ctx = ToolContext(tmp_path, secrets=[key], output_limit=300)
+    (tmp_path / "long.txt").write_text("x" * 1975 + key + "\n")  # read_file cuts lines at 2000 characters
+    for cut in range(60, 100, 7):  # where the command's output is cut in the middle, around the key
+        command = f"printf '%0{cut}d{key}%05000d' 0 0"
+        call = ToolCall(id="c", name="execute_command", arguments=json.dumps({"command": command}))
+        outcome = await box.execute(call, ctx)
+        assert "omitted" in outcome.output and key[: len(key) // 2] not in outcome.output, outcome.output
+    read = await box.execute(ToolCall(id="c", name="read_file", arguments='{"path": "long.txt"}'), ctx)
+    assert "line cut" in read.output and key[: len(key) // 2] not in read.output and "***" in read.output
