@@ -162,10 +162,12 @@ def format_value(value: Value, unit: str) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             text = str(value)
-        elif value != 0 and abs(value) < 0.01:
-            text = f"{value:.2g}"
+        elif abs(value) < 1:
+            text = f"{value:.3g}"
+        elif abs(value) < 10:
+            text = f"{value:.3f}".rstrip("0").rstrip(".")  # 1.052: ratios near a target need the third digit
         elif abs(value) < 100:
-            text = f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+            text = f"{value:.1f}"
         else:
             text = f"{value:,.0f}"
     elif isinstance(value, int):

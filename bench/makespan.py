@@ -73,6 +73,7 @@ async def _run(chosen: list[str], scale: float, rounds: int) -> Result:
     routes = {task: seconds for _graph, latencies in dags.values() for task, seconds in latencies.items()}
     with ServerProcess(routes) as server, tempfile.TemporaryDirectory() as folder:
         async with runtime_for(server.base_url, Path(folder)) as runtime:
+            await _makespan(runtime, {"warm-up": []}, MODES[0])  # the first connection, cold code paths
             for number in range(rounds):
                 for name, (graph, _latencies) in dags.items():
                     for mode in MODES:
