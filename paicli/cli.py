@@ -72,8 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from paicli.config import load_settings
     from paicli.errors import ConfigError
 
+    confirm = None
+    if args.command is None and sys.stdin.isatty():
+        from paicli.ui.approval import confirm_trust as confirm
     try:
-        settings = load_settings(settings_flags(args), workspace=Path(args.workspace or "."))
+        settings = load_settings(settings_flags(args), workspace=Path(args.workspace or "."), confirm_trust=confirm)
         if args.command is None:
             if getattr(args, "resume", None) or getattr(args, "from_file", None):
                 raise ConfigError("--resume and --from go with `paicli plan`")

@@ -81,6 +81,22 @@ async def plans(repl: Repl, arg: str) -> Outcome:
     return await list_plans(repl, arg)
 
 
+async def approval(repl: Repl, arg: str) -> Outcome:
+    from paicli.ui.approval import approval_command
+
+    repl.say(approval_command(repl.runtime.policy, arg))
+    return Outcome.CONTINUE
+
+
+async def audit(repl: Repl, arg: str) -> Outcome:
+    from paicli.audit import audit_folder
+    from paicli.ui.approval import audit_command
+
+    policy = repl.runtime.policy
+    repl.say(audit_command(audit_folder(repl.runtime.home), arg, log=policy.audit if policy else None))
+    return Outcome.CONTINUE
+
+
 async def compact(repl: Repl, arg: str) -> Outcome:
     await repl.compact()
     return Outcome.CONTINUE
@@ -93,6 +109,9 @@ COMMANDS: list[Command] = [
     Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
             usage="[GOAL | resume [ID]]"),
     Command("/plans", "list the saved plans of this workspace", plans),
+    Command("/approval", "show the approval mode and rules, or switch to ask, auto or yolo", approval,
+            usage="[ask|auto|yolo]"),
+    Command("/audit", "the latest N tool calls and what was decided about them", audit, usage="[N]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]

@@ -37,6 +37,7 @@ class CancelKeys:
         self._stack = contextlib.ExitStack()
         self._flush_timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._pauses = 0
 
     @property
     def typeahead(self) -> str:
@@ -52,16 +53,28 @@ class CancelKeys:
     ) -> None:
         self._stack.close()
 
+    def pause(self) -> None:
+        """Gives the keyboard back (cooked mode, input detached) while another prompt reads it, e.g. the
+        plan review or an approval question. Calls nest; `resume` undoes one."""
+        self._pauses += 1
+        if self._pauses == 1:
+            self._stack.close()
+
+    def resume(self) -> None:
+        if self._pauses == 0:
+            return
+        self._pauses -= 1
+        if self._pauses == 0:
+            self._stack = contextlib.ExitStack()
+            self._watch()
+
     @contextlib.contextmanager
     def suspended(self) -> Iterator[None]:
-        """Gives the keyboard back (cooked mode, input detached) while another prompt reads it, e.g. the
-        plan review or an approval question; watching resumes afterwards."""
-        self._stack.close()
+        self.pause()
         try:
             yield
         finally:
-            self._stack = contextlib.ExitStack()
-            self._watch()
+            self.resume()
 
     def _watch(self) -> None:
         assert self._loop is not None

@@ -76,9 +76,17 @@ async def run_plan(repl: Repl, *, goal: str | None, plan: Plan | None = None, pl
         with live.paused(), keys.suspended():
             return await review_plan(candidate, console=repl.console, amend=session.planner)  # type: ignore[arg-type]
 
+    def pause() -> None:
+        live.pause()
+        keys.pause()
+
+    def resume() -> None:
+        keys.resume()
+        live.resume()
+
     session = build_plan_session(repl.runtime, live, approve=approve, plan_id=plan_id)
     job = asyncio.create_task(session.run(goal, plan=plan))
-    with keys, live:
+    with keys, live, repl.asking(pause=pause, resume=resume, on_cancel=job.cancel):
         try:
             await asyncio.wait({job})
         finally:

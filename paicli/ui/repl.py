@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -28,6 +29,7 @@ from paicli.events import TextDelta
 from paicli.llm.types import Message
 from paicli.plan.model import Plan
 from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.keys import CancelKeys
 from paicli.ui.render import ChatRenderer, one_line
@@ -116,6 +118,8 @@ class Repl:
         self.messages: list[Message] = []
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
+        self.approval = ApprovalPrompt()
+        runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         self.clear_conversation()
         home = Path(os.environ.get("HOME") or Path.home())
         keys = prompt_keys()
@@ -147,6 +151,25 @@ class Repl:
 
     def clear_conversation(self) -> None:
         self.messages = [{"role": "system", "content": self.runtime.system_prompt(None)}]
+
+    @contextlib.contextmanager
+    def asking(
+        self, *, pause: Callable[[], None], resume: Callable[[], None], on_cancel: Callable[[], None]
+    ) -> Iterator[None]:
+        """While a turn or plan runs, approval questions pause what it draws and reads, and ESC at the
+        question cancels it."""
+        self.approval.pause, self.approval.resume, self.approval.on_cancel = pause, resume, on_cancel
+        try:
+            yield
+        finally:
+            self.approval.pause = self.approval.resume = self.approval.on_cancel = None
+
+    def _pause_for(self, keys: CancelKeys) -> Callable[[], None]:
+        def pause() -> None:
+            self.renderer.flush()  # the streamed text so far goes on screen before the question
+            keys.pause()
+
+        return pause
 
     def remember_plan(self, plan: Plan, summary: str | None) -> None:
         """A finished plan joins the conversation, so chat turns after it know what was done."""
@@ -216,7 +239,8 @@ class Repl:
         start = len(self.messages)
         pending = [*self.messages, {"role": "user", "content": text}]
         turn = asyncio.create_task(self.runtime.react(self.renderer).run(pending))
-        with CancelKeys(turn.cancel) as keys:
+        keys = CancelKeys(turn.cancel)
+        with keys, self.asking(pause=self._pause_for(keys), resume=keys.resume, on_cancel=turn.cancel):
             try:
                 await asyncio.wait({turn})
             finally:

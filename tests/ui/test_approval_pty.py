@@ -1,0 +1,61 @@
+"""Approvals in the REPL through a real pseudo-terminal: the question appears, y runs, n refuses with a
+reason the model gets, and a plan's task asks with the live view paused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakellm import FakeLLM, Reply, has_tool_result, last_message_contains
+from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
+from tests.ui.conftest import PROMPT, Spawn, expect_text
+
+pytestmark = pytest.mark.pty
+
+ENTER = "\r"
+
+
+def tool_results(fake: FakeLLM) -> list[str]:
+    return [m["content"] for m in fake.requests[-1].messages if m["role"] == "tool"]
+
+
+def test_yes_runs_the_command_and_no_sends_the_reason_to_the_model(
+    spawn_repl: Spawn, fake: FakeLLM, workspace: Path
+) -> None:
+    fake.on(lambda body: body["messages"][-1]["role"] == "tool", Reply.text("Done with that."), repeat=True)
+    fake.on(last_message_contains("make one"), Reply.tool_calls([("execute_command", {"command": "touch first.txt"})]))
+    fake.on(last_message_contains("make two"), Reply.tool_calls([("execute_command", {"command": "touch second.txt"})]))
+    child = spawn_repl()
+    child.send("make one" + ENTER)
+    expect_text(child, "approve execute_command")
+    expect_text(child, "touch first.txt")
+    child.send("y")
+    expect_text(child, "Done with that.")
+    child.expect_exact(PROMPT)
+    assert (workspace / "first.txt").exists()
+    child.send("make two" + ENTER)
+    expect_text(child, "approve execute_command")
+    child.send("n")
+    expect_text(child, "reason for the model")
+    child.send("not in this folder" + ENTER)
+    expect_text(child, "Done with that.")
+    assert not (workspace / "second.txt").exists()
+    assert "not in this folder" in tool_results(fake)[-1]
+
+
+def test_a_plan_task_asks_with_the_live_view_paused(spawn_repl: Spawn, fake: FakeLLM, workspace: Path) -> None:
+    fake.on(system_is(PLANNER), Reply.text(plan_json({"build": []}, summary="build the thing")))
+    fake.on(has_tool_result("execute_command"), Reply.text("built"))
+    fake.on(task_is("build"), Reply.tool_calls([("execute_command", {"command": "touch built.txt"})]))
+    script_summary(fake, "The thing is built.")
+    child = spawn_repl("--no-review")
+    child.send("/plan build it" + ENTER)
+    expect_text(child, "build the thing")
+    expect_text(child, "Enter")
+    child.send(ENTER)
+    expect_text(child, "approve execute_command · task build", timeout=15)
+    child.send("y")
+    expect_text(child, "The thing is built.", timeout=15)
+    child.expect_exact(PROMPT)
+    assert (workspace / "built.txt").exists()
