@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validat
 
 from paicli.errors import ConfigError
 from paicli.policy.rules import check_rules
-from paicli.trust import ConfirmTrust, Warn, screen_workspace_config, warn_on_stderr
+from paicli.trust import ConfirmTrust, Warn, screen_prompt_overrides, screen_workspace_config, warn_on_stderr
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -126,6 +126,7 @@ def load_settings(
             merged,
             screen_workspace_config(workspace_values, workspace_config, home=home, confirm=confirm_trust, warn=warn),
         )
+    screen_prompt_overrides(root, home=home, confirm=confirm_trust, warn=warn)
     merged.update(env_values(env))
     merged.update({k: v for k, v in (flags or {}).items() if v is not None})
     merged["workspace"] = root

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
@@ -55,7 +56,17 @@ class ProgressSink:
             self.stream.flush()
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def progress_line(event: Event) -> str | None:
+    """One plain line for a human, or None. Model and tool text is stripped of control characters so
+    nothing it contains can drive the terminal."""
+    line = _progress_line(event)
+    return None if line is None else CONTROL.sub("", line)
+
+
+def _progress_line(event: Event) -> str | None:
     data = event.model_dump()
     kind = event.event
     prefix = f"[{data['task_id']}] " if data.get("task_id") else ""

@@ -75,7 +75,7 @@ class Runtime:
         return Compressor(
             llm or self.llm,
             budget_tokens=self.settings.context_tokens,
-            prompt=load_prompt("modes/compressor.md", self.workspace),
+            prompt=load_prompt("modes/compressor.md", self.workspace, self.home),
         )
 
     def react(

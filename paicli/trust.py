@@ -104,6 +104,28 @@ def screen_workspace_config(
     return {key: value for key, value in values.items() if key not in SENSITIVE_KEYS}
 
 
+def prompt_overrides(workspace: Path) -> list[Path]:
+    folder = workspace / ".paicli" / "prompts"
+    return sorted(path for path in folder.glob("**/*.md") if path.is_file()) if folder.is_dir() else []
+
+
+def screen_prompt_overrides(
+    workspace: Path, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn = warn_on_stderr
+) -> None:
+    """A repository's `.paicli/prompts/*.md` replace paicli's own prompts, so they are applied only once
+    trusted (see `paicli.agent.context.load_prompt`); asked here together, each file remembered by hash."""
+    store = TrustStore(home)
+    untrusted = [path for path in prompt_overrides(workspace) if not store.is_trusted(path)]
+    if not untrusted:
+        return
+    names = ", ".join(path.relative_to(workspace / ".paicli" / "prompts").as_posix() for path in untrusted)
+    if confirm is not None and confirm(TrustRequest(workspace / ".paicli" / "prompts", {"prompt overrides": names})):
+        for path in untrusted:
+            store.trust(path)
+        return
+    warn(f"ignoring this repository's prompt overrides ({names}): not trusted yet")
+
+
 def _shown(key: str, value: Any) -> str:
     if key == "api_key":
         return "(a key; its value is not shown)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paicli.tools.walk import walk
+from paicli.trust import TrustStore
 
 TOOL_MODES = (None, "executor")
 OVERVIEW_MODES = ("planner", "replanner")  # tool-free modes that must know the files to plan around them
@@ -20,10 +21,11 @@ def packaged_prompts_dir() -> Path:
     return shipped if shipped.is_dir() else _PACKAGE.parent / "prompts"
 
 
-def load_prompt(name: str, workspace: Path) -> str:
-    """`name` like "system.md" or "modes/planner.md"; `.paicli/prompts/<name>` in the workspace wins."""
+def load_prompt(name: str, workspace: Path, home: Path | None = None) -> str:
+    """`name` like "system.md" or "modes/planner.md". A repository's `.paicli/prompts/<name>` wins, but
+    only once the user has trusted that file (paicli.trust; `home` holds the trust store)."""
     override = workspace / ".paicli" / "prompts" / name
-    if override.is_file():
+    if home is not None and override.is_file() and TrustStore(home).is_trusted(override):
         return override.read_text(encoding="utf-8")
     return (packaged_prompts_dir() / name).read_text(encoding="utf-8")
 
@@ -59,9 +61,9 @@ def system_prompt(mode: str | None, workspace: Path, home: Path) -> str:
     """The system prompt of one mode ("executor", "planner", ...; None = chat). Deterministic: the same
     inputs give byte-identical text, so provider prompt caches hit across the tasks of a plan.
     Modes that use tools (chat, executor) start from system.md; the tool-free ones only get their own."""
-    sections = [load_prompt("system.md", workspace).strip()] if mode in TOOL_MODES else []
+    sections = [load_prompt("system.md", workspace, home).strip()] if mode in TOOL_MODES else []
     if mode:
-        sections.append(load_prompt(f"modes/{mode}.md", workspace).strip())
+        sections.append(load_prompt(f"modes/{mode}.md", workspace, home).strip())
     sections.append(f"# Workspace\n\nThe workspace root is {workspace}. Paths are relative to it.")
     if mode in OVERVIEW_MODES:
         sections.append(f"# Files in the workspace\n\n{workspace_overview(workspace)}")

@@ -9,6 +9,7 @@ from paicli.agent.context import (
     system_prompt,
     workspace_overview,
 )
+from paicli.trust import TrustRequest, screen_prompt_overrides
 
 
 def test_every_mode_prompt_is_packaged() -> None:
@@ -17,12 +18,19 @@ def test_every_mode_prompt_is_packaged() -> None:
     assert (packaged_prompts_dir() / "system.md").is_file()
 
 
-def test_project_override_wins(tmp_path: Path) -> None:
+def test_a_trusted_project_override_wins(tmp_path: Path) -> None:
+    home = tmp_path / "home"
     override = tmp_path / ".paicli" / "prompts" / "modes" / "executor.md"
     override.parent.mkdir(parents=True)
     override.write_text("custom executor")
-    assert load_prompt("modes/executor.md", tmp_path) == "custom executor"
-    assert "custom executor" in system_prompt("executor", tmp_path, tmp_path / "home")
+    assert load_prompt("modes/executor.md", tmp_path, home) != "custom executor"  # not trusted yet
+    asked: list[TrustRequest] = []
+    screen_prompt_overrides(tmp_path, home=home, confirm=lambda request: asked.append(request) or True)
+    assert asked and "modes/executor.md" in asked[0].values["prompt overrides"]
+    assert load_prompt("modes/executor.md", tmp_path, home) == "custom executor"
+    assert "custom executor" in system_prompt("executor", tmp_path, home)
+    override.write_text("changed behind the user's back")
+    assert "changed behind" not in system_prompt("executor", tmp_path, home)
 
 
 def test_rules_are_collected_in_order_and_capped(tmp_path: Path) -> None:

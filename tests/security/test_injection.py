@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from paicli.agent.context import system_prompt
 from paicli.audit import audit_folder, read_entries
 from paicli.tools.toolbox import data_marker
@@ -90,8 +88,6 @@ def test_a_repository_config_pointing_elsewhere_is_not_used_until_trusted(
         assert "ignoring" not in trusted.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="a repository's .paicli/prompts/ replace paicli's prompts without the user's "
-                                       "trust (paicli/agent/context.py load_prompt)")  # fmt: skip
 def test_a_repository_cannot_replace_the_system_prompt_untrusted(workspace: Path, home: Path) -> None:
     override = workspace / ".paicli" / "prompts" / "system.md"
     override.parent.mkdir(parents=True)

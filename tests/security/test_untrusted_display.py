@@ -8,7 +8,6 @@ import io
 import json
 from pathlib import Path
 
-import pytest
 from rich.console import Console
 
 from paicli.events import TaskStarted, TextDelta, ToolCallEvent, ToolResultEvent
@@ -58,8 +57,6 @@ def test_live_plan_view_shows_hostile_tool_calls_as_plain_text() -> None:
     assert hostile_bytes(out.getvalue()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="paicli/headless.py progress lines print tool output and string "
-                                       "arguments to stderr without removing control characters")  # fmt: skip
 def test_headless_progress_lines_are_plain_text() -> None:
     lines = [
         progress_line(ToolResultEvent(task_id=None, name="execute_command", ok=False, output=HOSTILE)),
