@@ -48,6 +48,8 @@ class Runtime:
     tools: ToolBox = field(default_factory=ToolBox.default)
     locks: PathLocks = field(default_factory=PathLocks)
     home: Path = field(default_factory=Path.home)
+    _secrets: list[str] | None = field(default=None, repr=False)
+    _compressor_text: str | None = field(default=None, repr=False)
     approve: Approver | None = None  # the human in the loop (the REPL's prompt); None: nobody to ask
     policy: ApprovalPolicy | None = None  # the gate of `tools`; /approval changes its mode
 
@@ -56,7 +58,10 @@ class Runtime:
         return self.settings.workspace
 
     def secrets(self) -> list[str]:
-        return secret_values(self.settings)
+        """Computed once: the environment and the key do not change during a session."""
+        if self._secrets is None:
+            self._secrets = secret_values(self.settings)
+        return self._secrets
 
     def tool_context(self, task_id: str | None = None) -> ToolContext:
         return ToolContext(
@@ -75,8 +80,13 @@ class Runtime:
         return Compressor(
             llm or self.llm,
             budget_tokens=self.settings.context_tokens,
-            prompt=load_prompt("modes/compressor.md", self.workspace, self.home),
+            prompt=self._compressor_prompt(),
         )
+
+    def _compressor_prompt(self) -> str:
+        if self._compressor_text is None:
+            self._compressor_text = load_prompt("modes/compressor.md", self.workspace, self.home)
+        return self._compressor_text
 
     def react(
         self,
@@ -163,6 +173,7 @@ def build_plan_session(
         max_replans=s.max_replans,
         meter=meter,
         on_change=recorder,
+        flush=recorder.flush,
         reviewer=Reviewer(meter, system_prompt=runtime.system_prompt("reviewer"), model=s.reviewer_model)
         if s.review
         else None,

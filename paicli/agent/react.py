@@ -60,12 +60,15 @@ class ReactLoop:
     max_format_errors: int = 3  # consecutive steps whose every call was malformed
     before_request: BeforeRequest | None = None
     stream_text: bool = True
+    _known: set[str] = field(default_factory=set, repr=False)  # tool names offered in this run
 
     async def run(self, messages: list[Message]) -> ReactResult:
         result = ReactResult(content="", messages=messages)
+        specs = self.tools.specs()
+        self._known = {spec["function"]["name"] for spec in specs}
         format_errors = 0
         for _ in range(self.max_steps):
-            response = await self._ask(result, tools=self.tools.specs())
+            response = await self._ask(result, tools=specs)
             if not response.tool_calls:
                 return self._finish(result, response)
             outcomes = await self._run_calls(response.tool_calls)
@@ -122,8 +125,7 @@ class ReactLoop:
         return outcome
 
     def _malformed(self, call: ToolCall) -> bool:
-        known = {spec["function"]["name"] for spec in self.tools.specs()}
-        return call.name not in known or not isinstance(parse_arguments(call.arguments), dict)
+        return call.name not in self._known or not isinstance(parse_arguments(call.arguments), dict)
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:

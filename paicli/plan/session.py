@@ -59,6 +59,7 @@ class PlanSession:
     summarize: Summarize | None = None
     meter: MeteredModel | None = None
     on_change: PlanListener = field(default=lambda plan: None)
+    flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
 
@@ -87,6 +88,9 @@ class PlanSession:
             if current is None:
                 raise
             return self._finish(current, PlanStatus.FAILED)
+        finally:
+            if self.flush is not None:
+                await self.flush()
 
     async def _approve(self, plan: Plan) -> Plan | None:
         approved = await self.approve(plan)

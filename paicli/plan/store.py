@@ -7,6 +7,7 @@ runs again. Tasks of earlier rounds that failed stay as history (the replan supe
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -48,10 +49,9 @@ class PlanStore:
             candidate, n = f"{stamp}-{slug}-{n}", n + 1
         return candidate
 
-    def save(self, record: PlanRecord) -> None:
-        record.updated_at = time.time()
-        atomic_write(self.folder / f"{record.id}.json", record.model_dump_json(indent=2))
-        atomic_write(self.folder / f"{record.id}.md", render_markdown(record))
+    def write(self, plan_id: str, record_json: str, markdown: str) -> None:
+        atomic_write(self.folder / f"{plan_id}.json", record_json)
+        atomic_write(self.folder / f"{plan_id}.md", markdown)
 
     def load(self, plan_id: str) -> PlanRecord:
         path = self.folder / f"{plan_id}.json"
@@ -140,7 +140,12 @@ def task_markdown(task: Task) -> list[str]:
 
 class PlanRecorder:
     """The plan listener that saves a plan on every change. The id is chosen at the first save unless
-    given (a resumed plan keeps its id)."""
+    given (a resumed plan keeps its id).
+
+    Inside an event loop the changes of one loop turn are saved together, after the scheduler has
+    dispatched what became ready, and the file writes (fsync included) run in a worker thread, one after
+    another in order, so saving never delays a task. `flush()` waits until the latest state is on disk.
+    """
 
     def __init__(
         self,
@@ -155,13 +160,46 @@ class PlanRecorder:
         self.usage = usage
         self.failure = failure
         self.created_at = time.time()
+        self._plan: Plan | None = None
+        self._scheduled: asyncio.Handle | None = None
+        self._pending: tuple[str, str, str] | None = None
+        self._writer: asyncio.Task[None] | None = None
 
     def __call__(self, plan: Plan) -> None:
+        self._plan = plan
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.store.write(*self._render(plan))
+            return
+        if self._scheduled is None:
+            self._scheduled = loop.call_soon(self._snapshot)
+
+    async def flush(self) -> None:
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._snapshot()
+        while self._writer is not None and not self._writer.done():
+            await asyncio.shield(self._writer)
+
+    def _render(self, plan: Plan) -> tuple[str, str, str]:
         if self.plan_id is None:
             self.plan_id = self.store.new_id(plan.goal)
-        now = time.time()
         record = PlanRecord(
-            id=self.plan_id, created_at=self.created_at, updated_at=now, plan=plan,
+            id=self.plan_id, created_at=self.created_at, updated_at=time.time(), plan=plan,
             usage=self.usage(), failure=self.failure(),
         )
-        self.store.save(record)
+        return self.plan_id, record.model_dump_json(indent=2), render_markdown(record)
+
+    def _snapshot(self) -> None:
+        self._scheduled = None
+        if self._plan is None:
+            return
+        self._pending = self._render(self._plan)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_pending())
+
+    async def _write_pending(self) -> None:
+        while self._pending is not None:
+            pending, self._pending = self._pending, None
+            await asyncio.to_thread(self.store.write, *pending)

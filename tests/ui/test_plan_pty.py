@@ -127,6 +127,7 @@ def test_a_cancelled_plan_resumes_without_rerunning_completed_tasks(
     expect_text(child, "Enter")
     child.send(ENTER)
     expect_text(child, "Both steps done.", timeout=20)
+    child.expect_exact(PROMPT, timeout=10)
     assert len(requests_of(fake, "first")) == 1
     assert "FIRST-DONE" in requests_of(fake, "second")[-1].text
     assert saved_status(workspace) == "COMPLETED"
