@@ -50,7 +50,7 @@ from paicli.events import (
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, TaskStatus, TaskType
 from paicli.ui.plan_view import fold, status_icon, type_badge
-from paicli.ui.render import NOTICE_STYLES, clean, tool_summary, usage_line
+from paicli.ui.render import NOTICE_STYLES, clean, format_duration, format_tokens, tool_summary, usage_line
 
 REFRESH_PER_SECOND = 4.0
 MAX_ID_WIDTH = 24
@@ -386,23 +386,3 @@ def _count_statuses(rows: Iterable[TaskRow]) -> str:
     for row in rows:
         counts[row.status] = counts.get(row.status, 0) + 1
     return ", ".join(f"{counts[status]} {status.value.lower()}" for status in TaskStatus if status in counts)
-
-
-def format_duration(seconds: float) -> str:
-    """`0.4s`, `12.3s`, `2m05s`, `1h02m`."""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
-
-
-def format_tokens(count: int) -> str:
-    """`532 tok`, `12.3k tok`, `1.2M tok`."""
-    if count < 1000:
-        return f"{count} tok"
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k tok"
-    return f"{count / 1_000_000:.1f}M tok"

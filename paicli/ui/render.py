@@ -294,3 +294,23 @@ class ChatRenderer:
         for secret in self.secrets:
             text = text.replace(secret, "***")
         return text
+
+
+def format_duration(seconds: float) -> str:
+    """`0.4s`, `12.3s`, `2m05s`, `1h02m`."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def format_tokens(count: int) -> str:
+    """`532 tok`, `12.3k tok`, `1.2M tok`."""
+    if count < 1000:
+        return f"{count} tok"
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k tok"
+    return f"{count / 1_000_000:.1f}M tok"

@@ -26,7 +26,8 @@ from paicli.events import (
 )
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
-from paicli.ui.live import LivePlanView, format_duration, format_tokens
+from paicli.ui.live import LivePlanView
+from paicli.ui.render import format_duration, format_tokens
 
 
 def plan() -> Plan:
