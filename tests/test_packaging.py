@@ -1,10 +1,9 @@
-"""The wheel carries every prompt: build it, unpack it like an install would, and load each prompt."""
+"""The wheel carries every prompt: build it, install it into a separate folder, and load each prompt from there."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -20,8 +19,13 @@ def test_the_wheel_ships_every_prompt(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     (wheel,) = tmp_path.glob("paicli-*.whl")
     site = tmp_path / "site"
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(site)
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert installed.returncode == 0, installed.stderr
     prompts = site / "paicli" / "_prompts"
     shipped = sorted(p.relative_to(prompts).as_posix() for p in prompts.glob("**/*.md"))
     in_repo = sorted(p.relative_to(REPO / "prompts").as_posix() for p in (REPO / "prompts").glob("**/*.md"))
