@@ -133,6 +133,17 @@ class NullSink:
         pass
 
 
+class FanOutSink:
+    """Every event to each of several sinks, in order (e.g. the live view and a JSON-lines writer)."""
+
+    def __init__(self, *sinks: EventSink) -> None:
+        self.sinks = sinks
+
+    def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            sink.emit(event)
+
+
 class ListSink:
     """Collects events; used by tests and by callers that render afterwards."""
 

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from paicli.config import Settings
 from paicli.errors import ConfigError, ModelError, PaicliError
 from paicli.events import Event, EventSink, RunFinished
-from paicli.plan.model import Plan, PlanStatus
+from paicli.plan.model import PlanStatus
 from paicli.plan.session import approve_unasked
 from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
 from paicli.runtime import Runtime, build_plan_session, build_runtime, secret_values
@@ -161,7 +161,8 @@ def plan_command(
 ) -> int:
     if not goal and not resume and not from_file:
         raise ConfigError("paicli plan needs a GOAL (or --resume ID / --from FILE.json)")
-    if not yes and not (sys.stdin.isatty() and sys.stdout.isatty()):
+    screen = sys.stderr if json_mode else sys.stdout  # where an interactive review would draw
+    if not yes and not (sys.stdin.isatty() and screen.isatty()):
         raise ConfigError("paicli plan without a terminal needs --yes to approve the plan unasked")
     settings.require_key()
     sink = make_sink(settings, json_mode)
@@ -173,9 +174,13 @@ def plan_command(
     elif from_file:
         given = plan_from_file(Path(from_file))
 
+    if not yes:
+        from paicli.ui.plan_runner import plan_in_terminal
+
+        return plan_in_terminal(settings, goal, plan=given, plan_id=plan_id, json_mode=json_mode)
+
     async def body(runtime: Runtime) -> int:
-        approve = approve_unasked if yes else interactive_approve
-        session = build_plan_session(runtime, sink, approve=approve, plan_id=plan_id)
+        session = build_plan_session(runtime, sink, approve=approve_unasked, plan_id=plan_id)
         plan = await session.run(goal, plan=given)
         if plan.status is PlanStatus.COMPLETED:
             return EXIT_OK
@@ -184,7 +189,3 @@ def plan_command(
         return fail(f"plan failed: {session.failure}", EXIT_FAILED)
 
     return run_async(lambda: with_runtime(settings, sink, body))
-
-
-async def interactive_approve(plan: Plan) -> Plan | None:
-    raise ConfigError("interactive plan review is not built yet; pass --yes")

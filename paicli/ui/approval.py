@@ -21,8 +21,9 @@ interpreted or silently dropped, so what the user approves is what they read.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -95,6 +96,18 @@ class ApprovalPrompt:
         self._input = input
         self._output = output
         self._one_at_a_time = asyncio.Lock()
+
+    @contextlib.contextmanager
+    def attached(
+        self, *, pause: Callable[[], None], resume: Callable[[], None], on_cancel: Callable[[], None]
+    ) -> Iterator[None]:
+        """While a turn or plan runs, questions pause what it draws and reads; ESC at a question
+        cancels it."""
+        self.pause, self.resume, self.on_cancel = pause, resume, on_cancel
+        try:
+            yield
+        finally:
+            self.pause = self.resume = self.on_cancel = None
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         async with self._one_at_a_time:

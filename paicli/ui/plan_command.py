@@ -6,8 +6,6 @@ executing, replanning); the review screen and approval questions take the keyboa
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -15,12 +13,9 @@ from rich.text import Text
 from paicli.errors import ConfigError, PaicliError
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.store import PlanStore, prepare_resume
-from paicli.runtime import build_plan_session
 from paicli.ui.commands import Outcome
-from paicli.ui.keys import CancelKeys
-from paicli.ui.live import LivePlanView
+from paicli.ui.plan_runner import drive_plan
 from paicli.ui.render import one_line
-from paicli.ui.review import review_plan
 
 if TYPE_CHECKING:
     from paicli.ui.repl import Repl
@@ -69,31 +64,8 @@ async def resume_plan(repl: Repl, plan_id: str) -> None:
 
 
 async def run_plan(repl: Repl, *, goal: str | None, plan: Plan | None = None, plan_id: str | None = None) -> None:
-    live = LivePlanView(repl.console, secrets=repl.runtime.secrets())
-    keys = CancelKeys(lambda: job.cancel())
-
-    async def approve(candidate: Plan) -> Plan | None:
-        with live.paused(), keys.suspended():
-            return await review_plan(candidate, console=repl.console, amend=session.planner)  # type: ignore[arg-type]
-
-    def pause() -> None:
-        live.pause()
-        keys.pause()
-
-    def resume() -> None:
-        keys.resume()
-        live.resume()
-
-    session = build_plan_session(repl.runtime, live, approve=approve, plan_id=plan_id)
-    job = asyncio.create_task(session.run(goal, plan=plan))
-    with keys, live, repl.asking(pause=pause, resume=resume, on_cancel=job.cancel):
-        try:
-            await asyncio.wait({job})
-        finally:
-            if not job.done():  # the REPL itself is being cancelled
-                job.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await job
+    run = await drive_plan(repl.runtime, repl.console, repl.approval, goal=goal, plan=plan, plan_id=plan_id)
+    session, job = run.session, run.job
     if session.meter is not None:
         repl.renderer.session_usage = repl.renderer.session_usage + session.meter.usage
     if job.cancelled():

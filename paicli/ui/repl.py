@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -152,18 +152,6 @@ class Repl:
     def clear_conversation(self) -> None:
         self.messages = [{"role": "system", "content": self.runtime.system_prompt(None)}]
 
-    @contextlib.contextmanager
-    def asking(
-        self, *, pause: Callable[[], None], resume: Callable[[], None], on_cancel: Callable[[], None]
-    ) -> Iterator[None]:
-        """While a turn or plan runs, approval questions pause what it draws and reads, and ESC at the
-        question cancels it."""
-        self.approval.pause, self.approval.resume, self.approval.on_cancel = pause, resume, on_cancel
-        try:
-            yield
-        finally:
-            self.approval.pause = self.approval.resume = self.approval.on_cancel = None
-
     def _pause_for(self, keys: CancelKeys) -> Callable[[], None]:
         def pause() -> None:
             self.renderer.flush()  # the streamed text so far goes on screen before the question
@@ -240,7 +228,7 @@ class Repl:
         pending = [*self.messages, {"role": "user", "content": text}]
         turn = asyncio.create_task(self.runtime.react(self.renderer).run(pending))
         keys = CancelKeys(turn.cancel)
-        with keys, self.asking(pause=self._pause_for(keys), resume=keys.resume, on_cancel=turn.cancel):
+        with keys, self.approval.attached(pause=self._pause_for(keys), resume=keys.resume, on_cancel=turn.cancel):
             try:
                 await asyncio.wait({turn})
             finally:
