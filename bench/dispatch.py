@@ -4,9 +4,9 @@ Two shapes of short tasks (5 to 25 ms each) under the default `--max-parallel 4`
 on a dependency and never on a free slot: one chain of 40 tasks (nothing else runs: the lag of an idle
 client) and four chains of 25 with joins between neighbouring chains (the client is busy with the other
 chains' streams meanwhile, as in real plans). Each runs as `paicli plan` runs it, saving the plan to
-.paicli/plans on every change, and without saving, in the same rounds. For each dependent, the clock
-starts when the server finished sending the reply of its last-finishing dependency and stops when the
-server has read the dependent's first request. The lag is split into its parts:
+.paicli/plans (once per loop turn, written in a worker thread), and without saving, in the same rounds.
+For each dependent, the clock starts when the server finished sending the reply of its last-finishing
+dependency and stops when the server has read the dependent's first request. The lag is split into its parts:
 
   reply tail   server done → the dependency's task runner returns (stream end, result)
   scheduler    → the dependent's task runner starts (wake-up, bookkeeping, dispatch)
@@ -34,8 +34,8 @@ from bench.harness import (
     assert_completed,
     make_plan,
     react_runner,
+    run_plan,
     runtime_for,
-    scheduler_for,
 )
 from paicli.plan.executor import task_messages
 from paicli.runtime import Runtime
@@ -108,7 +108,7 @@ async def _one_round(
     seen = len(server.requests())
     runner = TimedRunner(react_runner(runtime))
     plan = make_plan(graph)
-    await scheduler_for(runtime, runner, max_parallel=4, save=save).run(plan)
+    await run_plan(runtime, runner, plan, max_parallel=4, save=save)
     assert_completed(plan)
     return _lags(graph, server.requests()[seen:], runner, clock)
 

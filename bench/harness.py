@@ -80,13 +80,26 @@ def react_runner(runtime: Runtime) -> ReactTaskRunner:
     )
 
 
-def scheduler_for(
-    runtime: Runtime, runner: TaskRunner, *, max_parallel: int = 4, schedule: Schedule = "eager", save: bool = True
-) -> Scheduler:
-    """A Scheduler wired as `build_plan_session` wires it: with `save`, the plan is written to
-    .paicli/plans in the workspace on every change, as `paicli plan` does."""
+async def run_plan(
+    runtime: Runtime,
+    runner: TaskRunner,
+    plan: Plan,
+    *,
+    max_parallel: int = 4,
+    schedule: Schedule = "eager",
+    save: bool = True,
+) -> None:
+    """Runs `plan` on a Scheduler wired as `build_plan_session` wires it. With `save`, a PlanRecorder saves
+    the plan to .paicli/plans in the workspace as `paicli plan` does (the changes of one loop turn
+    together, the files written in a worker thread), and the run ends, as a PlanSession does, once the
+    last state is on disk."""
     recorder = PlanRecorder(PlanStore(runtime.workspace)) if save else None
-    return Scheduler(runner, NullSink(), max_parallel=max_parallel, schedule=schedule, on_change=recorder)
+    scheduler = Scheduler(runner, NullSink(), max_parallel=max_parallel, schedule=schedule, on_change=recorder)
+    try:
+        await scheduler.run(plan)
+    finally:
+        if recorder is not None:
+            await recorder.flush()
 
 
 @dataclass

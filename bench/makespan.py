@@ -3,7 +3,8 @@
 Four DAGs whose task latencies the fake server injects (routed by task id): a diamond, a fan-out of 16
 into a join, three skewed chains (chain i has its slow task at level i) and a random layered DAG of 30
 tasks with lognormal latencies. The plans run as `paicli plan` runs them: a ReAct loop per task, the
-real client, and the plan saved to .paicli/plans on every change.
+real client, and the plan saved to .paicli/plans (the changes of one loop turn together, written in a
+worker thread; the makespan ends when the last save is on disk, as `paicli plan` ends).
 
 Modes: eager and batch with unbounded parallelism, eager without saving the plan (to show what saving
 costs), sequential (`--max-parallel 1`), and eager with 2 and 4 slots. Ratios: makespan ÷ critical path
@@ -24,7 +25,7 @@ from pathlib import Path
 from bench.common import Result, median, rounded
 from bench.fakeserver import ServerProcess
 from bench.graphs import Graph, Latencies, diamond, fan_out_join, random_layered, skewed_chains
-from bench.harness import Schedule, TimedRunner, assert_completed, make_plan, react_runner, runtime_for, scheduler_for
+from bench.harness import Schedule, TimedRunner, assert_completed, make_plan, react_runner, run_plan, runtime_for
 from paicli.plan import dag
 from paicli.runtime import Runtime
 
@@ -111,11 +112,8 @@ async def _run(chosen: list[str], scale: float, rounds: int) -> Result:
 async def _makespan(runtime: Runtime, graph: Graph, mode: Mode) -> tuple[float, dict[str, float]]:
     plan = make_plan(graph)
     runner = TimedRunner(react_runner(runtime))
-    scheduler = scheduler_for(
-        runtime, runner, max_parallel=mode.slots or len(graph), schedule=mode.schedule, save=mode.save
-    )
     start = time.monotonic()
-    await scheduler.run(plan)
+    await run_plan(runtime, runner, plan, max_parallel=mode.slots or len(graph), schedule=mode.schedule, save=mode.save)
     seconds = time.monotonic() - start
     assert_completed(plan)
     return seconds, {task: end - begin for task, (begin, end) in runner.spans.items()}
