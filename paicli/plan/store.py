@@ -142,9 +142,10 @@ class PlanRecorder:
     """The plan listener that saves a plan on every change. The id is chosen at the first save unless
     given (a resumed plan keeps its id).
 
-    Inside an event loop the changes of one loop turn are saved together, after the scheduler has
-    dispatched what became ready, and the file writes (fsync included) run in a worker thread, one after
-    another in order, so saving never delays a task. `flush()` waits until the latest state is on disk.
+    Inside an event loop, saving never holds up a task: the file writes (fsync included) run in a worker
+    thread, one after another, and the plan is rendered to JSON again only when the previous write is
+    done, so all the changes made meanwhile go to disk together in the next one. `flush()` waits until
+    the latest state is on disk.
     """
 
     def __init__(
@@ -161,8 +162,7 @@ class PlanRecorder:
         self.failure = failure
         self.created_at = time.time()
         self._plan: Plan | None = None
-        self._scheduled: asyncio.Handle | None = None
-        self._pending: tuple[str, str, str] | None = None
+        self._dirty = False
         self._writer: asyncio.Task[None] | None = None
 
     def __call__(self, plan: Plan) -> None:
@@ -172,13 +172,13 @@ class PlanRecorder:
         except RuntimeError:
             self.store.write(*self._render(plan))
             return
-        if self._scheduled is None:
-            self._scheduled = loop.call_soon(self._snapshot)
+        self._dirty = True
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write_while_dirty())
 
     async def flush(self) -> None:
-        if self._scheduled is not None:
-            self._scheduled.cancel()
-            self._snapshot()
+        if self._dirty and (self._writer is None or self._writer.done()):
+            self._writer = asyncio.get_running_loop().create_task(self._write_while_dirty())
         while self._writer is not None and not self._writer.done():
             await asyncio.shield(self._writer)
 
@@ -191,15 +191,8 @@ class PlanRecorder:
         )
         return self.plan_id, record.model_dump_json(indent=2), render_markdown(record)
 
-    def _snapshot(self) -> None:
-        self._scheduled = None
-        if self._plan is None:
-            return
-        self._pending = self._render(self._plan)
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.get_running_loop().create_task(self._write_pending())
-
-    async def _write_pending(self) -> None:
-        while self._pending is not None:
-            pending, self._pending = self._pending, None
-            await asyncio.to_thread(self.store.write, *pending)
+    async def _write_while_dirty(self) -> None:
+        await asyncio.sleep(0)  # let the tasks the scheduler just started send their requests first
+        while self._dirty and self._plan is not None:
+            self._dirty = False
+            await asyncio.to_thread(self.store.write, *self._render(self._plan))
