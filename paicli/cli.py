@@ -12,8 +12,6 @@ from typing import Any
 
 from paicli import __version__
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
-
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     """Global options, added to the main parser and to every subcommand so they work on either side.
@@ -70,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
     from paicli.config import load_settings
-    from paicli.errors import ConfigError
+    from paicli.errors import EXIT_CANCELLED, EXIT_USAGE, ConfigError
 
     confirm = None
     if args.command is None and sys.stdin.isatty():

@@ -16,6 +16,9 @@ Tool refusals are not exceptions either at the agent level: they go back to the 
 
 from __future__ import annotations
 
+# Exit codes of the contract: done · plan FAILED or model unreachable · usage/configuration · cancelled.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
 
 class PaicliError(Exception):
     """Base of every error paicli raises on purpose; str(err) is the one-line user message."""

@@ -11,21 +11,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from paicli.config import Settings
-from paicli.errors import ConfigError, ModelError, PaicliError
+from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, ModelError, PaicliError
 from paicli.events import Event, EventSink, RunFinished
 from paicli.plan.model import PlanStatus
 from paicli.plan.session import approve_unasked
 from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
 from paicli.runtime import Runtime, build_plan_session, build_runtime, secret_values
+from paicli.tools.output import mask_secrets
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 QUIET_IN_JSON = {"text_delta"}
-
-
-def mask(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
 
 
 class JsonLinesSink:
@@ -38,7 +32,7 @@ class JsonLinesSink:
     def emit(self, event: Event) -> None:
         if event.event in QUIET_IN_JSON:
             return
-        self.stream.write(mask(event.model_dump_json(), self.secrets) + "\n")
+        self.stream.write(mask_secrets(event.model_dump_json(), self.secrets) + "\n")
         self.stream.flush()
 
 
@@ -52,7 +46,7 @@ class ProgressSink:
     def emit(self, event: Event) -> None:
         line = progress_line(event)
         if line:
-            self.stream.write(mask(line, self.secrets) + "\n")
+            self.stream.write(mask_secrets(line, self.secrets) + "\n")
             self.stream.flush()
 
 
@@ -144,7 +138,7 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool) -> int:
         result = await runtime.react(sink).run(messages)
         sink.emit(RunFinished(content=result.content, usage=result.usage))
         if not json_mode:
-            print(mask(result.content, runtime.secrets()))
+            print(mask_secrets(result.content, runtime.secrets()))
         return EXIT_OK
 
     return run_async(lambda: with_runtime(settings, sink, body))

@@ -49,6 +49,7 @@ from paicli.events import (
 )
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, TaskStatus, TaskType
+from paicli.tools.output import mask_secrets
 from paicli.ui.plan_view import fold, status_icon, type_badge
 from paicli.ui.render import NOTICE_STYLES, clean, format_duration, format_tokens, tool_summary, usage_line
 
@@ -360,10 +361,7 @@ class LivePlanView:
         self.console.print(line)  # above the live table while it is shown
 
     def _safe(self, text: str) -> str:
-        text = clean(text)
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return text
+        return mask_secrets(clean(text), self.secrets)
 
 
 def _rows_to_hide(rows: list[TaskRow], room: int) -> dict[str, TaskRow]:

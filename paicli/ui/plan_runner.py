@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.config import Settings
-from paicli.errors import PaicliError
+from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, PaicliError
 from paicli.events import EventSink, FanOutSink
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.session import PlanSession
@@ -77,7 +77,7 @@ def plan_in_terminal(
 ) -> int:
     """`paicli plan GOAL` on a terminal without --yes: review, live view, approvals, ESC. With --json the
     screen goes to stderr so stdout carries only the JSON lines."""
-    from paicli.headless import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, JsonLinesSink, run_async
+    from paicli.headless import JsonLinesSink, run_async
 
     screen = sys.stderr if json_mode else sys.stdout
     console = Console(file=screen, highlight=False)

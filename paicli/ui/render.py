@@ -24,6 +24,7 @@ from rich.text import Text
 
 from paicli.events import Event, ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
+from paicli.tools.output import mask_secrets
 
 PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
@@ -291,9 +292,7 @@ class ChatRenderer:
         self.console.print(line)
 
     def _mask(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return text
+        return mask_secrets(text, self.secrets)
 
 
 def format_duration(seconds: float) -> str:

@@ -24,7 +24,7 @@ from rich.console import Console
 
 from paicli import __version__
 from paicli.config import Settings
-from paicli.errors import PaicliError
+from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import TextDelta
 from paicli.llm.types import Message
 from paicli.plan.model import Plan
@@ -34,7 +34,6 @@ from paicli.ui.commands import Outcome, SlashCompleter, find_command, split_comm
 from paicli.ui.keys import CancelKeys
 from paicli.ui.render import ChatRenderer, one_line
 
-EXIT_OK, EXIT_CANCELLED = 0, 130
 PROMPT = "› "
 
 
