@@ -100,6 +100,7 @@ class LivePlanView:
         self.usage = Usage()  # every model request seen, the planner's included
         self._started = False
         self._awaiting_approval = False
+        self._waiting_for: tuple[str, float] | None = None  # ("Planning" or "Replanning", since when)
         self._pauses = 0
         self._finished = False
         self._live: Live | None = None
@@ -112,6 +113,8 @@ class LivePlanView:
 
     def start(self) -> None:
         self._started = True
+        if not self.rows:  # the planner is at work: say so until the plan arrives
+            self._waiting_for = ("Planning", time.time())
         self._update_display()
 
     def stop(self) -> None:
@@ -194,6 +197,7 @@ class LivePlanView:
             row.result, row.error = self._safe(event.result or ""), self._safe(event.error or "")
             self._plain(self._finished_line(row))
         elif isinstance(event, ReplanEvent):
+            self._waiting_for = ("Replanning", event.ts)
             self._say(
                 Text.assemble(("↻ Replanning", "bold yellow"), f" (round {event.round}): {self._safe(event.reason)}")
             )
@@ -209,6 +213,7 @@ class LivePlanView:
         self._refresh()
 
     def _plan_created(self, event: PlanCreated) -> None:
+        self._waiting_for = None
         if self._finished:  # a new plan in the same view: start afresh
             self.rows, self.usage, self._finished = {}, Usage(), False
         self.round = event.round
@@ -228,6 +233,7 @@ class LivePlanView:
 
     def _plan_finished(self, event: PlanFinished) -> None:
         self._finished = True
+        self._waiting_for = None
         self._update_display()
         rows = list(self.rows.values())
         self.console.print()
@@ -252,7 +258,7 @@ class LivePlanView:
     # ---- the live display ----
 
     def _update_display(self) -> None:
-        visible = self._started and self.console.is_terminal and bool(self.rows)
+        visible = self._started and self.console.is_terminal and bool(self.rows or self._waiting_for)
         visible = visible and not (self._finished or self._awaiting_approval or self._pauses)
         if visible and self._live is None:
             self._live = Live(
@@ -289,6 +295,14 @@ class LivePlanView:
         self._live.update(self._render(), refresh=True)
 
     def _render(self) -> RenderableType:
+        waiting = None
+        if self._waiting_for is not None:
+            label, since = self._waiting_for
+            waiting = Text.assemble(
+                (f"{label}…", "bold"), f" {format_duration(time.time() - since)}", (" · Esc cancels", "dim")
+            )
+            if not self.rows:
+                return waiting
         rows = list(self.rows.values())
         room = max(2, self.console.height - 3)  # a live region taller than the screen cannot be redrawn
         hidden = _rows_to_hide(rows, room)
@@ -297,6 +311,8 @@ class LivePlanView:
         parts: list[RenderableType] = [heading, self._table([row for row in rows if row.id not in hidden], time.time())]
         if hidden:
             parts.append(Text(f"… {len(hidden)} more: {_count_statuses(hidden.values())}", style="dim"))
+        if waiting is not None:
+            parts.append(waiting)
         return Group(*parts)
 
     # ---- pieces ----

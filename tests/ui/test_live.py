@@ -16,10 +16,12 @@ from paicli.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanView,
     ReplanEvent,
     ReviewEvent,
     TaskFinished,
     TaskStarted,
+    TaskView,
     TextDelta,
     ToolCallEvent,
     ToolResultEvent,
@@ -191,9 +193,11 @@ async def test_on_a_terminal_the_table_appears_once_approved_and_ticks_while_run
     console, out = terminal_console()
     events = a_failing_run(time.time())
     with LivePlanView(console, refresh_per_second=20) as view:
-        view.emit(events[0])  # plan_created: the plan is being reviewed, nothing is drawn
+        assert "Planning…" in out.getvalue()  # until the plan arrives
+        view.emit(events[0])  # plan_created: the plan is being reviewed, nothing more is drawn
+        drawn = out.getvalue()
         await asyncio.sleep(0.2)
-        assert out.getvalue() == ""
+        assert out.getvalue() == drawn and "Running plan" not in drawn
         view.emit(events[1])  # plan_approved
         view.emit(TaskStarted(task_id="task_1"))
         view.emit(ToolCallEvent(task_id="task_1", name="execute_command", arguments={"command": "pytest -q"}))
@@ -270,3 +274,21 @@ def test_a_40_column_report_keeps_ids_and_cuts_only_the_outcome() -> None:
     assert "✓ task_1 READ  3.5s 1.5k tok The app us…" in report
     assert "✗ task_3 CMD   6.0s  900 tok step budge…" in report
     assert "  ✗ task_3: step budget spent (12 steps)" in report  # the reasons are never cut
+
+
+def test_planning_and_replanning_are_shown_while_the_model_works() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80, height=20)
+    view = LivePlanView(console)
+    view.start()  # no plan yet: the planner is at work
+    assert "Planning…" in out.getvalue()
+    view.emit(PlanCreated(round=1, plan=PlanView(summary="s", tasks=[
+        TaskView(id="a", description="do a", type="ANALYSIS", dependencies=[], status="PENDING")])))  # fmt: skip
+    view.emit(PlanApproved(round=1))
+    view.emit(TaskStarted(task_id="a"))
+    view.emit(TaskFinished(task_id="a", status="FAILED", error="broke"))
+    out.truncate(0)
+    view.emit(ReplanEvent(round=2, reason="a failed: broke"))
+    view._refresh(force=True)
+    assert "Replanning…" in out.getvalue()
+    view.stop()
