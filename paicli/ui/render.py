@@ -11,6 +11,8 @@ and it is never parsed as rich markup (only `Markdown(...)` and `Text(...)` see 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 import time
@@ -179,17 +181,22 @@ class ChatRenderer:
         self._calls_in_batch = 0  # tool calls since the last result, shown before their results
         self._batch_has_results = False
         self._after_tool_lines = False  # text printed next gets a blank line before it
+        self._waiting_since: float | None = None  # the model was asked and has not answered yet
+        self._ticker: asyncio.Task[None] | None = None
 
     # ---- EventSink ----
 
     def emit(self, event: Event) -> None:
         if isinstance(event, TextDelta):
+            self._stop_waiting()
             self._text(event.text)
         elif isinstance(event, ToolCallEvent):
+            self._stop_waiting()
             self.flush()
             self._tool_call(event)
         elif isinstance(event, ToolResultEvent):
             self._tool_result(event)
+            self.begin_wait()  # the results go back to the model next
         elif isinstance(event, ModelUsage):
             self.turn_usage = self.turn_usage + event.usage
             self.session_usage = self.session_usage + event.usage
@@ -199,6 +206,29 @@ class ChatRenderer:
         # Plan events are shown by the plan views, not by the chat renderer.
 
     # ---- called by the REPL ----
+
+    def begin_wait(self) -> None:
+        """Shows "Thinking… 3.1s" on a terminal until the model's first text or tool call arrives."""
+        if not self.live_preview or self._waiting_since is not None:
+            return
+        self._waiting_since = time.monotonic()
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing ticks, nothing is shown
+            self._ticker = asyncio.get_running_loop().create_task(self._tick_wait())
+
+    async def _tick_wait(self) -> None:
+        while self._waiting_since is not None:
+            self._preview(force=True)
+            await asyncio.sleep(1.0 / PREVIEW_HZ)
+
+    def _stop_waiting(self) -> None:
+        if self._waiting_since is None:
+            return
+        self._waiting_since = None
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+        if not self._blocks.pending(1, 1).strip():
+            self._stop_preview()
 
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
@@ -210,6 +240,7 @@ class ChatRenderer:
 
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
+        self._stop_waiting()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
         if self.turn_usage.total:
@@ -264,7 +295,12 @@ class ChatRenderer:
     def _preview_renderable(self) -> RenderableType:
         rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
         text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
-        return Markdown(self._mask(text)) if text.strip() else Text("")
+        if text.strip():
+            return Markdown(self._mask(text))
+        if self._waiting_since is not None:
+            waited = format_duration(time.monotonic() - self._waiting_since)
+            return Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+        return Text("")
 
     def _stop_preview(self) -> None:
         if self._live is not None:

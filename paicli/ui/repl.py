@@ -226,6 +226,7 @@ class Repl:
         start = len(self.messages)
         pending = [*self.messages, {"role": "user", "content": text}]
         turn = asyncio.create_task(self.runtime.react(self.renderer).run(pending))
+        self.renderer.begin_wait()
         keys = CancelKeys(turn.cancel)
         with keys, self.approval.attached(pause=self._pause_for(keys), resume=keys.resume, on_cancel=turn.cancel):
             try:

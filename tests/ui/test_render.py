@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 from rich.console import Console
@@ -205,3 +206,17 @@ def test_notices_are_single_lines_and_not_markup() -> None:
     renderer, out = make_renderer()
     renderer.emit(Notice(level="warning", message="retrying in 2 s [b]429[/b]"))
     assert lines_of(out) == ["retrying in 2 s [b]429[/b]"]
+
+
+async def test_thinking_is_shown_until_the_model_answers() -> None:
+    out = io.StringIO()
+    renderer = ChatRenderer(Console(file=out, force_terminal=True, width=80, height=20))
+    renderer.begin_wait()
+    await asyncio.sleep(0.3)
+    assert "Thinking…" in out.getvalue()
+    renderer.emit(TextDelta(task_id=None, text="Here it is.\n\n"))
+    shown = len(out.getvalue())
+    await asyncio.sleep(0.3)
+    renderer.end_turn()
+    assert "Thinking…" not in out.getvalue()[shown:]
+    assert "Here it is." in out.getvalue()
