@@ -153,3 +153,17 @@ def test_a_200_task_plan_from_a_file_completes(fake: FakeLLM, workspace: Path, h
     )
     assert done.code == 0, done.stderr
     assert len(done.of("task_finished")) == 200
+
+
+def test_a_plan_that_never_validates_ends_the_stream_with_plan_finished_failed(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    cyclic = plan_json({"a": ["b"], "b": ["a"]})
+    fake.on(system_is(PLANNER), Reply.text(cyclic), repeat=True)
+    done = plan(workspace, fake, home)
+    assert done.code == 1
+    assert len(fake.requests) == 3  # the first reply and two re-asks
+    finished = done.events()[-1]
+    assert finished["event"] == "plan_finished" and finished["status"] == "FAILED"
+    assert "a → b → a" in finished["summary"] or "b → a → b" in finished["summary"]
+    assert "→" in done.stderr

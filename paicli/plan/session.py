@@ -82,10 +82,13 @@ class PlanSession:
         except asyncio.CancelledError:
             if current is not None:
                 self._finish(current, PlanStatus.CANCELLED)
+            else:  # cancelled while planning: there is no plan, but the stream still ends
+                self._announce(PlanStatus.CANCELLED, None, Usage())
             raise
         except PaicliError as err:
             self.failure = str(err)
-            if current is None:
+            if current is None:  # planning failed: no plan to return, so the error goes up
+                self._announce(PlanStatus.FAILED, self.failure, Usage())
                 raise
             return self._finish(current, PlanStatus.FAILED)
         finally:
@@ -160,9 +163,12 @@ class PlanSession:
         if summary is None and status is PlanStatus.FAILED:
             summary = self.failure
         self.summary = summary
-        usage = self.meter.usage if self.meter is not None else sum((t.usage for t in plan.tasks), Usage())
-        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage))  # type: ignore[arg-type]
+        self._announce(status, summary, sum((t.usage for t in plan.tasks), Usage()))
         return plan
+
+    def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> None:
+        usage = self.meter.usage if self.meter is not None else task_usage
+        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage))  # type: ignore[arg-type]
 
 
 def failure_report(plan: Plan) -> str:
