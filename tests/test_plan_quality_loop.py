@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,14 @@ def test_hard_budget_fails_the_plan_and_starts_no_request_after_it(
     assert requests_of(fake, "b") == []
 
 
+def saved_task_done(workspace: Path, task_id: str) -> bool:
+    try:
+        tasks = saved_plan(workspace)["plan"]["tasks"]
+    except (ValueError, KeyError):  # not written yet
+        return False
+    return any(t["id"] == task_id and t["status"] == "COMPLETED" for t in tasks)
+
+
 def saved_plan(workspace: Path) -> dict:  # type: ignore[type-arg]
     (path,) = (workspace / ".paicli" / "plans").glob("*.json")
     return json.loads(path.read_text())
@@ -106,6 +115,12 @@ def test_a_stopped_plan_resumes_without_rerunning_completed_tasks(
     )
     try:
         fake.wait_for_requests(3, timeout=20)
+        # Saving runs beside the tasks and lands within milliseconds: wait for a's completion to be on
+        # disk, as it is long before anyone could press a key or kill the process.
+        deadline = time.monotonic() + 10
+        while not saved_task_done(workspace, "a"):
+            assert time.monotonic() < deadline, "a's completion never reached the plan file"
+            time.sleep(0.02)
         proc.send_signal(stop)
         proc.communicate(timeout=10)
     finally:
