@@ -200,7 +200,7 @@ def test_latency_delays_the_first_byte(fake: FakeLLM) -> None:
 
 def test_parallel_requests_each_get_their_own_reply(fake: FakeLLM) -> None:
     for n in range(6):
-        fake.on(f"task {n}", Reply.text(f"answer {n}", latency=0.5))
+        fake.on(f"task {n}", Reply.text(f"answer {n}", latency=2.0))  # a wide margin for slow thread starts
     answers: dict[int, str] = {}
 
     def call(n: int) -> None:
