@@ -37,8 +37,8 @@ def test_diamond_runs_in_parallel_and_each_task_sees_only_direct_dependencies(
 ) -> None:
     fake.on(system_is(PLANNER), Reply.text(plan_json({"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"]})))
     fake.on(task_is("a"), Reply.text("A-RESULT"))
-    fake.on(task_is("b"), Reply.text("B-RESULT", latency=0.5))
-    fake.on(task_is("c"), Reply.text("C-RESULT", latency=0.5))
+    fake.on(task_is("b"), Reply.text("B-RESULT", latency=1.0))
+    fake.on(task_is("c"), Reply.text("C-RESULT", latency=1.0))
     fake.on(task_is("d"), Reply.text("D-RESULT"))
     script_summary(fake, "Built it.")
     done = plan(workspace, fake, home)

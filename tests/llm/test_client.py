@@ -197,7 +197,7 @@ async def test_a_server_that_ignores_stream_true_is_understood(fake: FakeLLM, cl
 
 async def test_parallel_chats_share_one_client(fake: FakeLLM, client: LLMClient) -> None:
     for n in range(5):
-        fake.on(f"task {n}", Reply.text(f"answer {n}", latency=0.5, chunk=2))
+        fake.on(f"task {n}", Reply.text(f"answer {n}", latency=1.5, chunk=2))
     replies = await asyncio.gather(*(client.chat([{"role": "user", "content": f"task {n}"}]) for n in range(5)))
     assert [r.content for r in replies] == [f"answer {n}" for n in range(5)]
     records = fake.requests
