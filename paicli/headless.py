@@ -159,8 +159,6 @@ def plan_command(
     if not yes and not (sys.stdin.isatty() and screen.isatty()):
         raise ConfigError("paicli plan without a terminal needs --yes to approve the plan unasked")
     settings.require_key()
-    sink = make_sink(settings, json_mode)
-
     given, plan_id = None, None
     if resume:
         record = PlanStore(settings.workspace).load(resume)
@@ -172,6 +170,8 @@ def plan_command(
         from paicli.ui.plan_runner import plan_in_terminal
 
         return plan_in_terminal(settings, goal, plan=given, plan_id=plan_id, json_mode=json_mode)
+
+    sink = make_sink(settings, json_mode)
 
     async def body(runtime: Runtime) -> int:
         session = build_plan_session(runtime, sink, approve=approve_unasked, plan_id=plan_id)
