@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from paicli.tools.base import Tool, ToolContext, ToolFailure
 from paicli.tools.commands import dangerous_reason
 from paicli.tools.output import HeadTailBuffer
+from paicli.tools.shims import with_shims
 
 MAX_TIMEOUT = 600.0
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL on timeout
@@ -83,13 +84,15 @@ def describe_exit(code: int | None) -> str:
 
 
 def child_environment() -> dict[str, str]:
-    """os.environ without anything that looks like a credential, with pagers and editors disabled."""
+    """os.environ without anything that looks like a credential, with pagers and editors disabled and
+    full-screen editors replaced by stand-ins that fail at once (paicli/tools/shims.py)."""
     env = {
         name: value
         for name, value in os.environ.items()
         if not any(part in name.upper() for part in _SENSITIVE_NAME_PARTS)
     }
     env.update(_QUIET_TOOLS)
+    env["PATH"] = with_shims(env.get("PATH", os.defpath))
     return env
 
 
