@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from paicli.agent.compress import STATE_HEADER, Compressor, estimate_tokens
 from paicli.llm.client import LLMClient
@@ -62,3 +63,36 @@ async def test_short_conversations_are_left_alone(fake: FakeLLM) -> None:
     finally:
         await llm.aclose()
     assert fake.requests == []
+
+
+async def test_a_long_react_loop_compresses_before_it_overflows(fake: FakeLLM, tmp_path: Path) -> None:
+    from paicli.agent.react import ReactLoop
+    from paicli.events import ListSink
+    from paicli.tools.base import ToolContext
+    from paicli.tools.toolbox import ToolBox
+
+    for n in range(8):
+        (tmp_path / f"part{n}.txt").write_text(f"PART {n} " + "y" * 3000)
+    fake.on(system_is_compressor, Reply.text("## Goal\nread every part\n## Done so far\nparts read"), repeat=True)
+    replies = [Reply.tool_calls([("read_file", {"path": f"part{n}.txt"})]) for n in range(8)]
+    fake.on("read every part", *replies, Reply.text("All parts read."))
+    llm = LLMClient(base_url=fake.base_url, api_key="k", model="m")
+    budget = 5000
+    compressor = Compressor(llm, budget_tokens=budget, prompt="COMPRESS THE CONVERSATION", keep_messages=4)
+    loop = ReactLoop(
+        llm=llm, tools=ToolBox.default(), ctx=ToolContext(workspace=tmp_path), sink=ListSink(),
+        before_request=compressor,
+    )  # fmt: skip
+    try:
+        result = await loop.run([{"role": "system", "content": "SYS"}, {"role": "user", "content": "read every part"}])
+    finally:
+        await llm.aclose()
+    assert result.content == "All parts read." and compressor.compactions >= 1
+    agent_requests = [r for r in fake.requests if not system_is_compressor(r.body or {})]
+    assert all(estimate_tokens(r.messages) < budget for r in agent_requests)
+    assert all(r.messages[1]["content"] == "read every part" for r in agent_requests)  # the goal stays
+
+
+def system_is_compressor(body: dict) -> bool:  # type: ignore[type-arg]
+    messages = body.get("messages") or [{}]
+    return messages[0].get("content") == "COMPRESS THE CONVERSATION"
