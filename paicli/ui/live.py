@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -50,7 +50,7 @@ from paicli.events import (
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, TaskStatus, TaskType
 from paicli.tools.output import mask_secrets
-from paicli.ui.plan_view import fold, status_icon, type_badge
+from paicli.ui.plan_view import count_statuses, fold, status_icon, type_badge
 from paicli.ui.render import NOTICE_STYLES, clean, format_duration, format_tokens, tool_summary, usage_line
 
 REFRESH_PER_SECOND = 4.0
@@ -310,7 +310,8 @@ class LivePlanView:
         heading.append(f" · {self._counts()}", style="dim")
         parts: list[RenderableType] = [heading, self._table([row for row in rows if row.id not in hidden], time.time())]
         if hidden:
-            parts.append(Text(f"… {len(hidden)} more: {_count_statuses(hidden.values())}", style="dim"))
+            counts = count_statuses(row.status for row in hidden.values())
+            parts.append(Text(f"… {len(hidden)} more: {counts}", style="dim"))
         if waiting is not None:
             parts.append(waiting)
         return Group(*parts)
@@ -366,7 +367,7 @@ class LivePlanView:
 
     def _counts(self) -> str:
         total = f"{len(self.rows)} task" + ("" if len(self.rows) == 1 else "s")
-        return f"{total}: {_count_statuses(self.rows.values())}" if self.rows else total
+        return f"{total}: {count_statuses(row.status for row in self.rows.values())}" if self.rows else total
 
     def _plain(self, line: Text) -> None:
         """Progress lines, only when there is no live table to show progress."""
@@ -393,10 +394,3 @@ def _rows_to_hide(rows: list[TaskRow], room: int) -> dict[str, TaskRow]:
 
     ranked = sorted(rows, key=rank)
     return {row.id: row for row in ranked[: len(rows) - room + 1]}  # one line says what is hidden
-
-
-def _count_statuses(rows: Iterable[TaskRow]) -> str:
-    counts: dict[TaskStatus, int] = {}
-    for row in rows:
-        counts[row.status] = counts.get(row.status, 0) + 1
-    return ", ".join(f"{counts[status]} {status.value.lower()}" for status in TaskStatus if status in counts)

@@ -21,7 +21,8 @@ levels and counts are those of the tasks still to run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -170,3 +171,9 @@ def render_plan(plan: Plan, *, expanded: bool = False) -> RenderableType:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def count_statuses(statuses: Iterable[TaskStatus]) -> str:
+    """"2 completed, 1 running": how many tasks are in each status, in status order."""
+    counts = Counter(statuses)
+    return ", ".join(f"{counts[status]} {status.value.lower()}" for status in TaskStatus if counts[status])
