@@ -78,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             if getattr(args, "resume", None) or getattr(args, "from_file", None):
                 raise ConfigError("--resume and --from go with `paicli plan`")
+            if not sys.stdin.isatty():
+                raise ConfigError('the REPL needs a terminal; for one prompt without one use `paicli run "PROMPT"`')
             settings.require_key()
             from paicli.ui.repl import run_repl
 

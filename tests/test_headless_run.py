@@ -89,3 +89,9 @@ def test_version_and_usage_errors(workspace: Path, home: Path, fake: FakeLLM) ->
     assert no_goal.code == 2 and "GOAL" in no_goal.stderr
     no_tty = run_paicli(["-C", str(workspace), "plan", "do it"], env)
     assert no_tty.code == 2 and "--yes" in no_tty.stderr
+
+
+def test_the_repl_without_a_terminal_points_to_paicli_run(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    done = run_paicli(["-C", str(workspace)], paicli_env(fake, home))  # stdin is /dev/null
+    assert done.code == 2 and "paicli run" in done.stderr
+    assert fake.requests == []
