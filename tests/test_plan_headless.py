@@ -167,3 +167,14 @@ def test_a_plan_that_never_validates_ends_the_stream_with_plan_finished_failed(
     assert finished["event"] == "plan_finished" and finished["status"] == "FAILED"
     assert "a → b → a" in finished["summary"] or "b → a → b" in finished["summary"]
     assert "→" in done.stderr
+
+
+def test_a_failed_task_keeps_the_usage_of_its_requests(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    fake.on(system_is(PLANNER), Reply.text(plan_json({"a": []})))
+    fake.on(task_is("a"), Reply.tool_calls([("list_dir", {})], usage={"prompt_tokens": 70, "completion_tokens": 5}))
+    fake.on(task_is("a"), Reply.error(400, "context too long"))
+    done = plan(workspace, fake, home, "--max-replans", "0")
+    assert done.code == 1
+    saved = json.loads(next((workspace / ".paicli" / "plans").glob("*.json")).read_text())
+    (task,) = saved["plan"]["tasks"]
+    assert task["status"] == "FAILED" and task["usage"] == {"prompt_tokens": 70, "completion_tokens": 5}

@@ -61,6 +61,7 @@ class ReactLoop:
     before_request: BeforeRequest | None = None
     stream_text: bool = True
     _known: set[str] = field(default_factory=set, repr=False)  # tool names offered in this run
+    spent: Usage = field(default_factory=Usage)  # every request of this loop, also when `run` raised
 
     async def run(self, messages: list[Message]) -> ReactResult:
         result = ReactResult(content="", messages=messages)
@@ -94,6 +95,7 @@ class ReactLoop:
         response = await self.llm.chat(result.messages, tools=tools, on_text=on_text)
         result.requests += 1
         result.usage = result.usage + response.usage
+        self.spent = self.spent + response.usage
         self.sink.emit(ModelUsage(task_id=task_id, usage=response.usage))
         result.messages.append(response.to_message())
         return response

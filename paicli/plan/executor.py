@@ -59,6 +59,8 @@ class ReactTaskRunner:
 
     async def __call__(self, plan: Plan, task: Task) -> str:
         loop = self.make_loop(task)
-        result = await loop.run(task_messages(self.system_prompt, plan, task))
-        task.usage = task.usage + result.usage
+        try:
+            result = await loop.run(task_messages(self.system_prompt, plan, task))
+        finally:  # a failed or cancelled task's requests count too
+            task.usage = task.usage + loop.spent
         return result.content or result.digest() or "(the task finished without output)"
