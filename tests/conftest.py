@@ -59,6 +59,14 @@ class Finished:
         return [e for e in self.events() if e["event"] == kind]
 
 
+def start_paicli(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """paicli running in the background (to be signalled), its output captured."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "paicli", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+
+
 def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60) -> Finished:
     proc = subprocess.run(
         [sys.executable, "-m", "paicli", *args],

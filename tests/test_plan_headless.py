@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tests.conftest import Finished, paicli_env, run_paicli
+from tests.conftest import Finished, paicli_env, run_paicli, start_paicli
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import (
     PLANNER,
@@ -119,10 +117,7 @@ def test_sigint_cancels_a_running_plan_with_exit_130(fake: FakeLLM, workspace: P
     fake.on(system_is(PLANNER), Reply.text(plan_json({"a": [], "b": []})))
     fake.on(task_is("a"), Reply.hang())
     fake.on(task_is("b"), Reply.hang())
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "paicli", "-C", str(workspace), "plan", "go", "--yes", "--json"],
-        env=paicli_env(fake, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = start_paicli(["-C", str(workspace), "plan", "go", "--yes", "--json"], paicli_env(fake, home))
     try:
         fake.wait_for_requests(3, timeout=20)
         sent = time.monotonic()

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Finished, paicli_env, run_paicli
+from tests.conftest import Finished, paicli_env, run_paicli, start_paicli
 from tests.fakellm import FakeLLM, Reply, has_tools
 from tests.plan_script import PLANNER, REPLANNER, REVIEWER, plan_json, requests_of, script_summary, system_is, task_is
 
@@ -109,10 +107,7 @@ def test_a_stopped_plan_resumes_without_rerunning_completed_tasks(
     fake.on(system_is(PLANNER), Reply.text(plan_json({"a": [], "b": ["a"]})))
     fake.on(task_is("a"), Reply.text("A-DONE"))
     fake.on(task_is("b"), Reply.hang())
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "paicli", "-C", str(workspace), "plan", "two steps", "--yes", "--json"],
-        env=paicli_env(fake, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = start_paicli(["-C", str(workspace), "plan", "two steps", "--yes", "--json"], paicli_env(fake, home))
     try:
         fake.wait_for_requests(3, timeout=20)
         # Saving runs beside the tasks and lands within milliseconds: wait for a's completion to be on

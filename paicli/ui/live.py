@@ -51,7 +51,15 @@ from paicli.llm.types import Usage
 from paicli.plan.model import Plan, TaskStatus, TaskType
 from paicli.tools.output import mask_secrets
 from paicli.ui.plan_view import count_statuses, fold, status_icon, type_badge
-from paicli.ui.render import NOTICE_STYLES, clean, format_duration, format_tokens, tool_summary, usage_line
+from paicli.ui.render import (
+    NOTICE_STYLES,
+    clean,
+    format_duration,
+    format_tokens,
+    tool_summary,
+    transient_live,
+    usage_line,
+)
 
 REFRESH_PER_SECOND = 4.0
 MAX_ID_WIDTH = 24
@@ -261,16 +269,7 @@ class LivePlanView:
         visible = self._started and self.console.is_terminal and bool(self.rows or self._waiting_for)
         visible = visible and not (self._finished or self._awaiting_approval or self._pauses)
         if visible and self._live is None:
-            self._live = Live(
-                self._render(),
-                console=self.console,
-                auto_refresh=False,
-                transient=True,
-                redirect_stdout=False,
-                redirect_stderr=False,
-                vertical_overflow="crop",
-            )
-            self._live.start(refresh=True)
+            self._live = transient_live(self.console, self._render())
             with contextlib.suppress(RuntimeError):  # no event loop: redrawn on events only
                 self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="paicli-live-plan")
         elif not visible and self._live is not None:

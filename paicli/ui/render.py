@@ -280,16 +280,7 @@ class ChatRenderer:
         self._last_preview = now
         renderable = self._preview_renderable()
         if self._live is None:
-            self._live = Live(
-                renderable,
-                console=self.console,
-                auto_refresh=False,
-                transient=True,
-                redirect_stdout=False,
-                redirect_stderr=False,
-                vertical_overflow="crop",
-            )
-            self._live.start()
+            self._live = transient_live(self.console, renderable)
         self._live.update(renderable, refresh=True)
 
     def _preview_renderable(self) -> RenderableType:
@@ -329,6 +320,22 @@ class ChatRenderer:
 
     def _mask(self, text: str) -> str:
         return mask_secrets(text, self.secrets)
+
+
+def transient_live(console: Console, renderable: RenderableType) -> Live:
+    """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
+    stopped; cropped, since a region taller than the screen cannot be redrawn."""
+    live = Live(
+        renderable,
+        console=console,
+        auto_refresh=False,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+        vertical_overflow="crop",
+    )
+    live.start(refresh=True)
+    return live
 
 
 def format_duration(seconds: float) -> str:

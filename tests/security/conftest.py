@@ -32,13 +32,6 @@ class Session:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
 def session_factory(workspace: Path, tmp_path: Path) -> Any:
     def make(mode: Mode | None = None, approve: Approver | None = None) -> Session:
         return Session(workspace, tmp_path / "audit", mode, approve)

@@ -1,4 +1,4 @@
-"""Shared fixtures for the tool tests: a real workspace folder in tmp_path and a context on it."""
+"""Shared fixture for the tool tests: a context on the real workspace folder of tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -7,13 +7,6 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.base import ToolContext
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 @pytest.fixture

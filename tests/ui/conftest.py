@@ -24,21 +24,26 @@ def expect_text(child: pexpect.spawn, text: str, timeout: float | None = -1) -> 
     child.expect(ANSI.join(re.escape(ch) for ch in text), timeout=timeout)
 
 
+def pty_env(fake: FakeLLM, home: Path) -> dict[str, str]:
+    """A small, predictable environment for paicli in a pseudo-terminal, talking to the fake."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TERM": "xterm",
+        "LANG": "C.UTF-8",
+        "PAICLI_API_KEY": "test-key",
+        "PAICLI_BASE_URL": fake.base_url,
+        "PROMPT_TOOLKIT_NO_CPR": "1",  # no terminal answers cursor-position requests here
+    }
+
+
 @pytest.fixture
 def spawn_repl(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Spawn]:
     """Starts `python -m paicli -C <workspace>` in a pseudo-terminal and waits for its first prompt."""
     children: list[pexpect.spawn] = []
 
     def start(*args: str) -> pexpect.spawn:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "TERM": "xterm",
-            "LANG": "C.UTF-8",
-            "PAICLI_API_KEY": "test-key",
-            "PAICLI_BASE_URL": fake.base_url,
-            "PROMPT_TOOLKIT_NO_CPR": "1",  # no terminal answers cursor-position requests here
-        }
+        env = pty_env(fake, home)
         child = pexpect.spawn(
             sys.executable,
             ["-m", "paicli", "-C", str(workspace), *args],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
-from tests.ui.conftest import REPO, expect_text
+from tests.ui.conftest import REPO, expect_text, pty_env
 
 pytestmark = pytest.mark.pty
 
@@ -21,19 +20,11 @@ ESC = "\x1b"
 
 
 def spawn_plan(fake: FakeLLM, workspace: Path, home: Path, *args: str) -> pexpect.spawn:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "TERM": "xterm",
-        "LANG": "C.UTF-8",
-        "PAICLI_API_KEY": "test-key",
-        "PAICLI_BASE_URL": fake.base_url,
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-    }
     return pexpect.spawn(
         sys.executable,
         ["-m", "paicli", "-C", str(workspace), "plan", *args],
-        cwd=str(REPO), env=env, encoding="utf-8", codec_errors="replace", timeout=15, dimensions=(40, 120),
+        cwd=str(REPO), env=pty_env(fake, home), encoding="utf-8", codec_errors="replace", timeout=15,
+        dimensions=(40, 120),
     )  # fmt: skip
 
 
@@ -73,8 +64,7 @@ def test_json_mode_keeps_stdout_for_events_and_draws_the_review_on_stderr(
     command = f"{sys.executable} -m paicli -C {workspace} plan 'look' --no-review --json > {events}"
     child = pexpect.spawn(
         "bash", ["-c", command], cwd=str(REPO), encoding="utf-8", timeout=15, dimensions=(40, 120),
-        env={**os.environ, "HOME": str(home), "TERM": "xterm", "PAICLI_API_KEY": "k",
-             "PAICLI_BASE_URL": fake.base_url, "PROMPT_TOOLKIT_NO_CPR": "1"},
+        env=pty_env(fake, home),
     )  # fmt: skip
     expect_text(child, "json and a screen")
     expect_text(child, "Enter")
