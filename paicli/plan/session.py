@@ -62,44 +62,49 @@ class PlanSession:
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
+    # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
+    # the next round's after a replan. Whatever stops the run, this is the plan that is finished and saved.
+    current: Plan | None = field(default=None, init=False)
 
     async def run(self, goal: str | None = None, *, plan: Plan | None = None) -> Plan:
         """Plans `goal` (or takes `plan`, e.g. a resumed one) and drives it to a final status."""
-        current: Plan | None = plan
+        self.current = plan
         try:
-            if current is None:
+            if plan is None:
                 assert goal is not None
-                current = await self.planner.plan(goal)
+                self.current = await self.planner.plan(goal)
             else:
-                self.sink.emit(PlanCreated(round=current.round, plan=current.view()))
-            self.on_change(current)
-            approved = await self._approve(current)
-            if approved is None:
-                return self._finish(current, PlanStatus.CANCELLED)
-            current = await self._execute(approved)
-            summary = await self._summary(current)
-            return self._finish(current, current.status, summary)
+                self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
+            if not await self._approve(self.current):
+                return self._finish(self.current, PlanStatus.CANCELLED)
+            finished = await self._execute(self.current)
+            summary = await self._summary(finished)  # None unless COMPLETED
+            return self._finish(finished, finished.status, summary)
         except asyncio.CancelledError:
-            if current is not None:
-                self._finish(current, PlanStatus.CANCELLED)
+            if self.current is not None:
+                self._finish(self.current, PlanStatus.CANCELLED)
             else:  # cancelled while planning: there is no plan, but the stream still ends
                 self._announce(PlanStatus.CANCELLED, None, Usage())
             raise
         except PaicliError as err:
             self.failure = str(err)
-            if current is None:  # planning failed: no plan to return, so the error goes up
+            if self.current is None:  # planning failed: no plan to return, so the error goes up
                 self._announce(PlanStatus.FAILED, self.failure, Usage())
                 raise
-            return self._finish(current, PlanStatus.FAILED)
+            return self._finish(self.current, PlanStatus.FAILED)
         finally:
             if self.flush is not None:
                 await self.flush()
 
-    async def _approve(self, plan: Plan) -> Plan | None:
+    async def _approve(self, plan: Plan) -> bool:
+        """Shows `plan` for approval; the approved version (maybe amended or edited) becomes current."""
+        self.on_change(plan)
         approved = await self.approve(plan)
-        if approved is not None:
-            self.sink.emit(PlanApproved(round=approved.round))
-        return approved
+        if approved is None:
+            return False
+        self.current = approved
+        self.sink.emit(PlanApproved(round=approved.round))
+        return True
 
     async def _execute(self, plan: Plan) -> Plan:
         replans = reviews = 0
@@ -138,14 +143,13 @@ class PlanSession:
                 reason = f"the reviewer scored the result {verdict.score:g}/10"
                 feedback = verdict.reflection
             self.sink.emit(ReplanEvent(round=plan.round + 1, reason=reason))
-            new_plan = await self.planner.replan(
+            self.current = await self.planner.replan(
                 plan, reason=reason, feedback=feedback, replanner_prompt=self.replanner_prompt
             )
-            self.on_change(new_plan)
-            approved = await self._approve(new_plan)
-            if approved is None:
-                raise asyncio.CancelledError()
-            plan = approved
+            if not await self._approve(self.current):
+                self.current.status = PlanStatus.CANCELLED  # the new round was declined in review
+                return self.current
+            plan = self.current
 
     async def _summary(self, plan: Plan) -> str | None:
         if plan.status is not PlanStatus.COMPLETED:
