@@ -95,7 +95,6 @@ class Runtime:
         llm: ChatModel | None = None,
         task_id: str | None = None,
         answer_on_budget: bool = True,
-        compressor: Compressor | None = None,
     ) -> ReactLoop:
         model = llm or self.llm
         return ReactLoop(
@@ -105,14 +104,15 @@ class Runtime:
             sink=sink,
             max_steps=self.settings.max_steps,
             answer_on_budget=answer_on_budget,
-            before_request=compressor or self.compressor(model),
+            before_request=self.compressor(model),
         )
 
     async def aclose(self) -> None:
         await self.llm.aclose()
 
 
-def build_runtime(settings: Settings, sink: EventSink, *, approve: Approver | None = None) -> Runtime:
+def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
+    """The runtime of one process; the REPL sets `approve` afterwards (headless has nobody to ask)."""
     s = settings
     llm = LLMClient(
         base_url=s.base_url,
@@ -129,7 +129,7 @@ def build_runtime(settings: Settings, sink: EventSink, *, approve: Approver | No
     home = Path(os.environ.get("HOME", str(Path.home())))
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
-    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, approve=approve, policy=policy)
+    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)
 
 
 def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:
