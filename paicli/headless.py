@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from paicli.config import Settings
-from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, ModelError, PaicliError
+from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.events import Event, EventSink, RunFinished
 from paicli.plan.model import PlanStatus
 from paicli.plan.session import approve_unasked
@@ -116,11 +116,9 @@ async def with_runtime(settings: Settings, sink: EventSink, body: Callable[[Runt
     runtime = build_runtime(settings, sink)
     try:
         return await body(runtime)
-    except ModelError as err:
-        return fail(str(err), EXIT_FAILED)
     except ConfigError as err:
         return fail(str(err), EXIT_USAGE)
-    except PaicliError as err:
+    except PaicliError as err:  # the model unreachable, a plan that never validated, ...
         return fail(str(err), EXIT_FAILED)
     finally:
         await runtime.aclose()
