@@ -97,7 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from_file=getattr(args, "from_file", None),
         )
     except ConfigError as err:
-        print(f"paicli: {err}", file=sys.stderr)
+        from paicli.sanitize import terminal_safe
+
+        print(f"paicli: {terminal_safe(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_CANCELLED

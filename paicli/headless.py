@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
@@ -17,6 +16,7 @@ from paicli.plan.model import PlanStatus
 from paicli.plan.session import approve_unasked
 from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
 from paicli.runtime import Runtime, build_plan_session, build_runtime, secret_values
+from paicli.sanitize import json_safe, terminal_safe
 from paicli.tools.output import mask_secrets
 
 QUIET_IN_JSON = {"text_delta"}
@@ -32,7 +32,7 @@ class JsonLinesSink:
     def emit(self, event: Event) -> None:
         if event.event in QUIET_IN_JSON:
             return
-        self.stream.write(mask_secrets(event.model_dump_json(), self.secrets) + "\n")
+        self.stream.write(json_safe(mask_secrets(event.model_dump_json(), self.secrets)) + "\n")
         self.stream.flush()
 
 
@@ -50,14 +50,11 @@ class ProgressSink:
             self.stream.flush()
 
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-
-
 def progress_line(event: Event) -> str | None:
-    """One plain line for a human, or None. Model and tool text is stripped of control characters so
+    """One plain line for a human, or None. Model and tool text goes through the sanitizer (one line), so
     nothing it contains can drive the terminal."""
     line = _progress_line(event)
-    return None if line is None else CONTROL.sub("", line)
+    return None if line is None else " ".join(terminal_safe(line).split())
 
 
 def _progress_line(event: Event) -> str | None:
@@ -108,7 +105,7 @@ def run_async(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
 
 
 def fail(message: str, code: int) -> int:
-    print(f"paicli: {message}", file=sys.stderr)
+    print(f"paicli: {terminal_safe(message)}", file=sys.stderr)
     return code
 
 
@@ -136,7 +133,7 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool) -> int:
         result = await runtime.react(sink).run(messages)
         sink.emit(RunFinished(content=result.content, usage=result.usage))
         if not json_mode:
-            print(mask_secrets(result.content, runtime.secrets()))
+            print(terminal_safe(mask_secrets(result.content, runtime.secrets())))
         return EXIT_OK
 
     return run_async(lambda: with_runtime(settings, sink, body))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paicli.sanitize import terminal_safe
 from paicli.tools.atomic import atomic_write
 
 SENSITIVE_KEYS = ("base_url", "api_key", "approval", "allow")
@@ -40,7 +41,7 @@ Warn = Callable[[str], None]
 
 
 def warn_on_stderr(message: str) -> None:
-    print(f"paicli: warning: {message}", file=sys.stderr)
+    print(f"paicli: warning: {terminal_safe(message)}", file=sys.stderr)
 
 
 def fingerprint(data: bytes) -> str:

@@ -49,11 +49,11 @@ from paicli.events import (
 )
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, TaskStatus, TaskType
+from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.plan_view import count_statuses, fold, status_icon, type_badge
 from paicli.ui.render import (
     NOTICE_STYLES,
-    clean,
     format_duration,
     format_tokens,
     tool_summary,
@@ -260,7 +260,7 @@ class LivePlanView:
                 )
         if event.summary and event.summary.strip():
             self.console.print()
-            self.console.print(Markdown(self._safe(event.summary)))
+            self.console.print(Markdown(self._safe(event.summary), hyperlinks=False))
         self.console.print(Text(usage_line(event.usage if event.usage.total else self.usage), style="dim"))
 
     # ---- the live display ----
@@ -377,7 +377,7 @@ class LivePlanView:
         self.console.print(line)  # above the live table while it is shown
 
     def _safe(self, text: str) -> str:
-        return mask_secrets(clean(text), self.secrets)
+        return mask_secrets(terminal_safe(text), self.secrets)
 
 
 def _rows_to_hide(rows: list[TaskRow], room: int) -> dict[str, TaskRow]:

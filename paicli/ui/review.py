@@ -40,9 +40,9 @@ from rich.text import Text
 
 from paicli.errors import PaicliError, PlanError
 from paicli.plan.model import Plan
+from paicli.sanitize import terminal_safe
 from paicli.ui.editor import plan_to_text, text_to_plan
 from paicli.ui.plan_view import fold, render_plan
-from paicli.ui.render import clean
 
 ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
 
@@ -216,7 +216,7 @@ class _Review:
             try:
                 edited_plan = text_to_plan(edited, plan)
             except PlanError as err:
-                self.note(f"The edited plan is not valid: {clean(str(err))}", "red")
+                self.note(f"The edited plan is not valid: {terminal_safe(str(err))}", "red")
                 text = edited
                 if await self.choose(RETRY_KEYS, RETRY_HINT) == EDIT:
                     continue

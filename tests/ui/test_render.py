@@ -111,7 +111,7 @@ def test_escape_sequences_in_model_text_are_stripped() -> None:
     renderer.end_turn()
     text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text and "\r" not in text
-    assert "before [2J]0;pwned after" in text
+    assert r"before \x1b[2J\x1b]0;pwned\x07 after" in text  # shown as escapes, never obeyed
 
 
 def test_rich_markup_in_model_text_is_shown_literally() -> None:
@@ -127,8 +127,8 @@ def test_markup_and_escapes_in_tool_output_are_harmless() -> None:
     renderer.emit(ToolResultEvent(task_id=None, name="execute_command", ok=False, output="[red]boom[/red]\x1b[2J"))
     text = out.getvalue()
     assert "\x1b" not in text
-    assert "⏺ execute_command echo [bold][31m" in text
-    assert "⎿ Error: [red]boom[/red][2J" in text
+    assert r"⏺ execute_command echo [bold]\x1b[31m" in text
+    assert r"⎿ Error: [red]boom[/red]\x1b[2J" in text
 
 
 def test_secrets_are_masked() -> None:
