@@ -6,6 +6,7 @@ output and an exit code. It never imports the other front end (paicli.ui).
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TextIO
@@ -48,7 +49,8 @@ def _progress_line(event: Event) -> str | None:
     kind = event.event
     prefix = f"[{data['task_id']}] " if data.get("task_id") else ""
     if kind == "tool_call":
-        return f"{prefix}→ {data['name']} {str(data['arguments'])[:160]}"
+        summary = data.get("summary") or json.dumps(data["arguments"], ensure_ascii=False)
+        return f"{prefix}→ {data['name']} {summary[:160]}"
     if kind == "tool_result" and not data["ok"]:
         return f"{prefix}✗ {data['name']}: {data['output'].splitlines()[0][:160] if data['output'] else ''}"
     if kind == "notice":

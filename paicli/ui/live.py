@@ -190,7 +190,7 @@ class LivePlanView:
             row.activity, row.activity_failed, row.error = "", False, ""
             self._plain(Text.assemble(status_icon(row.status), " ", (row.id, "bold"), " started"))
         elif isinstance(event, ToolCallEvent) and row is not None:
-            row.activity = self._safe(f"{event.name}: {tool_summary(event.name, event.arguments)}".rstrip(": "))
+            row.activity = self._safe(f"{event.name}: {tool_summary(event)}".rstrip(": "))
             row.activity_failed = False
             self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
         elif isinstance(event, ToolResultEvent) and row is not None:

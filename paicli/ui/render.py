@@ -18,7 +18,6 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -36,33 +35,20 @@ FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 OWN_GAP = re.compile(r" {0,3}([-*+]\s|\d+[.)]\s|>|\|)")  # lists, quotes, tables: rich starts them with a blank line
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 
-# The argument shown after a tool's name; tools not listed show their first string argument.
-SUMMARY_ARGUMENT = {
-    "read_file": "path",
-    "write_file": "path",
-    "edit_file": "path",
-    "list_dir": "path",
-    "glob_files": "pattern",
-    "grep_code": "pattern",
-    "execute_command": "command",
-}
 
 
-def tool_summary(name: str, arguments: dict[str, Any] | str) -> str:
-    """One line saying what a call does: `src/app.py`, `pytest -q`, `TODO in src/`."""
+def tool_summary(event: ToolCallEvent) -> str:
+    """One safe line saying what a call does: the tool's own summary (`src/app.py`, `pytest -q`, `TODO in
+    src/`), else its first string argument, else the arguments as sent."""
+    if event.summary:
+        return one_line(event.summary)
+    arguments = event.arguments
     if isinstance(arguments, str):
         return one_line(arguments)
-    key = SUMMARY_ARGUMENT.get(name)
-    value = arguments.get(key) if key else next((v for v in arguments.values() if isinstance(v, str)), None)
-    if value is None:
-        if name == "list_dir":
-            return "."
-        return one_line(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
-    summary = one_line(str(value))
-    where = arguments.get("path")
-    if key == "pattern" and isinstance(where, str) and where:
-        summary += f" in {one_line(where)}"
-    return summary
+    first = next((value for value in arguments.values() if isinstance(value, str)), None)
+    if first is not None:
+        return one_line(first)
+    return one_line(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
 
 
 def result_summary(ok: bool, output: str) -> str:
@@ -295,7 +281,7 @@ class ChatRenderer:
             self._calls_in_batch, self._batch_has_results = 0, False
         self._calls_in_batch += 1
         line = Text.assemble(("⏺ ", "cyan"), (terminal_safe(event.name), "bold"))
-        summary = self._mask(tool_summary(event.name, event.arguments))
+        summary = self._mask(tool_summary(event))
         if summary:
             line.append(" " + summary)
         line.no_wrap, line.overflow = True, "ellipsis"

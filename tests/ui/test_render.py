@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+from typing import Any
 
 from rich.console import Console
 
 from paicli.events import ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
+from paicli.tools.toolbox import ToolBox
 from paicli.ui.render import ChatRenderer, MarkdownBlocks, result_summary, tool_summary
 
 
@@ -172,12 +174,20 @@ def test_results_of_parallel_calls_name_their_tool() -> None:
 
 
 def test_tool_summaries() -> None:
-    assert tool_summary("execute_command", {"command": "pytest -q\n  --lf"}) == "pytest -q --lf"
-    assert tool_summary("grep_code", {"pattern": "TODO", "path": "src"}) == "TODO in src"
-    assert tool_summary("list_dir", {}) == "."
-    assert tool_summary("mystery", {"n": 1, "what": "thing"}) == "thing"
-    assert tool_summary("read_file", "{not json") == "{not json"
-    assert len(tool_summary("write_file", {"path": "p" * 500})) <= 160
+    box = ToolBox.default()
+
+    def shown(name: str, arguments: dict[str, Any] | str) -> str:
+        summary = box.summary(name, arguments)  # what the ReAct loop puts in the event, from the tool's facts
+        return tool_summary(ToolCallEvent(task_id=None, name=name, arguments=arguments, summary=summary))
+
+    assert shown("execute_command", {"command": "pytest -q\n  --lf"}) == "pytest -q --lf"
+    assert shown("grep_code", {"pattern": "TODO", "path": "src"}) == "TODO in src"
+    assert shown("glob_files", {"pattern": "*.py"}) == "*.py"
+    assert shown("list_dir", {}) == "."
+    assert shown("mystery", {"n": 1, "what": "thing"}) == "thing"
+    assert shown("mystery", {"n": 1}) == '{"n": 1}'
+    assert shown("read_file", "{not json") == "{not json"
+    assert len(shown("write_file", {"path": "p" * 500})) <= 160
 
 
 def test_result_summaries() -> None:
