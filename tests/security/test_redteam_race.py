@@ -15,12 +15,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from paicli.tools.base import ToolFailure
+from paicli.tools.base import ToolFailure, ToolOutcome
 from paicli.tools.guard import resolve_in_workspace
 from tests.security.conftest import Session
 
@@ -56,6 +57,20 @@ while True:
 """
 
 
+FILE_FLIPPER = """
+import os, sys
+link, secret = sys.argv[1], sys.argv[2]
+print("flipping", flush=True)
+while True:
+    for make in (lambda: os.symlink(secret, link), lambda: open(link, "w").write("inside e\\n")):
+        try:
+            make()
+            os.unlink(link)
+        except OSError:
+            pass
+"""
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     folder = tmp_path / "outside"
@@ -65,16 +80,22 @@ def outside(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def flipping(workspace: Path, outside: Path) -> Iterator[subprocess.Popen[bytes]]:
-    command = [sys.executable, "-c", FLIPPER, str(workspace / "d"), str(outside)]
+@contextmanager
+def flipper(program: str, *args: Path) -> Iterator[None]:
+    command = [sys.executable, "-c", program, *map(str, args)]
     flipper = subprocess.Popen(command, stdout=subprocess.PIPE)
     assert flipper.stdout is not None and flipper.stdout.readline() == b"flipping\n"
     try:
-        yield flipper
+        yield
     finally:
         flipper.kill()
         flipper.wait()
+
+
+@pytest.fixture
+def flipping(workspace: Path, outside: Path) -> Iterator[None]:
+    with flipper(FLIPPER, workspace / "d", outside):
+        yield
 
 
 def untouched(outside: Path) -> bool:
@@ -101,16 +122,16 @@ async def test_no_file_tool_call_lands_or_reads_outside(
 ) -> None:
     session: Session = session_factory("auto")
 
-    async def write(i: int) -> Any:
+    async def write(i: int) -> ToolOutcome:
         return await session.call("write_file", path=f"d/w{i}.txt", content=f"written {i}\n")
 
-    async def edit(i: int) -> Any:
+    async def edit(i: int) -> ToolOutcome:
         return await session.call("edit_file", path="d/e.txt", old_text=" e\n", new_text=f" e{i}\n")
 
-    async def read(i: int) -> Any:
+    async def read(i: int) -> ToolOutcome:
         return await session.call("read_file", path="d/secret.txt" if i % 2 else "d/e.txt")
 
-    outcomes = []
+    outcomes: list[ToolOutcome] = []
     for i in range(CALLS_EACH):
         outcomes += await asyncio.gather(write(i), edit(i), read(i))
 
@@ -118,3 +139,20 @@ async def test_no_file_tool_call_lands_or_reads_outside(
     assert not any(SECRET in outcome.output for outcome in outcomes)
     assert sum(outcome.ok for outcome in outcomes) > 0, "nothing got through at all"
     assert all(len(outcome.output.splitlines()) == 1 for outcome in outcomes if not outcome.ok)
+
+
+async def test_a_file_flipped_with_a_symlink_out_is_never_read_or_written_through(
+    session_factory: Any, workspace: Path, outside: Path
+) -> None:
+    session: Session = session_factory("auto")
+    outcomes: list[ToolOutcome] = []
+    with flipper(FILE_FLIPPER, workspace / "f.txt", outside / "e.txt"):
+        for i in range(CALLS_EACH):
+            outcomes += await asyncio.gather(
+                session.call("read_file", path="f.txt"),
+                session.call("edit_file", path="f.txt", old_text=" e\n", new_text=f" e{i}\n"),
+                session.call("write_file", path="f.txt", content=f"written {i}\n"),
+            )
+    assert untouched(outside), (outside / "e.txt").read_text()
+    assert not any("outside e" in outcome.output for outcome in outcomes)
+    assert sum(outcome.ok for outcome in outcomes) > 0
