@@ -86,6 +86,9 @@ class GitConfigView:
     from_repository: frozenset[str] = frozenset()  # lower-case keys a repository's own files set
 
 
+_UNKNOWN = GitConfigView(from_repository=frozenset({EXTERNAL_DIFF}))
+
+
 def git_safety_environment(base: Mapping[str, str], view: GitConfigView) -> dict[str, str]:
     """The variables to add to `base` (a child's environment): GIT_CONFIG_* entries appended after any
     the user's environment already holds (the last value of a key wins), and the git variables above."""
@@ -116,8 +119,9 @@ def git_safety_environment(base: Mapping[str, str], view: GitConfigView) -> dict
 def read_git_config(cwd: Path, env: Mapping[str, str]) -> GitConfigView:
     """The neutralised keys as configured for a command run in `cwd`: the user's own values (system and
     global files, the environment; conditional includes resolve as they would there) and which keys the
-    repository's own files set. A bare repository at `cwd` is not even opened. Any failure (no git, an
-    old git without --show-scope) gives an empty view: every key then gets its neutral value."""
+    repository's own files set. A bare repository at `cwd` is not even opened. Without git there is
+    nothing to protect: an empty view. Any other failure (a timeout, a git too old for --show-scope)
+    counts as a repository setting diff.external, so that it is overridden all the same."""
     lookup_env = dict(env)
     count = _first_free_index(env)
     for index, (key, value) in enumerate(FORCED, start=count):
@@ -132,10 +136,14 @@ def read_git_config(cwd: Path, env: Mapping[str, str]) -> GitConfigView:
             command, cwd=cwd, env=lookup_env, capture_output=True, timeout=_LOOKUP_TIMEOUT,
             stdin=subprocess.DEVNULL, check=False,
         )  # fmt: skip
+    except FileNotFoundError:
+        return GitConfigView()
     except (OSError, subprocess.SubprocessError):
+        return _UNKNOWN
+    if done.returncode == 1:  # none of the keys is set anywhere
         return GitConfigView()
-    if done.returncode != 0:  # 1: none of the keys is set anywhere
-        return GitConfigView()
+    if done.returncode != 0:
+        return _UNKNOWN
     return parse_scoped_listing(done.stdout)
 
 

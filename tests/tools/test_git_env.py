@@ -104,3 +104,13 @@ def test_reading_real_configuration(tmp_path: Path) -> None:
 
 def test_no_git_or_no_repository_gives_an_empty_view(tmp_path: Path) -> None:
     assert read_git_config(tmp_path, {"PATH": str(tmp_path), "HOME": str(tmp_path)}) == GitConfigView()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    assert read_git_config(tmp_path, env) == GitConfigView()
+
+
+def test_a_lookup_that_fails_overrides_diff_external_all_the_same(tmp_path: Path) -> None:
+    """A git that cannot answer (here: a stand-in that fails) must not leave a repository's program in place."""
+    (tmp_path / "git").write_text("#!/bin/sh\nexit 129\n")
+    (tmp_path / "git").chmod(0o755)
+    view = read_git_config(tmp_path, {"PATH": str(tmp_path), "HOME": str(tmp_path)})
+    assert value(git_safety_environment({}, view), "diff.external") == NO_EXTERNAL_DIFF
