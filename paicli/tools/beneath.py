@@ -75,7 +75,8 @@ def open_regular(root: Path, path: Path | str) -> int:
             if spot.name is None:
                 raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
             try:
-                fd = os.open(spot.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=spot.folder)
+                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+                fd = os.open(spot.name, flags, dir_fd=spot.folder)
             except OSError as error:
                 if error.errno == errno.ELOOP:  # became a symlink after the walk: walk again
                     continue
