@@ -120,6 +120,7 @@ async def run_in_group(
 ) -> tuple[int | None, bool]:
     """Run `bash -c command` in a new process group; return (exit code, timed out)."""
     loop = asyncio.get_running_loop()
+    env = await asyncio.to_thread(child_environment, ctx.workspace)  # runs `git config` (git_env.py)
     transport, capture = await loop.subprocess_exec(
         lambda: _Capture(buffer),
         "bash",
@@ -129,7 +130,7 @@ async def run_in_group(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         cwd=ctx.workspace,
-        env=child_environment(ctx.workspace),
+        env=env,
         start_new_session=True,
     )
     group = transport.get_pid()  # the session leader's pid is the group id
