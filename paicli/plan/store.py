@@ -186,8 +186,12 @@ class PlanRecorder:
         if self.plan_id is None:
             self.plan_id = self.store.new_id(plan.goal)
         record = PlanRecord(
-            id=self.plan_id, created_at=self.created_at, updated_at=time.time(), plan=plan,
-            usage=self.usage(), failure=self.failure(),
+            id=self.plan_id,
+            created_at=self.created_at,
+            updated_at=time.time(),
+            plan=plan,
+            usage=self.usage(),
+            failure=self.failure(),
         )
         return self.plan_id, record.model_dump_json(indent=2), render_markdown(record)
 
