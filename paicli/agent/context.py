@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paicli.tools.walk import walk
-from paicli.trust import TrustStore
+from paicli.trust import trusted_prompt
 
 TOOL_MODES = (None, "executor")
 OVERVIEW_MODES = ("planner", "replanner")  # tool-free modes that must know the files to plan around them
@@ -24,9 +24,9 @@ def packaged_prompts_dir() -> Path:
 def load_prompt(name: str, workspace: Path, home: Path | None = None) -> str:
     """`name` like "system.md" or "modes/planner.md". A repository's `.paicli/prompts/<name>` wins, but
     only once the user has trusted that file (paicli.trust; `home` holds the trust store)."""
-    override = workspace / ".paicli" / "prompts" / name
-    if home is not None and override.is_file() and TrustStore(home).is_trusted(override):
-        return override.read_text(encoding="utf-8")
+    override = trusted_prompt(workspace, home, name) if home is not None else None
+    if override is not None:
+        return override
     return (packaged_prompts_dir() / name).read_text(encoding="utf-8")
 
 

@@ -51,6 +51,7 @@ def human_size(size: int) -> str:
 
 def kind_of(mode: int) -> str:
     kinds = (
+        (stat.S_ISREG, "a regular file"),
         (stat.S_ISLNK, "a symlink"),
         (stat.S_ISDIR, "a folder"),
         (stat.S_ISFIFO, "a FIFO"),
@@ -58,7 +59,7 @@ def kind_of(mode: int) -> str:
         (stat.S_ISBLK, "a block device"),
         (stat.S_ISSOCK, "a socket"),
     )
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def open_folder(root: Path, parts: Sequence[str], *, create: bool = False) -> int:
