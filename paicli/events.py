@@ -53,6 +53,7 @@ class ToolCallEvent(Event):
     task_id: str | None
     name: str
     arguments: dict[str, Any] | str  # a string when the model sent arguments that are not a JSON object
+    summary: str = ""  # addition: what the call does in a few words (`src/app.py`, `pytest -q`), from the tool
 
 
 class ToolResultEvent(Event):

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paicli.sanitize import terminal_safe
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
@@ -80,7 +81,7 @@ Warn = Callable[[str], None]
 
 
 def warn_on_stderr(message: str) -> None:
-    print(f"paicli: warning: {message}", file=sys.stderr)
+    print(f"paicli: warning: {terminal_safe(message)}", file=sys.stderr)
 
 
 def fingerprint(data: bytes) -> str:

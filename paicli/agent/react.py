@@ -26,6 +26,7 @@ BUDGET_SPENT_PROMPT = (
 class Tools(Protocol):
     def specs(self) -> list[ToolSpec]: ...
     def is_read_only(self, name: str) -> bool: ...
+    def summary(self, name: str, arguments: dict[str, Any] | str) -> str: ...
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome: ...
 
 
@@ -121,7 +122,9 @@ class ReactLoop:
 
     async def _run_one(self, call: ToolCall) -> ToolOutcome:
         task_id = self.ctx.task_id
-        self.sink.emit(ToolCallEvent(task_id=task_id, name=call.name, arguments=parse_arguments(call.arguments)))
+        arguments = parse_arguments(call.arguments)
+        summary = self.tools.summary(call.name, arguments)
+        self.sink.emit(ToolCallEvent(task_id=task_id, name=call.name, arguments=arguments, summary=summary))
         outcome = await self.tools.execute(call, self.ctx)
         self.sink.emit(ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output))
         return outcome

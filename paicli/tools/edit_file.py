@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.atomic import atomic_write
-from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.write_file import MAX_WRITE_BYTES
 
@@ -42,6 +42,9 @@ class EditFile(Tool):
         "surrounding lines when it is not unique. Use write_file to create a file."
     )
     Args = EditFileArgs
+    effect = Effect.WRITE
+    confined = True
+    path_argument = summary_argument = "path"
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> str:
         if not args.old_text:

@@ -17,7 +17,7 @@ import subprocess
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.commands import dangerous_reason
 from paicli.tools.output import HeadTailBuffer
 from paicli.tools.shims import with_shims
@@ -56,6 +56,9 @@ class ExecuteCommand(Tool):
         "is cut in the middle."
     )
     Args = ExecuteCommandArgs
+    effect = Effect.EXECUTE
+    command_argument = summary_argument = "command"
+    untrusted_output = True
 
     async def run(self, args: ExecuteCommandArgs, ctx: ToolContext) -> str:
         if reason := dangerous_reason(args.command, workspace=ctx.workspace):

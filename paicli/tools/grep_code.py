@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.walk import glob_to_regex, walk
 
@@ -50,7 +50,11 @@ class GrepCode(Tool):
         "for each matching line, sorted by path. Skips binary files and dependency or cache folders."
     )
     Args = GrepCodeArgs
-    read_only = True
+    effect = Effect.READ
+    confined = True
+    path_argument = "path"
+    summary_argument = "pattern"
+    untrusted_output = True
 
     async def run(self, args: GrepCodeArgs, ctx: ToolContext) -> str:
         try:

@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.guard import display_path, resolve_in_workspace
 
 DEFAULT_LIMIT = 2000
@@ -45,7 +45,10 @@ class ReadFile(Tool):
         "says which `offset` to read next. Binary files are refused; use list_dir for folders."
     )
     Args = ReadFileArgs
-    read_only = True
+    effect = Effect.READ
+    confined = True
+    path_argument = summary_argument = "path"
+    untrusted_output = True
 
     async def run(self, args: ReadFileArgs, ctx: ToolContext) -> str:
         path = resolve_in_workspace(ctx.workspace, args.path, for_write=False)

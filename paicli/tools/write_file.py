@@ -8,7 +8,7 @@ import stat
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.atomic import atomic_write
-from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.guard import display_path, resolve_in_workspace
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024
@@ -28,6 +28,9 @@ class WriteFile(Tool):
         "To change part of an existing file, prefer edit_file."
     )
     Args = WriteFileArgs
+    effect = Effect.WRITE
+    confined = True
+    path_argument = summary_argument = "path"
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> str:
         path = resolve_in_workspace(ctx.workspace, args.path, for_write=True)

@@ -45,9 +45,9 @@ from rich.text import Text
 from paicli.errors import PaicliError, PlanError
 from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
+from paicli.sanitize import terminal_safe
 from paicli.ui.editor import plan_to_text, text_to_plan
 from paicli.ui.plan_view import fold, render_plan
-from paicli.ui.render import clean
 
 ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
 
@@ -226,7 +226,7 @@ class _Review:
             try:
                 edited_plan = text_to_plan(edited, plan)
             except PlanError as err:
-                self.note(f"The edited plan is not valid: {clean(str(err))}", "red")
+                self.note(f"The edited plan is not valid: {terminal_safe(str(err))}", "red")
                 text = edited
                 if await self.choose(RETRY_KEYS, RETRY_HINT) == EDIT:
                     continue
@@ -367,4 +367,3 @@ def _hint_text(hint: list[tuple[str, str]]) -> StyleAndTextTuples:
         text.append(("bold", key))
         text.append(("", f" {action}"))
     return text
-

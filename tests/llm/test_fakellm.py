@@ -195,6 +195,8 @@ def test_latency_delays_the_first_byte(fake: FakeLLM) -> None:
     httpx.post(f"{fake.base_url}/chat/completions", json=_body("slow"))
     assert time.monotonic() - started >= 0.25
     record = fake.requests[0]
+    assert record.wait_finished(5)  # the server thread records the end just after the client has the reply
+    record = fake.requests[0]
     assert record.finished is not None and record.finished - record.started >= 0.25
 
 

@@ -90,9 +90,9 @@ async def test_a_running_task_left_in_an_earlier_round_no_longer_blocks_and_the_
         replanner_prompt="R",
         max_replans=0,
     )
-    finished = await session.run(plan=prepare_resume(plan))
-    assert finished.status is PlanStatus.FAILED  # not COMPLETED with a task that never ran
-    assert "skipped: next" in (session.failure or "")
+    outcome = await session.run(plan=prepare_resume(plan))
+    assert outcome.status is PlanStatus.FAILED  # not COMPLETED with a task that never ran
+    assert "skipped: next" in (outcome.failure or "")
     assert runner.ran == []
 
 
@@ -100,9 +100,9 @@ async def test_a_resumed_plan_runs_what_is_pending_and_keeps_file_results() -> N
     plan = prepare_resume(plan_of(task("a", TaskStatus.COMPLETED), task("b", TaskStatus.RUNNING, "a")))
     runner, sink = Runner(), ListSink()
     session = PlanSession(planner=None, scheduler=Scheduler(runner, sink), sink=sink, replanner_prompt="R")  # type: ignore[arg-type]
-    finished = await session.run(plan=plan)
-    assert finished.status is PlanStatus.COMPLETED and runner.ran == ["b"]
-    assert finished.task("a").result == "result of a" and finished.task("a").from_saved
+    outcome = await session.run(plan=plan)
+    assert outcome.status is PlanStatus.COMPLETED and runner.ran == ["b"] and outcome.plan is not None
+    assert outcome.plan.task("a").result == "result of a" and outcome.plan.task("a").from_saved
 
 
 def test_rerun_resets_the_task_and_the_completed_tasks_that_depend_on_it() -> None:
