@@ -110,7 +110,7 @@ class PlanStore:
         try:
             return self._read(folder, plan_id)
         except FileNotFoundError:
-            known = ", ".join(record.id for record in self.list(limit=5)) or "none saved yet"
+            known = ", ".join(self.ids()[:5]) or "none saved yet"
             raise ConfigError(f"no saved plan {plan_id!r} in {self.folder} (latest: {known})") from None
         finally:
             os.close(folder)

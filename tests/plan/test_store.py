@@ -193,6 +193,19 @@ def test_a_symlinked_plan_file_is_refused_and_its_target_untouched(tmp_path: Pat
         store.load("zero")
 
 
+def test_a_symlinked_markdown_file_is_replaced_never_written_through(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path / "ws")
+    plan_id = saved_record(store)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    markdown = store.folder / f"{plan_id}.md"
+    markdown.unlink()
+    markdown.symlink_to(victim)
+    PlanRecorder(store, plan_id=plan_id)(sample_plan())
+    assert victim.read_text() == "precious"
+    assert not markdown.is_symlink() and markdown.read_text().startswith(f"# Plan {plan_id}")
+
+
 def test_fifos_devices_and_huge_files_are_refused_without_reading(tmp_path: Path) -> None:
     store = PlanStore(tmp_path)
     store.check_folder()
