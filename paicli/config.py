@@ -174,6 +174,9 @@ def _repository_config(
     except UnsafeFile as err:
         warn(f"{err}: its settings are ignored")
         return {}
+    except OSError as err:
+        warn(f"cannot read {root / CONFIG_FILE}: {err.strerror or err}: its settings are ignored")
+        return {}
     if repo_file is None:
         return {}
     values = parse_config(repo_file.data, repo_file.path)

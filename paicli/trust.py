@@ -138,7 +138,7 @@ class TrustStore:
         """Trusts the file as it is now (what answering yes records); False if it cannot be read."""
         try:
             file = read_repo_file(workspace, relative)
-        except UnsafeFile:
+        except (UnsafeFile, OSError):
             return False
         if file is not None:
             self.trust(file)
@@ -257,8 +257,9 @@ def screen_prompt_overrides(
     hash. Symlinked ones are refused with a warning and never asked about."""
     try:
         usable, refused = prompt_overrides(workspace)
-    except UnsafeFile as error:
-        warn(f"ignoring this repository's prompt overrides: {error}")
+    except (UnsafeFile, OSError) as error:
+        reason = error if isinstance(error, UnsafeFile) else error.strerror or error
+        warn(f"ignoring this repository's prompt overrides: {reason}")
         return
     if refused:
         warn(f"ignoring prompt overrides {', '.join(refused)}: only regular files in .paicli/prompts are used")
@@ -267,8 +268,8 @@ def screen_prompt_overrides(
     for relative in usable:
         try:
             file = read_repo_file(workspace, f"{PROMPTS_FOLDER}/{relative}")
-        except UnsafeFile as error:
-            warn(f"ignoring a prompt override: {error}")
+        except (UnsafeFile, OSError) as error:
+            warn(f"ignoring the prompt override {relative}: {error}")
             continue
         if file is not None and not store.is_trusted(file):
             untrusted.append(file)
@@ -288,7 +289,7 @@ def trusted_prompt(workspace: Path, home: Path, name: str) -> str | None:
     is checked is what is returned: the bytes read once, hashed and decoded."""
     try:
         file = read_repo_file(workspace, f"{PROMPTS_FOLDER}/{name}")
-    except UnsafeFile:
+    except (UnsafeFile, OSError):
         return None
     if file is None or not TrustStore(home).is_trusted(file):
         return None

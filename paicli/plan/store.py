@@ -107,6 +107,10 @@ class PlanStore:
             folder = self._open(create=False)
         except FileNotFoundError:
             raise ConfigError(f"no saved plan {plan_id!r}: there is no {self.folder} yet") from None
+        except UnsafeFile as error:
+            raise ConfigError(f"cannot read saved plan {plan_id!r}: {error}") from None
+        except OSError as error:
+            raise ConfigError(f"cannot read {self.folder}: {error.strerror or error}") from None
         try:
             return self._read(folder, plan_id)
         except FileNotFoundError:
@@ -133,7 +137,7 @@ class PlanStore:
         file could lie in); symlinks, special files and names that are not ids are left out."""
         try:
             folder = self._open(create=False)
-        except (FileNotFoundError, UnsafeFile):
+        except (OSError, UnsafeFile):  # none yet, a symlink, no permission: nothing to list
             return []
         try:
             found = [
