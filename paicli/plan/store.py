@@ -35,6 +35,7 @@ __all__ = ["PlanRecord", "PlanRecorder", "PlanStore", "plan_from_file", "prepare
 
 MAX_PLAN_BYTES = 8 << 20  # a saved plan or a --from file larger than this is refused unread
 LIST_LIMIT = 20  # saved plans `list()` reads (newest first)
+LIST_BYTES = 32 << 20  # and the most it reads for them together
 PLAN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no "/", no leading ".": a name in the folder
 PLANS_FOLDER = (".paicli", "plans")
 RESUMABLE = (PlanStatus.CANCELLED, PlanStatus.FAILED, PlanStatus.RUNNING, PlanStatus.CREATED)
@@ -135,35 +136,45 @@ class PlanStore:
     def ids(self) -> list[str]:
         """Ids of the saved plans, newest first by their files' own modification time (never a field a
         file could lie in); symlinks, special files and names that are not ids are left out."""
+        return [plan_id for plan_id, _ in self._entries()]
+
+    def _entries(self) -> list[tuple[str, int]]:
+        """(id, size) of the saved plans, newest first."""
         try:
             folder = self._open(create=False)
         except (OSError, UnsafeFile):  # none yet, a symlink, no permission: nothing to list
             return []
         try:
             found = [
-                (entry.st_mtime_ns, name[: -len(".json")])
+                (entry.st_mtime_ns, name[: -len(".json")], entry.st_size)
                 for name, entry in entries(folder, ".json")
                 if PLAN_ID.fullmatch(name[: -len(".json")]) and entry.st_size > 0 and _is_regular(entry)
             ]
         finally:
             os.close(folder)
-        return [plan_id for _, plan_id in sorted(found, reverse=True)]
+        return [(plan_id, size) for _, plan_id, size in sorted(found, reverse=True)]
 
     def records(self) -> Iterator[PlanRecord]:
         """Saved plans, newest first, read one at a time; unreadable ones are passed over."""
-        for plan_id in self.ids():
+        for plan_id, _ in self._entries():
             try:
                 yield self.load(plan_id)
             except ConfigError:
                 continue
 
     def list(self, limit: int = LIST_LIMIT) -> list[PlanRecord]:
-        """The newest `limit` readable saved plans, newest first."""
+        """The newest readable saved plans, newest first: at most `limit`, and no more once the files read
+        add up to `LIST_BYTES` (twenty 8 MB plans from a hostile repository are not all held at once)."""
         found: list[PlanRecord] = []
-        for record in self.records():
-            if len(found) >= limit:
+        read = 0
+        for plan_id, size in self._entries():
+            if len(found) >= limit or (found and read + size > LIST_BYTES):
                 break
-            found.append(record)
+            read += size
+            try:
+                found.append(self.load(plan_id))
+            except ConfigError:
+                continue
         return found
 
     def latest_resumable(self) -> PlanRecord | None:

@@ -276,6 +276,17 @@ def test_list_reads_only_the_newest_few(tmp_path: Path) -> None:
     assert len(store.list(limit=3)) == 3 and len(store.ids()) == 5
 
 
+def test_list_stops_once_the_files_read_add_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = PlanStore(tmp_path)
+    for _ in range(4):
+        saved_record(store)
+    size = (store.folder / f"{store.ids()[0]}.json").stat().st_size
+    monkeypatch.setattr("paicli.plan.store.LIST_BYTES", size * 2 + 1)
+    assert len(store.list()) == 2
+    monkeypatch.setattr("paicli.plan.store.LIST_BYTES", 1)
+    assert len(store.list()) == 1  # the newest is always read
+
+
 def _reserve_after_barrier(folder: str, barrier: Any, goal: str, out: Any) -> None:
     barrier.wait()
     recorder = PlanRecorder(PlanStore(Path(folder)))
