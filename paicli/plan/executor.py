@@ -40,9 +40,10 @@ def task_brief(plan: Plan, task: Task) -> str:
         result = (dep.result or "").strip() or "(no result text)"
         if len(result) > RESULT_CAP:
             result = result[:RESULT_CAP] + f"\n[... {len(result) - RESULT_CAP} more characters cut]"
+        origin = ", from the saved plan it was resumed from" if dep.from_saved else ""
         lines += [
             "",
-            f"## {dep.id} ({dep.type.value}, {dep.status.value})",
+            f"## {dep.id} ({dep.type.value}, {dep.status.value}{origin})",
             f"description: {dep.description.strip()}",
             "result:",
             result,

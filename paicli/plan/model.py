@@ -66,6 +66,7 @@ class Task(BaseModel):
     finished_at: float | None = None
     usage: Usage = Field(default_factory=Usage)
     round: int = 1  # the planning round that created this task
+    from_saved: bool = False  # COMPLETED when its plan was resumed: the result comes from the saved file
 
     @property
     def finished(self) -> bool:

@@ -7,8 +7,10 @@ The mode that worked is remembered for the rest of the process, keyed by the cli
 model (found on the model object or the `inner` model it wraps); when neither is reachable, for the
 life of this Planner only.
 
-Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message,
-followed by a user message carrying the exact error; at most `max_reasks` times, then PlanError.
+Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message (cut to
+`REASK_EXCERPT` characters, head and tail, so a megabyte of junk is not sent back and doubled), followed
+by a user message carrying the exact error; at most `max_reasks` times, then PlanError. The parse runs
+off the event loop (`paicli.plan.offload`), so a cancel never waits for it.
 
 Rounds: after a replan the returned Plan holds every task of every round. The finished tasks of earlier
 rounds come first, unchanged (COMPLETED results stay available to the new tasks), then the new PENDING
@@ -22,12 +24,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
+from functools import partial
 from typing import Any
 
 from paicli.errors import ModelHTTPError, PlanError
 from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
+from paicli.plan.offload import off_loop
 from paicli.plan.parse import parse_plan_reply
 
 MODES = ("json_schema", "json_object", "plain")
@@ -35,6 +39,7 @@ NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
 RESULT_CAP = 2_000  # characters of one completed task's result shown to the replanner
 RESULTS_BUDGET = 24_000  # characters of all completed results together (each gets an equal share)
 ERROR_CAP = 1_500
+REASK_EXCERPT = 16_000  # characters of a rejected reply quoted back to the model when re-asking
 
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -161,13 +166,16 @@ class Planner:
         for reask in range(self.max_reasks + 1):
             response = await self._request(messages)
             try:
-                return parse_plan_reply(
-                    response.content,
-                    finish_reason=response.finish_reason,
-                    goal=goal,
-                    max_tasks=self.max_tasks,
-                    external_ids=external,
-                    round=round,
+                return await off_loop(
+                    partial(
+                        parse_plan_reply,
+                        response.content,
+                        finish_reason=response.finish_reason,
+                        goal=goal,
+                        max_tasks=self.max_tasks,
+                        external_ids=external,
+                        round=round,
+                    )
                 )
             except PlanError as error:
                 if reask == self.max_reasks:
@@ -219,7 +227,7 @@ def _reply_instruction() -> str:
 def _reask_messages(response: ChatResponse, error: PlanError) -> list[Message]:
     messages: list[Message] = []
     if response.content.strip():
-        messages.append({"role": "assistant", "content": response.content})
+        messages.append({"role": "assistant", "content": clip(response.content, REASK_EXCERPT)})
     messages.append(
         {
             "role": "user",
@@ -239,14 +247,14 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
     share = max(300, min(RESULT_CAP, RESULTS_BUDGET // max(1, len(completed))))
     lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
     for task in completed:
-        lines += ["", _heading(task), "Result:", _clip((task.result or "").strip() or "(no result text)", share)]
+        lines += ["", _heading(task), "Result:", clip((task.result or "").strip() or "(no result text)", share)]
     if not completed:
         lines += ["", "none"]
     parts.append("\n".join(lines))
     if failed:
         lines = ["# Failed tasks"]
         for task in failed:
-            lines += ["", _heading(task), f"Error: {_clip((task.error or 'unknown error').strip(), ERROR_CAP)}"]
+            lines += ["", _heading(task), f"Error: {clip((task.error or 'unknown error').strip(), ERROR_CAP)}"]
         parts.append("\n".join(lines))
     if skipped:
         lines = ["# Skipped tasks (not run because a task they depend on did not complete)", ""]
@@ -265,7 +273,7 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
 
 def _finished_section(tasks: list[Task]) -> str:
     lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
-    lines += [f"- {task.id} [{task.type.value}] {task.status.value}: {_clip(task.description, 300)}" for task in tasks]
+    lines += [f"- {task.id} [{task.type.value}] {task.status.value}: {clip(task.description, 300)}" for task in tasks]
     return "\n".join(lines)
 
 
@@ -274,7 +282,7 @@ def _heading(task: Task) -> str:
     return f"### {task.id} [{task.type.value}]{dependencies}: {task.description.strip()}"
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
     """Head and tail of a long text, with the number of characters cut in between."""
     if len(text) <= limit:
         return text
