@@ -16,7 +16,7 @@ from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
 from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import Event, EventSink, RunFinished
+from paicli.events import Event, EventSink, Notice, RunFinished
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sanitize import terminal_safe
@@ -114,6 +114,8 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
     sink = make_sink(settings, json_mode)
 
     async def body(runtime: Runtime) -> int:
+        for message in request.notices():
+            sink.emit(Notice(level="warning", message=message))
         outcome = await run_plan(runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id)
         if outcome.status is PlanStatus.FAILED:
             return fail(outcome.message() or "", outcome.exit_code())

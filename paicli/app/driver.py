@@ -16,7 +16,7 @@ from paicli.agent.react import ReactResult
 from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.events import EventSink
 from paicli.llm.types import Message
-from paicli.plan.model import Plan
+from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.session import Review
 from paicli.runtime import Runtime, build_plan_session
@@ -71,6 +71,10 @@ async def run_plan(
     job = await until_done(session.run(goal, plan=plan), watch)
     if job.cancelled():
         return PlanOutcome.cancelled(session.current)
+    error = job.exception()
+    if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
+        return PlanOutcome(PlanStatus.FAILED, session.current, failure=str(error),
+                           configuration=isinstance(error, ConfigError))  # fmt: skip
     return job.result()
 
 

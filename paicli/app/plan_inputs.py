@@ -16,6 +16,14 @@ class PlanRequest:
     plan: Plan | None = None  # a resumed or hand-written plan, ready to run
     plan_id: str | None = None  # a resumed plan keeps its id (and its files)
 
+    def notices(self) -> list[str]:
+        """What the user should know before it runs: results reused from a saved file."""
+        reused = [task.id for task in self.plan.tasks if task.from_saved] if self.plan is not None else []
+        if not reused:
+            return []
+        return [f"reusing the results of {', '.join(reused)} from the saved plan (the file may say anything; "
+                "resume in the REPL and press r in review to run a task again)"]  # fmt: skip
+
 
 def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_file: str | None) -> PlanRequest:
     """What `paicli plan` was asked to run; ConfigError (exit 2) when it cannot be."""
