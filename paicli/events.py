@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from paicli.llm.types import Usage
 
@@ -19,12 +19,25 @@ class Event(BaseModel):
     ts: float = Field(default_factory=time.time)
 
 
+class ActionView(BaseModel):
+    tool: str
+    args: dict[str, Any]
+
+
 class TaskView(BaseModel):
     id: str
     description: str
     type: str
     dependencies: list[str]
     status: str
+    files: list[str] | None = None  # the plan contract: paths it may change (None: not declared)
+    action: ActionView | None = None  # one exact tool call run without a model request
+
+    @model_serializer(mode="wrap")
+    def _without_undeclared(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A task without `files` or `action` is written as before the contract existed."""
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if key not in ("files", "action") or value is not None}
 
 
 class PlanView(BaseModel):

@@ -15,6 +15,7 @@ from paicli.events import EventSink
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.types import ChatModel
+from paicli.plan.contract import Contract, scope_of
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
@@ -26,6 +27,7 @@ from paicli.plan.summary import Summarizer
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.rules import Rules
 from paicli.tools.base import Approver, PathLocks, ToolContext
+from paicli.tools.scope import TaskScope
 from paicli.tools.toolbox import ToolBox
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
@@ -63,7 +65,7 @@ class Runtime:
             self._secrets = secret_values(self.settings)
         return self._secrets
 
-    def tool_context(self, task_id: str | None = None) -> ToolContext:
+    def tool_context(self, task_id: str | None = None, scope: TaskScope | None = None) -> ToolContext:
         return ToolContext(
             workspace=self.workspace,
             task_id=task_id,
@@ -71,7 +73,12 @@ class Runtime:
             approve=self.approve,
             secrets=self.secrets(),
             command_timeout=self.settings.command_timeout,
+            scope=scope,
         )
+
+    def contract(self) -> Contract:
+        """The plan contract of this workspace and tool box (paicli/plan/contract.py)."""
+        return Contract(self.workspace, self.tools.tool)
 
     def system_prompt(self, mode: str | None) -> str:
         return system_prompt(mode, self.workspace, self.home)
@@ -94,13 +101,14 @@ class Runtime:
         *,
         llm: ChatModel | None = None,
         task_id: str | None = None,
+        scope: TaskScope | None = None,
         answer_on_budget: bool = True,
     ) -> ReactLoop:
         model = llm or self.llm
         return ReactLoop(
             llm=model,
             tools=self.tools,
-            ctx=self.tool_context(task_id),
+            ctx=self.tool_context(task_id, scope),
             sink=sink,
             max_steps=self.settings.max_steps,
             answer_on_budget=answer_on_budget,
@@ -153,7 +161,7 @@ def build_plan_session(
     executor_prompt = runtime.system_prompt("executor")
 
     def make_loop(task: Task) -> ReactLoop:
-        return runtime.react(sink, llm=meter, task_id=task.id, answer_on_budget=False)
+        return runtime.react(sink, llm=meter, task_id=task.id, scope=scope_of(task), answer_on_budget=False)
 
     recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
     scheduler = Scheduler(
@@ -163,7 +171,7 @@ def build_plan_session(
         schedule=s.schedule,
         on_change=recorder,
     )
-    planner = Planner(meter, system_prompt=runtime.system_prompt("planner"), sink=sink)
+    planner = Planner(meter, system_prompt=runtime.system_prompt("planner"), sink=sink, contract=runtime.contract())
     session = PlanSession(
         planner=planner,
         scheduler=scheduler,

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from paicli.events import PlanView, TaskView
+from paicli.events import ActionView, PlanView, TaskView
 from paicli.llm.types import Usage
 from paicli.plan import dag
 
@@ -54,11 +54,23 @@ class PlanStatus(StrEnum):
     CANCELLED = "CANCELLED"
 
 
+class TaskAction(BaseModel):
+    """One exact tool call that is the whole task: it runs through the gate without a model request."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
 class Task(BaseModel):
     id: str
     description: str
     type: TaskType = TaskType.ANALYSIS
     dependencies: list[str] = Field(default_factory=list)
+    # The plan contract (paicli/plan/contract.py): the workspace paths it may create or change ("dir/"
+    # covers a folder; None: not declared, so the whole workspace for a plan written before contracts),
+    # and the one tool call it is, when it is one.
+    files: list[str] | None = None
+    action: TaskAction | None = None
     status: TaskStatus = TaskStatus.PENDING
     result: str | None = None
     error: str | None = None
@@ -67,6 +79,7 @@ class Task(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     round: int = 1  # the planning round that created this task
     from_saved: bool = False  # COMPLETED when its plan was resumed: the result comes from the saved file
+    raw_result: bool = False  # the result is a tool's output as it came (a direct action), not a model's answer
 
     @property
     def finished(self) -> bool:
@@ -79,16 +92,23 @@ class Task(BaseModel):
             type=self.type.value,
             dependencies=list(self.dependencies),
             status=self.status.value,
+            files=list(self.files) if self.files is not None else None,
+            action=ActionView(tool=self.action.tool, args=dict(self.action.args)) if self.action else None,
         )
 
     def spec(self) -> dict[str, Any]:
         """The task as the plan JSON shows it to a model (no run-time fields)."""
-        return {
+        spec: dict[str, Any] = {
             "id": self.id,
             "description": self.description,
             "type": self.type.value,
             "dependencies": list(self.dependencies),
         }
+        if self.files is not None:
+            spec["files"] = list(self.files)
+        if self.action is not None:
+            spec["action"] = {"tool": self.action.tool, "args": dict(self.action.args)}
+        return spec
 
 
 class Plan(BaseModel):

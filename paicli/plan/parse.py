@@ -50,6 +50,7 @@ from paicli.errors import PlanError
 from paicli.plan import dag
 from paicli.plan.jsonscan import Unreadable, json_values
 from paicli.plan.model import Plan, Task, TaskType
+from paicli.plan.task_fields import read_action, read_files
 
 MAX_REPLY_CHARS = 1_000_000  # a 50-task plan is about 20,000; a --from file passes its own, larger cap
 MAX_ID_CHARS = 100
@@ -201,15 +202,22 @@ def _normalize_tasks(raw_tasks: list[Any], *, max_tasks: int, external_ids: Coll
                 description=description,
                 type=TaskType.lenient(_first(raw, _TYPE_KEYS)),
                 dependencies=dependencies,
+                files=read_files(raw, task_id, problems),
+                action=read_action(raw, task_id, problems),
                 round=round,
             )
         )
     problems.extend(dag.validate({task.id: task.dependencies for task in tasks}, external_ids))
     if problems:
-        shown = "; ".join(problems[:_MAX_REPORTED])
-        more = len(problems) - _MAX_REPORTED
-        raise PlanError(shown + (f"; and {more} more problems" if more > 0 else ""))
+        raise PlanError(joined(problems))
     return tasks
+
+
+def joined(problems: list[str]) -> str:
+    """Several problems as one message, so one re-ask can fix them all (the first few, then a count)."""
+    shown = "; ".join(problems[:_MAX_REPORTED])
+    more = len(problems) - _MAX_REPORTED
+    return shown + (f"; and {more} more problems" if more > 0 else "")
 
 
 def _first(raw: dict[str, Any], keys: tuple[str, ...]) -> Any:

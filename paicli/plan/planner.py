@@ -30,9 +30,10 @@ from typing import Any
 from paicli.errors import ModelHTTPError, PlanError
 from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
+from paicli.plan.contract import Contract
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
-from paicli.plan.parse import parse_plan_reply
+from paicli.plan.parse import joined, parse_plan_reply
 
 MODES = ("json_schema", "json_object", "plain")
 NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
@@ -54,6 +55,12 @@ PLAN_SCHEMA: dict[str, Any] = {
                     "description": {"type": "string"},
                     "type": {"type": "string", "enum": [t.value for t in TaskType]},
                     "dependencies": {"type": "array", "items": {"type": "string"}},
+                    "files": {"type": "array", "items": {"type": "string"}},
+                    "action": {
+                        "type": "object",
+                        "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
+                        "required": ["tool", "args"],
+                    },
                 },
                 "required": ["id", "description", "type", "dependencies"],
                 "additionalProperties": False,
@@ -64,13 +71,16 @@ PLAN_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 RESPONSE_FORMATS: dict[str, dict[str, Any] | None] = {
-    "json_schema": {"type": "json_schema", "json_schema": {"name": "plan", "strict": True, "schema": PLAN_SCHEMA}},
+    # Not strict: an action's `args` is a free-form object (each tool has its own), validated afterwards.
+    "json_schema": {"type": "json_schema", "json_schema": {"name": "plan", "strict": False, "schema": PLAN_SCHEMA}},
     "json_object": {"type": "json_object"},
     "plain": None,
 }
 PLAN_SHAPE = (
     '{"summary": "…", "tasks": [{"id": "task_1", "description": "…", '
-    '"type": "FILE_READ | FILE_WRITE | COMMAND | ANALYSIS | VERIFICATION", "dependencies": []}]}'
+    '"type": "FILE_READ | FILE_WRITE | COMMAND | ANALYSIS | VERIFICATION", "dependencies": [], '
+    '"files": ["paths a FILE_WRITE task may change"], "action": {"tool": "…", "args": {}}}]} '
+    '("files" is required for FILE_WRITE; "action" only for a task that is exactly one tool call)'
 )
 
 _remembered_modes: dict[tuple[str, str], int] = {}  # (base URL, model) → index into MODES that worked
@@ -85,8 +95,10 @@ class Planner:
         sink: EventSink,
         max_tasks: int = 50,
         max_reasks: int = 2,
+        contract: Contract | None = None,
     ) -> None:
         self.llm = llm
+        self.contract = contract  # checked on every plan the model proposes; its problems are re-asked
         self.system_prompt = system_prompt
         self.sink = sink
         self.max_tasks = max_tasks
@@ -166,7 +178,7 @@ class Planner:
         for reask in range(self.max_reasks + 1):
             response = await self._request(messages)
             try:
-                return await off_loop(
+                plan = await off_loop(
                     partial(
                         parse_plan_reply,
                         response.content,
@@ -177,6 +189,9 @@ class Planner:
                         round=round,
                     )
                 )
+                if self.contract is not None and (problems := self.contract.problems(plan)):
+                    raise PlanError(joined(problems))
+                return plan
             except PlanError as error:
                 if reask == self.max_reasks:
                     attempts = self.max_reasks + 1
