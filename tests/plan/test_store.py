@@ -280,7 +280,7 @@ def test_list_stops_once_the_files_read_add_up(tmp_path: Path, monkeypatch: pyte
     store = PlanStore(tmp_path)
     for _ in range(4):
         saved_record(store)
-    size = (store.folder / f"{store.ids()[0]}.json").stat().st_size
+    size = max((store.folder / f"{plan_id}.json").stat().st_size for plan_id in store.ids())  # ids differ in length
     monkeypatch.setattr("paicli.plan.store.LIST_BYTES", size * 2 + 1)
     assert len(store.list()) == 2
     monkeypatch.setattr("paicli.plan.store.LIST_BYTES", 1)
