@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from paicli.events import ActionView, PlanView, TaskView
 from paicli.llm.types import Usage
 from paicli.plan import dag
+from paicli.tools.output import truncate_middle
 
 
 class TaskType(StrEnum):
@@ -54,6 +55,9 @@ class PlanStatus(StrEnum):
     CANCELLED = "CANCELLED"
 
 
+RAW_RESULT_SHOWN = 800  # characters of a direct action's raw output shown where results are summarized
+
+
 class TaskAction(BaseModel):
     """One exact tool call that is the whole task: it runs through the gate without a model request."""
 
@@ -84,6 +88,17 @@ class Task(BaseModel):
     @property
     def finished(self) -> bool:
         return self.status in (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.SKIPPED)
+
+    def shown_result(self, cap: int) -> str:
+        """The result as the summarizer, reviewer and replanner see it: capped, and a direct action's raw tool
+        output cut harder and marked, so a plan of direct reads does not pay for every file twice."""
+        text = (self.result or "").strip()
+        if not text:
+            return "(no result text)"
+        if self.raw_result and self.action is not None:
+            shown = truncate_middle(text, min(cap, RAW_RESULT_SHOWN))
+            return f"[the raw output of {self.action.tool}, run directly: {len(text):,} characters]\n{shown}"
+        return truncate_middle(text, cap)
 
     def view(self) -> TaskView:
         return TaskView(

@@ -34,6 +34,7 @@ from paicli.plan.contract import Contract
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
 from paicli.plan.parse import joined, parse_plan_reply
+from paicli.tools.output import truncate_middle
 
 MODES = ("json_schema", "json_object", "plain")
 NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
@@ -242,7 +243,7 @@ def _reply_instruction() -> str:
 def _reask_messages(response: ChatResponse, error: PlanError) -> list[Message]:
     messages: list[Message] = []
     if response.content.strip():
-        messages.append({"role": "assistant", "content": clip(response.content, REASK_EXCERPT)})
+        messages.append({"role": "assistant", "content": truncate_middle(response.content, REASK_EXCERPT)})
     messages.append(
         {
             "role": "user",
@@ -262,14 +263,15 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
     share = max(300, min(RESULT_CAP, RESULTS_BUDGET // max(1, len(completed))))
     lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
     for task in completed:
-        lines += ["", _heading(task), "Result:", clip((task.result or "").strip() or "(no result text)", share)]
+        lines += ["", _heading(task), "Result:", task.shown_result(share)]
     if not completed:
         lines += ["", "none"]
     parts.append("\n".join(lines))
     if failed:
         lines = ["# Failed tasks"]
         for task in failed:
-            lines += ["", _heading(task), f"Error: {clip((task.error or 'unknown error').strip(), ERROR_CAP)}"]
+            error = truncate_middle((task.error or "unknown error").strip(), ERROR_CAP)
+            lines += ["", _heading(task), f"Error: {error}"]
         parts.append("\n".join(lines))
     if skipped:
         lines = ["# Skipped tasks (not run because a task they depend on did not complete)", ""]
@@ -288,22 +290,14 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
 
 def _finished_section(tasks: list[Task]) -> str:
     lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
-    lines += [f"- {task.id} [{task.type.value}] {task.status.value}: {clip(task.description, 300)}" for task in tasks]
+    for task in tasks:
+        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {truncate_middle(task.description, 300)}")
     return "\n".join(lines)
 
 
 def _heading(task: Task) -> str:
     dependencies = f" (after {', '.join(task.dependencies)})" if task.dependencies else ""
     return f"### {task.id} [{task.type.value}]{dependencies}: {task.description.strip()}"
-
-
-def clip(text: str, limit: int) -> str:
-    """Head and tail of a long text, with the number of characters cut in between."""
-    if len(text) <= limit:
-        return text
-    head = limit * 2 // 3
-    tail = limit - head
-    return f"{text[:head]}\n[… {len(text) - limit} characters cut …]\n{text[-tail:]}"
 
 
 def _plural(count: int, one: str, many: str) -> str:

@@ -89,6 +89,11 @@ class Tool:
     async def run(self, args: Any, ctx: ToolContext) -> str:
         raise NotImplementedError
 
+    def failure(self, output: str) -> str | None:
+        """Why a call that ran counts as failed, from its output (a command's non-zero exit); None: it did not.
+        Used where the harness runs a call itself and must decide (a plan task's direct action)."""
+        return None
+
     def summary(self, arguments: Mapping[str, Any]) -> str:
         """What a call does, in a few words: `src/app.py`, `pytest -q`, `TODO in src/` (not sanitized)."""
         key = self.summary_argument

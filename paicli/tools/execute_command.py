@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -68,6 +69,16 @@ class ExecuteCommand(Tool):
         if timed_out:
             raise ToolFailure(f"timed out after {timeout:g} s (the command was killed); output so far:\n{output}")
         return f"{output}\n{describe_exit(code)}"
+
+    def failure(self, output: str) -> str | None:
+        """A non-zero exit code, read from the last line this tool wrote (`exit code 1`)."""
+        match = _EXIT_LINE.search(output.rstrip())
+        if match is None or match.group(1) == "0":
+            return None
+        return f"the command {match.group(0)}"
+
+
+_EXIT_LINE = re.compile(r"exit code (\d+)(?: \(killed by [^)]*\))?\Z")
 
 
 def describe_exit(code: int | None) -> str:

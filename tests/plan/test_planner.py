@@ -210,7 +210,7 @@ async def test_a_reask_quotes_only_an_excerpt_of_a_huge_rejected_reply(
     quoted = fake.requests[1].messages[2]
     assert quoted["role"] == "assistant" and len(quoted["content"]) <= REASK_EXCERPT + 100
     assert quoted["content"].startswith("HEAD") and quoted["content"].endswith("TAIL")
-    assert "characters cut" in quoted["content"]
+    assert "characters omitted" in quoted["content"]
     assert len(json.dumps(fake.requests[1].body)) < 40_000
 
 
@@ -420,7 +420,7 @@ async def test_replan_clips_long_results_keeping_head_and_tail(
     fake.on(no_tools, Reply.text(json.dumps({"tasks": [{"id": "task_9", "description": "d"}]})))
     await planner_for(client, sink).replan(plan, reason="r", replanner_prompt=REPLANNER)
     text = fake.requests[0].messages[1]["content"]
-    assert "HEAD " in text and " TAIL" in text and "characters cut" in text
+    assert "HEAD " in text and " TAIL" in text and "characters omitted" in text
     assert len(text) < 6_000
 
 
