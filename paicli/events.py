@@ -11,7 +11,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from paicli.llm.types import Usage
+from paicli.llm.types import Estimate, Usage
 
 
 class Event(BaseModel):
@@ -103,6 +103,8 @@ class PlanFinished(Event):
     status: Literal["COMPLETED", "FAILED", "CANCELLED"]
     summary: str | None = None
     usage: Usage
+    estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
+    requests: int | None = None  # addition: model requests actually made
 
 
 class RunFinished(Event):

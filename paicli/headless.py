@@ -114,7 +114,7 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
     sink = make_sink(settings, json_mode)
 
     async def body(runtime: Runtime) -> int:
-        for message in request.notices():
+        for message in request.notices:
             sink.emit(Notice(level="warning", message=message))
         outcome = await run_plan(runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id)
         if outcome.status is PlanStatus.FAILED:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.types import ChatModel
 from paicli.plan.contract import Contract, scope_of
+from paicli.plan.estimate import Estimator
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
@@ -159,6 +161,12 @@ def build_plan_session(
     s = runtime.settings
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
+    summarizer_prompt = runtime.system_prompt("summarizer")
+    estimator = Estimator(
+        fixed_tokens=(len(executor_prompt) + len(json.dumps(runtime.tools.specs()))) // 4,
+        closing_fixed_tokens=len(summarizer_prompt) // 4,
+        review=s.review,
+    )
 
     def make_loop(task: Task) -> ReactLoop:
         return runtime.react(sink, llm=meter, task_id=task.id, scope=scope_of(task), answer_on_budget=False)
@@ -187,7 +195,8 @@ def build_plan_session(
         else None,
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
-        summarize=Summarizer(meter, system_prompt=runtime.system_prompt("summarizer")),
+        summarize=Summarizer(meter, system_prompt=summarizer_prompt),
+        estimator=estimator,
     )
     recorder.failure = lambda: session.failure
     return session

@@ -15,7 +15,7 @@ from typing import Protocol
 from paicli.errors import BudgetExceeded, ConfigError, PaicliError
 from paicli.events import EventSink, Notice, PlanApproved, PlanCreated, PlanFinished, ReplanEvent, ReviewEvent
 from paicli.llm.meter import MeteredModel
-from paicli.llm.types import Usage
+from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.scheduler import PlanListener, Scheduler
@@ -63,6 +63,8 @@ class PlanSession:
     max_rounds: int = 3
     summarize: Summarize | None = None
     meter: MeteredModel | None = None
+    estimator: Callable[[Plan], Estimate] | None = None  # what an approved round is expected to cost
+    estimate: Estimate | None = None  # the sum over the approved rounds
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
     failure: str | None = None  # why the plan FAILED, for the user
@@ -112,6 +114,8 @@ class PlanSession:
         if approved is None:
             return False
         self.current = approved
+        if self.estimator is not None:
+            self.estimate = (self.estimate or Estimate()) + self.estimator(approved)
         self.sink.emit(PlanApproved(round=approved.round))
         return True
 
@@ -183,7 +187,9 @@ class PlanSession:
 
     def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage
-        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage))  # type: ignore[arg-type]
+        requests = self.meter.requests if self.meter is not None else None
+        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage,  # type: ignore[arg-type]
+                                    estimate=self.estimate, requests=requests))  # fmt: skip
         return usage
 
 

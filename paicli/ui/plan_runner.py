@@ -77,6 +77,8 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
         runtime = build_runtime(settings, ChatRenderer(console, secrets=secret_values(settings)))
         approval = ApprovalPrompt(output=output)
         runtime.approve = approval
+        for notice in request.notices:
+            console.print(Text(one_line(notice, limit=1000), style="yellow"))
         try:
             outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),
                                            request, also=also)  # fmt: skip

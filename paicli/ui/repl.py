@@ -150,6 +150,8 @@ class Repl:
         """Runs a plan on the screen; a completed one joins the conversation, so later turns know of it."""
         from paicli.ui.plan_runner import PlanScreen, plan_on_screen  # plan mode loads on first use
 
+        for notice in request.notices:
+            self.say(notice, "yellow")
         screen = PlanScreen(self.runtime, self.console, self.approval)
         outcome = await plan_on_screen(self.runtime, screen, request)
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
