@@ -9,7 +9,7 @@ plan gets them too), each problem one line naming the task:
 - a FILE_WRITE task without `files` (plans written before contracts are accepted by `accept_legacy`
   instead: such a task may write anywhere and is ordered after every other writer);
 - `files` on a task that writes nothing, or a path the workspace guard refuses (outside the workspace,
-  `.git/`, `.paicli/`) or that leads through a symlink;
+  `.git/`, `.paicli/`), that leads through a symlink, or that names an existing folder without its `/`;
 - an `action` whose tool is unknown, not allowed for the task's type (read-only tools for FILE_READ,
   commands for COMMAND and VERIFICATION, none for the others) or whose arguments do not validate;
 - two tasks whose `files` overlap while neither depends on the other, even through other tasks: they
@@ -119,6 +119,9 @@ class Contract:
         if resolved != Path(os.path.normpath(root / path)):
             shown = resolved.relative_to(root).as_posix()
             return f'task "{task.id}" declares {path}, which leads through a symlink to {shown}; declare {shown}'
+        if not path.endswith("/") and resolved.is_dir():
+            # The gate would let the task change only the folder itself, nothing in it.
+            return f'task "{task.id}" declares {path}, which is a folder; write {path}/ to cover what is in it'
         return None
 
     def _action_problems(self, task: Task) -> list[str]:
