@@ -98,6 +98,10 @@ BAD_PLANS = {
         reply(task("t1", "FILE_WRITE")),
         'task "t1" is FILE_WRITE and must list the paths it may change in "files"',
     ),
+    "a FILE_WRITE task with an empty files list": (
+        reply(task("t1", "FILE_WRITE", files=[])),
+        'task "t1" is FILE_WRITE and must list the paths it may change in "files"',
+    ),
     "files above the workspace": (
         reply(task("t1", "FILE_WRITE", files=["../outside.py"])),
         "task \"t1\" declares '../outside.py', which is outside the workspace; use relative paths",
