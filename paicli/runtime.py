@@ -166,6 +166,7 @@ def build_plan_session(
         fixed_tokens=(len(executor_prompt) + len(json.dumps(runtime.tools.specs()))) // 4,
         closing_fixed_tokens=len(summarizer_prompt) // 4,
         review=s.review,
+        workspace=runtime.workspace,
     )
 
     def make_loop(task: Task) -> ReactLoop:
