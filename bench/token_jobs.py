@@ -169,7 +169,8 @@ class Outcome:
     prompt_tokens: int
     completion_tokens: int
     requests: int
-    wall: float
+    wall: float  # of the whole command
+    span: float  # from the first request's start to the last reply's end: the wall time without start-up
     bodies: list[Body]  # in the order the requests started
     estimate: dict[str, int] = field(default_factory=dict)  # plan_finished's estimate (plans only)
 
@@ -211,4 +212,7 @@ def run_job(mode: str, size: int, latency: float) -> Outcome:
         records = sorted((r for r in fake.requests if r.body is not None), key=lambda r: r.started)
         bodies = [r.body for r in records if r.body is not None]
         estimate = final[-1].get("estimate") or {}
-        return Outcome(usage["prompt_tokens"], usage["completion_tokens"], len(fake.requests), wall, bodies, estimate)
+        span = max(r.finished or r.started for r in records) - records[0].started
+        return Outcome(
+            usage["prompt_tokens"], usage["completion_tokens"], len(fake.requests), wall, span, bodies, estimate
+        )

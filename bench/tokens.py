@@ -76,6 +76,7 @@ def _details(outcomes: list[Outcome]) -> dict[str, object]:
         "completion_tokens": first.completion_tokens,
         "requests": first.requests,
         "wall_s": [rounded(o.wall) for o in outcomes],
+        "span_s": [rounded(o.span) for o in outcomes],
     }
     if first.estimate:
         details["estimate"] = first.estimate
@@ -95,6 +96,8 @@ def _headline(result: Result, label: str, runs: dict[str, list[Outcome]], latenc
         result.add(f"{label}: {name}, model requests per task", (plan.requests - 2) / TASKS)
         wall = median([o.wall for o in runs[job]]) / react_wall
         result.add(f"{label}: {name} ÷ ReAct wall time ({latency:g} s per reply)", wall, at_most=0.6)
+        span = median([o.span for o in runs[job]]) / median([o.span for o in runs["react"]])
+        result.add(f"{label}: {name} ÷ ReAct wall time without start-up (first request to last reply)", span)
         requests, tokens = estimate_ratios(plan)
         result.add(
             f"{label}: {name}, estimate ÷ actual run (without planning): requests, prompt tokens",
