@@ -172,4 +172,5 @@ def test_a_failed_task_keeps_the_usage_of_its_requests(fake: FakeLLM, workspace:
     assert done.code == 1
     saved = json.loads(next((workspace / ".paicli" / "plans").glob("*.json")).read_text())
     (task,) = saved["plan"]["tasks"]
-    assert task["status"] == "FAILED" and task["usage"] == {"prompt_tokens": 70, "completion_tokens": 5}
+    tokens = {"prompt_tokens": 70, "completion_tokens": 5}
+    assert task["status"] == "FAILED" and task["usage"] == {**tokens, "by_model": {"fake-model": tokens}}

@@ -343,12 +343,17 @@ def _renamed(tasks: list[Task], taken: set[str]) -> list[Task]:
 
 
 def _endpoint_of(llm: object) -> tuple[str, str] | None:
-    """(base URL, model) of the client behind `llm` (following `.inner` wrappers), if it says."""
+    """(base URL, model) of the client behind `llm`, following `.inner` wrappers, if they say: the model
+    is the outermost one named (a wrapper routing the planner to its own model), the URL the client's."""
+    base_url = model = None
     for _ in range(8):
-        base_url, model = getattr(llm, "base_url", None), getattr(llm, "model", None)
-        if isinstance(base_url, str) and isinstance(model, str):
-            return base_url, model
-        llm = getattr(llm, "inner", None)
         if llm is None:
-            return None
-    return None
+            break
+        model = model or _text(getattr(llm, "model", None))
+        base_url = base_url or _text(getattr(llm, "base_url", None))
+        llm = getattr(llm, "inner", None)
+    return (base_url, model) if base_url and model else None
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -82,11 +82,12 @@ class PlanSession:
         try:
             if plan is None:
                 assert goal is not None
-                self.current = await self.planner.plan(goal)
+                plan = self.current = await self.planner.plan(goal)
             else:
                 self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
-            if not await self._approve(self.current):
-                return self._finish(self.current, PlanStatus.CANCELLED)
+            if not await self._approve(plan):
+                return self._finish(plan, PlanStatus.CANCELLED)
+            assert self.current is not None  # the approved plan, maybe amended or edited
             finished = await self._execute(self.current)
             summary = await self._summary(finished)  # None unless COMPLETED
             return self._finish(finished, finished.status, summary)
@@ -115,7 +116,8 @@ class PlanSession:
             return False
         self.current = approved
         if self.estimator is not None:
-            self.estimate = (self.estimate or Estimate()) + self.estimator(approved)
+            expected = self.estimator(approved)
+            self.estimate = expected if self.estimate is None else self.estimate + expected
         self.sink.emit(PlanApproved(round=approved.round))
         return True
 
