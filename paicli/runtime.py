@@ -82,6 +82,15 @@ class Runtime:
         """The plan contract of this workspace and tool box (paicli/plan/contract.py)."""
         return Contract(self.workspace, self.tools.tool)
 
+    def estimator(self) -> Estimator:
+        """What a plan will cost (paicli/plan/estimate.py), from this session's prompts and tool schemas."""
+        fixed = len(self.system_prompt("executor")) + len(json.dumps(self.tools.specs()))
+        return Estimator(
+            fixed_tokens=fixed // 4,
+            closing_fixed_tokens=len(self.system_prompt("summarizer")) // 4,
+            review=self.settings.review,
+        )
+
     def system_prompt(self, mode: str | None) -> str:
         return system_prompt(mode, self.workspace, self.home)
 
@@ -162,11 +171,6 @@ def build_plan_session(
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
     summarizer_prompt = runtime.system_prompt("summarizer")
-    estimator = Estimator(
-        fixed_tokens=(len(executor_prompt) + len(json.dumps(runtime.tools.specs()))) // 4,
-        closing_fixed_tokens=len(summarizer_prompt) // 4,
-        review=s.review,
-    )
 
     def make_loop(task: Task) -> ReactLoop:
         return runtime.react(sink, llm=meter, task_id=task.id, scope=scope_of(task), answer_on_budget=False)
@@ -196,7 +200,7 @@ def build_plan_session(
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
         summarize=Summarizer(meter, system_prompt=summarizer_prompt),
-        estimator=estimator,
+        estimator=runtime.estimator(),
     )
     recorder.failure = lambda: session.failure
     return session
