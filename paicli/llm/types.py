@@ -11,6 +11,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from paicli.llm.capabilities import Capabilities
+
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 TextCallback = Callable[[str], None]
@@ -69,8 +71,11 @@ class ChatModel(Protocol):
 
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
     content deltas as they stream. Errors raise `paicli.errors.ModelError`; cancelling the awaiting task
-    closes the stream at once.
+    closes the stream at once. `capabilities` is what the server is known to accept (shared by wrappers).
     """
+
+    @property
+    def capabilities(self) -> Capabilities: ...
 
     def chat(
         self,

@@ -84,9 +84,6 @@ PLAN_SHAPE = (
     '("files" is required for FILE_WRITE; "action" only for a task that is exactly one tool call)'
 )
 
-_remembered_modes: dict[tuple[str, str], int] = {}  # (base URL, model) → index into MODES that worked
-
-
 class Planner:
     def __init__(
         self,
@@ -104,8 +101,7 @@ class Planner:
         self.sink = sink
         self.max_tasks = max_tasks
         self.max_reasks = max(0, max_reasks)
-        self._endpoint = _endpoint_of(llm)
-        self._mode = _remembered_modes.get(self._endpoint, 0) if self._endpoint else 0
+        self._mode = llm.capabilities.plan_format()  # what a server accepted is remembered on its client
 
     @property
     def mode(self) -> str:
@@ -227,8 +223,7 @@ class Planner:
                     )
                 )
                 continue
-            if self._endpoint:
-                _remembered_modes[self._endpoint] = self._mode
+            self.llm.capabilities.remember_plan_format(self._mode)
             self.sink.emit(ModelUsage(task_id=None, usage=response.usage))
             return response
 
@@ -340,15 +335,3 @@ def _renamed(tasks: list[Task], taken: set[str]) -> list[Task]:
         )
         for task in tasks
     ]
-
-
-def _endpoint_of(llm: object) -> tuple[str, str] | None:
-    """(base URL, model) of the client behind `llm` (following `.inner` wrappers), if it says."""
-    for _ in range(8):
-        base_url, model = getattr(llm, "base_url", None), getattr(llm, "model", None)
-        if isinstance(base_url, str) and isinstance(model, str):
-            return base_url, model
-        llm = getattr(llm, "inner", None)
-        if llm is None:
-            return None
-    return None

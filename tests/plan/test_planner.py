@@ -58,7 +58,7 @@ def sink() -> ListSink:
 
 @pytest.fixture
 async def client(fake: FakeLLM) -> AsyncIterator[LLMClient]:
-    # A model name of its own: structured-output support is remembered per (base URL, model) per process.
+    # Structured-output support is remembered on the client (its capabilities), per model.
     llm = LLMClient(base_url=fake.base_url, api_key="k", model=f"m-{uuid.uuid4().hex[:8]}", backoff_base=0.01)
     yield llm
     await llm.aclose()
