@@ -11,7 +11,7 @@ from paicli.agent.compress import Compressor
 from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
 from paicli.audit import AuditLog, audit_folder
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.events import EventSink
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
@@ -145,7 +145,7 @@ def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
         backoff_base=s.retry_backoff,
         sink=sink,
     )
-    home = Path(os.environ.get("HOME", str(Path.home())))
+    home = user_home()
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)

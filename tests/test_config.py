@@ -90,3 +90,11 @@ def test_the_users_own_config_may_be_a_symlink_but_not_a_fifo(tmp_path: Path) ->
     os.mkfifo(home / ".paicli" / "config.toml")
     with pytest.raises(ConfigError, match="is a FIFO, not a regular file"):
         load_settings(workspace=tmp_path, env={}, home=home)
+
+
+def test_the_home_folder_is_home_when_set_else_the_accounts(tmp_path: Path) -> None:
+    from paicli.config import user_home
+
+    assert user_home({"HOME": str(tmp_path)}) == tmp_path
+    assert user_home({"HOME": ""}) == Path.home()  # an empty HOME is not the current folder
+    assert user_home({}) == Path.home()
