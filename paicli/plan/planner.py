@@ -30,6 +30,7 @@ from typing import Any
 from paicli.errors import ModelHTTPError, PlanError
 from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
+from paicli.plan import caps
 from paicli.plan.contract import Contract
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
@@ -38,10 +39,7 @@ from paicli.tools.output import truncate_middle
 
 MODES = ("json_schema", "json_object", "plain")
 NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
-RESULT_CAP = 2_000  # characters of one completed task's result shown to the replanner
-RESULTS_BUDGET = 24_000  # characters of all completed results together (each gets an equal share)
-ERROR_CAP = 1_500
-REASK_EXCERPT = 16_000  # characters of a rejected reply quoted back to the model when re-asking
+REASK_EXCERPT = caps.REASK_EXCERPT
 
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -255,7 +253,7 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
     failed = [task for task in current if task.status is TaskStatus.FAILED]
     skipped = [task for task in current if task.status is TaskStatus.SKIPPED]
     parts = [f"# Goal\n\n{plan.goal.strip()}", f"# Why a new plan is needed\n\n{reason.strip()}"]
-    share = max(300, min(RESULT_CAP, RESULTS_BUDGET // max(1, len(completed))))
+    share = max(300, min(caps.REPLAN_RESULT, caps.REPLAN_RESULTS_BUDGET // max(1, len(completed))))
     lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
     for task in completed:
         lines += ["", _heading(task), "Result:", task.shown_result(share)]
@@ -265,7 +263,7 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
     if failed:
         lines = ["# Failed tasks"]
         for task in failed:
-            error = truncate_middle((task.error or "unknown error").strip(), ERROR_CAP)
+            error = truncate_middle((task.error or "unknown error").strip(), caps.REPLAN_ERROR)
             lines += ["", _heading(task), f"Error: {error}"]
         parts.append("\n".join(lines))
     if skipped:
@@ -286,7 +284,8 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
 def _finished_section(tasks: list[Task]) -> str:
     lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
     for task in tasks:
-        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {truncate_middle(task.description, 300)}")
+        description = truncate_middle(task.description, caps.REPLAN_DESCRIPTION)
+        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {description}")
     return "\n".join(lines)
 
 
