@@ -161,6 +161,13 @@ def env_values(env: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
+def user_home(env: Mapping[str, str] | None = None) -> Path:
+    """The user's home folder: $HOME when set and not empty (tests and sandboxes point it elsewhere),
+    else the account's home. The one place paicli decides it."""
+    value = (os.environ if env is None else env).get("HOME", "")
+    return Path(value) if value else Path.home()
+
+
 def load_settings(
     flags: Mapping[str, Any] | None = None,
     *,
@@ -177,7 +184,7 @@ def load_settings(
     file version; without it they are ignored with a `warn`ing. Allow and deny rules add up across the
     files instead of replacing."""
     env = os.environ if env is None else env
-    home = Path(env.get("HOME", str(Path.home()))) if home is None else home
+    home = user_home(env) if home is None else home
     root = (workspace or Path.cwd()).resolve()
     if not root.is_dir():
         raise ConfigError(f"workspace {root} is not a folder")

@@ -11,7 +11,7 @@ from paicli.agent.compress import Compressor
 from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
 from paicli.audit import AuditLog, audit_folder
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.events import EventSink
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
@@ -84,6 +84,20 @@ class Runtime:
         """The plan contract of this workspace and tool box (paicli/plan/contract.py)."""
         return Contract(self.workspace, self.tools.tool)
 
+    def estimator(self) -> Estimator:
+        """What a plan will cost (paicli/plan/estimate.py), from this session's prompts and tool schemas."""
+        fixed = len(self.system_prompt("executor")) + len(json.dumps(self.tools.specs()))
+        s = self.settings
+        return Estimator(
+            fixed_tokens=fixed // 4,
+            closing_fixed_tokens=len(self.system_prompt("summarizer")) // 4,
+            review=s.review,
+            route=lambda task_type: model_for_task(s, task_type),
+            summarizer_model=model_for_summarizer(s),
+            reviewer_model=model_for_reviewer(s),
+            prices=s.prices,
+        )
+
     def system_prompt(self, mode: str | None) -> str:
         return system_prompt(mode, self.workspace, self.home)
 
@@ -138,7 +152,7 @@ def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
         backoff_base=s.retry_backoff,
         sink=sink,
     )
-    home = Path(os.environ.get("HOME", str(Path.home())))
+    home = user_home()
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)
@@ -165,15 +179,6 @@ def build_plan_session(
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
     summarizer_prompt = runtime.system_prompt("summarizer")
-    estimator = Estimator(
-        fixed_tokens=(len(executor_prompt) + len(json.dumps(runtime.tools.specs()))) // 4,
-        closing_fixed_tokens=len(summarizer_prompt) // 4,
-        review=s.review,
-        route=lambda task_type: model_for_task(s, task_type),
-        summarizer_model=model_for_summarizer(s),
-        reviewer_model=model_for_reviewer(s),
-        prices=s.prices,
-    )
 
     def make_loop(task: Task) -> ReactLoop:
         llm = RoutedModel(meter, model_for_task(s, task.type))
@@ -209,7 +214,7 @@ def build_plan_session(
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
         summarize=Summarizer(RoutedModel(meter, model_for_summarizer(s)), system_prompt=summarizer_prompt),
-        estimator=estimator,
+        estimator=runtime.estimator(),
     )
     recorder.failure = lambda: session.failure
     return session

@@ -152,7 +152,6 @@ def test_models_and_prices_merge_entry_by_entry_across_the_two_files(tmp_path: P
         ('[prices.m]\ninput = "0.27"\noutput = 1', r"prices\.m\.input: .*valid number"),
         ("[prices.m]\ninput = true\noutput = 1", r"prices\.m\.input: .*valid number"),
         ("[prices.m]\ninput = inf\noutput = 1", r"prices\.m\.input: .*finite number"),
-        ("[prices.m]\ninput = 1", r"prices\.m\.output: Field required"),
         ("[prices.m]\ninput = 1\noutput = 1\ncached = 0.1", r"prices\.m\.cached: Extra inputs"),
         ("prices = 1", "prices"),
     ],
@@ -167,3 +166,11 @@ def test_bad_routing_or_prices_are_one_line_configuration_errors(tmp_path: Path,
 def test_an_unknown_task_type_is_refused_whatever_the_source() -> None:
     with pytest.raises(ValueError, match="unknown task type 'review'"):
         Settings.model_validate({"models": {"review": "x"}})
+
+
+def test_the_home_folder_is_home_when_set_else_the_accounts(tmp_path: Path) -> None:
+    from paicli.config import user_home
+
+    assert user_home({"HOME": str(tmp_path)}) == tmp_path
+    assert user_home({"HOME": ""}) == Path.home()  # an empty HOME is not the current folder
+    assert user_home({}) == Path.home()

@@ -16,12 +16,13 @@ PER = 1_000_000  # prices are per million tokens
 
 
 class Price(BaseModel):
-    """`input = 0.27, output = 1.10`: per million prompt and completion tokens (numbers, not negative)."""
+    """`input = 0.27, output = 1.10`: per million prompt and completion tokens (numbers, not negative;
+    `output` 0 when not given)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     input: float = Field(ge=0, allow_inf_nan=False)
-    output: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(0.0, ge=0, allow_inf_nan=False)
 
     def cost(self, prompt_tokens: int, completion_tokens: int = 0) -> float:
         return (prompt_tokens * self.input + completion_tokens * self.output) / PER

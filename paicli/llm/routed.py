@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from paicli.llm.capabilities import Capabilities
 from paicli.llm.types import ChatModel, ChatResponse, Message, TextCallback, ToolSpec
 
 
@@ -12,6 +13,11 @@ class RoutedModel:
     def __init__(self, inner: ChatModel, model: str | None) -> None:
         self.inner = inner
         self.model = model  # None: the client's own model (the session's, which /model switches)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The client's knowledge of the server, with this wrapper's model as the one requests name."""
+        return self.inner.capabilities.for_model(self.model)
 
     async def chat(
         self,

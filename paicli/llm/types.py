@@ -11,6 +11,8 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from paicli.llm.capabilities import Capabilities
+
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 TextCallback = Callable[[str], None]
@@ -145,8 +147,11 @@ class ChatModel(Protocol):
 
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
     content deltas as they stream. Errors raise `paicli.errors.ModelError`; cancelling the awaiting task
-    closes the stream at once.
+    closes the stream at once. `capabilities` is what the server is known to accept (shared by wrappers).
     """
+
+    @property
+    def capabilities(self) -> Capabilities: ...
 
     def chat(
         self,

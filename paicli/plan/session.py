@@ -86,9 +86,8 @@ class PlanSession:
             else:
                 self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
             if not await self._approve(plan):
-                return self._finish(plan, PlanStatus.CANCELLED)
-            assert self.current is not None  # the approved plan, maybe amended or edited
-            finished = await self._execute(self.current)
+                return self._finish(self.current or plan, PlanStatus.CANCELLED)
+            finished = await self._execute(self.current or plan)
             summary = await self._summary(finished)  # None unless COMPLETED
             return self._finish(finished, finished.status, summary)
         except asyncio.CancelledError:
@@ -116,7 +115,7 @@ class PlanSession:
             return False
         self.current = approved
         if self.estimator is not None:
-            expected = self.estimator(approved)
+            expected = self.estimator(approved)  # summed with earlier rounds; a cost stays known only if both are
             self.estimate = expected if self.estimate is None else self.estimate + expected
         self.sink.emit(PlanApproved(round=approved.round))
         return True

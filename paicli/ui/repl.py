@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -26,7 +25,7 @@ from rich.console import Console, RenderableType
 from paicli import __version__
 from paicli.app.driver import run_turn
 from paicli.app.plan_inputs import PlanRequest
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import TextDelta
 from paicli.llm.price import Price
@@ -101,7 +100,7 @@ class Repl:
         self.approval = ApprovalPrompt()
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         self.clear_conversation()
-        home = Path(os.environ.get("HOME") or Path.home())
+        home = user_home()
         keys = prompt_keys()
 
         @keys.add("escape", filter=Condition(lambda: self.plan_next and not get_app().current_buffer.text))

@@ -59,7 +59,7 @@ def sink() -> ListSink:
 
 @pytest.fixture
 async def client(fake: FakeLLM) -> AsyncIterator[LLMClient]:
-    # A model name of its own: structured-output support is remembered per (base URL, model) per process.
+    # Structured-output support is remembered on the client (its capabilities), per model.
     llm = LLMClient(base_url=fake.base_url, api_key="k", model=f"m-{uuid.uuid4().hex[:8]}", backoff_base=0.01)
     yield llm
     await llm.aclose()
@@ -252,7 +252,7 @@ async def test_json_schema_rejected_with_500_falls_back_to_json_object_and_is_re
 async def test_structured_output_is_remembered_for_the_planners_own_model(
     fake: FakeLLM, client: LLMClient, sink: ListSink
 ) -> None:
-    routed = f"planner-{uuid.uuid4().hex[:8]}"
+    routed = "planner-model"
     fake.on(all_of(asks_for("json_schema"), lambda body: body["model"] == routed), Reply.error(400, "no json_schema"))
     fake.on(no_tools, Reply.text(VALID), repeat=True)
     await Planner(RoutedModel(MeteredModel(client), routed), system_prompt=SYSTEM, sink=sink).plan(GOAL)
