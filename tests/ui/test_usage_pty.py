@@ -38,9 +38,7 @@ def test_model_switches_what_is_unrouted_and_usage_shows_each_model(
     child.send("/model other-model" + ENTER)
     expect_text(child, "model switched to other-model")
     child.send("/plan scan and judge" + ENTER)
-    expect_text(
-        child, "prompt tokens · ~$"
-    )  # the review screen prices the estimate: every model it uses has a price...
+    expect_text(child, "prompt tokens · ~$")  # the review prices the estimate: each model it uses has a price...
     expect_text(child, "scan then judge")
     expect_text(child, "model deep-model")  # ...and names a routed task's model
     expect_text(child, "Enter")
