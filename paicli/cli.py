@@ -14,6 +14,7 @@ from paicli import __version__
 
 if TYPE_CHECKING:
     from paicli.config import Settings
+    from paicli.trust import ConfirmTrust
 
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -84,9 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from paicli.config import load_settings
 
-    confirm = None
+    confirm: ConfirmTrust | None = None
     if args.command is None and sys.stdin.isatty():
-        from paicli.ui.approval import confirm_trust as confirm
+        from paicli.ui.approval import confirm_trust
+
+        confirm = confirm_trust
     try:
         settings = load_settings(
             settings_flags(args),

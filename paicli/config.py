@@ -2,7 +2,9 @@
 
 Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL, falling back to OPENAI_API_KEY /
 OPENAI_BASE_URL; PAICLI_PLAN_MAX_REPLANS for the replan limit. Config files use the field names below
-(`model = "deepseek-chat"`, `max_parallel = 4`, ...).
+(`model = "deepseek-chat"`, `max_parallel = 4`, ...), plus two tables: `[models]` (task type → model,
+see paicli/plan/routing.py) and `[prices."NAME"]` (`input`, `output` per million tokens), which merge
+entry by entry across the two files.
 
 The workspace's own config is a repository's text: it is read without following a symlink (a symlinked
 `.paicli` or `config.toml` is ignored with a warning), at most 1 MB, and what it may set without the
@@ -15,11 +17,12 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationError, field_validator
 
 from paicli.errors import ConfigError
+from paicli.llm.price import Price
 from paicli.policy.rules import check_rules
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
@@ -35,6 +38,10 @@ from paicli.trust import (
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
+# The task types of a plan (paicli/plan/model.py TaskType, which sits above this layer; a test keeps the
+# two lists equal), the keys of the [models] table.
+TASK_TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
+ModelName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^\S+$")]
 
 
 class Settings(BaseModel):
@@ -59,11 +66,25 @@ class Settings(BaseModel):
     review_threshold: float = Field(8.0, ge=0, le=10, description="review score that counts as done")
     max_rounds: int = Field(3, ge=1, description="plan → execute → review rounds at most")
     reviewer_model: str | None = Field(None, description="model for the reviewer; None = `model`")
+    planner_model: ModelName | None = Field(None, description="model for planning and replanning; None = `model`")
+    executor_model: ModelName | None = Field(None, description="model for plan tasks; None = `model`")
+    summarizer_model: ModelName | None = Field(None, description="model for a plan's final answer; None = `model`")
+    models: dict[str, ModelName] = Field(
+        default_factory=dict, description="[models] task type → model for its tasks; beats executor_model"
+    )
+    prices: dict[ModelName, Price] = Field(
+        default_factory=dict, description='[prices."NAME"] input, output: per million tokens'
+    )
     approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="None = ask in the REPL, auto headless")
     context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
     allow: list[str] = Field(default_factory=list, description="rules for calls that run unasked (policy/rules.py)")
     deny: list[str] = Field(default_factory=list, description="rules for calls refused in every mode; deny wins")
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _known_task_types(cls, value: Any) -> Any:
+        return task_models(value) if isinstance(value, dict) else value
 
     @field_validator("allow", "deny")
     @classmethod
@@ -83,6 +104,20 @@ ENV_FIELDS: dict[str, tuple[str, ...]] = {
     "max_replans": ("PAICLI_PLAN_MAX_REPLANS",),
     "max_parallel": ("PAICLI_MAX_PARALLEL",),
 }
+
+
+def task_models(table: Mapping[str, Any]) -> dict[str, Any]:
+    """The [models] table keyed by task type names (`analysis`, `file-read` → `ANALYSIS`, `FILE_READ`);
+    ValueError for a name that is no task type, or a type named twice."""
+    models: dict[str, Any] = {}
+    for name, model in table.items():
+        key = str(name).strip().upper().replace("-", "_").replace(" ", "_")
+        if key not in TASK_TYPES:
+            raise ValueError(f"unknown task type {str(name)[:40]!r} (the types are {', '.join(TASK_TYPES)})")
+        if key in models:
+            raise ValueError(f"{key} is set twice")
+        models[key] = model
+    return models
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -108,6 +143,11 @@ def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
     data.pop("workspace", None)
+    if isinstance(data.get("models"), dict):
+        try:
+            data["models"] = task_models(data["models"])
+        except ValueError as err:
+            raise ConfigError(f"{path}: [models]: {err}") from None
     return data
 
 
@@ -119,6 +159,13 @@ def env_values(env: Mapping[str, str]) -> dict[str, Any]:
                 values[field] = env[name]
                 break
     return values
+
+
+def user_home(env: Mapping[str, str] | None = None) -> Path:
+    """The user's home folder: $HOME when set and not empty (tests and sandboxes point it elsewhere),
+    else the account's home. The one place paicli decides it."""
+    value = (os.environ if env is None else env).get("HOME", "")
+    return Path(value) if value else Path.home()
 
 
 def load_settings(
@@ -137,7 +184,7 @@ def load_settings(
     file version; without it they are ignored with a `warn`ing. Allow and deny rules add up across the
     files instead of replacing."""
     env = os.environ if env is None else env
-    home = Path(env.get("HOME", str(Path.home()))) if home is None else home
+    home = user_home(env) if home is None else home
     root = (workspace or Path.cwd()).resolve()
     if not root.is_dir():
         raise ConfigError(f"workspace {root} is not a folder")
@@ -188,8 +235,12 @@ def _defaults() -> dict[str, Any]:
 
 
 def _merge_config(merged: dict[str, Any], values: Mapping[str, Any]) -> None:
+    """A later file's values over an earlier one's; rule lists add up, and the [models] and [prices]
+    tables merge entry by entry."""
     for key, value in values.items():
         if key in ("allow", "deny") and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
+        elif key in ("models", "prices") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
         else:
             merged[key] = value

@@ -2,6 +2,8 @@
 
 Meters nest: the session's meter wraps the client, a plan's meter wraps the session's, so one request
 counts in both. A spent budget refuses to *start* a request; requests already running finish.
+The usage is also kept per model (`usage.by_model`): the client counts each reply for the model its
+request named, and sums of `Usage` add up per model.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli.errors import BudgetExceeded
+from paicli.llm.capabilities import Capabilities
 from paicli.llm.types import ChatModel, ChatResponse, Message, TextCallback, ToolSpec, Usage
 
 
@@ -19,6 +22,10 @@ class MeteredModel:
         self.usage = Usage()
         self.requests = 0
         self.refused = 0  # requests not started because the budget was spent
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities
 
     @property
     def exhausted(self) -> bool:

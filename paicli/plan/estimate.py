@@ -14,17 +14,23 @@ it (the benchmark `tokens` reports how far off it is; the constants below come f
   result as they show it (`CLOSING_TOKENS` per task).
 Token counts use the same four-characters-a-token rule as context compression. The planning requests
 are not part of it: they are made before the estimate.
+
+Each request is counted for the model it will name (`route`, from paicli/plan/routing.py), and the
+estimate is priced when prices are known for every one of those models. Only prompt tokens are estimated:
+completion tokens are not (they depend on what the model writes), so the price is that of the prompts.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.llm.types import Estimate
-from paicli.plan.executor import RESULT_CAP
+from paicli.llm.price import Price
+from paicli.llm.types import Estimate, ModelEstimate
+from paicli.plan import caps
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.tools.base import ToolFailure
 from paicli.tools.guard import resolve_in_workspace
@@ -37,7 +43,7 @@ REQUESTS = {
     TaskType.VERIFICATION: 2,
 }
 DEPENDENCY_TOKENS = 300  # a model's answer as a dependent's brief carries it
-RAW_TOKENS = RESULT_CAP // 4 + 60  # a direct action's raw output there (cut at RESULT_CAP characters)
+RAW_TOKENS = caps.DEPENDENCY_RESULT // 4 + 60  # a direct action's raw output there (cut at the cap)
 RAW_CHARS_PER_BYTE = 1.25  # a file read directly, as read_file shows it (line numbers) in a request's JSON
 STEP_TOKENS = {  # what one tool round adds to the conversation: the call and its (capped) output
     TaskType.FILE_READ: 2_500,  # a file of about 10 KB
@@ -50,22 +56,21 @@ CLOSING_TOKENS = 200  # the summarizer's (or reviewer's) request beyond its fixe
 
 
 @dataclass(frozen=True)
-class Price:
-    """Per million tokens, in the user's currency."""
-
-    input: float
-    output: float = 0.0
-
-    def cost(self, prompt_tokens: int, completion_tokens: int = 0) -> float:
-        return (prompt_tokens * self.input + completion_tokens * self.output) / 1_000_000
-
-
-@dataclass(frozen=True)
 class Estimator:
     fixed_tokens: int  # system prompt and tool schemas of one task request
     closing_fixed_tokens: int = 1_000  # the summarizer's system prompt
     review: bool = False
     workspace: Path | None = None  # where files are sized and looked up; None: the constants only
+    route: Callable[[TaskType], str] | None = None  # the model of a task type; None: models not known
+    summarizer_model: str | None = None
+    reviewer_model: str | None = None
+    prices: Mapping[str, Price] = field(default_factory=dict)
+
+    def model_of(self, task: Task) -> str | None:
+        """The model the task's requests will name; None for a direct action (or when not known)."""
+        if task.action is not None or self.route is None:
+            return None
+        return self.route(task.type)
 
     def task(self, plan: Plan, task: Task) -> Estimate:
         if task.action is not None:
@@ -74,15 +79,33 @@ class Estimator:
         brief = (len(plan.goal) + len(task.description)) // 4 + 100 + dependencies
         steps = REQUESTS[task.type] - (1 if task.type is TaskType.FILE_WRITE and self._creates_only(task) else 0)
         first = self.fixed_tokens + brief
-        return Estimate(requests=steps, prompt_tokens=steps * first + STEP_TOKENS[task.type] * steps * (steps - 1) // 2)
+        tokens = steps * first + STEP_TOKENS[task.type] * steps * (steps - 1) // 2
+        model = self.model_of(task)
+        if model is None:
+            return Estimate(requests=steps, prompt_tokens=tokens)
+        return _of(model, steps, tokens).model_copy(update={"task_models": {task.id: model}})
 
     def __call__(self, plan: Plan) -> Estimate:
-        """The cost of running the plan's PENDING tasks, then the summary (and a review)."""
+        """The cost of running the plan's PENDING tasks, then the summary (and a review), priced when
+        every model it uses has a price."""
         pending = [task for task in plan.tasks if task.status is TaskStatus.PENDING]
         total = sum((self.task(plan, task) for task in pending), Estimate())
-        closings = 2 if self.review else 1
         closing = self.closing_fixed_tokens + CLOSING_TOKENS * max(1, len(plan.tasks))
-        return total + Estimate(requests=closings, prompt_tokens=closings * closing)
+        total += _of(self.summarizer_model, 1, closing)
+        if self.review:
+            total += _of(self.reviewer_model, 1, closing)
+        return total.model_copy(update={"cost": self.cost(total)})
+
+    def cost(self, estimate: Estimate) -> float | None:
+        """The price of the estimate's prompt tokens; None unless every request has a priced model."""
+        counted = sum(part.requests for part in estimate.by_model.values())
+        if (
+            not self.prices
+            or counted != estimate.requests
+            or any(name not in self.prices for name in estimate.by_model)
+        ):
+            return None
+        return sum(self.prices[name].cost(part.prompt_tokens) for name, part in estimate.by_model.items())
 
     def _dependency(self, dep: Task) -> int:
         """What a dependency's result adds to a dependent's brief."""
@@ -90,7 +113,7 @@ class Estimator:
             return DEPENDENCY_TOKENS
         path = dep.action.args.get("path") if dep.action.tool == "read_file" else None
         size = self._size(path) if isinstance(path, str) else None
-        return RAW_TOKENS if size is None else min(int(size * RAW_CHARS_PER_BYTE), RESULT_CAP) // 4 + 60
+        return RAW_TOKENS if size is None else min(int(size * RAW_CHARS_PER_BYTE), caps.DEPENDENCY_RESULT) // 4 + 60
 
     def _creates_only(self, task: Task) -> bool:
         """Whether every declared file is new (a folder never counts as new: it may hold files to change)."""
@@ -110,3 +133,16 @@ class Estimator:
         except (ToolFailure, OSError, ValueError):
             return None
         return found.st_size if stat.S_ISREG(found.st_mode) else None
+
+
+def _of(model: str | None, requests: int, prompt_tokens: int) -> Estimate:
+    """`requests` requests of `prompt_tokens` in all, counted for `model` when it is known."""
+    estimate = Estimate(requests=requests, prompt_tokens=prompt_tokens)
+    if model is None:
+        return estimate
+    return estimate.model_copy(
+        update={"by_model": {model: ModelEstimate(requests=requests, prompt_tokens=prompt_tokens)}}
+    )
+
+
+__all__ = ["Estimator", "Price"]

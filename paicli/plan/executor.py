@@ -9,11 +9,9 @@ from collections.abc import Callable
 from paicli.agent.react import ReactLoop
 from paicli.errors import AgentError
 from paicli.llm.types import Message, ToolCall
+from paicli.plan import caps
 from paicli.plan.model import Plan, Task, TaskAction
 from paicli.tools.output import truncate_middle
-
-RESULT_CAP = 8_000  # characters of one dependency's result passed on to a dependent
-ACTION_ERROR_CAP = 4_000  # characters of a failed action's output kept in the task's error
 
 LoopFactory = Callable[[Task], ReactLoop]
 
@@ -43,8 +41,7 @@ def task_brief(plan: Plan, task: Task) -> str:
     for dep_id in task.dependencies:
         dep = plan.task(dep_id)
         result = (dep.result or "").strip() or "(no result text)"
-        if len(result) > RESULT_CAP:
-            result = result[:RESULT_CAP] + f"\n[... {len(result) - RESULT_CAP} more characters cut]"
+        result = truncate_middle(result, caps.DEPENDENCY_RESULT)
         origin = ", from the saved plan it was resumed from" if dep.from_saved else ""
         lines += [
             "",
@@ -84,7 +81,7 @@ async def run_action(loop: ReactLoop, task: Task, action: TaskAction) -> str:
     why = None if outcome.ok else "it was refused or failed"
     why = why or (tool.failure(outcome.output) if tool is not None else None)
     if why is not None:
-        output = truncate_middle(outcome.output, ACTION_ERROR_CAP)
+        output = truncate_middle(outcome.output, caps.ACTION_ERROR)
         raise AgentError(f"the action {action.tool} failed ({why}):\n{output}")
     task.raw_result = True
     return outcome.output

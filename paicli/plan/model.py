@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from paicli.events import ActionView, PlanView, TaskView
 from paicli.llm.types import Usage
-from paicli.plan import dag
+from paicli.plan import caps, dag
 from paicli.tools.output import truncate_middle
 
 
@@ -55,7 +55,6 @@ class PlanStatus(StrEnum):
     CANCELLED = "CANCELLED"
 
 
-RAW_RESULT_SHOWN = 800  # characters of a direct action's raw output shown where results are summarized
 
 
 class TaskAction(BaseModel):
@@ -96,7 +95,7 @@ class Task(BaseModel):
         if not text:
             return "(no result text)"
         if self.raw_result and self.action is not None:
-            shown = truncate_middle(text, min(cap, RAW_RESULT_SHOWN))
+            shown = truncate_middle(text, min(cap, caps.RAW_RESULT_SHOWN))
             return f"[the raw output of {self.action.tool}, run directly: {len(text):,} characters]\n{shown}"
         return truncate_middle(text, cap)
 

@@ -51,6 +51,7 @@ from paicli.plan import dag
 from paicli.plan.jsonscan import Unreadable, json_values
 from paicli.plan.model import Plan, Task, TaskType
 from paicli.plan.task_fields import read_action, read_files
+from paicli.tools.arguments import json_kind
 
 MAX_REPLY_CHARS = 1_000_000  # a 50-task plan is about 20,000; a --from file passes its own, larger cap
 MAX_ID_CHARS = 100
@@ -156,7 +157,7 @@ def _task_list(plan: dict[str, Any]) -> list[Any]:
             {"id": key, **item} if isinstance(item, dict) and "id" not in item else item for key, item in tasks.items()
         ]
     if not isinstance(tasks, list):
-        raise PlanError(f'"tasks" must be an array of task objects, not {_json_kind(tasks)}')
+        raise PlanError(f'"tasks" must be an array of task objects, not {json_kind(tasks)}')
     return tasks
 
 
@@ -175,7 +176,7 @@ def _normalize_tasks(raw_tasks: list[Any], *, max_tasks: int, external_ids: Coll
     ids: list[str | None] = []
     for number, raw in enumerate(raw_tasks, start=1):
         if not isinstance(raw, dict):
-            problems.append(f"task #{number} is {_json_kind(raw)}, not a JSON object")
+            problems.append(f"task #{number} is {json_kind(raw)}, not a JSON object")
             ids.append(None)
             continue
         ids.append(_read_id(raw, number, problems))
@@ -304,10 +305,3 @@ def _split_dependency_text(text: str, known: set[str]) -> list[str]:
         part = part.strip()
         parts.extend([part] if part in known else part.split())
     return parts
-
-
-def _json_kind(value: Any) -> str:
-    kinds = {str: "a string", bool: "a boolean", int: "a number", float: "a number", list: "an array"}
-    if value is None:
-        return "null"
-    return kinds.get(type(value), "an object")

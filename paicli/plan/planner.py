@@ -3,9 +3,8 @@
 Structured output: the first request asks for `response_format` json_schema (the plan schema below),
 then `{"type": "json_object"}`, then nothing (a plain prompt). A 400, 422 or 500 answer to a request
 that carried a `response_format` means "not supported": the same request is sent again in the next mode.
-The mode that worked is remembered for the rest of the process, keyed by the client's base URL and
-model (found on the model object or the `inner` model it wraps); when neither is reachable, for the
-life of this Planner only.
+The mode that worked is remembered on the client's `capabilities`, per model (the planner's own when it
+is routed to one, paicli/llm/routed.py), for the life of the client.
 
 Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message (cut to
 `REASK_EXCERPT` characters, head and tail, so a megabyte of junk is not sent back and doubled), followed
@@ -30,6 +29,7 @@ from typing import Any
 from paicli.errors import ModelHTTPError, PlanError
 from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
+from paicli.plan import caps
 from paicli.plan.contract import Contract
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
@@ -38,10 +38,7 @@ from paicli.tools.output import truncate_middle
 
 MODES = ("json_schema", "json_object", "plain")
 NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
-RESULT_CAP = 2_000  # characters of one completed task's result shown to the replanner
-RESULTS_BUDGET = 24_000  # characters of all completed results together (each gets an equal share)
-ERROR_CAP = 1_500
-REASK_EXCERPT = 16_000  # characters of a rejected reply quoted back to the model when re-asking
+REASK_EXCERPT = caps.REASK_EXCERPT
 
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -84,9 +81,6 @@ PLAN_SHAPE = (
     '("files" is required for FILE_WRITE; "action" only for a task that is exactly one tool call)'
 )
 
-_remembered_modes: dict[tuple[str, str], int] = {}  # (base URL, model) → index into MODES that worked
-
-
 class Planner:
     def __init__(
         self,
@@ -104,8 +98,7 @@ class Planner:
         self.sink = sink
         self.max_tasks = max_tasks
         self.max_reasks = max(0, max_reasks)
-        self._endpoint = _endpoint_of(llm)
-        self._mode = _remembered_modes.get(self._endpoint, 0) if self._endpoint else 0
+        self._mode = llm.capabilities.plan_format()  # what a server accepted is remembered on its client
 
     @property
     def mode(self) -> str:
@@ -227,8 +220,7 @@ class Planner:
                     )
                 )
                 continue
-            if self._endpoint:
-                _remembered_modes[self._endpoint] = self._mode
+            self.llm.capabilities.remember_plan_format(self._mode)
             self.sink.emit(ModelUsage(task_id=None, usage=response.usage))
             return response
 
@@ -260,7 +252,7 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
     failed = [task for task in current if task.status is TaskStatus.FAILED]
     skipped = [task for task in current if task.status is TaskStatus.SKIPPED]
     parts = [f"# Goal\n\n{plan.goal.strip()}", f"# Why a new plan is needed\n\n{reason.strip()}"]
-    share = max(300, min(RESULT_CAP, RESULTS_BUDGET // max(1, len(completed))))
+    share = max(300, min(caps.REPLAN_RESULT, caps.REPLAN_RESULTS_BUDGET // max(1, len(completed))))
     lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
     for task in completed:
         lines += ["", _heading(task), "Result:", task.shown_result(share)]
@@ -270,7 +262,7 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
     if failed:
         lines = ["# Failed tasks"]
         for task in failed:
-            error = truncate_middle((task.error or "unknown error").strip(), ERROR_CAP)
+            error = truncate_middle((task.error or "unknown error").strip(), caps.REPLAN_ERROR)
             lines += ["", _heading(task), f"Error: {error}"]
         parts.append("\n".join(lines))
     if skipped:
@@ -291,7 +283,8 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
 def _finished_section(tasks: list[Task]) -> str:
     lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
     for task in tasks:
-        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {truncate_middle(task.description, 300)}")
+        description = truncate_middle(task.description, caps.REPLAN_DESCRIPTION)
+        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {description}")
     return "\n".join(lines)
 
 
@@ -340,15 +333,3 @@ def _renamed(tasks: list[Task], taken: set[str]) -> list[Task]:
         )
         for task in tasks
     ]
-
-
-def _endpoint_of(llm: object) -> tuple[str, str] | None:
-    """(base URL, model) of the client behind `llm` (following `.inner` wrappers), if it says."""
-    for _ in range(8):
-        base_url, model = getattr(llm, "base_url", None), getattr(llm, "model", None)
-        if isinstance(base_url, str) and isinstance(model, str):
-            return base_url, model
-        llm = getattr(llm, "inner", None)
-        if llm is None:
-            return None
-    return None

@@ -16,10 +16,10 @@ from pydantic import BaseModel, Field
 
 from paicli.errors import PlanError, ReviewError
 from paicli.llm.types import ChatModel, Message
+from paicli.plan import caps
 from paicli.plan.jsonscan import json_values
 from paicli.plan.model import Plan
 from paicli.plan.offload import off_loop
-from paicli.plan.planner import REASK_EXCERPT
 from paicli.plan.summary import outcome_brief
 from paicli.tools.output import truncate_middle
 
@@ -92,7 +92,7 @@ class Reviewer:
                         f"the reviewer's reply could not be read ({err}); the result is unreviewed"
                     ) from None
                 messages += [
-                    {"role": "assistant", "content": truncate_middle(response.content, REASK_EXCERPT)},
+                    {"role": "assistant", "content": truncate_middle(response.content, caps.REASK_EXCERPT)},
                     {"role": "user", "content": f"Your reply could not be used: {err}. Reply again."},
                 ]
         raise AssertionError("unreachable")

@@ -82,12 +82,12 @@ class PlanSession:
         try:
             if plan is None:
                 assert goal is not None
-                self.current = await self.planner.plan(goal)
+                plan = self.current = await self.planner.plan(goal)
             else:
                 self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
-            if not await self._approve(self.current):
-                return self._finish(self.current, PlanStatus.CANCELLED)
-            finished = await self._execute(self.current)
+            if not await self._approve(plan):
+                return self._finish(self.current or plan, PlanStatus.CANCELLED)
+            finished = await self._execute(self.current or plan)
             summary = await self._summary(finished)  # None unless COMPLETED
             return self._finish(finished, finished.status, summary)
         except asyncio.CancelledError:
@@ -115,7 +115,8 @@ class PlanSession:
             return False
         self.current = approved
         if self.estimator is not None:
-            self.estimate = (self.estimate or Estimate()) + self.estimator(approved)
+            expected = self.estimator(approved)  # summed with earlier rounds; a cost stays known only if both are
+            self.estimate = expected if self.estimate is None else self.estimate + expected
         self.sink.emit(PlanApproved(round=approved.round))
         return True
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from paicli.llm.types import ChatModel, Message
+from paicli.plan import caps
 from paicli.plan.model import Plan
 from paicli.tools.output import truncate_middle
-
-RESULT_CAP = 3_000  # characters of each task result shown to the reviewer and the summarizer
 
 
 def outcome_brief(plan: Plan) -> str:
@@ -14,9 +13,9 @@ def outcome_brief(plan: Plan) -> str:
     for task in plan.tasks:
         lines += ["", f"## {task.id} [{task.type.value}] {task.status.value}: {task.description.strip()}"]
         if task.result:
-            lines.append(task.shown_result(RESULT_CAP))
+            lines.append(task.shown_result(caps.CLOSING_RESULT))
         else:
-            lines.append(truncate_middle((task.error or "").strip(), RESULT_CAP) or "(no result)")
+            lines.append(truncate_middle((task.error or "").strip(), caps.CLOSING_RESULT) or "(no result)")
     return "\n".join(lines) + "\n"
 
 

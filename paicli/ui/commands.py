@@ -36,6 +36,14 @@ async def model(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def usage(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.render import usage_report
+
+    for line in usage_report(ctx.session_usage, ctx.prices):
+        ctx.say(line)
+    return Outcome.CONTINUE
+
+
 async def leave(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.EXIT
 
@@ -84,5 +92,6 @@ COMMANDS: list[Command] = [
             usage="[ask|auto|yolo]"),
     Command("/audit", "the latest N tool calls and what was decided about them", audit, usage="[N]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
+    Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

@@ -34,10 +34,17 @@ dependencies, cycles shown as "task_2 → task_4 → task_2"); problems with the
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
 
-from paicli.errors import PlanError
+from paicli.errors import PaicliError, PlanError
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.parse import parse_plan_reply
 from paicli.ui.plan_view import STATUS_ICONS, TYPE_BADGES, fold
@@ -221,3 +228,36 @@ def _close(tasks: list[dict[str, object]], description: list[str]) -> None:
 def _escape(line: str) -> str:
     """A description line that would read as a comment or a field gets a `\\` in front (removed when read)."""
     return "\\" + line if line.startswith(("#", "\\")) or FIELD.match(line) else line
+
+
+class EditorError(PaicliError):
+    """The editor could not be started."""
+
+
+def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
+    """$EDITOR, else $VISUAL, else vi; either may carry arguments (`code --wait`)."""
+    env = os.environ if environ is None else environ
+    for name in ("EDITOR", "VISUAL"):
+        value = env.get(name, "").strip()
+        if value:
+            return shlex.split(value)
+    return ["vi"]
+
+
+async def edit_in_editor(text: str) -> str | None:
+    """Opens `text` in the user's editor (it gets the terminal); the saved text, or None if it failed."""
+    command = editor_command()
+    handle, name = tempfile.mkstemp(prefix="paicli-plan-", suffix=".md", text=True)
+    path = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        try:
+            finished = await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False)
+        except OSError as err:
+            raise EditorError(f"could not start the editor {shlex.join(command)!r}: {err}") from err
+        if finished.returncode != 0:
+            return None
+        return path.read_text(encoding="utf-8")
+    finally:
+        path.unlink(missing_ok=True)

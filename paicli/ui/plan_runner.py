@@ -16,7 +16,7 @@ from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
 from paicli.events import EventSink, FanOutSink
-from paicli.plan.model import Plan, PlanStatus
+from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.session import Amend
 from paicli.runtime import Runtime, build_runtime, secret_values
@@ -24,6 +24,7 @@ from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.keys import CancelKeys
 from paicli.ui.live import LivePlanView
+from paicli.ui.plan_facts import PlanFacts
 from paicli.ui.render import ChatRenderer
 from paicli.ui.review import review_plan
 from paicli.ui.watch import cancel_keys
@@ -39,6 +40,7 @@ class PlanScreen:
         self.approval = approval
         self.output = output  # where the review screen draws
         self.live = LivePlanView(console, secrets=runtime.secrets())
+        self.facts = plan_facts(runtime)
         self._keys: CancelKeys | None = None
 
     @contextlib.contextmanager
@@ -51,7 +53,29 @@ class PlanScreen:
     async def review(self, plan: Plan, amend: Amend) -> Plan | None:
         keys = self._keys.suspended() if self._keys is not None else contextlib.nullcontext()
         with self.live.paused(), keys:
-            return await review_plan(plan, console=self.console, amend=amend, output=self.output)
+            return await review_plan(plan, console=self.console, amend=amend, output=self.output, facts=self.facts)
+
+
+def plan_facts(runtime: Runtime) -> PlanFacts:
+    """The review's facts: each task's contract, the estimate, and the contract check of an `e` edit (as for
+    a `--from` file: a FILE_WRITE task without files is accepted, ordered after the other writers)."""
+    contract = runtime.contract()
+
+    def problems(plan: Plan) -> list[str]:
+        found = contract.problems(plan, require_files=False)
+        if not found:
+            contract.accept_legacy(plan)
+        return found
+
+    estimator, session_model = runtime.estimator(), runtime.settings.model
+
+    def routed_model(task: Task) -> str | None:
+        model = estimator.model_of(task)
+        return model if model != session_model else None
+
+    return PlanFacts(
+        problems=problems, estimate=estimator, model_of=routed_model, cost=lambda plan: estimator(plan).cost
+    )
 
 
 async def plan_on_screen(

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -26,10 +25,11 @@ from rich.console import Console, RenderableType
 from paicli import __version__
 from paicli.app.driver import run_turn
 from paicli.app.plan_inputs import PlanRequest
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import TextDelta
-from paicli.llm.types import Message
+from paicli.llm.price import Price
+from paicli.llm.types import Message, Usage
 from paicli.plan.model import PlanStatus
 from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
@@ -100,7 +100,7 @@ class Repl:
         self.approval = ApprovalPrompt()
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         self.clear_conversation()
-        home = Path(os.environ.get("HOME") or Path.home())
+        home = user_home()
         keys = prompt_keys()
 
         @keys.add("escape", filter=Condition(lambda: self.plan_next and not get_app().current_buffer.text))
@@ -135,6 +135,14 @@ class Repl:
     @property
     def model(self) -> str:
         return self.runtime.llm.model
+
+    @property
+    def session_usage(self) -> Usage:
+        return self.renderer.session_usage
+
+    @property
+    def prices(self) -> Mapping[str, Price]:
+        return self.runtime.settings.prices
 
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name

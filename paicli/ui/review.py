@@ -23,13 +23,8 @@ with its problems and reopened with the user's own text (`e`), or kept as a draf
 from __future__ import annotations
 
 import asyncio
-import os
-import shlex
-import subprocess
-import tempfile
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol, TypeVar
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -46,7 +41,8 @@ from paicli.errors import PaicliError, PlanError
 from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
 from paicli.sanitize import terminal_safe
-from paicli.ui.editor import plan_to_text, text_to_plan
+from paicli.ui.editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
+from paicli.ui.plan_facts import PlanFacts, estimate_line, task_facts
 from paicli.ui.plan_view import fold, render_plan
 
 ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
@@ -62,42 +58,6 @@ class Amender(Protocol):
 
 AmendFunction = Callable[[Plan, str], Awaitable[Plan]]
 EditText = Callable[[str], Awaitable[str | None]]  # the edited text; None when the edit was abandoned
-
-
-class EditorError(PaicliError):
-    """The editor could not be started."""
-
-
-# ---- the editor --------------------------------------------------------------------------------------
-
-
-def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
-    """$EDITOR, else $VISUAL, else vi; either may carry arguments (`code --wait`)."""
-    env = os.environ if environ is None else environ
-    for name in ("EDITOR", "VISUAL"):
-        value = env.get(name, "").strip()
-        if value:
-            return shlex.split(value)
-    return ["vi"]
-
-
-async def edit_in_editor(text: str) -> str | None:
-    """Opens `text` in the user's editor (it gets the terminal); the saved text, or None if it failed."""
-    command = editor_command()
-    handle, name = tempfile.mkstemp(prefix="paicli-plan-", suffix=".md", text=True)
-    path = Path(name)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        try:
-            finished = await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False)
-        except OSError as err:
-            raise EditorError(f"could not start the editor {shlex.join(command)!r}: {err}") from err
-        if finished.returncode != 0:
-            return None
-        return path.read_text(encoding="utf-8")
-    finally:
-        path.unlink(missing_ok=True)
 
 
 # ---- the review loop ---------------------------------------------------------------------------------
@@ -131,14 +91,16 @@ async def review_plan(
     edit_text: EditText | None = None,
     input: Input | None = None,
     output: Output | None = None,
+    facts: PlanFacts | None = None,
 ) -> Plan | None:
     """Shows `plan` and lets the user approve (the plan), amend, edit, or cancel (None).
 
     `amend` is the planner (anything with `async amend(plan, supplement)`) or that method itself.
     `edit_text` replaces the $EDITOR round trip (tests, other front ends). `input`/`output` are
-    prompt_toolkit's (default: the terminal).
+    prompt_toolkit's (default: the terminal). `facts` adds each task's contract and model, the estimate
+    above the plan, and the contract check of an edit.
     """
-    review = _Review(console, _amend_function(amend), edit_text or edit_in_editor, input, output)
+    review = _Review(console, _amend_function(amend), edit_text or edit_in_editor, input, output, facts or PlanFacts())
     return await review.run(plan)
 
 
@@ -157,8 +119,10 @@ class _Review:
         edit_text: EditText,
         input: Input | None,
         output: Output | None,
+        facts: PlanFacts,
     ) -> None:
         self.console = console
+        self.facts = facts
         self.amend_plan = amend
         self.edit_text = edit_text
         self.input = input
@@ -224,7 +188,7 @@ class _Review:
                 self.note("No changes.", "dim")
                 return plan
             try:
-                edited_plan = text_to_plan(edited, plan)
+                edited_plan = self.validated(text_to_plan(edited, plan))
             except PlanError as err:
                 self.note(f"The edited plan is not valid: {terminal_safe(str(err))}", "red")
                 text = edited
@@ -236,6 +200,13 @@ class _Review:
             self.draft = None
             self.show(edited_plan)
             return edited_plan
+
+    def validated(self, plan: Plan) -> Plan:
+        """The edited plan if it keeps the contract (the same check as the planner's replies)."""
+        problems = self.facts.problems(plan) if self.facts.problems is not None else []
+        if problems:
+            raise PlanError("; ".join(problems))
+        return plan
 
     async def rerun(self, plan: Plan) -> Plan:
         if not _completed_ids(plan):
@@ -260,7 +231,13 @@ class _Review:
 
     def show(self, plan: Plan) -> None:
         self.console.print()
-        self.console.print(render_plan(plan, expanded=self.expanded))
+        if self.facts.estimate is not None:
+            cost = self.facts.cost(plan) if self.facts.cost is not None else None
+            self.console.print(estimate_line(self.facts.estimate(plan), cost))
+        model_of = self.facts.model_of
+        self.console.print(
+            render_plan(plan, expanded=self.expanded, facts=lambda task: task_facts(task, model_of and model_of(task)))
+        )
         saved = [task.id for task in plan.tasks if task.from_saved and task.status is TaskStatus.COMPLETED]
         if saved:
             more = f" and {len(saved) - SAVED_SHOWN} more" if len(saved) > SAVED_SHOWN else ""
@@ -284,7 +261,7 @@ class _Review:
         result = await app.run_async()
         return result if isinstance(result, str) else CANCEL
 
-    async def until_escape(self, work: Coroutine[Any, Any, T], message: str) -> T | None:
+    async def until_escape(self, work: Awaitable[T], message: str) -> T | None:
         """Runs `work` while Esc (or Ctrl+C) can cancel it; its result, or None when cancelled."""
         started = asyncio.Event()
         app = self._key_app(WAIT_KEYS, [("", message + " "), ("bold", "Esc"), ("", " cancels")])

@@ -52,7 +52,9 @@ def test_executor_prompt_is_byte_identical_and_planner_has_no_tool_talk(tmp_path
     first = system_prompt("executor", tmp_path, tmp_path)
     assert first == system_prompt("executor", tmp_path, tmp_path)
     assert "Use tabs." in first and "execute_command" in first
-    assert "execute_command" not in system_prompt("planner", tmp_path, tmp_path).split("# Project rules")[0]
+    planner = system_prompt("planner", tmp_path, tmp_path).split("# Project rules")[0]
+    assert "# How you work" not in planner and "Prefer `edit_file`" not in planner  # no tool-use guidance
+    assert "no tools" in planner  # it names tools only as direct actions a task may carry
 
 
 def test_planner_sees_the_workspace_files_but_tasks_do_not(tmp_path: Path) -> None:
