@@ -104,7 +104,7 @@ class PlanFinished(Event):
     summary: str | None = None
     usage: Usage
     estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
-    requests: int | None = None  # addition: model requests actually made
+    requests: int | None = None  # addition: model requests made after the plan was approved
 
 
 class RunFinished(Event):

@@ -43,7 +43,7 @@ REQUESTS = {
     TaskType.VERIFICATION: 2,
 }
 DEPENDENCY_TOKENS = 300  # a model's answer as a dependent's brief carries it
-RAW_TOKENS = caps.DEPENDENCY_RESULT // 4 + 60  # a direct action's raw output there (cut at the cap)
+RAW_TOKENS = caps.DEPENDENCY_RAW_RESULT // 4 + 60  # a direct action's raw output there (cut at the cap)
 RAW_CHARS_PER_BYTE = 1.25  # a file read directly, as read_file shows it (line numbers) in a request's JSON
 STEP_TOKENS = {  # what one tool round adds to the conversation: the call and its (capped) output
     TaskType.FILE_READ: 2_500,  # a file of about 10 KB
@@ -113,7 +113,7 @@ class Estimator:
             return DEPENDENCY_TOKENS
         path = dep.action.args.get("path") if dep.action.tool == "read_file" else None
         size = self._size(path) if isinstance(path, str) else None
-        return RAW_TOKENS if size is None else min(int(size * RAW_CHARS_PER_BYTE), caps.DEPENDENCY_RESULT) // 4 + 60
+        return RAW_TOKENS if size is None else min(int(size * RAW_CHARS_PER_BYTE), caps.DEPENDENCY_RAW_RESULT) // 4 + 60
 
     def _creates_only(self, task: Task) -> bool:
         """Whether every declared file is new (a folder never counts as new: it may hold files to change)."""

@@ -326,7 +326,7 @@ def test_a_direct_read_runs_without_a_model_request_and_feeds_its_dependent(
     assert (call["task_id"], call["name"], call["arguments"]) == ("t1", "read_file", {"path": "app.py"})
     assert [e["status"] for e in done.of("task_finished")] == ["COMPLETED", "COMPLETED"]
     finished = done.of("plan_finished")[0]
-    assert finished["requests"] == 3  # planner, t2, summary
+    assert finished["requests"] == 2  # t2 and the summary (the planner's came before approval)
     assert finished["estimate"]["requests"] == 2  # t2 and the summary: the direct read costs none
     saved = json.loads(next((workspace / ".paicli" / "plans").glob("*.json")).read_text())
     assert saved["plan"]["tasks"][0]["action"] == {"tool": "read_file", "args": {"path": "app.py"}}

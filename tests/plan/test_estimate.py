@@ -161,7 +161,7 @@ def test_a_direct_read_is_sized_from_its_file(workspace: Path) -> None:
     base = brief_of(estimator, plan, plan.task("answer"))
     assert brief_of(estimator, plan, plan.task("a1")) - base == 1_000 // 4 + 60  # 800 bytes shown as ~1,000 characters
     assert (
-        brief_of(estimator, plan, plan.task("a2")) - base == caps.DEPENDENCY_RESULT // 4 + 60 == RAW_TOKENS
+        brief_of(estimator, plan, plan.task("a2")) - base == caps.DEPENDENCY_RAW_RESULT // 4 + 60 == RAW_TOKENS
     )  # cut as the brief cuts
     assert brief_of(estimator, plan, plan.task("a3")) - base == RAW_TOKENS  # unknown size: the cap
     assert brief_of(estimator, plan, plan.task("a4")) - base == DEPENDENCY_TOKENS  # a model's answer
