@@ -193,8 +193,9 @@ class PlanSession:
         usage = self.meter.usage if self.meter is not None else task_usage
         # what the estimate covers: requests after the first approval (a replan's own request included)
         requests = self.meter.requests - (self.requests_before or 0) if self.meter is not None else None
-        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage,  # type: ignore[arg-type]
-                                    estimate=self.estimate, requests=requests))  # fmt: skip
+        self.sink.emit(
+            PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests)
+        )
         return usage
 
 
