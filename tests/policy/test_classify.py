@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from paicli.policy.classify import Risk, classify_command, command_prefix, normalise_name
+from tests.repos import git_init
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
+    root = git_init(tmp_path / "ws")
     (root / "src").mkdir(parents=True)
     (root / "src" / "a.py").write_text("x = 1\n")
     (tmp_path / "secret.txt").write_text("s3cret\n")
@@ -65,7 +66,7 @@ def test_read_only_commands_inside_the_workspace_are_safe(project: Path, command
         ("git commit -m wip", "git commit changes"),
         ("git push --force", "git push changes"),
         ("git branch -D old", "git branch with these arguments"),
-        ("git -c core.pager=less log", "global options"),
+        ("git -c user.name=x log", "changes git's configuration"),
         ("git log --output=/tmp/x", "--output"),
         ("git diff --ext-diff", "--ext-diff"),
         ("find . -delete", "-delete"),
@@ -126,7 +127,7 @@ def test_after_cd_paths_are_checked_from_every_folder_the_shell_may_be_in(projec
 @pytest.mark.parametrize(
     "command",
     ["$(echo rm) -rf /", "`echo rm` -rf build", "$'\\x72m' -rf build", "$CMD build", "x=rm; $x -rf build",
-     "echo 'unterminated", "*.sh"],
+     "echo 'unterminated", "*.sh", "git -c core.pager=less log"],
 )  # fmt: skip
 def test_what_cannot_be_read_is_opaque(project: Path, command: str) -> None:
     assert classify_command(command, project).risk is Risk.OPAQUE
