@@ -193,8 +193,9 @@ class _Classifier(Visitor):
 
     def _arithmetic(self, found: list[Arithmetic]) -> None:
         for arithmetic in found:
-            if arithmetic.names:
-                self.note(Risk.OPAQUE, f"{arithmetic.source} evaluates variables as arithmetic, which can run code")
+            if arithmetic.names or arithmetic.scripts:
+                why = "evaluates values only known when it runs as arithmetic, which can run code"
+                self.note(Risk.OPAQUE, f"{arithmetic.source} {why}")
 
 
 def _arithmetic_parts(words: list[Word] | tuple[Word, ...]) -> list[Arithmetic]:

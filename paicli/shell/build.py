@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from tree_sitter import Node
 
+from paicli.shell.lexical import heredoc_delimiter
 from paicli.shell.syntax import (
     Arithmetic,
     Assignment,
@@ -149,7 +150,7 @@ class Builder:
     def _heredoc(
         self, node: Node, redirects: list[Redirect], inputs: list[Input], stages: list[Command], after: list[Pipeline]
     ) -> None:
-        start = body = None
+        start = body = end = None
         strip_tabs = False
         operator: str | None = None
         for child in node.children:
@@ -161,7 +162,7 @@ class Builder:
             elif kind == "heredoc_body":
                 body = child
             elif kind == "heredoc_end":
-                continue
+                end = child
             elif kind in ("file_redirect", "herestring_redirect"):
                 self._redirect(child, redirects, inputs)
             elif kind == "pipeline":  # `cat <<EOF | sh`: the stages after the here-document's command
@@ -181,7 +182,32 @@ class Builder:
         if start is None:
             self.unreadable(self.text(node), "a here-document has no delimiter")
             return
+        if problem := self._heredoc_bounds(start, body, end, strip_tabs):
+            self.unreadable(self.text(node), problem)
         inputs.append(self.words.heredoc(start, body, strip_tabs))
+
+    def _heredoc_bounds(self, start: Node, body: Node | None, end: Node | None, strip_tabs: bool) -> str | None:
+        """Why the grammar's here-document does not end where bash ends it, or None. Bash ends the body at
+        the first line that is exactly the delimiter (the grammar also at a line that starts with it)."""
+        delimiter = heredoc_delimiter(self.text(start))
+        lines: list[str] = []
+        if body is not None:
+            line_start = self.data.rfind(b"\n", 0, body.start_byte) + 1
+            indent = self.data[line_start : body.start_byte]
+            if not line_start or indent.strip(b"\t" if strip_tabs else b""):
+                return "a here-document's body does not start on the next line"
+            lines = self.text(body).split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+        if any((line.lstrip("\t") if strip_tabs else line) == delimiter for line in lines):
+            return "a here-document ends earlier than the grammar reads it"
+        if end is not None:
+            line_start = self.data.rfind(b"\n", 0, end.start_byte) + 1
+            line_end = self.data.find(b"\n", end.start_byte)
+            line = self.slice(line_start, line_end if line_end >= 0 else len(self.data))
+            if (line.lstrip("\t") if strip_tabs else line) != delimiter:
+                return "a here-document ends on a line bash does not end it on"
+        return None
 
     def _redirect(self, node: Node, redirects: list[Redirect], inputs: list[Input]) -> None:
         if node.type == "herestring_redirect":

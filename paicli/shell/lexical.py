@@ -121,3 +121,27 @@ def continuation_points(data: bytes) -> list[int]:
         if len(match.group(1)) % 2:
             points.append(match.end() - 2)
     return points
+
+
+def heredoc_delimiter(raw: str) -> str:
+    """The word that ends a here-document, quotes removed (`"E"`, `'E'`, `\\E` and `E` all end at `E`)."""
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(raw):
+        char = raw[i]
+        if quote == "'":
+            quote = None if char == "'" else quote
+            if quote:
+                out.append(char)
+        elif quote == '"' and char == '"':
+            quote = None
+        elif char == "\\" and i + 1 < len(raw) and (quote is None or raw[i + 1] in '$`"\\'):
+            out.append(raw[i + 1])
+            i += 1
+        elif quote is None and char in "'\"":
+            quote = char
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)

@@ -128,7 +128,7 @@ class Denylist(Visitor):
             listing = _DISK_LISTING.get(name, set())
             options = {t for t in texts if t.startswith("-")}
             if not (options and options <= listing) and not (name == "parted" and "print" in texts[-1:]):
-                return f"{name} can erase or repartition a disk"
+                return f"{name} can erase, format or repartition a disk"
         if name in _DESTROYING and (_DESTROYING[name] & set(texts) or "*" in _DESTROYING[name]):
             return f"{name} {' '.join(texts[:2])} destroys the data on a disk"
         if name in _POWER or (name == "systemctl" and _SYSTEMCTL_POWER & set(texts)):
