@@ -1,0 +1,162 @@
+"""A seeded generator of shell commands that try to hide a payload from the classifier, and a runner that
+runs the ones it calls SAFE for real, to catch any that changed a file.
+
+The commands mix read-only commands with comments, here-documents, quotes, substitutions, line
+continuations, carriage returns and globs over hostile file names (`--compress-program=sh`, `-S1k`,
+`--files0-from=x`, `-exec`, `-v` next to `a[$(touch PWN)]`, names with newlines, quotes and spaces). A
+payload only ever touches files in the throwaway folders (the workspace copy and its `outside` sibling).
+Used by tests/security/test_differential.py (a few hundred cases) and bench/shell_diff.py (thousands).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from paicli.policy.classify import Risk, classify_command
+
+# What must never run unasked: each changes something a snapshot sees.
+PAYLOADS = [
+    "touch PWN",
+    "echo x > PWN",
+    "touch ../outside/PWN",
+    "rm -f canary.txt",
+    "cp canary.txt ../outside/copied",
+    "mv canary.txt moved",
+    "mkdir PWNDIR",
+    "chmod 600 canary.txt",
+    "sh payload",
+    "ln -s canary.txt PWNLINK",
+]
+# Read-only commands that stay inside the workspace (SAFE on their own).
+SAFE = [
+    "ls", "ls -la", "cat canary.txt", "echo hi", "grep -n x canary.txt", "sort canary.txt", "head -1 canary.txt",
+    "wc -l canary.txt", "find . -name '*.txt'", "git status", "git log --oneline", "cut -c1 canary.txt",
+    "printf '%s\\n' x", "test -f canary.txt", "true", "[ -f canary.txt ]", "sed -n 1p canary.txt", "pwd",
+    "tail -n 1 canary.txt", "nl canary.txt", "stat canary.txt", "du -s .", "uniq canary.txt", "tr a b < canary.txt",
+    "cat < canary.txt", "ls src/*.py", "cat ./*.txt",
+]  # fmt: skip
+# Programs that take file operands; `*`-like globs put the hostile names in front of them as options.
+GLOB_READERS = ["sort", "cat", "grep x", "wc", "ls", "find", "head", "tail", "cut -c1", "nl", "du", "file",
+                "printf %s", "test", "diff", "md5sum", "jq .", "tree", "rg x", "git diff", "uniq", "stat"]  # fmt: skip
+GLOBS = ["*", "?*", "[-a]*", "-*", "*s*", "[!.]*", "./*", "src/*"]
+# Templates: P is a payload, S a safe command. Some hide P from a careless parser, some really make it data.
+TEMPLATES = [
+    "S #'\nP #'", 'S #"\nP #"', "S # <<E\nP\nE", "S # `\nP # `", "S # $(\nP # )", "S;#'\nP", "S #\\\nP",
+    "echo a#b'\nP'", "echo '#'\nP", 'echo "#"\nP', "echo a #'\nP'", "S &#'\nP",
+    "cat <<E\nP\nE", "cat <<'E'\n$(P)\nE", "cat <<E\n$(P)\nE", "cat <<E\n`P`\nE", "cat <<\"E\"\n`P`\nE",
+    "cat <<E\n# '\nE\nP", "cat <<E\nE\\\n\nP\nE", "cat <<E\nfoo\\\nE\nP\nE", "cat <<-E\n\t$(P)\n\tE",
+    "echo 'P'", 'echo "$(P)"', 'echo "\\$(P)"', "echo '$(P)'", 'echo "`P`"', "echo `echo \\`P\\``",
+    "echo $(P)", "ls <(P)", 'cat <<< "$(P)"', "echo ${x:-$(P)}", "echo $(true #'\nP #'\n)",
+    "S \\\nP", "S\r\nP\r\n", "S\r#; P", "S\f#; P", "S\v#; P", "S # comment\r\nP",
+    "echo $(( $(cat arith) ))", "printf -v \"$(cat arith)\" x", "test -v \"$(cat arith)\"", "echo $((x))",
+    "bash -c 'P'", "bash <<'E'\nP\nE", "sh <<< 'P'", "echo 'P' | sh", "eval 'P'", "find . -exec P \\;",
+    "S | xargs P", "env P", "git -c alias.q='!P' q", "(P)", "{ P; }", "f() { P; }; S", "if S; then P; fi",
+    "for i in a; do P; done", "case x in x) P;; esac", "S && P", "S || P", "S; P", "S | P", "S & P",
+    "S\nP", "x=$(P) S", "S > PWN", "S >> ../outside/PWN", "S 2> PWN",
+]  # fmt: skip
+# Hostile names in the workspace, and what some files hold.
+HOSTILE_NAMES = ["--compress-program=sh", "-S1k", "--files0-from=payload", "-exec", "-delete", "-v",
+                 "a[$(touch PWN)]", "--output=PWN", "-o", "-f", "-rf", "--pre=sh", "name\nwith newline",
+                 "it's", 'dq"uote', "sp ace", "-T", "--random-source=payload", "-i", "--in-place",
+                 "-newer", "-fprint", "--to-file=payload"]  # fmt: skip
+
+
+@dataclass
+class Outcome:
+    command: str
+    risk: Risk
+    ran: bool
+    changed: list[str]
+
+
+def make_template(root: Path) -> Path:
+    """The workspace every case starts from (its own git repository, hostile names, a canary)."""
+    work = root / "template" / "ws"
+    work.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True, capture_output=True)
+    shutil.rmtree(work / ".git" / "hooks", ignore_errors=True)
+    (work / "canary.txt").write_text("canary\n")
+    (work / "payload").write_text("touch PWN\n" * 400)  # enough for `sort -S1k` to spill through its compressor
+    (work / "arith").write_text("a[$(touch PWN)]\n")
+    (work / "src").mkdir()
+    (work / "src" / "a.py").write_text("x = 1\n")
+    for name in HOSTILE_NAMES:
+        (work / name).write_text("touch PWN\n")
+    (root / "template" / "outside").mkdir()
+    (root / "template" / "outside" / "canary.txt").write_text("outside\n")
+    return root / "template"
+
+
+def generate(rng: random.Random) -> str:
+    """One command: one to three fragments joined the way a model might join them."""
+    fragments = [_fragment(rng) for _ in range(rng.choice((1, 1, 2, 3)))]
+    command = fragments[0]
+    for fragment in fragments[1:]:
+        command += rng.choice(("; ", " && ", "\n", " | ", " || ")) + fragment
+    return command
+
+
+def _fragment(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.2:
+        return f"{rng.choice(GLOB_READERS)} {rng.choice(GLOBS)}" + rng.choice(("", " | head -1", " 2>/dev/null"))
+    if roll < 0.35:
+        return rng.choice(SAFE)
+    template = rng.choice(TEMPLATES)
+    return template.replace("P", rng.choice(PAYLOADS)).replace("S", rng.choice(SAFE))
+
+
+def run_case(command: str, template: Path, scratch: Path, *, timeout: float = 5.0) -> Outcome:
+    """Classify `command`; if SAFE, run it for real in a fresh copy and report what it changed."""
+    found = classify_command(command, template / "ws")
+    if found.risk is not Risk.SAFE:
+        return Outcome(command, found.risk, ran=False, changed=[])
+    return Outcome(command, found.risk, ran=True, changed=execute(command, template, scratch, timeout=timeout))
+
+
+def execute(command: str, template: Path, scratch: Path, *, timeout: float = 5.0) -> list[str]:
+    """Run `command` with `bash -c` in a fresh copy of `template`; the paths it created, changed or removed."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(template, scratch, symlinks=True)
+    before = snapshot(scratch)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch / "outside"), "LANG": "C.UTF-8",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}  # fmt: skip
+    process = subprocess.Popen(
+        ["bash", "-c", command], cwd=scratch / "ws", env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # the group of the bash we started, still running
+        process.wait()
+    after = snapshot(scratch)
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, str]]:
+    """Every path under `root` with its mode and content digest (git's own index refresh left out)."""
+    state: dict[str, tuple[int, str]] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            relative = path.relative_to(root).as_posix()
+            if relative.endswith(".git/index") or relative.endswith(".lock"):
+                continue
+            info = path.lstat()
+            digest = ""
+            if path.is_file() and not path.is_symlink():
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            elif path.is_symlink():
+                digest = "-> " + os.readlink(path)
+            state[relative] = (info.st_mode, digest)
+    return state
