@@ -223,7 +223,10 @@ class Builder:
         fd = node.child_by_field_name("descriptor")
         operators = [c.type for c in node.children if not c.is_named]
         targets = node.children_by_field_name("destination")
-        if len(operators) != 1 or len(targets) > 1 or any(c.type == "ERROR" for c in node.children):
+        spelled = "".join(self.text(c) for c in node.children if c.type == "ERROR" or not c.is_named)
+        if spelled == "<>" and len(targets) == 1:  # the grammar has no `<>` (open for reading and writing)
+            operators = ["<>"]
+        elif len(operators) != 1 or len(targets) > 1 or any(c.type == "ERROR" for c in node.children):
             self.unreadable(self.text(node), "a redirection does not parse")
             if not targets:
                 return

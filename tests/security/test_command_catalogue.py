@@ -124,9 +124,11 @@ CATALOGUE = [
     ("grep -rn 'rm -rf /' .", SAFE),
     ("cat <<'EOF'\nrm -rf /\nEOF", SAFE),
     ("git log --oneline | head -n 5", SAFE),
-    # --- known gaps: the denylist reads shell, not other languages or every tool ---
-    gap("python3 -c \"import shutil; shutil.rmtree('/')\"", DENY, "interpreter code is not shell; yolo runs it"),
-    gap("perl -e 'system(\"rm -rf /\")'", DENY, "interpreter code is not shell; yolo runs it"),
+    # --- known gaps, decided: inline interpreter code ASKs (yolo runs it) and is left to the OS sandbox
+    # (issue 12). Making it OPAQUE would make yolo ask for every `python -c`, while `python script.py`
+    # (a file the model just wrote) runs the same code unasked: friction without a wall. ---
+    gap("python3 -c \"import shutil; shutil.rmtree('/')\"", DENY, "interpreter code is not shell: the sandbox's job"),
+    gap("perl -e 'system(\"rm -rf /\")'", DENY, "interpreter code is not shell: the sandbox's job (issue 12)"),
     ("rsync -a --delete empty/ ~/", DENY),
     ("mv ~ /tmp/gone", DENY),
     ("cp /dev/zero /dev/sda", DENY),
