@@ -97,6 +97,21 @@ def check_test(args: tuple[Word, ...]) -> Reasons:
     return []
 
 
+def check_variable_names(name: str, args: tuple[Word, ...]) -> Reasons:
+    """`declare 'a[$(cmd)]=1'`, `unset 'a[$(cmd)]'`, `read "$name"`, `let 'x=a[$(cmd)]'`: a name bash
+    evaluates is code paicli cannot see."""
+    for word in args:
+        text = word.text
+        if text.startswith(("-", "+")) and word.static and name != "let":
+            continue
+        target = text if name == "let" else text.split("=", 1)[0]
+        if not word.static or (name == "let" and re.search(r"[\[$`]", text)):
+            return [(Risk.OPAQUE, f"{name} evaluates {text!r} when it runs, which can run code")]
+        if name != "let" and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[0-9@*]*\])?", target):
+            return [(Risk.OPAQUE, f"{name} evaluates {target!r} as a variable name, which can run code")]
+    return []
+
+
 def check_cd(args: tuple[Word, ...], places: Places) -> Reasons:
     targets = [w for w in args if w.text not in ("--", "-L", "-P", "-e", "-@")]
     if len(targets) != 1 or targets[0].text == "-" or targets[0].text.startswith("-"):
@@ -147,4 +162,6 @@ def _jq(args: tuple[Word, ...], places: Places) -> Reasons:
         if not text.startswith("-") or text == "-":
             operands.append(args[index])
         index += 1
+    if not filter_from_file and operands and re.search(r"\b(?:import|include)\b", operands[0].text):
+        return [(Risk.ASK, "the jq program loads modules from files")]
     return _paths(paths + (operands if filter_from_file else operands[1:]), places)

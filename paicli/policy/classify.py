@@ -29,6 +29,7 @@ from paicli.policy.checks import (
     check_printf,
     check_reader,
     check_test,
+    check_variable_names,
     unknowable_arguments,
 )
 from paicli.policy.git import check_git
@@ -36,9 +37,9 @@ from paicli.policy.paths import HARMLESS_FILES, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import Inner, program_name
-from paicli.shell.syntax import Arithmetic, Compound, Kind, Redirect, Unreadable, Word
-from paicli.shell.walk import Site, Visitor, walk
+from paicli.shell.programs import Inner, program_name, script_file
+from paicli.shell.syntax import Arithmetic, Compound, Kind, Redirect, SimpleCommand, Unreadable, Word
+from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.commands import dangerous_reason
 
 __all__ = ["Classification", "Finding", "Risk", "classify_command", "command_prefix", "normalise_name"]
@@ -48,16 +49,25 @@ _SUBCOMMAND_TOOLS = {"git", "npm", "npx", "pnpm", "yarn", "bun", "cargo", "go", 
                      "docker", "podman", "kubectl", "make", "dotnet", "gradle", "mvn", "bundle", "rake", "brew", "apt",
                      "apt-get", "conda", "terraform", "helm", "systemctl", "gh", "hatch", "tox", "nox"}  # fmt: skip
 _INTERPRETER = re.compile(r"(?:python|pypy)[0-9.]*|perl|ruby|node|php|deno|bash|sh|zsh|dash")
+# Shell builtins (and keywords) bash never looks up on PATH.
+_BUILTINS = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "test", "[", "pwd", "true", "false", ":",
+                       "type", "time", "read", "export", "declare", "local", "unset", "set", "shift", "exit",
+                       "return", "eval", "exec", "source", ".", "alias", "hash", "let", "trap", "wait"})  # fmt: skip
+# Builtins whose arguments name variables: bash evaluates a subscript in a name (`a[$(cmd)]`) as arithmetic.
+_ASSIGNS_BY_NAME = frozenset({"declare", "typeset", "local", "export", "readonly", "unset", "read", "mapfile",
+                              "readarray", "let", "wait", "getopts"})  # fmt: skip
 _RUNS_PROJECT_CODE = {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}
 
 
-def classify_command(command: str, workspace: Path) -> Classification:
-    """Classify `command` as run with `bash -c` in `workspace`. Never raises: a bug here is OPAQUE."""
+def classify_command(command: str, workspace: Path, *, search_path: str | None = None) -> Classification:
+    """Classify `command` as run with `bash -c` in `workspace` (programs found on `search_path`, by default
+    this process's PATH, which the command inherits). Never raises: a bug here is OPAQUE."""
     root = Path(os.path.realpath(workspace))
     if reason := dangerous_reason(command, workspace=root):
         return Classification(Risk.DENY, reason, (Finding(Risk.DENY, reason),))
     try:
-        classifier = _Classifier(Places(root))
+        path = os.environ.get("PATH", os.defpath) if search_path is None else search_path
+        classifier = _Classifier(Places(root), writable_path=_writable_path(path, root))
         walk(parse_script(command), classifier)
         return classifier.result()
     except Exception as error:  # fail closed, never open
@@ -89,8 +99,10 @@ def command_prefix(words: tuple[str, ...]) -> str | None:
 @dataclass
 class _Classifier(Visitor):
     places: Places
+    writable_path: str | None = None  # why a program name may find a program the model wrote
     findings: list[Finding] = field(default_factory=list)
     commands: list[tuple[str, ...]] = field(default_factory=list)
+    written: set[str] = field(default_factory=set)  # files echo/printf/cat wrote earlier in the line
 
     def result(self) -> Classification:
         if not self.findings:
@@ -109,7 +121,9 @@ class _Classifier(Visitor):
         self.note(Risk.OPAQUE, item.reason)
 
     def nested(self, site: Site, found: Inner) -> None:
-        if found.code is not None and found.dynamic:
+        if found.human is not None:
+            self.note(Risk.OPAQUE, found.human)
+        elif found.code is not None and found.dynamic:
             self.note(Risk.OPAQUE, f"the code that {found.via} runs is only known when it runs")
 
     def stdin_code(self, site: Site, language: str, text: str | None) -> None:
@@ -149,6 +163,7 @@ class _Classifier(Visitor):
             return
         normalised = (program_name(first), *(w.text for w in command.words[1:]))
         self.commands.append(normalised)
+        self._written(command)
         if command.assignments:
             # Rules must name the variables too (`CI=1 pytest`): `PATH=... ls` is not `ls`.
             assigned = tuple(f"{a.name}={a.value.text if a.value else ''}" for a in command.assignments)
@@ -161,7 +176,21 @@ class _Classifier(Visitor):
         for risk, reason in self._check(normalised[0], command.words[1:]):
             self.note(risk, reason, normalised if risk is Risk.ASK else None)
 
+    def _written(self, command: SimpleCommand) -> None:
+        """`echo CODE > s; sh s` feeds code to a shell as surely as `sh <<< CODE` does."""
+        if written := written_file(command):
+            self.written.add(os.path.normpath(written[0]))
+        script = script_file(command.words)
+        if script is not None and script.static and os.path.normpath(script.text) in self.written:
+            self.note(Risk.OPAQUE, f"it runs {script.text}, which this command line has just written")
+
     def _check(self, name: str, args: tuple[Word, ...]) -> Reasons:
+        if self.writable_path and name not in _BUILTINS and "/" not in name:
+            return [(Risk.ASK, f"{self.writable_path}, so {name} may be a program the model wrote")]
+        if name in _ASSIGNS_BY_NAME:
+            return check_variable_names(name, args) or [(Risk.ASK, _why_not_read_only(name))]
+        if name == "time" and args and args[0].text.startswith("-") and args[0].text != "-p":
+            return [(Risk.ASK, f"time {args[0].text} can write a file")]
         if name == "rm" and _recursive(args) and any(not w.static for w in args if not w.text.startswith("-")):
             return [(Risk.OPAQUE, "rm -r of a path that is only known when it runs")]
         if name in ("cd", "pushd"):
@@ -196,6 +225,17 @@ class _Classifier(Visitor):
             if arithmetic.names or arithmetic.scripts:
                 why = "evaluates values only known when it runs as arithmetic, which can run code"
                 self.note(Risk.OPAQUE, f"{arithmetic.source} {why}")
+
+
+def _writable_path(search_path: str, root: Path) -> str | None:
+    """Why a program looked up on `search_path` may be one the model wrote (a folder of the workspace, or
+    a relative or empty entry, which means the folder the command runs in)."""
+    for entry in search_path.split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            return f"PATH holds the relative folder {entry or '(empty)'!r}"
+        if Path(os.path.realpath(entry)).is_relative_to(root):
+            return f"PATH holds {entry}, a folder of the workspace"
+    return None
 
 
 def _arithmetic_parts(words: list[Word] | tuple[Word, ...]) -> list[Arithmetic]:

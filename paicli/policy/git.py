@@ -20,7 +20,8 @@ READ_ONLY = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files",
 _LISTING_OPTIONS = frozenset({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--remotes", "--show-current",
                               "--verbose", "--no-color", "--color", "-n"})  # fmt: skip
 _UNSAFE_OPTIONS = ("--output", "--ext-diff", "-o", "--exec", "--upload-pack", "--run", "--no-index",
-                   "--open-files-in-pager", "-O")  # fmt: skip
+                   "--open-files-in-pager", "-O", "--contents", "--show-signature", "--exclude-from", "-X",
+                   "--exclude-per-directory", "--verify")  # fmt: skip
 _NAME_LISTS = ("--pathspec-from-file",)
 # Configuration keys that only change what git prints or records; any other key may run a program.
 _HARMLESS_KEYS = ("user.", "color.", "advice.", "core.quotepath", "core.autocrlf", "core.safecrlf", "core.abbrev",
@@ -88,7 +89,8 @@ def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, b
             return f"git {sub} {option} reads file names paicli cannot check", False
         if option in _UNSAFE_OPTIONS or any(len(option) > 3 and u.startswith(option) for u in _UNSAFE_OPTIONS):
             return f"git {sub} {option} can write files, run programs or read outside the repository", False
-    if sub in {"branch", "tag", "remote"} and any(w.text not in _LISTING_OPTIONS for w in options):
+    listing = _LISTING_OPTIONS - {"-v"} if sub == "tag" else _LISTING_OPTIONS  # `git tag -v` runs gpg
+    if sub in {"branch", "tag", "remote"} and any(w.text not in listing for w in options):
         return f"git {sub} with these arguments changes the repository", False
     return None
 

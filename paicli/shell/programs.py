@@ -111,6 +111,19 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "torsocks": (frozenset(), 0),
     "proxychains": (frozenset({"-f"}), 0),
 }
+# Variables whose value a program runs as a command line, or bash expands as code (prompts).
+CODE_VARIABLES = frozenset({
+    "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+    "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
+    "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BROWSER", "FCEDIT",
+})  # fmt: skip
+# Variables that make a program load what they name: a startup file, programs, a configuration, a library.
+LOADER_VARIABLES = frozenset({
+    "BASH_ENV", "ENV", "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEMPLATE_DIR", "LD_PRELOAD", "LD_AUDIT",
+})  # fmt: skip
+_LOADER_PREFIXES = ("BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
+_ASSIGNING = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 # Options of a wrapper that make it print instead of run (`command -v rm` only looks `rm` up).
 _LOOKUP_ONLY = {"command": {"-v", "-V"}}
 _FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
@@ -126,6 +139,7 @@ class Inner:
     code: str | None = None
     dynamic: bool = False  # part of the code is only known when it runs
     appended: bool = False  # more arguments come from elsewhere when it runs (xargs, find -exec ... +)
+    human: str | None = None  # why a person must look at it even in yolo (code or programs set by a variable)
 
 
 def basename(text: str) -> str:
@@ -147,12 +161,30 @@ def is_interpreter(name: str) -> bool:
     return name in SHELLS or bool(_INTERPRETER.fullmatch(name))
 
 
+def assigned(name: str, value: Word | None) -> Inner | None:
+    """What setting variable `name` to `value` makes programs run: `GIT_EXTERNAL_DIFF='cmd'`, `PS4='$(cmd)'`,
+    `BASH_ENV=file`, `LD_PRELOAD=lib`, `BASH_FUNC_ls%%='() { cmd; }'`. None for an ordinary variable."""
+    text = value.text if value is not None else ""
+    dynamic = value is not None and not value.static
+    why = f"setting {name} makes programs run what it names"
+    if name in CODE_VARIABLES or name.startswith("GIT_CONFIG_VALUE_"):
+        return Inner(f"${name}", code=text.lstrip("|"), dynamic=dynamic, human=why)
+    if name.startswith("BASH_FUNC_"):
+        return Inner(f"${name}", code="exported_function" + text, dynamic=dynamic, human=why)
+    if name in LOADER_VARIABLES or name.startswith(_LOADER_PREFIXES):
+        return Inner(f"${name}", human=why)
+    return None
+
+
 def inner(words: tuple[Word, ...]) -> list[Inner]:
     """What `words` (a simple command, name first) runs on its behalf, in the order it would."""
     if not words:
         return []
     name = basename(words[0].text)
     args = words[1:]
+    if name in _ASSIGNING:
+        settings = [found for found in map(_assigned_in, args) if found is not None]
+        return settings + (_wrapped(name, args) if name == "env" else [])
     if name in SHELLS:
         return _shell_code(name, args)
     if name == "eval" and args:
@@ -219,6 +251,30 @@ def _shell_code(name: str, args: tuple[Word, ...]) -> list[Inner]:
 def _code(via: str, words: list[Word] | tuple[Word, ...]) -> Inner:
     text = " ".join(w.text for w in words)
     return Inner(via, code=text, dynamic=not all(w.static for w in words))
+
+
+def _assigned_in(word: Word) -> Inner | None:
+    """`NAME=VALUE` given to `env`, `export`, `declare`, ... as one word."""
+    name, equals, _ = word.text.partition("=")
+    if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_%]*", name):
+        return None
+    return assigned(name, _value_word(word))
+
+
+def script_file(words: tuple[Word, ...]) -> Word | None:
+    """The file a command runs as a script: `sh FILE`, `bash -x FILE`, `source FILE`, `. FILE`, `./FILE`."""
+    if not words:
+        return None
+    name = basename(words[0].text)
+    if "/" in words[0].text and name not in SHELLS:
+        return words[0]
+    if name in ("source", "."):
+        return words[1] if len(words) > 1 else None
+    if name in SHELLS and not _shell_code(name, words[1:]):
+        for word in words[1:]:
+            if not word.text.startswith(("-", "+")):
+                return word
+    return None
 
 
 def _value_word(word: Word) -> Word:

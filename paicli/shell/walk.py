@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import Inner, basename, inner, is_shell, stdin_language
+from paicli.shell.programs import Inner, assigned, basename, inner, is_shell, stdin_language
 from paicli.shell.syntax import (
     NESTED_TOO_DEEPLY,
     Compound,
@@ -97,10 +97,13 @@ def _simple(site: Site, visitor: Visitor) -> None:
     for redirect in command.redirects:
         visitor.redirect(redirect, depth)
     visitor.command(site)
-    for found in inner(command.words):
+    settings = [assigned(a.name, a.value) for a in command.assignments]
+    for found in [*(s for s in settings if s is not None), *inner(command.words)]:
         visitor.nested(site, found)
         if found.code is not None:
             walk(parse_script(found.code), visitor, depth + 1)
+        elif not found.words:
+            continue
         elif depth < MAX_DEPTH:
             nested = SimpleCommand(" ".join(w.text for w in found.words), found.words)
             _simple(Site(nested, depth + 1, via=found.via, appended=found.appended), visitor)
@@ -146,22 +149,39 @@ def stdin_text(site: Site) -> str | None:
     """What a command reads on stdin, when the command line says: a here-document or here-string, or the
     output of an `echo`, `printf` or `cat <<EOF` just before it in the pipeline."""
     if site.command.inputs:
-        last = site.command.inputs[-1]
-        return last.body if isinstance(last, HereDoc) else last.word.text + "\n"
+        return _input_text(site.command)
     if any("<" in r.operator and not r.duplicates for r in site.command.redirects):
         return None
     previous = site.previous
-    if not isinstance(previous, SimpleCommand) or not previous.words:
+    return printed(previous) if isinstance(previous, SimpleCommand) else None
+
+
+def written_file(command: SimpleCommand) -> tuple[str, str] | None:
+    """`echo TEXT > F`, `printf ... > F`, `cat <<EOF > F`: the file a command writes, and what it writes."""
+    targets = [r.target for r in command.redirects if r.writes and r.fd in (None, "1") and r.target is not None]
+    if not targets or not targets[-1].static:
         return None
-    name = basename(previous.words[0].text)
-    args = [w.text for w in previous.words[1:]]
+    text = printed(command)
+    return (targets[-1].text, text) if text is not None else None
+
+
+def printed(command: SimpleCommand) -> str | None:
+    """What `echo`, `printf` or `cat <<EOF` prints (roughly: for code that reads it, not for display)."""
+    if not command.words:
+        return None
+    name = basename(command.words[0].text)
+    args = [w.text for w in command.words[1:]]
     if name == "echo":
         while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
             args = args[1:]
         return " ".join(args) + "\n"
     if name == "printf" and args:
         return "\n".join(args[1:] or args[:1])
-    if name == "cat" and not args and previous.inputs:
-        last = previous.inputs[-1]
-        return last.body if isinstance(last, HereDoc) else last.word.text + "\n"
+    if name == "cat" and not args and command.inputs:
+        return _input_text(command)
     return None
+
+
+def _input_text(command: SimpleCommand) -> str:
+    last = command.inputs[-1]
+    return last.body if isinstance(last, HereDoc) else last.word.text + "\n"

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import SHELLS, basename, is_interpreter, stdin_language
+from paicli.shell.programs import SHELLS, basename, is_interpreter, script_file, stdin_language
 from paicli.shell.syntax import (
     NESTED_TOO_DEEPLY,
     Compound,
@@ -32,7 +32,7 @@ from paicli.shell.syntax import (
     Unreadable,
     Word,
 )
-from paicli.shell.walk import Site, Visitor, walk
+from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.critical import critical, is_block_device
 from paicli.tools.fetches import Fetches, fetchers_in, is_fetcher
 
@@ -88,6 +88,7 @@ class Denylist(Visitor):
         self.reason: str | None = None
         self.fetches = Fetches()
         self.program_variables: set[str] = set()  # variables holding the path of a denylisted program
+        self.written: dict[str, str] = {}  # files this command line writes with echo/printf/cat, and their text
 
     def refuse(self, reason: str | None) -> None:
         if reason and self.reason is None:
@@ -117,6 +118,12 @@ class Denylist(Visitor):
         self.refuse(self._program(name, args) or self._devices(name, args) or self._copies(name, args))
         self.refuse(self._targets(name, args) or self._fetched_code(site, name, args))
         self.fetches.record(name, args, site.command.redirects)
+        if written := written_file(site.command):
+            self.written[os.path.normpath(written[0])] = written[1]
+        script = script_file(words)
+        code = self.written.get(os.path.normpath(script.text)) if script is not None and script.static else None
+        if code is not None and self.reason is None:  # `echo 'mkfs ...' > s; sh s`: the code it wrote
+            walk(parse_script(code), self, site.depth + 1)
 
     def _program(self, name: str, args: tuple[Word, ...]) -> str | None:
         texts = [a.text for a in args]
@@ -155,6 +162,12 @@ class Denylist(Visitor):
 
     def _copies(self, name: str, args: tuple[Word, ...]) -> str | None:
         """A copy or link of a denylisted program runs just like it under another name."""
+        if name == "hash":  # `hash -p /sbin/mkfs.ext4 ls`: `ls` now runs mkfs
+            texts = [a.text for a in args]
+            path = args[texts.index("-p") + 1] if "-p" in texts[:-1] else None
+            if path is not None and _names_denylisted_program(path):
+                return f"hash -p maps a name to the denylisted program {path.text}"
+            return None
         if name not in _COPIERS:
             return None
         sources = [a for a in args if not a.text.startswith("-") or a.text.startswith("if=")]

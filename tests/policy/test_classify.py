@@ -176,3 +176,11 @@ def test_system_paths_name_the_program_but_workspace_paths_do_not() -> None:
     assert normalise_name("/usr/bin/git") == "git"
     assert normalise_name("./git") == "./git"
     assert normalise_name("tools/git") == "tools/git"
+
+
+def test_a_search_path_the_model_can_write_makes_program_names_untrustworthy(project: Path) -> None:
+    assert classify_command("ls", project, search_path="/usr/bin:/bin").risk is Risk.SAFE
+    for path in (f"{project}/bin:/usr/bin", "::/usr/bin", "bin:/usr/bin", f"/usr/bin:{project}"):
+        found = classify_command("ls && cat src/a.py", project, search_path=path)
+        assert found.risk is Risk.ASK and "PATH holds" in found.reason, path
+    assert classify_command("echo hi && pwd", project, search_path="::").risk is Risk.SAFE  # builtins

@@ -52,6 +52,25 @@ HIDDEN_FORMAT = [
     "git -c diff.external='mkfs.ext4 -q -F {img} #' diff",
     "git --config-env=core.pager=PAGER log",
     "git --exec-path=. log",
+    # code a variable hands to a program, and code written to a file then run in the same line
+    "GIT_EXTERNAL_DIFF='mkfs.ext4 -q -F {img} #' git diff --no-index a b",
+    "PS4='$(mkfs.ext4 -q -F {img})' bash -xc true",
+    "env PAGER='mkfs.ext4 -q -F {img} #' git -p log",
+    "BASH_ENV=<(echo mkfs.ext4 -q -F {img}) bash -c true",
+    "env 'BASH_FUNC_ls%%=() { mkfs.ext4 -q -F {img}; }' bash -c ls",
+    "export LESSOPEN='|mkfs.ext4 -q -F {img} %s'; less a",
+    "echo 'mkfs.ext4 -q -F {img}' > s.sh; bash s.sh",
+    "printf 'mkfs.ext4 -q -F {img}\\n' > s2 && chmod +x s2 && ./s2",
+    "cat > s3 <<'EOF'\nmkfs.ext4 -q -F {img}\nEOF\n. ./s3",
+    "hash -p /sbin/mkfs.ext4 ls; ls -q -F {img}",
+    # names bash evaluates as arithmetic: the code in a subscript runs
+    "declare 'a[$(mkfs.ext4 -q -F {img})]=1'",
+    "unset 'a[$(mkfs.ext4 -q -F {img})]'",
+    "read 'a[$(mkfs.ext4 -q -F {img})]' <<< x",
+    "let 'x=a[$(mkfs.ext4 -q -F {img})]'",
+    "printf -v 'a[$(mkfs.ext4 -q -F {img})]' x",
+    "x='a[$(mkfs.ext4 -q -F {img})]'; echo $((x))",
+    "test -v 'a[$(mkfs.ext4 -q -F {img})]'",
 ]
 # Devices: decided only, never run (a mistake would write to /dev).
 DEVICES = [
@@ -97,4 +116,4 @@ def test_end_to_end_in_yolo_mode_nothing_is_formatted(
     done = attack(fake, workspace, home, commands, "yolo")
     assert outside.untouched()
     assert all_refused(done, len(commands))
-    assert not any((workspace / name).exists() for name in ("x", "m", "y", "z", "q", "r", "s"))
+    assert not any((workspace / name).exists() for name in ("x", "m", "y", "z", "q", "r", "s", "s.sh", "s2", "s3"))
