@@ -87,7 +87,10 @@ class Builder:
         if kind == "redirected_statement":
             return self._redirected(node)
         if kind in ("command", "declaration_command", "unset_command"):
-            return [Pipeline((self._simple(node),))]
+            lines = self._lines(node)
+            if len(lines) > 1:
+                self.unreadable(self.text(node), "the grammar joins lines that bash runs as separate commands")
+            return [Pipeline((self._simple(node, children),)) for children in lines]
         if kind in ("variable_assignment", "variable_assignments"):
             assignments = [node] if kind == "variable_assignment" else node.named_children
             return [Pipeline((SimpleCommand(self.text(node), (), tuple(self._assignment(a) for a in assignments)),))]
@@ -236,12 +239,25 @@ class Builder:
             self.unreadable(self.text(node), "a redirection has no target")
         redirects.append(Redirect(operator, target, self.text(fd) if fd is not None else None))
 
-    def _simple(self, node: Node) -> SimpleCommand:
+    def _lines(self, node: Node) -> list[list[Node]]:
+        """A command's children, split where a newline between two of them ends the command for bash (the
+        grammar sometimes reads `a | b | c` newline `rm -rf / && d` as one command `c rm -rf /`)."""
+        lines: list[list[Node]] = [[]]
+        previous = node.start_byte
+        for child in node.children:
+            gap = self.data[previous : child.start_byte].replace(b"\\\n", b"")
+            if b"\n" in gap and lines[-1]:
+                lines.append([])
+            lines[-1].append(child)
+            previous = child.end_byte
+        return lines
+
+    def _simple(self, node: Node, children: list[Node] | None = None) -> SimpleCommand:
         words: list[Word] = []
         assignments: list[Assignment] = []
         redirects: list[Redirect] = []
         inputs: list[Input] = []
-        for child in node.children:
+        for child in node.children if children is None else children:
             kind = child.type
             if kind == "variable_assignment" and node.type == "command":
                 assignments.append(self._assignment(child))
@@ -262,7 +278,8 @@ class Builder:
                 self.unreadable(source, f"paicli cannot read this part of the command ({kind})")
                 salvaged = Script(source, tuple(self._salvage(child)))
                 words.append(Word(source, (Opaque(source, (salvaged,)),)))
-        return SimpleCommand(self.text(node), tuple(words), tuple(assignments), tuple(redirects), tuple(inputs))
+        source = self.text(node) if children is None else self.slice(children[0].start_byte, children[-1].end_byte)
+        return SimpleCommand(source, tuple(words), tuple(assignments), tuple(redirects), tuple(inputs))
 
     def _assignment(self, node: Node) -> Assignment:
         name_node = node.child_by_field_name("name")

@@ -16,6 +16,7 @@ Results are cached by text, so the hard denylist, the classifier and the rule ma
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 
 import tree_sitter_bash
@@ -32,6 +33,10 @@ _PRIVATE_USE = range(0xE000, 0xF900)
 _BLANKS = b" \t\n"
 # Nodes whose text is read from their byte range, gaps between their children included.
 _READ_BY_RANGE = {"heredoc_body", "string", "raw_string", "ansi_c_string", "translated_string", "comment"}
+# Nodes that end at an unquoted newline for bash, unless an operator before it carries the line on.
+_ONE_LINE = {"command", "declaration_command", "unset_command", "redirected_statement", "file_redirect", "pipeline",
+             "list", "variable_assignments"}  # fmt: skip
+_LINE_CONTINUING = {"|", "|&", "&&", "||"}
 # Where bash keeps a backslash-newline as it is.
 _KEEPS_CONTINUATIONS = {"comment", "raw_string", "ansi_c_string"}
 
@@ -62,7 +67,7 @@ def _parse_nested(text: str, depth: int) -> Script:
         data, points = _remove(data, joins)
         tree = grammar_parse(data)
         problem = _disagreement(tree, data, points)
-    problem = problem or _uncovered(tree.root_node, data)
+    problem = problem or _uncovered(tree.root_node, data) or _joined_lines(tree.root_node, data)
     builder = Builder(data, lambda part: part.translate(back), lambda code: _parse_nested(code, depth + 1))
     script = builder.script(tree.root_node.named_children, text)
     extra = []
@@ -95,6 +100,24 @@ def _uncovered(root: Node, data: bytes) -> str | None:
     for index, flag in enumerate(covered):
         if not flag and data[index] not in _BLANKS:
             return f"the grammar skips part of it ({data[index : index + 20].decode('utf-8', 'replace')!r})"
+    return None
+
+
+def _joined_lines(root: Node, data: bytes) -> str | None:
+    """A newline the grammar read as a blank inside one command, pipeline or list, where bash ends the
+    command (it only goes on after `|`, `&&` or `||`): `a | b | c` newline `rm -rf / && d` becomes
+    `c rm -rf /` in the grammar's tree."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type not in _ONE_LINE:
+            continue
+        children = node.children
+        for previous, child in itertools.pairwise(children):
+            gap = data[previous.end_byte : child.start_byte].replace(b"\\\n", b"")
+            if b"\n" in gap and not (previous.type in _LINE_CONTINUING and node.type in ("pipeline", "list")):
+                return "the grammar joins lines that bash runs as separate commands"
     return None
 
 

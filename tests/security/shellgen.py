@@ -17,10 +17,13 @@ import random
 import shutil
 import signal
 import subprocess
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.policy.classify import Risk, classify_command
+from paicli.shell.parse import parse_script
+from paicli.shell.walk import Site, Visitor, walk
 
 # What must never run unasked: each changes something a snapshot sees.
 PAYLOADS = [
@@ -35,6 +38,8 @@ PAYLOADS = [
     "sh payload",
     "ln -s canary.txt PWNLINK",
 ]
+# Commands that do not exist: bash reports each one it tries to run (see hidden_commands).
+MARKERS = ["pwnmark1", "pwnmark2 x", "pwnmark3 -rf y"]
 # Read-only commands that stay inside the workspace (SAFE on their own).
 SAFE = [
     "ls", "ls -la", "cat canary.txt", "echo hi", "grep -n x canary.txt", "sort canary.txt", "head -1 canary.txt",
@@ -61,6 +66,16 @@ TEMPLATES = [
     "S | xargs P", "env P", "git -c alias.q='!P' q", "(P)", "{ P; }", "f() { P; }; S", "if S; then P; fi",
     "for i in a; do P; done", "case x in x) P;; esac", "S && P", "S || P", "S; P", "S | P", "S & P",
     "S\nP", "x=$(P) S", "S > PWN", "S >> ../outside/PWN", "S 2> PWN",
+    "[ -v \"$(cat arith)\" ]", "[[ -v $(cat arith) ]]", "test -v $(cat arith)", "echo ${!x}", "echo ${x@P}",
+    "ls ${x:-$(P)}", "echo $'P'", "echo $(cat <<E\nP\nE\n)", "echo $(cat <<'E'\n)\nE\n); P",
+    'echo "$(echo ")" ; P)"', "case x in $(P)) ;; esac", "for i in $(P); do S; done", "cat < $(P)",
+    "cat <<A <<B\nx\nA\n$(P)\nB", "cat <<A; cat <<B\nx\nA\nP\nB", "cat <<E\n$(\nP\n)\nE", 'echo "a\nP"',
+    "echo \\\nP", "S ; \\\n P", "{ S; P; }", "S <<< $(P)", "cat <<E\n<(P)\nE", "S # $(P)", "S '#' $(P)",
+    "echo $(( $(cat arith) ))", "printf '%s' \"$(P)\"", "cat canary.txt | sort -T . | head", "sort -o PWN canary.txt",
+    "S | tee PWN", "PAGER='P' git -p log", "GIT_EXTERNAL_DIFF='P #' git diff", "echo 'P' > s.sh; bash s.sh",
+    "echo P > s.sh; . ./s.sh", "cat <<E > s.sh\nP\nE\nsh s.sh", "declare 'a[$(P)]=1'", "let 'x=a[$(P)]'",
+    "read 'a[$(P)]' <<< x", "x='a[$(P)]'; echo $((x))", "sh -c \"$(cat payload)\"", "eval \"$(cat payload)\"",
+    "cat payload | sh", "sh < payload", "sh payload", "bash -s < payload", "source payload",
 ]  # fmt: skip
 # Hostile names in the workspace, and what some files hold.
 HOSTILE_NAMES = ["--compress-program=sh", "-S1k", "--files0-from=payload", "-exec", "-delete", "-v",
@@ -95,23 +110,54 @@ def make_template(root: Path) -> Path:
     return root / "template"
 
 
-def generate(rng: random.Random) -> str:
+def generate(rng: random.Random, payloads: list[str] | None = None) -> str:
     """One command: one to three fragments joined the way a model might join them."""
-    fragments = [_fragment(rng) for _ in range(rng.choice((1, 1, 2, 3)))]
+    fragments = [_fragment(rng, payloads or PAYLOADS) for _ in range(rng.choice((1, 1, 2, 3)))]
     command = fragments[0]
     for fragment in fragments[1:]:
         command += rng.choice(("; ", " && ", "\n", " | ", " || ")) + fragment
     return command
 
 
-def _fragment(rng: random.Random) -> str:
+def _fragment(rng: random.Random, payloads: list[str]) -> str:
     roll = rng.random()
     if roll < 0.2:
         return f"{rng.choice(GLOB_READERS)} {rng.choice(GLOBS)}" + rng.choice(("", " | head -1", " 2>/dev/null"))
     if roll < 0.35:
         return rng.choice(SAFE)
     template = rng.choice(TEMPLATES)
-    return template.replace("P", rng.choice(PAYLOADS)).replace("S", rng.choice(SAFE))
+    return template.replace("P", rng.choice(payloads)).replace("S", rng.choice(SAFE))
+
+
+def hidden_commands(
+    command: str, template: Path, scratch: Path, *, timeout: float = 5.0, only_readable: bool = True
+) -> list[str] | None:
+    """The marker commands (`pwnmark...`) bash ran that the walk over the parsed command did not reach; None
+    when the classifier already fails closed (OPAQUE or DENY). Bash logs every command it cannot find
+    through a `command_not_found_handle` defined in BASH_ENV, so the markers need not exist."""
+    found = classify_command(command, template / "ws")
+    if only_readable and found.risk in (Risk.OPAQUE, Risk.DENY):
+        return None
+    seen = _Names()
+    walk(parse_script(command), seen)
+    run = uuid.uuid4().hex  # a command's background jobs may still log after it: never into the next one's log
+    log = scratch.parent / f"{scratch.name}.{run}.log"
+    handler = scratch.parent / f"{scratch.name}.{run}.env"
+    handler.write_text(f'command_not_found_handle() {{ printf "%s\\0" "$1" >> {log}; return 127; }}\n')
+    execute(command, template, scratch, timeout=timeout, extra_env={"BASH_ENV": str(handler)})
+    ran = log.read_bytes().decode().split("\0") if log.exists() else []  # names may hold \r or \n
+    handler.unlink()
+    log.unlink(missing_ok=True)
+    return sorted({name for name in ran if name.startswith("pwnmark") and name not in seen.names})
+
+
+class _Names(Visitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def command(self, site: Site) -> None:
+        if site.words:
+            self.names.add(site.words[0].text)
 
 
 def run_case(command: str, template: Path, scratch: Path, *, timeout: float = 5.0) -> Outcome:
@@ -122,13 +168,15 @@ def run_case(command: str, template: Path, scratch: Path, *, timeout: float = 5.
     return Outcome(command, found.risk, ran=True, changed=execute(command, template, scratch, timeout=timeout))
 
 
-def execute(command: str, template: Path, scratch: Path, *, timeout: float = 5.0) -> list[str]:
+def execute(
+    command: str, template: Path, scratch: Path, *, timeout: float = 5.0, extra_env: dict[str, str] | None = None
+) -> list[str]:
     """Run `command` with `bash -c` in a fresh copy of `template`; the paths it created, changed or removed."""
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(template, scratch, symlinks=True)
     before = snapshot(scratch)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch / "outside"), "LANG": "C.UTF-8",
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}  # fmt: skip
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, **(extra_env or {})}  # fmt: skip
     process = subprocess.Popen(
         ["bash", "-c", command], cwd=scratch / "ws", env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from paicli.policy.classify import Risk
-from tests.security.shellgen import execute, generate, make_template, run_case
+from tests.security.shellgen import MARKERS, execute, generate, hidden_commands, make_template, run_case
 
 CASES = 300
+HIDING_CASES = 150
 SEED = 19
 
 
@@ -44,3 +45,30 @@ def test_no_command_called_safe_changes_anything(template: Path, tmp_path: Path)
     assert failures == []
     # the generator reaches every verdict, and enough SAFE commands run to make the check mean something
     assert risks[Risk.SAFE] >= CASES // 10 and risks[Risk.ASK] and risks[Risk.OPAQUE] and risks[Risk.DENY] == 0
+
+
+def test_no_command_bash_runs_is_hidden_from_the_walk(template: Path, tmp_path: Path) -> None:
+    """Every command line (but those the classifier already fails closed on) runs for real, with marker
+    commands bash reports when it tries them: each one it runs must be one the denylist, the classifier
+    and the deny rules saw."""
+    rng = random.Random(SEED + 1)
+    checked, hidden = 0, []
+    for _ in range(HIDING_CASES):
+        command = generate(rng, MARKERS)
+        missed = hidden_commands(command, template, tmp_path / "scratch")
+        if missed is None:
+            continue
+        checked += 1
+        if missed:
+            hidden.append((command, missed))
+    assert hidden == []
+    assert checked >= HIDING_CASES // 2
+
+
+def test_the_hiding_check_sees_a_marker_bash_runs(template: Path, tmp_path: Path) -> None:
+    """The control: a marker the walk cannot reach (a command name held in a variable) is reported, and such a
+    command line is one the classifier fails closed on (so the run above leaves it out)."""
+    scratch = tmp_path / "scratch"
+    assert hidden_commands("x=pwnmark1; $x", template, scratch, only_readable=False) == ["pwnmark1"]
+    assert hidden_commands("x=pwnmark1; $x", template, scratch) is None
+    assert hidden_commands("echo pwnmark1; pwnmark2 x", template, scratch) == []
