@@ -41,6 +41,7 @@ from paicli.shell.programs import Inner, program_name, script_file
 from paicli.shell.syntax import Arithmetic, Compound, Kind, Redirect, SimpleCommand, Unreadable, Word
 from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.commands import dangerous_reason
+from paicli.tools.shims import with_shims
 
 __all__ = ["Classification", "Finding", "Risk", "classify_command", "command_prefix", "normalise_name"]
 
@@ -61,12 +62,12 @@ _RUNS_PROJECT_CODE = {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}
 
 def classify_command(command: str, workspace: Path, *, search_path: str | None = None) -> Classification:
     """Classify `command` as run with `bash -c` in `workspace` (programs found on `search_path`, by default
-    this process's PATH, which the command inherits). Never raises: a bug here is OPAQUE."""
+    the PATH execute_command gives it). Never raises: a bug here is OPAQUE."""
     root = Path(os.path.realpath(workspace))
     if reason := dangerous_reason(command, workspace=root):
         return Classification(Risk.DENY, reason, (Finding(Risk.DENY, reason),))
     try:
-        path = os.environ.get("PATH", os.defpath) if search_path is None else search_path
+        path = with_shims(os.environ.get("PATH", os.defpath)) if search_path is None else search_path
         classifier = _Classifier(Places(root), writable_path=_writable_path(path, root))
         walk(parse_script(command), classifier)
         return classifier.result()

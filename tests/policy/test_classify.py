@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.policy.classify import Risk, classify_command, command_prefix, normalise_name
+from paicli.tools.shims import shim_folder
 from tests.repos import git_init
 
 
@@ -184,3 +185,12 @@ def test_a_search_path_the_model_can_write_makes_program_names_untrustworthy(pro
         found = classify_command("ls && cat src/a.py", project, search_path=path)
         assert found.risk is Risk.ASK and "PATH holds" in found.reason, path
     assert classify_command("echo hi && pwd", project, search_path="::").risk is Risk.SAFE  # builtins
+
+
+def test_the_path_checked_is_the_one_commands_get_with_the_editor_stand_ins_first(project: Path) -> None:
+    # execute_command puts the stand-ins' folder first on PATH: a workspace holding it (paicli started in
+    # the temporary folder) lets write_file plant an `ls` there that a SAFE `ls` would run
+    assert classify_command("ls", project).risk is Risk.SAFE
+    holder = shim_folder().parent
+    found = classify_command("ls", holder)
+    assert found.risk is Risk.ASK and str(shim_folder()) in found.reason
