@@ -8,9 +8,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli import __version__
+
+if TYPE_CHECKING:
+    from paicli.config import Settings
 
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -64,17 +67,33 @@ def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`argv` None means paicli is the program (not called from Python), so it may restart itself to
+    get the API key out of its environment (paicli/secret_handoff.py)."""
     args = build_parser().parse_args(argv)
+    import os
     from pathlib import Path
 
-    from paicli.config import load_settings
     from paicli.errors import EXIT_CANCELLED, EXIT_USAGE, ConfigError
+    from paicli.secret_handoff import HandoffError, secure_start
+
+    try:
+        handed_over = secure_start() if argv is None else {}
+    except HandoffError as err:
+        print(f"paicli: {err}", file=sys.stderr)
+        return EXIT_USAGE
+
+    from paicli.config import load_settings
 
     confirm = None
     if args.command is None and sys.stdin.isatty():
         from paicli.ui.approval import confirm_trust as confirm
     try:
-        settings = load_settings(settings_flags(args), workspace=Path(args.workspace or "."), confirm_trust=confirm)
+        settings = load_settings(
+            settings_flags(args),
+            workspace=Path(args.workspace or "."),
+            env={**os.environ, **handed_over},
+            confirm_trust=confirm,
+        )
         if args.command is None:
             if getattr(args, "resume", None) or getattr(args, "from_file", None):
                 raise ConfigError("--resume and --from go with `paicli plan`")
@@ -84,23 +103,40 @@ def main(argv: Sequence[str] | None = None) -> int:
             from paicli.ui.repl import run_repl
 
             return run_repl(settings)
-        from paicli import headless
-
         if args.command == "run":
-            return headless.run_command(settings, args.prompt, json_mode=args.json)
-        return headless.plan_command(
-            settings,
-            args.goal,
-            yes=args.yes,
-            json_mode=args.json,
-            resume=getattr(args, "resume", None),
-            from_file=getattr(args, "from_file", None),
-        )
+            from paicli.headless import run_command
+
+            return run_command(settings, args.prompt, json_mode=args.json)
+        return plan_front_end(settings, args)
     except ConfigError as err:
-        print(f"paicli: {err}", file=sys.stderr)
+        from paicli.sanitize import terminal_safe
+
+        print(f"paicli: {terminal_safe(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_CANCELLED
+
+
+def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:
+    """`paicli plan`: headless with --yes; on a terminal without it, the review screen and live view."""
+    from paicli.app.plan_inputs import plan_request
+    from paicli.errors import ConfigError
+
+    resume, from_file = getattr(args, "resume", None), getattr(args, "from_file", None)
+    if not args.goal and not resume and not from_file:
+        raise ConfigError("paicli plan needs a GOAL (or --resume ID / --from FILE.json)")
+    screen = sys.stderr if args.json else sys.stdout  # where an interactive review draws
+    if not args.yes and not (sys.stdin.isatty() and screen.isatty()):
+        raise ConfigError("paicli plan without a terminal needs --yes to approve the plan unasked")
+    settings.require_key()
+    request = plan_request(settings.workspace, args.goal, resume=resume, from_file=from_file)
+    if args.yes:
+        from paicli.headless import plan_command
+
+        return plan_command(settings, request, json_mode=args.json)
+    from paicli.ui.plan_runner import plan_in_terminal
+
+    return plan_in_terminal(settings, request, json_mode=args.json)
 
 
 if __name__ == "__main__":

@@ -9,14 +9,19 @@ from __future__ import annotations
 import time
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from paicli.llm.types import Usage
+from paicli.llm.types import Estimate, Usage
 
 
 class Event(BaseModel):
     event: str
     ts: float = Field(default_factory=time.time)
+
+
+class ActionView(BaseModel):
+    tool: str
+    args: dict[str, Any]
 
 
 class TaskView(BaseModel):
@@ -25,6 +30,14 @@ class TaskView(BaseModel):
     type: str
     dependencies: list[str]
     status: str
+    files: list[str] | None = None  # the plan contract: paths it may change (None: not declared)
+    action: ActionView | None = None  # one exact tool call run without a model request
+
+    @model_serializer(mode="wrap")
+    def _without_undeclared(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A task without `files` or `action` is written as before the contract existed."""
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if key not in ("files", "action") or value is not None}
 
 
 class PlanView(BaseModel):
@@ -53,6 +66,7 @@ class ToolCallEvent(Event):
     task_id: str | None
     name: str
     arguments: dict[str, Any] | str  # a string when the model sent arguments that are not a JSON object
+    summary: str = ""  # addition: what the call does in a few words (`src/app.py`, `pytest -q`), from the tool
 
 
 class ToolResultEvent(Event):
@@ -89,6 +103,8 @@ class PlanFinished(Event):
     status: Literal["COMPLETED", "FAILED", "CANCELLED"]
     summary: str | None = None
     usage: Usage
+    estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
+    requests: int | None = None  # addition: model requests actually made
 
 
 class RunFinished(Event):

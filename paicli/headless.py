@@ -1,39 +1,26 @@
-"""`paicli run` and `paicli plan` without a TTY: JSON-lines event writer, progress on stderr, exit codes."""
+"""`paicli run` and `paicli plan --yes` without a screen: JSON-lines events or progress on stderr, exit codes.
+
+A front end: it builds a sink, asks paicli.app to drive the turn or the plan, and turns the outcome into
+output and an exit code. It never imports the other front end (paicli.ui).
+"""
 
 from __future__ import annotations
 
-import asyncio
-import re
-import signal
+import json
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
-from pathlib import Path
-from typing import Any, TextIO
+from collections.abc import Awaitable, Callable
+from typing import TextIO
 
+from paicli.app.driver import run_plan, run_turn, run_with_signals
+from paicli.app.jsonl import JsonLinesSink
+from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
-from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import Event, EventSink, RunFinished
+from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
+from paicli.events import Event, EventSink, Notice, RunFinished
 from paicli.plan.model import PlanStatus
-from paicli.plan.session import approve_unasked
-from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
-from paicli.runtime import Runtime, build_plan_session, build_runtime, secret_values
+from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
-
-QUIET_IN_JSON = {"text_delta"}
-
-
-class JsonLinesSink:
-    """One event per line on `stream`, secrets masked. Streamed text deltas are left out."""
-
-    def __init__(self, stream: TextIO, secrets: list[str]) -> None:
-        self.stream = stream
-        self.secrets = secrets
-
-    def emit(self, event: Event) -> None:
-        if event.event in QUIET_IN_JSON:
-            return
-        self.stream.write(mask_secrets(event.model_dump_json(), self.secrets) + "\n")
-        self.stream.flush()
 
 
 class ProgressSink:
@@ -50,14 +37,11 @@ class ProgressSink:
             self.stream.flush()
 
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-
-
 def progress_line(event: Event) -> str | None:
-    """One plain line for a human, or None. Model and tool text is stripped of control characters so
+    """One plain line for a human, or None. Model and tool text goes through the sanitizer (one line), so
     nothing it contains can drive the terminal."""
     line = _progress_line(event)
-    return None if line is None else CONTROL.sub("", line)
+    return None if line is None else " ".join(terminal_safe(line).split())
 
 
 def _progress_line(event: Event) -> str | None:
@@ -65,7 +49,8 @@ def _progress_line(event: Event) -> str | None:
     kind = event.event
     prefix = f"[{data['task_id']}] " if data.get("task_id") else ""
     if kind == "tool_call":
-        return f"{prefix}→ {data['name']} {str(data['arguments'])[:160]}"
+        summary = data.get("summary") or json.dumps(data["arguments"], ensure_ascii=False)
+        return f"{prefix}→ {data['name']} {summary[:160]}"
     if kind == "tool_result" and not data["ok"]:
         return f"{prefix}✗ {data['name']}: {data['output'].splitlines()[0][:160] if data['output'] else ''}"
     if kind == "notice":
@@ -87,28 +72,8 @@ def make_sink(settings: Settings, json_mode: bool) -> EventSink:
     return JsonLinesSink(sys.stdout, secrets) if json_mode else ProgressSink(sys.stderr, secrets)
 
 
-def run_async(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
-    """Run `main` with SIGINT/SIGTERM cancelling it; a cancelled run exits 130."""
-
-    async def guarded() -> int:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
-        try:
-            return await main()
-        except asyncio.CancelledError:
-            return EXIT_CANCELLED
-        finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(sig)
-
-    return asyncio.run(guarded())
-
-
 def fail(message: str, code: int) -> int:
-    print(f"paicli: {message}", file=sys.stderr)
+    print(f"paicli: {terminal_safe(message)}", file=sys.stderr)
     return code
 
 
@@ -116,10 +81,8 @@ async def with_runtime(settings: Settings, sink: EventSink, body: Callable[[Runt
     runtime = build_runtime(settings, sink)
     try:
         return await body(runtime)
-    except ConfigError as err:
-        return fail(str(err), EXIT_USAGE)
-    except PaicliError as err:  # the model unreachable, a plan that never validated, ...
-        return fail(str(err), EXIT_FAILED)
+    except PaicliError as err:  # raised before any turn or plan ran (e.g. by building the client)
+        return fail(str(err), EXIT_USAGE if isinstance(err, ConfigError) else EXIT_FAILED)
     finally:
         await runtime.aclose()
 
@@ -133,51 +96,30 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool) -> int:
             {"role": "system", "content": runtime.system_prompt(None)},
             {"role": "user", "content": prompt},
         ]
-        result = await runtime.react(sink).run(messages)
-        sink.emit(RunFinished(content=result.content, usage=result.usage))
+        turn = await run_turn(runtime, sink, messages)
+        if turn.error is not None:
+            return fail(str(turn.error), turn.exit_code())
+        if turn.result is None:  # cancelled: SIGINT/SIGTERM cancel the whole run, see run_with_signals
+            return turn.exit_code()
+        sink.emit(RunFinished(content=turn.result.content, usage=turn.result.usage))
         if not json_mode:
-            print(mask_secrets(result.content, runtime.secrets()))
+            print(terminal_safe(mask_secrets(turn.result.content, runtime.secrets())))
         return EXIT_OK
 
-    return run_async(lambda: with_runtime(settings, sink, body))
+    return run_with_signals(lambda: with_runtime(settings, sink, body))
 
 
-def plan_command(
-    settings: Settings,
-    goal: str | None,
-    *,
-    yes: bool,
-    json_mode: bool,
-    resume: str | None = None,
-    from_file: str | None = None,
-) -> int:
-    if not goal and not resume and not from_file:
-        raise ConfigError("paicli plan needs a GOAL (or --resume ID / --from FILE.json)")
-    screen = sys.stderr if json_mode else sys.stdout  # where an interactive review would draw
-    if not yes and not (sys.stdin.isatty() and screen.isatty()):
-        raise ConfigError("paicli plan without a terminal needs --yes to approve the plan unasked")
-    settings.require_key()
-    given, plan_id = None, None
-    if resume:
-        record = PlanStore(settings.workspace).load(resume)
-        given, plan_id = prepare_resume(record.plan), record.id
-    elif from_file:
-        given = plan_from_file(Path(from_file))
-
-    if not yes:
-        from paicli.ui.plan_runner import plan_in_terminal
-
-        return plan_in_terminal(settings, goal, plan=given, plan_id=plan_id, json_mode=json_mode)
-
+def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -> int:
+    """`paicli plan --yes`: the plan is approved unasked and runs to the end."""
     sink = make_sink(settings, json_mode)
 
     async def body(runtime: Runtime) -> int:
-        session = build_plan_session(runtime, sink, approve=approve_unasked, plan_id=plan_id)
-        plan = await session.run(goal, plan=given)
-        if plan.status is PlanStatus.COMPLETED:
-            return EXIT_OK
-        if plan.status is PlanStatus.CANCELLED:
-            return EXIT_CANCELLED
-        return fail(f"plan failed: {session.failure}", EXIT_FAILED)
+        for message in request.notices:
+            sink.emit(Notice(level="warning", message=message))
+        outcome = await run_plan(runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id)
+        if outcome.status is PlanStatus.FAILED:
+            return fail(outcome.message() or "", outcome.exit_code())
+        return outcome.exit_code()
 
-    return run_async(lambda: with_runtime(settings, sink, body))
+    return run_with_signals(lambda: with_runtime(settings, sink, body))
+

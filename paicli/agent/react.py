@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from paicli.errors import AgentError
 from paicli.events import EventSink, ModelUsage, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec, Usage
-from paicli.tools.base import ToolContext, ToolOutcome
+from paicli.tools.base import Tool, ToolContext, ToolOutcome
 
 BUDGET_SPENT_PROMPT = (
     "You have used all the tool steps allowed for this turn. Do not call tools. Answer now with what you "
@@ -25,7 +25,9 @@ BUDGET_SPENT_PROMPT = (
 
 class Tools(Protocol):
     def specs(self) -> list[ToolSpec]: ...
+    def tool(self, name: str) -> Tool | None: ...
     def is_read_only(self, name: str) -> bool: ...
+    def summary(self, name: str, arguments: dict[str, Any] | str) -> str: ...
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome: ...
 
 
@@ -119,9 +121,16 @@ class ReactLoop:
             index += len(group)
         return outcomes
 
+    async def call_tool(self, call: ToolCall) -> ToolOutcome:
+        """One call made by the harness rather than the model (a plan task's direct action): the same gate,
+        caps, masking and events as a call the model makes."""
+        return await self._run_one(call)
+
     async def _run_one(self, call: ToolCall) -> ToolOutcome:
         task_id = self.ctx.task_id
-        self.sink.emit(ToolCallEvent(task_id=task_id, name=call.name, arguments=parse_arguments(call.arguments)))
+        arguments = parse_arguments(call.arguments)
+        summary = self.tools.summary(call.name, arguments)
+        self.sink.emit(ToolCallEvent(task_id=task_id, name=call.name, arguments=arguments, summary=summary))
         outcome = await self.tools.execute(call, self.ctx)
         self.sink.emit(ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output))
         return outcome

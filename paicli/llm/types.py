@@ -31,6 +31,16 @@ class Usage(BaseModel):
         )
 
 
+class Estimate(BaseModel):
+    """Model requests and prompt tokens expected before something runs (see paicli/plan/estimate.py)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+
+    def __add__(self, other: Estimate) -> Estimate:
+        return Estimate(requests=self.requests + other.requests, prompt_tokens=self.prompt_tokens + other.prompt_tokens)
+
+
 class ToolCall(BaseModel):
     id: str
     name: str

@@ -31,7 +31,12 @@ class CycleError(PlanError):
 
 
 def format_cycle(cycle: Sequence[str]) -> str:
-    return " → ".join(cycle)
+    return " → ".join(map(shown_id, cycle))
+
+
+def shown_id(task_id: str, limit: int = 60) -> str:
+    """An id as quoted in a message: a hostile id of a megabyte must not make the message a megabyte."""
+    return task_id if len(task_id) <= limit else f"{task_id[: limit - 1]}…"
 
 
 def find_cycle(graph: Graph) -> list[str] | None:
@@ -196,10 +201,10 @@ def validate(graph: Graph, external: Collection[str] = ()) -> list[str]:
     for node, deps in graph.items():
         for dep in dict.fromkeys(deps):
             if dep == node:
-                problems.append(f'task "{node}" depends on itself')
+                problems.append(f'task "{shown_id(node)}" depends on itself')
             elif dep not in graph and dep not in external:
                 known = "neither a task of this plan nor a completed task" if external else "not a task of this plan"
-                problems.append(f'task "{node}" depends on "{dep}", which is {known}')
+                problems.append(f'task "{shown_id(node)}" depends on "{shown_id(dep)}", which is {known}')
     without_self_loops = {node: [d for d in deps if d != node] for node, deps in graph.items()}
     cycle = find_cycle(without_self_loops)
     if cycle:

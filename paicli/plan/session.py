@@ -12,11 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from paicli.errors import BudgetExceeded, PaicliError
+from paicli.errors import BudgetExceeded, ConfigError, PaicliError
 from paicli.events import EventSink, Notice, PlanApproved, PlanCreated, PlanFinished, ReplanEvent, ReviewEvent
 from paicli.llm.meter import MeteredModel
-from paicli.llm.types import Usage
+from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
+from paicli.plan.outcome import PlanOutcome
 from paicli.plan.scheduler import PlanListener, Scheduler
 
 
@@ -26,6 +27,8 @@ class PlannerLike(Protocol):
     async def replan(
         self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str
     ) -> Plan: ...
+
+    async def amend(self, plan: Plan, supplement: str) -> Plan: ...
 
 
 class Verdict(Protocol):
@@ -38,6 +41,8 @@ class ReviewerLike(Protocol):
 
 
 Approve = Callable[[Plan], Awaitable[Plan | None]]  # the approved (maybe edited) plan, or None: cancelled
+Amend = Callable[[Plan, str], Awaitable[Plan]]  # the plan revised by the user's supplement
+Review = Callable[[Plan, Amend], Awaitable[Plan | None]]  # a review screen: approve, amend (re-plans) or cancel
 Summarize = Callable[[Plan], Awaitable[str]]
 
 
@@ -58,6 +63,8 @@ class PlanSession:
     max_rounds: int = 3
     summarize: Summarize | None = None
     meter: MeteredModel | None = None
+    estimator: Callable[[Plan], Estimate] | None = None  # what an approved round is expected to cost
+    estimate: Estimate | None = None  # the sum over the approved rounds
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
     failure: str | None = None  # why the plan FAILED, for the user
@@ -66,8 +73,11 @@ class PlanSession:
     # the next round's after a replan. Whatever stops the run, this is the plan that is finished and saved.
     current: Plan | None = field(default=None, init=False)
 
-    async def run(self, goal: str | None = None, *, plan: Plan | None = None) -> Plan:
-        """Plans `goal` (or takes `plan`, e.g. a resumed one) and drives it to a final status."""
+    async def run(self, goal: str | None = None, *, plan: Plan | None = None) -> PlanOutcome:
+        """Plans `goal` (or takes `plan`, e.g. a resumed one) and drives it to a final status.
+
+        Every way a plan can end is an outcome, except cancellation, which announces the end and then
+        travels on as asyncio.CancelledError (the caller's task is what was cancelled)."""
         self.current = plan
         try:
             if plan is None:
@@ -88,9 +98,10 @@ class PlanSession:
             raise
         except PaicliError as err:
             self.failure = str(err)
-            if self.current is None:  # planning failed: no plan to return, so the error goes up
-                self._announce(PlanStatus.FAILED, self.failure, Usage())
-                raise
+            if self.current is None:  # planning failed: there is no plan, but the stream still ends
+                usage = self._announce(PlanStatus.FAILED, self.failure, Usage())
+                return PlanOutcome(PlanStatus.FAILED, None, failure=self.failure, usage=usage,
+                                   configuration=isinstance(err, ConfigError))  # fmt: skip
             return self._finish(self.current, PlanStatus.FAILED)
         finally:
             if self.flush is not None:
@@ -103,6 +114,8 @@ class PlanSession:
         if approved is None:
             return False
         self.current = approved
+        if self.estimator is not None:
+            self.estimate = (self.estimate or Estimate()) + self.estimator(approved)
         self.sink.emit(PlanApproved(round=approved.round))
         return True
 
@@ -161,18 +174,23 @@ class PlanSession:
         except BudgetExceeded:
             return plan.summary or None
 
-    def _finish(self, plan: Plan, status: PlanStatus, summary: str | None = None) -> Plan:
+    def _finish(self, plan: Plan, status: PlanStatus, summary: str | None = None) -> PlanOutcome:
         plan.status = status
         self.on_change(plan)
         if summary is None and status is PlanStatus.FAILED:
             summary = self.failure
         self.summary = summary
-        self._announce(status, summary, sum((t.usage for t in plan.tasks), Usage()))
-        return plan
+        usage = self._announce(status, summary, sum((t.usage for t in plan.tasks), Usage()))
+        failure = self.failure if status is PlanStatus.FAILED else None
+        return PlanOutcome(status, plan, summary=summary if status is PlanStatus.COMPLETED else None,
+                           failure=failure, usage=usage)  # fmt: skip
 
-    def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> None:
+    def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage
-        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage))  # type: ignore[arg-type]
+        requests = self.meter.requests if self.meter is not None else None
+        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage,  # type: ignore[arg-type]
+                                    estimate=self.estimate, requests=requests))  # fmt: skip
+        return usage
 
 
 def failure_report(plan: Plan) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from paicli.llm.types import ChatModel, Message
 from paicli.plan.model import Plan
+from paicli.tools.output import truncate_middle
 
 RESULT_CAP = 3_000  # characters of each task result shown to the reviewer and the summarizer
 
@@ -12,10 +13,10 @@ def outcome_brief(plan: Plan) -> str:
     lines = ["# Goal", plan.goal.strip(), "", "# Tasks and their results"]
     for task in plan.tasks:
         lines += ["", f"## {task.id} [{task.type.value}] {task.status.value}: {task.description.strip()}"]
-        text = (task.result or task.error or "").strip()
-        if len(text) > RESULT_CAP:
-            text = text[:RESULT_CAP] + " [...]"
-        lines.append(text or "(no result)")
+        if task.result:
+            lines.append(task.shown_result(RESULT_CAP))
+        else:
+            lines.append(truncate_middle((task.error or "").strip(), RESULT_CAP) or "(no result)")
     return "\n".join(lines) + "\n"
 
 

@@ -9,4 +9,6 @@ find.py      find's primaries; git.py: git, read-only only in the workspace's ow
 paths.py     where path arguments lead (globs expanded, symlinks resolved, /proc /sys /dev refused)
 rules.py     allow and deny rules from the configuration (deny wins)
 approval.py  ApprovalPolicy: mode + rules + session grants → a ruling per tool call, audited
+
+May import: paicli.tools, paicli.llm, paicli.events, paicli.errors. Never agent, plan or above.
 """

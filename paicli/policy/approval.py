@@ -1,6 +1,7 @@
 """ApprovalPolicy: decides every tool call before it runs (allow, ask the user, refuse) and audits it.
 
 The order of the checks, first match wins:
+ 0. outside the plan task's scope (its type, its `files`)    → refused_out_of_scope (every mode)
  1. a deny rule from the configuration                       → refused_by_rule     (every mode)
  2. the hard denylist (rm -rf /, curl | sh, mkfs, ...)        → refused_by_denylist (every mode)
  3. nothing risky (read-only tools, file edits in the workspace, read-only commands) → allowed
@@ -27,13 +28,13 @@ from typing import Any, Literal
 
 from paicli.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command
-from paicli.policy.rules import COMMAND_TOOL, Rules
-from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
+from paicli.policy.rules import Rules
+from paicli.policy.scope import out_of_scope
+from paicli.tools.base import ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
+from paicli.tools.toolbox import builtin_tool
 
 Mode = Literal["ask", "auto", "yolo"]
 MODES: tuple[Mode, ...] = ("ask", "auto", "yolo")
-READ_ONLY_TOOLS = {"read_file", "list_dir", "glob_files", "grep_code"}
-FILE_EDIT_TOOLS = {"write_file", "edit_file"}  # confined to the workspace by the guard; .git/.paicli protected
 DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
 
 
@@ -47,6 +48,7 @@ class Decision(enum.StrEnum):
     REFUSED_BY_USER = "refused_by_user"
     REFUSED_BY_RULE = "refused_by_rule"
     REFUSED_BY_DENYLIST = "refused_by_denylist"
+    REFUSED_OUT_OF_SCOPE = "refused_out_of_scope"  # outside what the plan task declared (the plan contract)
     INVALID = "invalid"  # never decided: unknown tool or arguments that do not validate
 
     @property
@@ -111,12 +113,12 @@ class ApprovalPolicy:
 
     # ---- the gate the tool box calls ----
 
-    async def admit(self, tool: str, arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
+    async def admit(self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
         """Decide and audit one call; returns the refusal for the model, or None to run it."""
         ruling = await self.decide(tool, arguments, ctx)
         if self.audit is not None:
             self.audit.record(
-                tool=tool, arguments=dict(arguments), decision=ruling.decision.value,
+                tool=_name(tool), arguments=dict(arguments), decision=ruling.decision.value,
                 reason=ruling.reason, task_id=ctx.task_id,
             )  # fmt: skip
         return None if ruling.allowed else ruling.message
@@ -130,17 +132,19 @@ class ApprovalPolicy:
 
     # ---- the decision ----
 
-    def assess(self, tool: str, arguments: Mapping[str, Any]) -> Assessment:
-        if tool in READ_ONLY_TOOLS:
-            return Assessment(Risk.SAFE, "", _path_summary(tool, arguments))
-        if tool in FILE_EDIT_TOOLS:
-            return Assessment(Risk.SAFE, "", _path_summary(tool, arguments))
-        if tool != COMMAND_TOOL:
+    def assess(self, tool: Tool | str, arguments: Mapping[str, Any]) -> Assessment:
+        """What the call is, from the tool's own facts (a name is looked up among the built-in tools)."""
+        name, facts = _name(tool), _facts(tool)
+        if facts is not None and (facts.effect is Effect.READ or (facts.effect is Effect.WRITE and facts.confined)):
+            # reads, and writes the workspace guard confines (.git and .paicli protected): nothing to ask
+            return Assessment(Risk.SAFE, "", _path_summary(facts, arguments))
+        if facts is None or facts.command_argument is None:
+            why = f"{name} is not a built-in tool" if facts is None else f"{name} can change things"
             return Assessment(
-                Risk.ASK, f"{tool} is not a built-in tool", f"{tool} {dict(arguments)}",
-                grant_keys=(f"tool:{tool}",), always_label=f"every {tool} call",
+                Risk.ASK, why, f"{name} {dict(arguments)}",
+                grant_keys=(f"tool:{name}",), always_label=f"every {name} call",
             )  # fmt: skip
-        command = str(arguments.get("command", ""))
+        command = str(arguments.get(facts.command_argument, ""))
         found = classify_command(command, self.workspace)
         keys: list[str] = []
         if found.risk is Risk.ASK:
@@ -155,14 +159,18 @@ class ApprovalPolicy:
             label = ", ".join(f"`{p} …`" for p in prefixes) + " commands"
         return Assessment(found.risk, found.reason, command, tuple(keys), label, found)
 
-    async def decide(self, tool: str, arguments: Mapping[str, Any], ctx: ToolContext) -> Ruling:
+    async def decide(self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext) -> Ruling:
         found = self.assess(tool, arguments)
-        if rule := self.rules.denied_by(tool, arguments, found.classification):
+        facts, name = _facts(tool), _name(tool)
+        if ctx.scope is not None and (why := out_of_scope(ctx.scope, facts, arguments, self.workspace)):
+            return _refuse(Decision.REFUSED_OUT_OF_SCOPE, why, f"refused: {why}")
+        path_argument = facts.path_argument if facts is not None else None
+        if rule := self.rules.denied_by(name, arguments, found.classification, path_argument=path_argument):
             return _refuse(Decision.REFUSED_BY_RULE, f"deny rule {rule.text!r}",
                            f"refused by the deny rule {rule.text!r} in the configuration. {DO_NOT_RETRY}")  # fmt: skip
         if found.risk is Risk.DENY:
             return _refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}. {DO_NOT_RETRY}")
-        if found.risk is Risk.OPAQUE and tool == COMMAND_TOOL and self.rules.denies_commands:
+        if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:
             reason = f"{found.reason}, so it cannot be checked against the deny rules"
             return _refuse(Decision.REFUSED_BY_RULE, reason, f"refused: {reason}. Write the command out plainly.")
         if found.risk is Risk.SAFE:
@@ -171,7 +179,7 @@ class ApprovalPolicy:
         if found.risk is Risk.ASK:
             if mode == "yolo":
                 return Ruling(Decision.APPROVED_BY_MODE, found.reason)
-            if rules := self.rules.allowed_by(tool, arguments, found.classification):
+            if rules := self.rules.allowed_by(name, arguments, found.classification, path_argument=path_argument):
                 return Ruling(Decision.APPROVED_BY_RULE, "allow rule " + ", ".join(repr(r.text) for r in rules))
         if self._granted(found):
             return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
@@ -180,7 +188,7 @@ class ApprovalPolicy:
         async with self._asking:
             if self._granted(found):  # answered "always" while this call waited its turn
                 return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
-            return await self._ask_user(tool, found, ctx)
+            return await self._ask_user(name, found, ctx)
 
     async def _ask_user(self, tool: str, found: Assessment, ctx: ToolContext) -> Ruling:
         assert ctx.approve is not None
@@ -224,6 +232,15 @@ def _nobody_to_ask(found: Assessment, mode: Mode) -> str:
     return f"refused: `{found.summary}` needs the user's approval ({why}) and {situation}.{hint} {DO_NOT_RETRY}"
 
 
-def _path_summary(tool: str, arguments: Mapping[str, Any]) -> str:
-    path = arguments.get("path")
-    return f"{tool} {path}" if isinstance(path, str) else tool
+def _name(tool: Tool | str) -> str:
+    return tool if isinstance(tool, str) else tool.name
+
+
+def _facts(tool: Tool | str) -> Tool | None:
+    """The tool itself; for a name, the built-in tool of that name (None: not a built-in tool)."""
+    return builtin_tool(tool) if isinstance(tool, str) else tool
+
+
+def _path_summary(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    path = arguments.get(tool.path_argument) if tool.path_argument else None
+    return f"{tool.name} {path}" if isinstance(path, str) else tool.name

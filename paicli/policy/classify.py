@@ -32,7 +32,7 @@ from paicli.policy.checks import (
     check_variable_names,
     unknowable_arguments,
 )
-from paicli.policy.git import check_git
+from paicli.policy.git import check_git, dynamic_global_option
 from paicli.policy.paths import HARMLESS_FILES, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
@@ -203,6 +203,8 @@ class _Classifier(Visitor):
         if name in ("test", "["):
             return check_test(args)
         if name == "git":
+            if reason := dynamic_global_option(args):
+                return [(Risk.OPAQUE, reason)]
             if reasons := unknowable_arguments(name, args):
                 return reasons
             found = check_git(args, self.places.root, self.places.only_root)

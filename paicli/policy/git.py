@@ -5,8 +5,8 @@ A model can write a repository of its own anywhere in the workspace (`sub/HEAD`,
 (`core.fsmonitor`, `diff.external`, `core.pager`, aliases) when a "read-only" git command reads it. So a
 git command is SAFE only when the shell is at the workspace root, the root holds a real `.git` (which
 the file tools never write), and nothing points git elsewhere (`-C`, `--git-dir`, `--work-tree`, `GIT_*`
-variables, which make the command ASK anyway). `-c`/`--config-env` keys that can run programs and
-`--exec-path=DIR` are OPAQUE: they need a human even in yolo.
+variables, which make the command ASK anyway). `-c`/`--config-env` keys that can run programs
+(unless `-c` sets them empty) and `--exec-path=DIR` are OPAQUE: they need a human even in yolo.
 """
 
 from __future__ import annotations
@@ -46,6 +46,20 @@ BUILTINS = READ_ONLY | frozenset({
 })  # fmt: skip
 
 
+def dynamic_global_option(args: tuple[Word, ...]) -> str | None:
+    """Why git's options before the subcommand are a human's call: one only known when it runs can be
+    `-c core.pager=CODE` or `--exec-path=DIR` (`git -c "core.pager=$P" log`, `git $OPTIONS log`)."""
+    index = 0
+    while index < len(args) and (args[index].text.startswith("-") or not args[index].static):
+        option = args[index].text.partition("=")[0]
+        end = index + (2 if option in _GLOBAL_VALUED and "=" not in args[index].text else 1)
+        for word in args[index:end]:
+            if not word.static:
+                return f"git gets an option only known when it runs ({word.text}), which can make it run programs"
+        index = end
+    return None
+
+
 def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, bool] | None:
     """None when `git args` is read-only here; else (why, opaque) where opaque means a human must look."""
     index = 0
@@ -58,8 +72,10 @@ def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, b
             index += 1
         index += 1
         if option in ("-c", "--config-env"):
-            key = value.split("=", 1)[0].lower()
-            if not key.startswith(tuple(k.lower() for k in _HARMLESS_KEYS)):
+            key, assigned, setting = value.partition("=")
+            key = key.lower()
+            cleared = option == "-c" and assigned and not setting  # `-c credential.helper=`: names no program
+            if not cleared and not key.startswith(tuple(k.lower() for k in _HARMLESS_KEYS)):
                 return f"git {option} {key} can make git run programs", True
             return f"git {option} changes git's configuration for this command", False
         if option == "--exec-path" and (equals or (index < len(args) and value)):

@@ -30,9 +30,11 @@ from typing import Any
 from paicli.policy.classify import Classification, Risk, normalise_name
 from paicli.shell.parse import parse_script
 from paicli.shell.syntax import SimpleCommand
+from paicli.tools.execute_command import ExecuteCommand
+from paicli.tools.toolbox import BUILTIN_TOOLS
 
-COMMAND_TOOL = "execute_command"
-TOOL_NAMES = ("read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code", COMMAND_TOOL)
+COMMAND_TOOL = ExecuteCommand.name  # what a rule without a tool name is about
+TOOL_NAMES = tuple(tool.name for tool in BUILTIN_TOOLS)
 _TOOL_FORM = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)", re.DOTALL)
 
 
@@ -84,27 +86,40 @@ class Rules:
         return any(rule.tool == COMMAND_TOOL for rule in self.deny)
 
     def denied_by(
-        self, tool: str, arguments: Mapping[str, Any], classification: Classification | None = None
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        classification: Classification | None = None,
+        *,
+        path_argument: str | None = "path",
     ) -> Rule | None:
+        """`classification` is the parsed command of a command tool (None for other tools, whose
+        `path_argument` names the path that a rule's glob is matched against)."""
         for rule in self.deny:
             if rule.tool != tool:
                 continue
-            if tool == COMMAND_TOOL:
-                commands = classification.commands if classification else ()
+            if classification is not None:
+                commands = classification.commands
                 if not rule.words or any(_starts_with(command, rule.words) for command in commands):
                     return rule
-            elif self._path_matches(rule, arguments, any_spelling=True):
+            elif self._path_matches(rule, arguments, path_argument, any_spelling=True):
                 return rule
         return None
 
     def allowed_by(
-        self, tool: str, arguments: Mapping[str, Any], classification: Classification | None = None
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        classification: Classification | None = None,
+        *,
+        path_argument: str | None = "path",
     ) -> tuple[Rule, ...]:
         """The allow rules that together cover this call; () when they do not."""
         candidates = [rule for rule in self.allow if rule.tool == tool]
-        if tool != COMMAND_TOOL:
-            return next(((rule,) for rule in candidates if self._path_matches(rule, arguments, any_spelling=False)), ())
-        if classification is None or classification.risk is not Risk.ASK:
+        if classification is None:
+            covers = [self._path_matches(rule, arguments, path_argument, any_spelling=False) for rule in candidates]
+            return next(((rule,) for rule, hit in zip(candidates, covers, strict=True) if hit), ())
+        if classification.risk is not Risk.ASK:
             return ()
         used: list[Rule] = []
         for finding in classification.asks:
@@ -117,11 +132,16 @@ class Rules:
                 used.append(rule)
         return tuple(used)
 
-    def _path_matches(self, rule: Rule, arguments: Mapping[str, Any], *, any_spelling: bool) -> bool:
-        """Deny rules match the path as written or as resolved; allow rules need both to match."""
+    def _path_matches(
+        self, rule: Rule, arguments: Mapping[str, Any], path_argument: str | None, *, any_spelling: bool
+    ) -> bool:
+        """Deny rules match the path as written or as resolved; allow rules need both to match. A tool
+        without a path argument matches only rules without a glob."""
         if rule.path_glob is None:
             return True
-        raw = arguments.get("path")
+        if path_argument is None:
+            return False
+        raw = arguments.get(path_argument)
         spellings = self._spellings(raw if isinstance(raw, str) and raw.strip() else ".")
         hits = [fnmatch.fnmatchcase(path, rule.path_glob) for path in spellings]
         return any(hits) if any_spelling else all(hits)

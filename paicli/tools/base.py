@@ -1,18 +1,28 @@
-"""The tool seam: every tool is one module with a pydantic Args model and an async `run`.
+"""The tool seam: every tool is one module with a pydantic Args model, an async `run`, and its facts.
 
 A tool raises `ToolFailure` (or any exception) to report a problem; the tool box turns that into an
 error result for the model. Nothing a tool does is ever raised to the user.
+
+What a tool *is* lives on the tool, in one place, so the tool box, the approval policy, the rules, the
+plan contract and the display never keep tables of tool names (MCP tools set the same facts):
+`effect` (reads, writes files, or executes), `confined` (the workspace guard checks every path it
+touches), `path_argument` and `command_argument` (what rules and scopes look at), `untrusted_output`
+(its output is data from the workspace, marked as such for the model) and `summary_argument` (what is
+shown after its name).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
+
+from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
+from paicli.tools.scope import TaskScope
 
 
 class ToolFailure(Exception):
@@ -56,6 +66,7 @@ class ToolContext:
     secrets: list[str] = field(default_factory=list)  # values masked in everything a tool returns
     command_timeout: float = 60.0
     output_limit: int = 16_000  # characters of tool output the model sees (head + tail)
+    scope: TaskScope | None = None  # what a plan task's calls may do (the plan contract); None: chat
 
 
 class Tool:
@@ -64,10 +75,35 @@ class Tool:
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[BaseModel]]
-    read_only: ClassVar[bool] = False
+    effect: ClassVar[Effect] = Effect.EXECUTE  # fail closed: a tool that says nothing may do anything
+    confined: ClassVar[bool] = False  # every path it touches goes through the workspace guard
+    path_argument: ClassVar[str | None] = None  # the argument naming the workspace path it reads or writes
+    command_argument: ClassVar[str | None] = None  # the argument holding a shell command line
+    untrusted_output: ClassVar[bool] = False  # its output is workspace data, marked so for the model
+    summary_argument: ClassVar[str | None] = None  # shown after the name; None: its first string argument
+
+    @property
+    def read_only(self) -> bool:
+        return self.effect is Effect.READ
 
     async def run(self, args: Any, ctx: ToolContext) -> str:
         raise NotImplementedError
+
+    def failure(self, output: str) -> str | None:
+        """Why a call that ran counts as failed, from its output (a command's non-zero exit); None: it did not.
+        Used where the harness runs a call itself and must decide (a plan task's direct action)."""
+        return None
+
+    def summary(self, arguments: Mapping[str, Any]) -> str:
+        """What a call does, in a few words: `src/app.py`, `pytest -q`, `TODO in src/` (not sanitized)."""
+        key = self.summary_argument
+        value = arguments.get(key) if key else next((v for v in arguments.values() if isinstance(v, str)), None)
+        if value is None and key in self.Args.model_fields:
+            value = self.Args.model_fields[key].default  # list_dir without a path lists "."
+        if not isinstance(value, str):
+            return ""
+        where = arguments.get(self.path_argument) if self.path_argument and key != self.path_argument else None
+        return f"{value} in {where}" if isinstance(where, str) and where else value
 
     @classmethod
     def spec(cls) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.walk import JUNK_FOLDERS, glob_to_regex, walk
 
@@ -35,7 +35,10 @@ class GlobFiles(Tool):
         "(folders end with `/`). Skips " + ", ".join(sorted(JUNK_FOLDERS)) + "."
     )
     Args = GlobFilesArgs
-    read_only = True
+    effect = Effect.READ
+    confined = True
+    path_argument = "path"
+    summary_argument = "pattern"
 
     async def run(self, args: GlobFilesArgs, ctx: ToolContext) -> str:
         pattern = args.pattern.strip()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.tools.base import Tool, ToolContext, ToolFailure
+from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.guard import display_path, resolve_in_workspace
 
 MAX_ENTRIES = 1000
@@ -27,7 +27,9 @@ class ListDir(Tool):
         "links show their target as `name -> target`. Use glob_files to find files deeper down."
     )
     Args = ListDirArgs
-    read_only = True
+    effect = Effect.READ
+    confined = True
+    path_argument = summary_argument = "path"
 
     async def run(self, args: ListDirArgs, ctx: ToolContext) -> str:
         path = resolve_in_workspace(ctx.workspace, args.path, for_write=False)

@@ -10,7 +10,7 @@ invalid one, so each call is decided and audited. A box without a gate runs ever
 execute_command still refuses the hard denylist itself.
 
 What a file or a command says is untrusted: with `mark_data` (on in a real session) the output of the
-tools in UNTRUSTED_OUTPUT starts with a line that marks it as data, so text in a repository cannot pass
+tools whose `untrusted_output` is set starts with a line that marks it as data, so text in a repository cannot pass
 for instructions (the system prompt already tells the model that tool results are data).
 """
 
@@ -38,7 +38,13 @@ from paicli.tools.write_file import WriteFile
 
 ERROR_PREFIX = "Error: "
 FRAGMENT_MIN = 8  # characters: a shorter piece of a secret gives little away, and masking it would hit ordinary text
-UNTRUSTED_OUTPUT = {"read_file", "grep_code", "execute_command"}
+BUILTIN_TOOLS: tuple[type[Tool], ...] = (ReadFile, WriteFile, EditFile, ListDir, GlobFiles, GrepCode, ExecuteCommand)
+_BUILTIN_BY_NAME = {tool.name: tool() for tool in BUILTIN_TOOLS}
+
+
+def builtin_tool(name: str) -> Tool | None:
+    """The built-in tool of that name (its facts: effect, arguments, ...), or None."""
+    return _BUILTIN_BY_NAME.get(name)
 
 
 def data_marker(tool: str) -> str:
@@ -46,7 +52,7 @@ def data_marker(tool: str) -> str:
 
 
 class Gate(Protocol):
-    async def admit(self, tool: str, arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
+    async def admit(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
         """None lets the call run; a text refuses it (the text goes to the model)."""
         ...
 
@@ -74,8 +80,7 @@ class ToolBox:
     @classmethod
     def default(cls, *, gate: Gate | None = None, mark_data: bool = False) -> ToolBox:
         """The seven tools of the contract, in contract order."""
-        tools = [ReadFile(), WriteFile(), EditFile(), ListDir(), GlobFiles(), GrepCode(), ExecuteCommand()]
-        return cls(tools, gate=gate, mark_data=mark_data)
+        return cls([tool() for tool in BUILTIN_TOOLS], gate=gate, mark_data=mark_data)
 
     @property
     def names(self) -> list[str]:
@@ -85,9 +90,17 @@ class ToolBox:
         """The OpenAI function-tool schemas, in registration order (a copy: callers may not alter ours)."""
         return copy.deepcopy(self._specs)
 
+    def tool(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
     def is_read_only(self, name: str) -> bool:
         tool = self._tools.get(name)
         return tool is not None and tool.read_only
+
+    def summary(self, name: str, arguments: dict[str, Any] | str) -> str:
+        """What a call does in a few words (unsanitized), by the tool's own rule; "" when it has none."""
+        tool = self._tools.get(name)
+        return tool.summary(arguments) if tool is not None and isinstance(arguments, dict) else ""
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome:
         """Run one tool call. Never raises, except asyncio.CancelledError."""
@@ -103,7 +116,7 @@ class ToolBox:
             args = tool.Args.model_validate(arguments)
         except ValidationError as error:
             return self._invalid(tool.name, describe_validation_error(tool, error), arguments, ctx)
-        if self.gate is not None and (refusal := await self.gate.admit(tool.name, arguments, ctx)) is not None:
+        if self.gate is not None and (refusal := await self.gate.admit(tool, arguments, ctx)) is not None:
             return self._failure(refusal, arguments, ctx)
 
         try:
@@ -114,7 +127,7 @@ class ToolBox:
             return self._failure(str(failure) or f"{tool.name} failed", arguments, ctx)
         except Exception as error:
             return self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
-        if self.mark_data and tool.name in UNTRUSTED_OUTPUT and output:
+        if self.mark_data and tool.untrusted_output and output:
             output = data_marker(tool.name) + output
         return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments)
 

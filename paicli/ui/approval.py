@@ -13,16 +13,16 @@ Slash commands: `/approval [ask|auto|yolo]` → `approval_command(runtime.policy
 Trust at start-up (paicli/cli.py, REPL only, before the event loop runs):
 `load_settings(..., confirm_trust=confirm_trust if stdin is a terminal else None)`.
 
-Everything shown comes from the model or a repository: control and format characters (escape sequences,
-bidi overrides, zero-width characters) are made visible as `\\x1b`, `\\u202e`, ... rather than
-interpreted or silently dropped, so what the user approves is what they read.
+Everything shown comes from the model or a repository and goes through `paicli.sanitize.terminal_safe`:
+control and format characters (escape sequences, bidi overrides, zero-width characters) are made visible
+as `\\x1b`, `\\u202e`, ... rather than interpreted or silently dropped, so what the user approves is
+what they read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from prompt_toolkit.output import Output
 
 from paicli.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
 from paicli.policy.approval import MODES, ApprovalPolicy
+from paicli.sanitize import terminal_safe
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.trust import TrustRequest
 
@@ -53,21 +54,8 @@ MODE_NOTES = {
 }
 
 
-def visible(text: str) -> str:
-    """`text` with every control or format character shown as an escape (newlines and tabs kept)."""
-    out = []
-    for char in text:
-        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs"):
-            out.append(char)
-        elif ord(char) < 0x100:
-            out.append(f"\\x{ord(char):02x}")
-        else:
-            out.append(f"\\u{ord(char):04x}")
-    return "".join(out)
-
-
 def shown_lines(text: str, limit: int = MAX_SHOWN_LINES) -> list[str]:
-    lines = visible(text).splitlines() or [""]
+    lines = terminal_safe(text).splitlines() or [""]
     if len(lines) <= limit:
         return lines
     half = limit // 2
@@ -192,18 +180,18 @@ def question(request: ApprovalRequest, answer: str | None = None) -> FormattedTe
     """The approval question as formatted fragments (never parsed as markup)."""
     always = getattr(request, "always", "this exact call")
     opaque = getattr(request, "opaque", False)
-    task = f" · task {visible(request.task_id)}" if request.task_id else ""
-    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ approve {visible(request.tool)}{task}\n")]
+    task = f" · task {terminal_safe(request.task_id)}" if request.task_id else ""
+    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ approve {terminal_safe(request.tool)}{task}\n")]
     for line in shown_lines(request.summary):
         parts += [("ansiyellow", "│ "), ("bold", f"{line}\n")]
     if request.reason:
-        parts += [("ansiyellow", "│ "), ("", f"why: {visible(request.reason)}\n")]
+        parts += [("ansiyellow", "│ "), ("", f"why: {terminal_safe(request.reason)}\n")]
     if opaque:
         parts += [("ansiyellow", "│ "), ("ansired", "paicli cannot tell what this runs: read it closely\n")]
     if answer is None:
         parts += [
             ("ansiyellow", "╰ "), ("bold", "y"), ("", " yes · "), ("bold", "n"), ("", " no · "),
-            ("bold", "a"), ("", f" always allow {visible(always)} this session · "), ("bold", "esc"),
+            ("bold", "a"), ("", f" always allow {terminal_safe(always)} this session · "), ("bold", "esc"),
             ("", " cancel "),
         ]  # fmt: skip
     else:
@@ -214,11 +202,11 @@ def question(request: ApprovalRequest, answer: str | None = None) -> FormattedTe
 
 def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: Output | None = None) -> bool:
     """Ask, before the event loop starts, whether to apply a repository config's sensitive settings."""
-    lines = [f"{visible(str(request.path))} wants to set:"]
-    lines += [f"  {key} = {visible(value)}" for key, value in request.values.items()]
+    lines = [f"{terminal_safe(str(request.path))} wants to set:"]
+    lines += [f"  {key} = {terminal_safe(value)}" for key, value in request.values.items()]
     lines += [
-        "These decide where your API key is sent, what runs unasked and what the agent is told. Apply them",
-        "for this repository (remembered until the file changes)? [y/N] ",
+        "These decide where your API key is sent, what runs unasked, what the agent is told and what a plan",
+        "may spend. Apply them for this repository (remembered until the file changes)? [y/N] ",
     ]
     session: PromptSession[str] = PromptSession(input=input, output=output)
     try:
@@ -242,10 +230,10 @@ def approval_command(policy: ApprovalPolicy | None, arg: str) -> str:
     lines = [f"approval mode: {mode} — {MODE_NOTES[mode]}"]
     for label, rules in (("allow", policy.rules.allow), ("deny", policy.rules.deny)):
         if rules:
-            lines.append(f"{label} rules: " + ", ".join(visible(rule.text) for rule in rules))
+            lines.append(f"{label} rules: " + ", ".join(terminal_safe(rule.text) for rule in rules))
     grants = sorted(key.split(":", 1)[1] for key in policy.grants)
     if grants:
-        lines.append("always allowed this session: " + ", ".join(visible(g) for g in grants))
+        lines.append("always allowed this session: " + ", ".join(terminal_safe(g) for g in grants))
     return "\n".join(lines)
 
 
@@ -255,7 +243,7 @@ def audit_command(folder: Path, arg: str, *, log: AuditLog | None = None) -> str
     if text and not (text.isdigit() and int(text) > 0):
         return "usage: /audit [N] (the latest N entries, default 20)"
     entries = read_entries(folder, int(text) if text else DEFAULT_SHOWN)
-    lines = [visible(line) for line in format_entries(entries)] or [f"no audit entries yet in {folder}"]
+    lines = [terminal_safe(line) for line in format_entries(entries)] or [f"no audit entries yet in {folder}"]
     if log is not None and log.last_error:
         lines.append(f"warning: {log.last_error}")
     return "\n".join(lines)

@@ -49,11 +49,11 @@ from paicli.events import (
 )
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, TaskStatus, TaskType
+from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.plan_view import count_statuses, fold, status_icon, type_badge
 from paicli.ui.render import (
     NOTICE_STYLES,
-    clean,
     format_duration,
     format_tokens,
     tool_summary,
@@ -190,7 +190,7 @@ class LivePlanView:
             row.activity, row.activity_failed, row.error = "", False, ""
             self._plain(Text.assemble(status_icon(row.status), " ", (row.id, "bold"), " started"))
         elif isinstance(event, ToolCallEvent) and row is not None:
-            row.activity = self._safe(f"{event.name}: {tool_summary(event.name, event.arguments)}".rstrip(": "))
+            row.activity = self._safe(f"{event.name}: {tool_summary(event)}".rstrip(": "))
             row.activity_failed = False
             self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
         elif isinstance(event, ToolResultEvent) and row is not None:
@@ -260,7 +260,7 @@ class LivePlanView:
                 )
         if event.summary and event.summary.strip():
             self.console.print()
-            self.console.print(Markdown(self._safe(event.summary)))
+            self.console.print(Markdown(self._safe(event.summary), hyperlinks=False))
         self.console.print(Text(usage_line(event.usage if event.usage.total else self.usage), style="dim"))
 
     # ---- the live display ----
@@ -377,7 +377,7 @@ class LivePlanView:
         self.console.print(line)  # above the live table while it is shown
 
     def _safe(self, text: str) -> str:
-        return mask_secrets(clean(text), self.secrets)
+        return mask_secrets(terminal_safe(text), self.secrets)
 
 
 def _rows_to_hide(rows: list[TaskRow], room: int) -> dict[str, TaskRow]:

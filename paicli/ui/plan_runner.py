@@ -1,113 +1,91 @@
-"""Runs one plan on a terminal: the review screen, the live view, approval questions, and ESC that
-cancels it at any moment. Shared by the REPL's `/plan` and an interactive `paicli plan GOAL`."""
+"""One plan on a terminal: the review screen, the live view, approval questions, and ESC that cancels it
+at any moment. Driven by paicli.app; used by the REPL's `/plan` and by an interactive `paicli plan GOAL`."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 
 from prompt_toolkit.output import Output, create_output
 from rich.console import Console
 from rich.text import Text
 
+from paicli.app.driver import run_plan, run_with_signals
+from paicli.app.jsonl import JsonLinesSink
+from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
-from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, PaicliError
 from paicli.events import EventSink, FanOutSink
 from paicli.plan.model import Plan, PlanStatus
-from paicli.plan.session import PlanSession
-from paicli.runtime import Runtime, build_plan_session, build_runtime, secret_values
+from paicli.plan.outcome import PlanOutcome
+from paicli.plan.session import Amend
+from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.keys import CancelKeys
 from paicli.ui.live import LivePlanView
-from paicli.ui.render import ChatRenderer, one_line
+from paicli.ui.render import ChatRenderer
 from paicli.ui.review import review_plan
+from paicli.ui.watch import cancel_keys
 
 
-@dataclass
-class PlanRun:
-    session: PlanSession
-    job: asyncio.Task[Plan]  # done: cancelled, failed with an exception, or the finished plan
+class PlanScreen:
+    """What a running plan shows and reads on the terminal."""
+
+    def __init__(
+        self, runtime: Runtime, console: Console, approval: ApprovalPrompt, *, output: Output | None = None
+    ) -> None:
+        self.console = console
+        self.approval = approval
+        self.output = output  # where the review screen draws
+        self.live = LivePlanView(console, secrets=runtime.secrets())
+        self._keys: CancelKeys | None = None
+
+    @contextlib.contextmanager
+    def watch(self, cancel: Callable[[], None]) -> Iterator[None]:
+        with cancel_keys(cancel, self.approval, before_question=[self.live.pause],
+                         after_question=[self.live.resume]) as keys, self.live:  # fmt: skip
+            self._keys = keys
+            yield
+
+    async def review(self, plan: Plan, amend: Amend) -> Plan | None:
+        keys = self._keys.suspended() if self._keys is not None else contextlib.nullcontext()
+        with self.live.paused(), keys:
+            return await review_plan(plan, console=self.console, amend=amend, output=self.output)
 
 
-async def drive_plan(
-    runtime: Runtime,
-    console: Console,
-    approval: ApprovalPrompt,
-    *,
-    goal: str | None,
-    plan: Plan | None = None,
-    plan_id: str | None = None,
-    also: EventSink | None = None,
-    output: Output | None = None,
-) -> PlanRun:
-    """`also` receives every event too (a JSON-lines writer); `output` is where the review screen draws."""
-    live = LivePlanView(console, secrets=runtime.secrets())
-    keys = CancelKeys(lambda: job.cancel())
-
-    async def approve(candidate: Plan) -> Plan | None:
-        with live.paused(), keys.suspended():
-            return await review_plan(candidate, console=console, amend=session.planner, output=output)  # type: ignore[arg-type]
-
-    def pause() -> None:
-        live.pause()
-        keys.pause()
-
-    def resume() -> None:
-        keys.resume()
-        live.resume()
-
-    sink: EventSink = live if also is None else FanOutSink(live, also)
-    session = build_plan_session(runtime, sink, approve=approve, plan_id=plan_id)
-    job = asyncio.create_task(session.run(goal, plan=plan))
-    with keys, live, approval.attached(pause=pause, resume=resume, on_cancel=job.cancel):
-        try:
-            await asyncio.wait({job})
-        finally:
-            if not job.done():  # whoever awaits us is being cancelled: stop the plan first
-                job.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await job
-    return PlanRun(session, job)
+async def plan_on_screen(
+    runtime: Runtime, screen: PlanScreen, request: PlanRequest, *, also: EventSink | None = None
+) -> PlanOutcome:
+    """`also` receives every event too (a JSON-lines writer)."""
+    sink: EventSink = screen.live if also is None else FanOutSink(screen.live, also)
+    return await run_plan(
+        runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
+        review=screen.review, watch=screen.watch,
+    )  # fmt: skip
 
 
-def plan_in_terminal(
-    settings: Settings, goal: str | None, *, plan: Plan | None, plan_id: str | None, json_mode: bool
-) -> int:
+def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: bool) -> int:
     """`paicli plan GOAL` on a terminal without --yes: review, live view, approvals, ESC. With --json the
     screen goes to stderr so stdout carries only the JSON lines."""
-    from paicli.headless import JsonLinesSink, run_async
-
-    screen = sys.stderr if json_mode else sys.stdout
-    console = Console(file=screen, highlight=False)
-    output = create_output(stdout=screen)
+    stream = sys.stderr if json_mode else sys.stdout
+    console = Console(file=stream, highlight=False)
+    output = create_output(stdout=stream)
     also = JsonLinesSink(sys.stdout, secret_values(settings)) if json_mode else None
 
     async def main() -> int:
         runtime = build_runtime(settings, ChatRenderer(console, secrets=secret_values(settings)))
         approval = ApprovalPrompt(output=output)
         runtime.approve = approval
+        for notice in request.notices:
+            console.print(Text(one_line(notice, limit=1000), style="yellow"))
         try:
-            run = await drive_plan(
-                runtime, console, approval, goal=goal, plan=plan, plan_id=plan_id, also=also, output=output
-            )
+            outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),
+                                           request, also=also)  # fmt: skip
         finally:
             await runtime.aclose()
-        if run.job.cancelled():
-            return EXIT_CANCELLED
-        error = run.job.exception()
-        if error is not None:
-            if not isinstance(error, PaicliError):
-                raise error
-            console.print(Text(f"paicli: {one_line(str(error), limit=1000)}", style="red"))
-            return EXIT_FAILED
-        finished = run.job.result()
-        if finished.status is PlanStatus.COMPLETED:
-            return EXIT_OK
-        if finished.status is PlanStatus.CANCELLED:
-            return EXIT_CANCELLED
-        console.print(Text(f"plan failed: {one_line(run.session.failure or '', limit=1000)}", style="red"))
-        return EXIT_FAILED
+        if outcome.status is PlanStatus.FAILED:
+            console.print(Text(f"paicli: {one_line(outcome.message() or '', limit=1000)}", style="red"))
+        return outcome.exit_code()
 
-    return run_async(main)
+    return run_with_signals(main)

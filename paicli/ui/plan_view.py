@@ -1,7 +1,7 @@
 """A plan as rich renderables: what runs together (levels), what each task is, what it waits for.
 
 Pure functions: nothing here prints. Everything a model wrote (ids, descriptions, the summary) is
-untrusted, so it goes into `Text` objects after `clean()` and is never parsed as rich markup.
+untrusted, so it goes into `Text` objects after `terminal_safe()` and is never parsed as rich markup.
 
 Layout (no tables, so it wraps cleanly down to 40 columns):
 
@@ -30,7 +30,7 @@ from rich.text import Text
 
 from paicli.plan import dag
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
-from paicli.ui.render import clean
+from paicli.sanitize import terminal_safe
 
 TYPE_BADGES: dict[TaskType, tuple[str, str]] = {
     TaskType.FILE_READ: ("READ", "cyan"),
@@ -66,7 +66,7 @@ def status_icon(status: TaskStatus) -> Text:
 
 def fold(text: str) -> str:
     """Untrusted text on one line: control characters gone, runs of whitespace (newlines too) one space."""
-    return " ".join(clean(text).split())
+    return " ".join(terminal_safe(text).split())
 
 
 def dependencies_text(dependencies: Sequence[str]) -> Text:
@@ -87,7 +87,7 @@ def task_heading(task: Task) -> Text:
 def task_description(task: Task, *, expanded: bool) -> Text:
     """Folded: one line cut with "…" at the terminal's edge. Expanded: every line, wrapped."""
     if expanded:
-        return Text(clean(task.description).strip())
+        return Text(terminal_safe(task.description).strip())
     return Text(fold(task.description), no_wrap=True, overflow="ellipsis")
 
 
@@ -143,7 +143,7 @@ def render_plan(plan: Plan, *, expanded: bool = False) -> RenderableType:
     title = Text(f"Plan · round {plan.round}" if plan.round > 1 else "Plan", style="bold")
     parts.append(title)
     if plan.summary.strip():
-        summary = clean(plan.summary).strip()
+        summary = terminal_safe(plan.summary).strip()
         parts.append(Text(summary) if expanded else Text(fold(summary)))
     parts.append(summary_line(plan, show_path=expanded))
     earlier = earlier_tasks(plan)

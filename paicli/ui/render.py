@@ -5,8 +5,9 @@ outside a code fence, or a closing fence, ends a block); each complete block is 
 forgotten, so the cost stays linear in the length of the answer. On a terminal the unfinished block is
 previewed in a transient `Live` region, refreshed at most `PREVIEW_HZ` times a second and cut to its tail.
 
-Everything the model or a tool wrote is untrusted: control characters (escape sequences) are stripped
-and it is never parsed as rich markup (only `Markdown(...)` and `Text(...)` see it).
+Everything the model or a tool wrote is untrusted: it goes through `paicli.sanitize.terminal_safe` and is
+never parsed as rich markup (only `Markdown(...)` and `Text(...)` see it); Markdown links are shown with
+their targets, never as terminal hyperlinks whose text could differ from where they lead.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -26,58 +26,36 @@ from rich.text import Text
 
 from paicli.events import Event, ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
+from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
 
 PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
-CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # everything but \t and \n, C1 controls too
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 OWN_GAP = re.compile(r" {0,3}([-*+]\s|\d+[.)]\s|>|\|)")  # lists, quotes, tables: rich starts them with a blank line
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 
-# The argument shown after a tool's name; tools not listed show their first string argument.
-SUMMARY_ARGUMENT = {
-    "read_file": "path",
-    "write_file": "path",
-    "edit_file": "path",
-    "list_dir": "path",
-    "glob_files": "pattern",
-    "grep_code": "pattern",
-    "execute_command": "command",
-}
 
 
-def clean(text: str) -> str:
-    """Untrusted text made safe to display: control characters other than newline and tab removed."""
-    return CONTROL_CHARS.sub("", text)
-
-
-def one_line(text: str, limit: int = 160) -> str:
-    flat = " ".join(clean(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def tool_summary(name: str, arguments: dict[str, Any] | str) -> str:
-    """One line saying what a call does: `src/app.py`, `pytest -q`, `TODO in src/`."""
+def tool_summary(event: ToolCallEvent) -> str:
+    """One safe line saying what a call does: the tool's own summary (`src/app.py`, `pytest -q`, `TODO in
+    src/`), else its first string argument, else the arguments as sent."""
+    if event.summary:
+        return one_line(event.summary)
+    arguments = event.arguments
     if isinstance(arguments, str):
         return one_line(arguments)
-    key = SUMMARY_ARGUMENT.get(name)
-    value = arguments.get(key) if key else next((v for v in arguments.values() if isinstance(v, str)), None)
-    if value is None:
-        if name == "list_dir":
-            return "."
-        return one_line(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
-    summary = one_line(str(value))
-    where = arguments.get("path")
-    if key == "pattern" and isinstance(where, str) and where:
-        summary += f" in {one_line(where)}"
-    return summary
+    first = next((value for value in arguments.values() if isinstance(value, str)), None)
+    if first is not None:
+        return one_line(first)
+    return one_line(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
 
 
 def result_summary(ok: bool, output: str) -> str:
     """`42 lines` for a success, the first line of the message for an error."""
     if not ok:
-        first = next((line for line in output.splitlines() if line.strip()), "failed")
+        # split on newlines only: str.splitlines() also cuts at \r, \u2028, ... and would hide the rest
+        first = next((line for line in terminal_safe(output).split("\n") if line.strip()), "failed")
         first = one_line(first)
         return first if first.lower().startswith("error") else f"Error: {first}"
     if not output.strip():
@@ -251,13 +229,13 @@ class ChatRenderer:
     def line(self, message: str, style: str = "") -> None:
         """One line of untrusted text, never parsed as markup."""
         self._stop_preview()
-        self.console.print(Text(self._mask(clean(message)), style=style), soft_wrap=True)
+        self.console.print(Text(self._mask(terminal_safe(message)), style=style), soft_wrap=True)
 
     # ---- internals ----
 
     def _text(self, delta: str) -> None:
         self.streamed = True
-        blocks = self._blocks.feed(clean(delta))
+        blocks = self._blocks.feed(terminal_safe(delta))
         if blocks and self._live is not None:
             # Printing redraws the preview below the output: it must no longer hold the printed blocks.
             self._live.update(self._preview_renderable(), refresh=False)
@@ -270,7 +248,7 @@ class ChatRenderer:
         if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
             self.console.print()
         self._after_tool_lines = False
-        self.console.print(Markdown(self._mask(block)))
+        self.console.print(Markdown(self._mask(block), hyperlinks=False))
         self._blocks_printed += 1
 
     def _preview(self, force: bool = False) -> None:
@@ -287,7 +265,7 @@ class ChatRenderer:
         rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
         text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
         if text.strip():
-            return Markdown(self._mask(text))
+            return Markdown(self._mask(text), hyperlinks=False)
         if self._waiting_since is not None:
             waited = format_duration(time.monotonic() - self._waiting_since)
             return Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
@@ -302,8 +280,8 @@ class ChatRenderer:
         if self._batch_has_results:
             self._calls_in_batch, self._batch_has_results = 0, False
         self._calls_in_batch += 1
-        line = Text.assemble(("⏺ ", "cyan"), (clean(event.name), "bold"))
-        summary = self._mask(tool_summary(event.name, event.arguments))
+        line = Text.assemble(("⏺ ", "cyan"), (terminal_safe(event.name), "bold"))
+        summary = self._mask(tool_summary(event))
         if summary:
             line.append(" " + summary)
         line.no_wrap, line.overflow = True, "ellipsis"
@@ -311,7 +289,7 @@ class ChatRenderer:
 
     def _tool_result(self, event: ToolResultEvent) -> None:
         # With several calls in flight, say which one this result belongs to.
-        who = f"{clean(event.name)}: " if self._calls_in_batch > 1 else ""
+        who = f"{terminal_safe(event.name)}: " if self._calls_in_batch > 1 else ""
         self._batch_has_results = self._after_tool_lines = True
         summary = self._mask(result_summary(event.ok, event.output))
         line = Text(f"  ⎿ {who}{summary}", style="dim" if event.ok else "dim red")

@@ -1,8 +1,9 @@
 """The interactive REPL: a prompt_toolkit prompt, slash commands, and chat turns that ESC cancels.
 
-One conversation per session: the system prompt first, then each turn's messages. A turn runs as an
-asyncio task while `CancelKeys` watches the keyboard; a cancelled or failed turn keeps only its answered
-part, so the conversation sent next is always consistent (every tool call has its result).
+One conversation per session: the system prompt first, then each turn's messages. A turn is driven by
+paicli.app (as a task that ESC cancels, see ui/watch.py); a cancelled or failed turn keeps only its
+answered part, so the conversation sent next is always consistent (every tool call has its result).
+The REPL is the `CommandContext` of the slash commands (ui/slash.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -20,19 +21,24 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from paicli import __version__
+from paicli.app.driver import run_turn
+from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import TextDelta
 from paicli.llm.types import Message
-from paicli.plan.model import Plan
+from paicli.plan.model import PlanStatus
+from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
-from paicli.ui.commands import Outcome, SlashCompleter, find_command, split_command
-from paicli.ui.keys import CancelKeys
-from paicli.ui.render import ChatRenderer, one_line
+from paicli.ui.commands import COMMANDS
+from paicli.ui.render import ChatRenderer
+from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
+from paicli.ui.watch import cancel_keys
 
 PROMPT = "› "
 
@@ -83,32 +89,6 @@ def prompt_keys() -> KeyBindings:
     return keys
 
 
-def answered_part(messages: list[Message], start: int) -> list[Message]:
-    """The conversation with an interrupted turn (from index `start`, its user message) cut back to what was
-    answered: up to its last tool round whose every call has a result; nothing of it when no round did."""
-    turn = messages[start:]
-    keep = 0
-    index = 1
-    while index < len(turn):
-        message = turn[index]
-        if message.get("role") != "assistant":
-            index += 1  # e.g. the "answer now" prompt of a spent step budget
-            continue
-        calls = message.get("tool_calls") or []
-        if not calls:
-            keep = index + 1
-            index += 1
-            continue
-        end = index + 1
-        while end < len(turn) and turn[end].get("role") == "tool":
-            end += 1
-        answered = {m.get("tool_call_id") for m in turn[index + 1 : end]}
-        if not {call.get("id") for call in calls} <= answered:
-            break
-        keep = index = end
-    return messages[:start] + turn[:keep]
-
-
 class Repl:
     def __init__(self, runtime: Runtime, renderer: ChatRenderer, console: Console) -> None:
         self.runtime = runtime
@@ -132,13 +112,25 @@ class Repl:
             history=history_file(home),
             multiline=True,
             key_bindings=keys,
-            completer=SlashCompleter(),
+            completer=SlashCompleter(COMMANDS),
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
             prompt_continuation="  ",
         )
 
-    # ---- used by the slash commands ----
+    # ---- the CommandContext of the slash commands ----
+
+    @property
+    def workspace(self) -> Path:
+        return self.runtime.workspace
+
+    @property
+    def home(self) -> Path:
+        return self.runtime.home
+
+    @property
+    def policy(self) -> ApprovalPolicy | None:
+        return self.runtime.policy
 
     @property
     def model(self) -> str:
@@ -151,19 +143,28 @@ class Repl:
     def clear_conversation(self) -> None:
         self.messages = [{"role": "system", "content": self.runtime.system_prompt(None)}]
 
-    def _pause_for(self, keys: CancelKeys) -> Callable[[], None]:
-        def pause() -> None:
-            self.renderer.flush()  # the streamed text so far goes on screen before the question
-            keys.pause()
+    def plan_next_message(self) -> None:
+        self.plan_next = True
 
-        return pause
+    async def run_plan(self, request: PlanRequest) -> None:
+        """Runs a plan on the screen; a completed one joins the conversation, so later turns know of it."""
+        from paicli.ui.plan_runner import PlanScreen, plan_on_screen  # plan mode loads on first use
 
-    def remember_plan(self, plan: Plan, summary: str | None) -> None:
-        """A finished plan joins the conversation, so chat turns after it know what was done."""
-        self.messages += [
-            {"role": "user", "content": f"/plan {plan.goal}"},
-            {"role": "assistant", "content": summary or plan.summary or "The plan completed."},
-        ]
+        for notice in request.notices:
+            self.say(notice, "yellow")
+        screen = PlanScreen(self.runtime, self.console, self.approval)
+        outcome = await plan_on_screen(self.runtime, screen, request)
+        self.renderer.session_usage = self.renderer.session_usage + outcome.usage
+        if outcome.status is PlanStatus.CANCELLED:
+            self.say("plan cancelled · /plan resume continues it", "dim")
+        elif outcome.status is PlanStatus.FAILED:
+            self.error(one_line(outcome.message() or "", limit=1000))
+        elif outcome.plan is not None:
+            plan = outcome.plan
+            self.messages += [
+                {"role": "user", "content": f"/plan {plan.goal}"},
+                {"role": "assistant", "content": outcome.summary or plan.summary or "The plan completed."},
+            ]
 
     async def compact(self) -> None:
         from paicli.agent.compress import estimate_tokens
@@ -181,6 +182,9 @@ class Repl:
 
     def error(self, text: str) -> None:
         self.renderer.line(text, "red")
+
+    def show(self, renderable: RenderableType) -> None:
+        self.console.print(renderable)
 
     # ---- the loop ----
 
@@ -207,13 +211,11 @@ class Repl:
             return Outcome.CONTINUE
         if self.plan_next and not text.lstrip().startswith("/"):
             self.plan_next = False
-            from paicli.ui.plan_command import run_plan
-
-            await run_plan(self, goal=text.strip())
+            await self.run_plan(PlanRequest(text.strip()))
             return Outcome.CONTINUE
         if text.lstrip().startswith("/"):
             name, arg = split_command(text)
-            command = find_command(name)
+            command = find_command(name, COMMANDS)
             if command is None:
                 self.error(f"unknown command {name} — /help lists the commands")
                 return Outcome.CONTINUE
@@ -223,39 +225,38 @@ class Repl:
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
-        start = len(self.messages)
-        pending = [*self.messages, {"role": "user", "content": text}]
-        turn = asyncio.create_task(self.runtime.react(self.renderer).run(pending))
         self.renderer.begin_wait()
-        keys = CancelKeys(turn.cancel)
-        with keys, self.approval.attached(pause=self._pause_for(keys), resume=keys.resume, on_cancel=turn.cancel):
-            try:
-                await asyncio.wait({turn})
-            finally:
-                if not turn.done():  # the REPL itself is cancelled (SIGTERM): stop the turn first
-                    turn.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await turn
-        self.typeahead = keys.typeahead
-        error = None if turn.cancelled() else turn.exception()
-        if turn.cancelled() or error is not None:
-            self.renderer.flush()
-            self.messages = answered_part(pending, start)
-            if error is None:
-                self.say("cancelled", "dim")
-            elif isinstance(error, PaicliError):
-                self.error(one_line(str(error), limit=1000))  # model unreachable, budget spent, ...: the REPL goes on
-            else:
-                from rich.traceback import Traceback  # only for bugs: not worth its import time at start
+        try:
+            turn = await run_turn(
+                self.runtime, self.renderer, [*self.messages, {"role": "user", "content": text}], watch=self._watch
+            )
+        except Exception as error:  # a bug: shown in full, and the REPL goes on
+            from rich.traceback import Traceback  # only for bugs: not worth its import time at start
 
-                self.console.print(Traceback.from_exception(type(error), error, error.__traceback__))
-                self.error(f"internal error: {type(error).__name__}: {error}")
-        else:
-            result = turn.result()
-            if not self.renderer.streamed and result.content:
-                self.renderer.emit(TextDelta(task_id=None, text=result.content))
-            self.messages = result.messages
+            self.renderer.flush()
+            self.console.print(Traceback.from_exception(type(error), error, error.__traceback__))
+            self.error(f"internal error: {type(error).__name__}: {error}")
+            self.renderer.end_turn()
+            return
+        self.messages = turn.messages
+        if turn.result is None:
+            self.renderer.flush()
+            if turn.error is None:
+                self.say("cancelled", "dim")
+            else:
+                self.error(one_line(str(turn.error), limit=1000))  # model unreachable, budget spent, ...
+        elif not self.renderer.streamed and turn.result.content:
+            self.renderer.emit(TextDelta(task_id=None, text=turn.result.content))
         self.renderer.end_turn()
+
+    @contextlib.contextmanager
+    def _watch(self, cancel: Callable[[], None]) -> Iterator[None]:
+        # Before a question, the streamed text so far goes on screen.
+        with cancel_keys(cancel, self.approval, before_question=[self.renderer.flush]) as keys:
+            try:
+                yield
+            finally:
+                self.typeahead = keys.typeahead
 
     def _prompt(self) -> FormattedText:
         if self.plan_next:

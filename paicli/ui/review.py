@@ -3,13 +3,17 @@
     Enter   approve: `review_plan` returns the plan (edited or amended as it now is)
     i       amend: ask for a supplement, `await amend(plan, supplement)`, show the new plan, review again
     e       edit the plan as text in $EDITOR (or $VISUAL, or vi); validated on save
+    r       rerun a completed task: asks for its id; it and every completed task depending on it go
+            back to PENDING (offered when the plan has completed tasks, e.g. a resumed one)
     Ctrl+O  fold / unfold long descriptions
     Esc, q  cancel: `review_plan` returns None
 
 Every other key, arrow keys and pasted text (bracketed paste) do nothing. Keys are read by a small
 prompt_toolkit Application run with `run_async`, so this works inside the REPL's running event loop.
 The plan itself is printed with rich into the scrollback (it may be taller than the screen); only the
-key hint lives in the prompt_toolkit region.
+key hint lives in the prompt_toolkit region. Tasks whose results come from a saved plan (a resumed one)
+are listed under the plan as "completed earlier, from the saved plan": a file may say anything, so the
+user sees which results are reused as they are, and can rerun them.
 
 Failures never lose work: a failed amend keeps the old plan; an edit that does not validate is shown
 with its problems and reopened with the user's own text (`e`), or kept as a draft for the next `e`
@@ -39,10 +43,11 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.errors import PaicliError, PlanError
-from paicli.plan.model import Plan
+from paicli.plan.model import Plan, TaskStatus
+from paicli.plan.resume import rerun
+from paicli.sanitize import terminal_safe
 from paicli.ui.editor import plan_to_text, text_to_plan
 from paicli.ui.plan_view import fold, render_plan
-from paicli.ui.render import clean
 
 ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
 
@@ -97,7 +102,8 @@ async def edit_in_editor(text: str) -> str | None:
 
 # ---- the review loop ---------------------------------------------------------------------------------
 
-APPROVE, AMEND, EDIT, TOGGLE, CANCEL, BACK = "approve", "amend", "edit", "toggle", "cancel", "back"
+APPROVE, AMEND, EDIT, TOGGLE, CANCEL, BACK, RERUN = "approve", "amend", "edit", "toggle", "cancel", "back", "rerun"
+SAVED_SHOWN = 20  # ids listed in the "from the saved plan" note
 
 REVIEW_KEYS = {
     "enter": APPROVE,
@@ -105,11 +111,13 @@ REVIEW_KEYS = {
     "i": AMEND,
     "e": EDIT,
     "c-o": TOGGLE,
+    "r": RERUN,
     "escape": CANCEL,
     "q": CANCEL,
     "c-c": CANCEL,
 }
 REVIEW_HINT = [("Enter", "approve"), ("i", "add to the plan"), ("e", "edit"), ("Ctrl+O", "expand"), ("Esc", "cancel")]
+RERUN_HINT = ("r", "rerun a task")
 RETRY_KEYS = {"e": EDIT, "escape": BACK, "q": BACK, "c-c": BACK}
 RETRY_HINT = [("e", "edit again"), ("Esc", "back to the plan")]
 WAIT_KEYS = {"escape": CANCEL, "c-c": CANCEL}
@@ -161,7 +169,7 @@ class _Review:
     async def run(self, plan: Plan) -> Plan | None:
         self.show(plan)
         while True:
-            action = await self.choose(REVIEW_KEYS, REVIEW_HINT)
+            action = await self.choose(REVIEW_KEYS, _review_hint(plan))
             if action == APPROVE:
                 self.note("Plan approved.", "green")
                 return plan
@@ -175,6 +183,8 @@ class _Review:
                 plan = await self.amend(plan)
             elif action == EDIT:
                 plan = await self.edit(plan)
+            elif action == RERUN:
+                plan = await self.rerun(plan)
 
     # ---- actions ----
 
@@ -216,7 +226,7 @@ class _Review:
             try:
                 edited_plan = text_to_plan(edited, plan)
             except PlanError as err:
-                self.note(f"The edited plan is not valid: {clean(str(err))}", "red")
+                self.note(f"The edited plan is not valid: {terminal_safe(str(err))}", "red")
                 text = edited
                 if await self.choose(RETRY_KEYS, RETRY_HINT) == EDIT:
                     continue
@@ -227,11 +237,41 @@ class _Review:
             self.show(edited_plan)
             return edited_plan
 
+    async def rerun(self, plan: Plan) -> Plan:
+        if not _completed_ids(plan):
+            self.note("No completed task to rerun.", "dim")
+            return plan
+        task_id = await self.ask("Rerun which completed task? Its id (Enter runs it again, Esc goes back): ")
+        if not task_id:
+            self.note("Nothing rerun.", "dim")
+            return plan
+        if task_id not in plan.ids():
+            self.note(f"There is no task {fold(task_id)} in this plan.", "red")
+            return plan
+        if plan.task(task_id).status is not TaskStatus.COMPLETED:
+            self.note(f"{fold(task_id)} has not completed; it runs anyway when it can.", "yellow")
+            return plan
+        rerun_plan, reset = rerun(plan, task_id)
+        self.show(rerun_plan)
+        self.note(f"Will run again: {', '.join(fold(i) for i in reset)}.", "green")
+        return rerun_plan
+
     # ---- output ----
 
     def show(self, plan: Plan) -> None:
         self.console.print()
         self.console.print(render_plan(plan, expanded=self.expanded))
+        saved = [task.id for task in plan.tasks if task.from_saved and task.status is TaskStatus.COMPLETED]
+        if saved:
+            more = f" and {len(saved) - SAVED_SHOWN} more" if len(saved) > SAVED_SHOWN else ""
+            listed = ", ".join(fold(task_id) for task_id in saved[:SAVED_SHOWN]) + more
+            self.console.print(
+                Text(
+                    f"✓ {listed}: completed earlier, from the saved plan; their results are used as the file "
+                    "has them · r reruns one",
+                    style="yellow",
+                )
+            )
 
     def note(self, message: str, style: str) -> None:
         self.console.print(Text(message, style=style))
@@ -301,6 +341,17 @@ class _Review:
         return app
 
 
+def _completed_ids(plan: Plan) -> list[str]:
+    return [task.id for task in plan.tasks if task.status is TaskStatus.COMPLETED]
+
+
+def _review_hint(plan: Plan) -> list[tuple[str, str]]:
+    """The review keys; `r` only when there is a completed task to rerun."""
+    if not _completed_ids(plan):
+        return REVIEW_HINT
+    return [*REVIEW_HINT[:3], RERUN_HINT, *REVIEW_HINT[3:]]
+
+
 def _exit_with(action: str) -> Callable[[KeyPressEvent], None]:
     def handler(event: KeyPressEvent) -> None:
         event.app.exit(result=action)
@@ -316,4 +367,3 @@ def _hint_text(hint: list[tuple[str, str]]) -> StyleAndTextTuples:
         text.append(("bold", key))
         text.append(("", f" {action}"))
     return text
-

@@ -71,3 +71,17 @@ def test_workspace_overview_is_capped(tmp_path: Path) -> None:
     overview = workspace_overview(tmp_path, limit=5)
     assert overview.splitlines()[:5] == ["f00.txt", "f01.txt", "f02.txt", "f03.txt", "f04.txt"]
     assert "stops at 5" in overview
+
+
+def test_rule_files_leading_outside_the_workspace_or_huge_are_left_out(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    (tmp_path / "credentials").write_text("aws_secret_access_key = SECRET")
+    (workspace / "AGENTS.md").symlink_to(tmp_path / "credentials")
+    (workspace / "CLAUDE.md").write_text("SAME REPO RULE")
+    (workspace / "PAI.md").symlink_to(workspace / "CLAUDE.md")  # inside the workspace: fine
+    (workspace / ".paicli").mkdir()
+    with open(workspace / ".paicli" / "PAI.md", "wb") as sparse:
+        sparse.truncate(1 << 30)
+    rules = project_rules(workspace, home)
+    assert "SECRET" not in rules and "SAME REPO RULE" in rules

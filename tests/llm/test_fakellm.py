@@ -195,6 +195,8 @@ def test_latency_delays_the_first_byte(fake: FakeLLM) -> None:
     httpx.post(f"{fake.base_url}/chat/completions", json=_body("slow"))
     assert time.monotonic() - started >= 0.25
     record = fake.requests[0]
+    assert record.wait_finished(5)  # the server thread records the end just after the client has the reply
+    record = fake.requests[0]
     assert record.finished is not None and record.finished - record.started >= 0.25
 
 
@@ -216,6 +218,7 @@ def test_parallel_requests_each_get_their_own_reply(fake: FakeLLM) -> None:
         thread.join(10)
     assert answers == {n: f"answer {n}" for n in range(6)}
     records = fake.requests
+    assert all(record.wait_finished(5) for record in records)  # the server records the end after replying
     # served concurrently: every request arrived before the first one was answered
     assert max(r.started for r in records) < min(r.finished or 0 for r in records)
 

@@ -83,7 +83,8 @@ async def test_declining_the_replanned_round_cancels_with_the_new_plan() -> None
 
     saved: list[Plan] = []
     planner = ScriptedPlanner(one_task_plan("fail"), replanned)
-    finished = await session(planner, saved, approve_only_round_one).run("g")
-    assert finished is replanned and finished.status is PlanStatus.CANCELLED
+    outcome = await session(planner, saved, approve_only_round_one).run("g")
+    assert outcome.plan is replanned and outcome.status is PlanStatus.CANCELLED is replanned.status
+    assert outcome.exit_code() == 130
     assert planner.reasons == ["fail failed: it broke"]
     assert saved[-1].round == 2 and saved[-1].status is PlanStatus.CANCELLED

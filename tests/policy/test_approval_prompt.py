@@ -13,6 +13,7 @@ from prompt_toolkit.output import DummyOutput
 from paicli.audit import AuditLog
 from paicli.policy.approval import ApprovalPolicy, PolicyRequest
 from paicli.policy.rules import Rules
+from paicli.sanitize import terminal_safe
 from paicli.tools.base import ApprovalDecision, ToolContext
 from paicli.trust import TrustRequest
 from paicli.ui.approval import (
@@ -22,7 +23,6 @@ from paicli.ui.approval import (
     confirm_trust,
     question,
     shown_lines,
-    visible,
 )
 
 REQUEST = PolicyRequest(task_id="task_2", tool="execute_command", summary="rm -r build", reason="rm changes files",
@@ -132,7 +132,7 @@ def test_escape_sequences_and_bidi_tricks_are_shown_not_obeyed() -> None:
 def test_long_commands_show_head_and_tail_with_a_count() -> None:
     lines = shown_lines("\n".join(f"line {n}" for n in range(200)), limit=10)
     assert lines[0] == "line 0" and lines[-1] == "line 199" and "190 more lines" in lines[5]
-    assert visible("tab\tand\nnewline") == "tab\tand\nnewline"
+    assert terminal_safe("tab\tand\nnewline") == "tab\tand\nnewline"
 
 
 def test_trust_prompt_needs_an_explicit_yes(keyboard: PipeInput) -> None:

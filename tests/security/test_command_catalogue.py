@@ -104,6 +104,15 @@ CATALOGUE = [
     ("git reset --hard HEAD~3", ASK),
     ("git clean -fdx", ASK),
     ("git -c core.sshCommand='rm -rf .' fetch", OPAQUE),  # a -c key that runs a program: a human looks, even in yolo
+    ("git -c credential.helper= credential fill", ASK),  # set empty: it names no program
+    ("git -c core.pager='' log", ASK),
+    ("git -c 'core.pager= ' log", OPAQUE),  # a space is a value
+    ('git -c "core.pager=$P" log', OPAQUE),
+    ("git -c core.pager=$'\\x73h' log", OPAQUE),
+    ("git --config-env=core.pager= log", OPAQUE),  # names a variable, whose value git reads
+    ("git $OPTIONS log", OPAQUE),  # `-c core.pager=CODE` when it runs
+    ('git -C "$D" -c "$X" status', OPAQUE),
+    ('git log -1 -- "$F"', ASK),  # after --, only a path
     ("git branch -D main", ASK),
     ("chmod 777 /etc/passwd", ASK),
     ("echo x >> ~/.ssh/authorized_keys", ASK),

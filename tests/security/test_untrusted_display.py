@@ -14,7 +14,7 @@ from paicli.events import TaskStarted, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.headless import progress_line
 from paicli.llm.types import ToolCall
 from paicli.tools.base import ToolContext
-from paicli.tools.toolbox import UNTRUSTED_OUTPUT, ToolBox, data_marker
+from paicli.tools.toolbox import ToolBox, data_marker
 from paicli.ui.live import LivePlanView
 from paicli.ui.render import ChatRenderer
 
@@ -74,7 +74,8 @@ async def test_tool_output_reaches_the_model_marked_as_data(tmp_path: Path) -> N
         outcome = await box.execute(ToolCall(id="c", name=name, arguments=json.dumps(arguments)), ctx)
         return outcome.output
 
-    assert {"read_file", "grep_code", "execute_command"} == UNTRUSTED_OUTPUT
+    marked = {tool.name for tool in map(box.tool, box.names) if tool is not None and tool.untrusted_output}
+    assert marked == {"read_file", "grep_code", "execute_command"}
     for name, arguments in [("read_file", {"path": "README.md"}), ("grep_code", {"pattern": "Ignore"}),
                             ("execute_command", {"command": "cat README.md"})]:  # fmt: skip
         output = await call(name, **arguments)

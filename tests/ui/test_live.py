@@ -130,7 +130,7 @@ def test_model_and_tool_text_is_cleaned_masked_and_not_markup() -> None:
     view.emit(PlanFinished(status="FAILED", summary=None, usage=Usage()))
     text = out.getvalue()
     assert "sk-123secret" not in text and "curl -H *** x" in text
-    assert "bad [2J[red]markup[/red] here" in text
+    assert r"bad \x1b[2J[red]markup[/red]\x07 here" in text  # shown, not obeyed; markup not applied
     assert "\x1b" not in text and "\x07" not in text
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+from typing import Any
 
 from rich.console import Console
 
 from paicli.events import ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
+from paicli.tools.toolbox import ToolBox
 from paicli.ui.render import ChatRenderer, MarkdownBlocks, result_summary, tool_summary
 
 
@@ -111,7 +113,7 @@ def test_escape_sequences_in_model_text_are_stripped() -> None:
     renderer.end_turn()
     text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text and "\r" not in text
-    assert "before [2J]0;pwned after" in text
+    assert r"before \x1b[2J\x1b]0;pwned\x07 after" in text  # shown as escapes, never obeyed
 
 
 def test_rich_markup_in_model_text_is_shown_literally() -> None:
@@ -127,8 +129,8 @@ def test_markup_and_escapes_in_tool_output_are_harmless() -> None:
     renderer.emit(ToolResultEvent(task_id=None, name="execute_command", ok=False, output="[red]boom[/red]\x1b[2J"))
     text = out.getvalue()
     assert "\x1b" not in text
-    assert "⏺ execute_command echo [bold][31m" in text
-    assert "⎿ Error: [red]boom[/red][2J" in text
+    assert r"⏺ execute_command echo [bold]\x1b[31m" in text
+    assert r"⎿ Error: [red]boom[/red]\x1b[2J" in text
 
 
 def test_secrets_are_masked() -> None:
@@ -172,12 +174,20 @@ def test_results_of_parallel_calls_name_their_tool() -> None:
 
 
 def test_tool_summaries() -> None:
-    assert tool_summary("execute_command", {"command": "pytest -q\n  --lf"}) == "pytest -q --lf"
-    assert tool_summary("grep_code", {"pattern": "TODO", "path": "src"}) == "TODO in src"
-    assert tool_summary("list_dir", {}) == "."
-    assert tool_summary("mystery", {"n": 1, "what": "thing"}) == "thing"
-    assert tool_summary("read_file", "{not json") == "{not json"
-    assert len(tool_summary("write_file", {"path": "p" * 500})) <= 160
+    box = ToolBox.default()
+
+    def shown(name: str, arguments: dict[str, Any] | str) -> str:
+        summary = box.summary(name, arguments)  # what the ReAct loop puts in the event, from the tool's facts
+        return tool_summary(ToolCallEvent(task_id=None, name=name, arguments=arguments, summary=summary))
+
+    assert shown("execute_command", {"command": "pytest -q\n  --lf"}) == "pytest -q --lf"
+    assert shown("grep_code", {"pattern": "TODO", "path": "src"}) == "TODO in src"
+    assert shown("glob_files", {"pattern": "*.py"}) == "*.py"
+    assert shown("list_dir", {}) == "."
+    assert shown("mystery", {"n": 1, "what": "thing"}) == "thing"
+    assert shown("mystery", {"n": 1}) == '{"n": 1}'
+    assert shown("read_file", "{not json") == "{not json"
+    assert len(shown("write_file", {"path": "p" * 500})) <= 160
 
 
 def test_result_summaries() -> None:

@@ -27,7 +27,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
-from paicli.plan.model import Plan, Task, TaskType
+from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
+from paicli.plan.resume import prepare_resume
 from paicli.ui.review import editor_command, review_plan
 from tests.ui.review_driver import RecordingPlanner, sample_plan
 
@@ -477,3 +478,61 @@ async def test_the_real_editor_round_trip_applies_the_saved_text(
     plan = await screen.result()
     assert plan is not None and plan.task("task_3").type is TaskType.VERIFICATION
     assert not list(tmp_path.glob("paicli-plan-*"))  # the temporary file is gone
+
+
+# ---- resumed plans: results from the file, `r` reruns ----------------------------------------------
+
+
+def resumed_plan() -> Plan:
+    plan = sample_plan()
+    for task_id in ("task_1", "task_2"):
+        plan.task(task_id).status, plan.task(task_id).result = TaskStatus.COMPLETED, f"{task_id} said so"
+    plan.status = PlanStatus.FAILED
+    return prepare_resume(plan)
+
+
+async def test_results_from_the_saved_plan_are_marked_and_r_reruns_one_with_its_dependents(
+    pipe: PipeInput, planner: RecordingPlanner
+) -> None:
+    screen = Screen(pipe, planner, plan=resumed_plan())
+    await screen.shows("task_1, task_2: completed earlier, from the saved plan")
+    mark = screen.mark()
+    pipe.send_text("r")
+    await screen.prompts_for("Rerun which completed task?", after=mark)
+    pipe.send_text("task_1\r")
+    await screen.shows("Will run again: task_1, task_2.")
+    assert screen.text.count("completed earlier, from the saved plan") == 1  # the new plan has none left
+    pipe.send_text("\r")
+    plan = await screen.result()
+    assert plan is not None
+    assert [t.status for t in plan.tasks] == [TaskStatus.PENDING] * 3
+    assert plan.task("task_1").result is None
+
+
+async def test_r_with_an_unknown_or_unfinished_task_changes_nothing(pipe: PipeInput, planner: RecordingPlanner) -> None:
+    screen = Screen(pipe, planner, plan=resumed_plan())
+    await screen.shows("from the saved plan")
+    pipe.send_text("r")
+    pipe.send_text("nope\r")
+    await screen.shows("There is no task nope in this plan.")
+    pipe.send_text("r")
+    pipe.send_text("task_3\r")
+    await screen.shows("task_3 has not completed")
+    mark = screen.mark()
+    pipe.send_text("r")
+    await screen.prompts_for("Rerun which completed task?", after=mark)
+    pipe.send_text("\x1b")
+    await screen.shows("Nothing rerun.")
+    pipe.send_text("\r")
+    plan = await screen.result()
+    assert plan is not None and plan.task("task_1").status is TaskStatus.COMPLETED
+
+
+async def test_r_is_offered_only_when_there_is_a_completed_task(pipe: PipeInput, planner: RecordingPlanner) -> None:
+    screen = Screen(pipe, planner)
+    await screen.shows("Level 3")
+    pipe.send_text("r")
+    await screen.shows("No completed task to rerun.")
+    assert "rerun a task" not in screen.prompts.getvalue()
+    pipe.send_text("\r")
+    assert await screen.result() is not None

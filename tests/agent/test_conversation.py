@@ -1,14 +1,10 @@
-"""REPL pieces that need no terminal: what an interrupted turn leaves behind, and slash-command parsing."""
+"""What an interrupted turn leaves of the conversation: only what was answered."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from prompt_toolkit.completion import CompleteEvent
-from prompt_toolkit.document import Document
-
-from paicli.ui.commands import SlashCompleter, find_command, split_command
-from paicli.ui.repl import answered_part
+from paicli.agent.conversation import answered_part
 
 SYSTEM = {"role": "system", "content": "rules"}
 EARLIER = [SYSTEM, {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
@@ -52,23 +48,3 @@ def test_a_budget_prompt_without_its_answer_is_dropped() -> None:
     budget = {"role": "user", "content": "answer now"}
     messages = [*EARLIER, USER, asks("a"), result("a"), budget]
     assert answered_part(messages, len(EARLIER)) == [*EARLIER, USER, asks("a"), result("a")]
-
-
-def test_commands_are_found_by_name_or_alias() -> None:
-    assert split_command("  /model   gpt-4o  ") == ("/model", "gpt-4o")
-    assert split_command("/help") == ("/help", "")
-    exit_command = find_command("/exit")
-    assert exit_command is not None and find_command("/quit") is exit_command
-    assert find_command("/nope") is None
-
-
-def test_slash_commands_complete_while_the_input_is_one_word() -> None:
-    completer = SlashCompleter()
-
-    def complete(text: str) -> list[str]:
-        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
-
-    assert complete("/m") == ["/model"]
-    assert set(complete("/")) >= {"/help", "/clear", "/model", "/exit", "/quit"}
-    assert complete("/model x") == []
-    assert complete("hello /m") == []

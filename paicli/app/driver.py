@@ -1,0 +1,131 @@
+"""Run a turn or a plan the same way in every front end: as an asyncio task that a cancel source (ESC
+keys, SIGINT/SIGTERM) can stop at any moment, waited for, and turned into an outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable, Coroutine
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from paicli.agent.conversation import answered_part
+from paicli.agent.react import ReactResult
+from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
+from paicli.events import EventSink
+from paicli.llm.types import Message
+from paicli.plan.model import Plan, PlanStatus
+from paicli.plan.outcome import PlanOutcome
+from paicli.plan.session import Review
+from paicli.runtime import Runtime, build_plan_session
+
+T = TypeVar("T")
+# Given the function that cancels the running work, a context manager that watches for the user's cancel
+# (ESC, Ctrl-C, a signal) while it is entered.
+CancelWatch = Callable[[Callable[[], None]], AbstractContextManager[object]]
+
+
+async def until_done(work: Coroutine[Any, Any, T], watch: CancelWatch | None = None) -> asyncio.Task[T]:
+    """Runs `work` as a task under `watch` and returns the finished task (done, cancelled or failed).
+
+    If whoever awaits this is cancelled itself (SIGTERM in the REPL), the work is cancelled and awaited
+    first, so nothing keeps running behind the caller's back."""
+    job = asyncio.create_task(work)
+
+    def cancel() -> None:
+        job.cancel()
+
+    with watch(cancel) if watch is not None else contextlib.nullcontext():
+        try:
+            await asyncio.wait({job})
+        finally:
+            if not job.done():
+                job.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await job
+    return job
+
+
+async def run_plan(
+    runtime: Runtime,
+    sink: EventSink,
+    *,
+    goal: str | None,
+    plan: Plan | None = None,
+    plan_id: str | None = None,
+    review: Review | None = None,
+    watch: CancelWatch | None = None,
+) -> PlanOutcome:
+    """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
+    A bug (not a PaicliError) is raised, never hidden."""
+    session = build_plan_session(runtime, sink, plan_id=plan_id)
+    if review is not None:
+        reviewing = review
+
+        async def approve(candidate: Plan) -> Plan | None:
+            return await reviewing(candidate, session.planner.amend)
+
+        session.approve = approve
+    job = await until_done(session.run(goal, plan=plan), watch)
+    if job.cancelled():
+        return PlanOutcome.cancelled(session.current)
+    error = job.exception()
+    if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
+        return PlanOutcome(PlanStatus.FAILED, session.current, failure=str(error),
+                           configuration=isinstance(error, ConfigError))  # fmt: skip
+    return job.result()
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How a chat turn ended. `messages` is the conversation to keep: the whole turn when it answered,
+    else its answered part (every tool call with its result), so the next request is consistent."""
+
+    messages: list[Message]
+    result: ReactResult | None = None
+    cancelled: bool = False
+    error: PaicliError | None = None
+
+    def exit_code(self) -> int:
+        if self.cancelled:
+            return EXIT_CANCELLED
+        if self.error is not None:
+            return EXIT_USAGE if isinstance(self.error, ConfigError) else EXIT_FAILED
+        return EXIT_OK
+
+
+async def run_turn(
+    runtime: Runtime, sink: EventSink, messages: list[Message], *, watch: CancelWatch | None = None
+) -> TurnOutcome:
+    """One ReAct turn on `messages` (the last one is the user's). A bug is raised, never hidden."""
+    start = len(messages) - 1
+    job = await until_done(runtime.react(sink).run(messages), watch)
+    if job.cancelled():
+        return TurnOutcome(answered_part(messages, start), cancelled=True)
+    error = job.exception()
+    if isinstance(error, PaicliError):
+        return TurnOutcome(answered_part(messages, start), error=error)
+    result = job.result()  # re-raises a bug
+    return TurnOutcome(result.messages, result)
+
+
+def run_with_signals(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Runs `main` in a new event loop with SIGINT and SIGTERM cancelling it; cancelled, it exits 130."""
+
+    async def guarded() -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await main()
+        except asyncio.CancelledError:
+            return EXIT_CANCELLED
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+    return asyncio.run(guarded())

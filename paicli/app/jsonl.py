@@ -1,0 +1,25 @@
+"""Events as JSON lines (`--json`): one object per line, secrets masked, control characters escaped.
+
+Used by headless mode and by an interactive `paicli plan --json` (whose screen then goes to stderr)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from paicli.events import Event
+from paicli.sanitize import json_safe
+from paicli.tools.output import mask_secrets
+
+QUIET_IN_JSON = {"text_delta"}  # streamed text is too chatty for a JSON stream; the final text is in the end event
+
+
+class JsonLinesSink:
+    def __init__(self, stream: TextIO, secrets: list[str]) -> None:
+        self.stream = stream
+        self.secrets = secrets
+
+    def emit(self, event: Event) -> None:
+        if event.event in QUIET_IN_JSON:
+            return
+        self.stream.write(json_safe(mask_secrets(event.model_dump_json(), self.secrets)) + "\n")
+        self.stream.flush()

@@ -1,0 +1,44 @@
+"""How a plan ended, and what that means for the user: one message and one exit code.
+
+Both front ends (the REPL and headless mode, through paicli.app) read the outcome of a plan from here;
+nothing else maps a plan status to an exit code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from paicli.llm.types import Usage
+from paicli.plan.model import Plan, PlanStatus
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    status: PlanStatus  # COMPLETED, FAILED or CANCELLED
+    plan: Plan | None = None  # None: the run stopped before a plan existed (planning failed or was cancelled)
+    summary: str | None = None  # the final answer of a COMPLETED plan
+    failure: str | None = None  # why it FAILED, one line for the user
+    usage: Usage = field(default_factory=Usage)
+    configuration: bool = False  # the failure is a usage or configuration problem (exit 2, not 1)
+
+    @classmethod
+    def cancelled(cls, plan: Plan | None = None) -> PlanOutcome:
+        return cls(PlanStatus.CANCELLED, plan)
+
+    def exit_code(self) -> int:
+        if self.status is PlanStatus.COMPLETED:
+            return EXIT_OK
+        if self.status is PlanStatus.CANCELLED:
+            return EXIT_CANCELLED
+        return EXIT_USAGE if self.configuration else EXIT_FAILED
+
+    def message(self) -> str | None:
+        """What to tell the user, or None when the plan completed."""
+        if self.status is PlanStatus.COMPLETED:
+            return None
+        if self.status is PlanStatus.CANCELLED:
+            return "plan cancelled"
+        if self.plan is None:  # planning itself failed: the error says it all
+            return self.failure or "planning failed"
+        return f"plan failed: {self.failure or 'see the tasks above'}"

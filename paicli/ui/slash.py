@@ -1,0 +1,98 @@
+"""What a slash command is, and what its handler may see and do (`CommandContext`, not the whole REPL).
+
+A command is a name, a one-line summary for /help, and an async handler that gets the context and the
+text after the name. The table of commands is in paicli/ui/commands.py.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from rich.console import RenderableType
+
+from paicli.app.plan_inputs import PlanRequest
+from paicli.policy.approval import ApprovalPolicy
+
+
+class Outcome(enum.Enum):
+    CONTINUE = "continue"
+    EXIT = "exit"
+
+
+class CommandContext(Protocol):
+    """What a slash command may read and do in the REPL."""
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def home(self) -> Path: ...
+
+    @property
+    def policy(self) -> ApprovalPolicy | None: ...
+
+    @property
+    def model(self) -> str: ...
+
+    def say(self, text: str, style: str = "") -> None: ...
+
+    def error(self, text: str) -> None: ...
+
+    def show(self, renderable: RenderableType) -> None: ...
+
+    def switch_model(self, name: str) -> None: ...
+
+    def clear_conversation(self) -> None: ...
+
+    async def compact(self) -> None: ...
+
+    def plan_next_message(self) -> None: ...
+
+    async def run_plan(self, request: PlanRequest) -> None: ...
+
+
+Handler = Callable[[CommandContext, str], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # with the slash: "/model"
+    summary: str
+    run: Handler
+    usage: str = ""  # what follows the name, e.g. "[NAME]"
+    aliases: tuple[str, ...] = ()
+
+
+def find_command(name: str, commands: Iterable[Command]) -> Command | None:
+    for command in commands:
+        if name == command.name or name in command.aliases:
+            return command
+    return None
+
+
+def split_command(text: str) -> tuple[str, str]:
+    """"/model  gpt-4o" → ("/model", "gpt-4o")."""
+    name, _, arg = text.strip().partition(" ")
+    return name, arg.strip()
+
+
+class SlashCompleter(Completer):
+    """Completes a command name while the input is a single word starting with "/"."""
+
+    def __init__(self, commands: Sequence[Command]) -> None:
+        self.commands = list(commands)
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        word = document.text_before_cursor
+        if not word.startswith("/") or any(ch.isspace() for ch in word):
+            return
+        for command in self.commands:
+            for name in (command.name, *command.aliases):
+                if name.startswith(word):
+                    yield Completion(name, start_position=-len(word), display_meta=command.summary)
