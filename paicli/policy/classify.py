@@ -36,9 +36,10 @@ from paicli.policy.git import check_git, dynamic_global_option
 from paicli.policy.paths import HARMLESS_FILES, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
+from paicli.shell.options import stdin_file
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import Inner, program_name, script_file
-from paicli.shell.syntax import Arithmetic, Compound, Kind, Redirect, SimpleCommand, Unreadable, Word
+from paicli.shell.programs import program_name, script_file
+from paicli.shell.syntax import Arithmetic, Compound, Inner, Kind, Redirect, SimpleCommand, Unreadable, Word
 from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.commands import dangerous_reason
 from paicli.tools.shims import with_shims
@@ -128,8 +129,8 @@ class _Classifier(Visitor):
             self.note(Risk.OPAQUE, f"the code that {found.via} runs is only known when it runs")
 
     def stdin_code(self, site: Site, language: str, text: str | None) -> None:
-        fed = site.stage > 0 or site.command.inputs or any("<" in r.operator for r in site.command.redirects)
-        if fed:
+        redirected = any("<" in r.operator for r in site.command.redirects)
+        if site.fed or site.stage > 0 or site.command.inputs or redirected:
             self.note(Risk.OPAQUE, f"{language} runs code that it reads from stdin")
 
     def compound(self, compound: Compound, depth: int) -> None:
@@ -182,7 +183,9 @@ class _Classifier(Visitor):
         if written := written_file(command):
             self.written.add(os.path.normpath(written[0]))
         script = script_file(command.words)
-        if script is not None and script.static and os.path.normpath(script.text) in self.written:
+        if script is not None and stdin_file(script):
+            self.note(Risk.OPAQUE, f"it runs a script only known when it runs ({script.text})")
+        elif script is not None and os.path.normpath(script.text) in self.written:
             self.note(Risk.OPAQUE, f"it runs {script.text}, which this command line has just written")
 
     def _check(self, name: str, args: tuple[Word, ...]) -> Reasons:

@@ -43,6 +43,11 @@ BUILTINS = READ_ONLY | frozenset({
     "for-each-ref", "hash-object", "update-index", "update-ref", "symbolic-ref", "var", "version", "help",
     "whatchanged", "count-objects", "verify-commit", "verify-tag", "maintenance", "annotate", "difftool",
     "mergetool", "request-pull", "send-email", "instaweb", "daemon", "remote", "prune", "repack", "replace",
+    "credential", "show-branch", "name-rev", "check-ignore", "check-attr", "check-ref-format", "diff-tree",
+    "diff-files", "diff-index", "merge-tree", "read-tree", "write-tree", "commit-tree", "interpret-trailers",
+    "column", "stripspace", "fast-export", "fast-import", "rerere", "stage", "lfs", "citool", "gui", "backfill",
+    "checkout-index", "merge-file", "patch-id", "mktree", "mktag", "pack-objects", "unpack-objects",
+    "verify-pack", "index-pack", "show-index", "hook", "bugreport", "diagnose", "replay",
 })  # fmt: skip
 
 
@@ -86,8 +91,8 @@ def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, b
             return f"git {option} is not an option paicli knows", False
     rest = args[index:]
     sub = rest[0].text if rest else ""
-    if sub and sub not in BUILTINS and (elsewhere or not at_root):
-        return f"git {sub} may be an alias from a repository paicli cannot vouch for", True
+    if sub and sub not in BUILTINS:  # the repository's own config too: a command can write it
+        return f"git {sub} may be an alias, whose `!` runs shell commands paicli cannot see", True
     if elsewhere:
         return "git pointed at another folder or repository may run what that repository configures", False
     if not at_root:

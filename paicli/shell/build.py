@@ -279,6 +279,8 @@ class Builder:
                 salvaged = Script(source, tuple(self._salvage(child)))
                 words.append(Word(source, (Opaque(source, (salvaged,)),)))
         source = self.text(node) if children is None else self.slice(children[0].start_byte, children[-1].end_byte)
+        if words and words[0].parts == (Literal("coproc", quoted=False),):
+            self.unreadable(source, "the grammar does not know `coproc` (it reads `coproc NAME { ... }` apart)")
         return SimpleCommand(source, tuple(words), tuple(assignments), tuple(redirects), tuple(inputs))
 
     def _assignment(self, node: Node) -> Assignment:

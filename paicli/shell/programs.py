@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
 
-from paicli.shell.syntax import Literal, Word
+from paicli.shell.syntax import Inner, Literal, Word, filled_in
+from paicli.shell.wrappers import WRAPPERS, after_options, wrapped
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "posh", "rbash", "csh", "tcsh"})
 _INTERPRETER = re.compile(
@@ -22,95 +22,6 @@ _INTERPRETER = re.compile(
 )
 _SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"})
 
-# Wrappers: name -> (options that take a value, positional parameters before the command).
-_WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0"}), 0),
-    "nohup": (frozenset(), 0),
-    "time": (frozenset({"-f", "--format", "-o", "--output"}), 0),
-    "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "ionice": (frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"}), 0),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
-    "stdbuf": (frozenset({"-i", "--input", "-o", "--output", "-e", "--error"}), 0),
-    "setsid": (frozenset(), 0),
-    "command": (frozenset(), 0),
-    "builtin": (frozenset(), 0),
-    "exec": (frozenset({"-a"}), 0),
-    "chroot": (frozenset({"--userspec", "--groups"}), 1),
-    "unbuffer": (frozenset(), 0),
-    "taskset": (frozenset(), 1),
-    "chrt": (frozenset(), 1),
-    "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1),
-    "strace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-I", "-b", "-a", "-O", "-S", "-X", "-P"}), 0),
-    "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-x", "-L"}), 0),
-    "valgrind": (frozenset(), 0),
-    "catchsegv": (frozenset(), 0),
-    "fakeroot": (frozenset({"-l", "--lib", "--faked", "-s", "-i"}), 0),
-    "setpriv": (frozenset({"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set"}), 0),
-    "runuser": (frozenset({"-u", "--user", "-g", "--group", "-G"}), 0),
-    "sudo": (
-        frozenset(
-            {"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "-D", "-r", "-t", "-U", "-T"}
-        ),
-        0,
-    ),
-    "doas": (frozenset({"-u", "-C"}), 0),
-    "xargs": (
-        frozenset(
-            {
-                "-I",
-                "-i",
-                "-L",
-                "-l",
-                "-n",
-                "--max-args",
-                "-P",
-                "--max-procs",
-                "-s",
-                "--max-chars",
-                "-d",
-                "--delimiter",
-                "-E",
-                "-e",
-                "--eof",
-                "-a",
-                "--arg-file",
-                "--process-slot-var",
-            }
-        ),
-        0,
-    ),
-    "dbus-run-session": (frozenset({"--config-file", "--dbus-daemon"}), 0),
-    "systemd-run": (
-        frozenset(
-            {
-                "-p",
-                "--property",
-                "-u",
-                "--unit",
-                "-M",
-                "--machine",
-                "-E",
-                "--setenv",
-                "--working-directory",
-                "--uid",
-                "--gid",
-                "--nice",
-                "-H",
-                "--host",
-            }
-        ),
-        0,
-    ),
-    "nsenter": (frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root"}), 0),
-    "unshare": (
-        frozenset({"--map-user", "--map-group", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"}),
-        0,
-    ),
-    "firejail": (frozenset(), 0),
-    "proot": (frozenset({"-r", "-b", "-w", "-q"}), 0),
-    "torsocks": (frozenset(), 0),
-    "proxychains": (frozenset({"-f"}), 0),
-}
 # Variables whose value a program runs as a command line, or bash expands as code (prompts).
 CODE_VARIABLES = frozenset({
     "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
@@ -124,22 +35,8 @@ LOADER_VARIABLES = frozenset({
 })  # fmt: skip
 _LOADER_PREFIXES = ("BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 _ASSIGNING = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
-# Options of a wrapper that make it print instead of run (`command -v rm` only looks `rm` up).
-_LOOKUP_ONLY = {"command": {"-v", "-V"}}
 _FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
 _SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
-
-
-@dataclass(frozen=True)
-class Inner:
-    """Something a command runs on its behalf: a command (`words`) or a piece of shell code (`code`)."""
-
-    via: str  # "env", "xargs", "find -exec", "bash -c", "eval", ...
-    words: tuple[Word, ...] = ()
-    code: str | None = None
-    dynamic: bool = False  # part of the code is only known when it runs
-    appended: bool = False  # more arguments come from elsewhere when it runs (xargs, find -exec ... +)
-    human: str | None = None  # why a person must look at it even in yolo (code or programs set by a variable)
 
 
 def basename(text: str) -> str:
@@ -176,15 +73,18 @@ def assigned(name: str, value: Word | None) -> Inner | None:
     return None
 
 
-def inner(words: tuple[Word, ...]) -> list[Inner]:
-    """What `words` (a simple command, name first) runs on its behalf, in the order it would."""
+def inner(words: tuple[Word, ...], *, appended: bool = False) -> list[Inner]:
+    """What `words` (a simple command, name first) runs on its behalf, in the order it would. `appended`:
+    more arguments come when it runs (`xargs env`: env runs what xargs reads)."""
     if not words:
         return []
     name = basename(words[0].text)
     args = words[1:]
+    if appended and name in WRAPPERS and not wrapped(name, args):
+        return [Inner(name, human=f"{name} runs a command only known when it runs (its arguments are added)")]
     if name in _ASSIGNING:
         settings = [found for found in map(_assigned_in, args) if found is not None]
-        return settings + (_wrapped(name, args) if name == "env" else [])
+        return settings + (wrapped(name, args) if name == "env" else [])
     if name in SHELLS:
         return _shell_code(name, args)
     if name == "eval" and args:
@@ -195,7 +95,7 @@ def inner(words: tuple[Word, ...]) -> list[Inner]:
     if name in ("su", "script") or (name == "flock" and any(w.text in ("-c", "--command") for w in args)):
         return [_code(f"{name} -c", [v]) for o, v in itertools.pairwise(args) if o.text in ("-c", "--command")]
     if name == "watch":
-        command = _after_options(args, frozenset({"-n", "--interval", "-d", "--differences", "-q", "--equexit"}))
+        command = after_options(args, frozenset({"-n", "--interval", "-d", "--differences", "-q", "--equexit"}))
         return [_code("watch", command)] if command else []
     if name == "ssh":
         return _ssh(args)
@@ -207,8 +107,8 @@ def inner(words: tuple[Word, ...]) -> list[Inner]:
         return _find_exec(args)
     if name == "git":
         return _git_aliases(args)
-    if name in _WRAPPERS:
-        return _wrapped(name, args)
+    if name in WRAPPERS:
+        return wrapped(name, args)
     return []
 
 
@@ -217,6 +117,13 @@ def stdin_language(words: tuple[Word, ...]) -> str | None:
     if not words:
         return None
     name = basename(words[0].text)
+    texts = [w.text for w in words[1:]]
+    if name in ("at", "batch") and not {"-f", "-l", "-d", "-r", "-c", "-V"} & set(texts):
+        return "sh"  # at reads the commands to schedule from stdin
+    if name == "make" and _makefile_from_stdin(texts):
+        return "make"  # its recipes are shell
+    if name in ("ed", "ex", "nex") or (name in ("vi", "vim", "nvim") and {"-e", "-es", "-E", "-Es", "-s"} & set(texts)):
+        return name  # editor commands, whose `!` runs shell commands
     if not is_interpreter(name):
         return None
     for word in words[1:]:
@@ -228,6 +135,21 @@ def stdin_language(words: tuple[Word, ...]) -> str | None:
         if text in ("-c", "-e", "-E", "--eval", "-m", "-f", "--file", "-r", "--command") or not text.startswith("-"):
             return None
     return name
+
+
+def _makefile_from_stdin(texts: list[str]) -> bool:
+    for index, text in enumerate(texts):
+        if text in ("-f", "--file", "--makefile") and index + 1 < len(texts):
+            value = texts[index + 1]
+        elif text.startswith(("--file=", "--makefile=")):
+            value = text.split("=", 1)[1]
+        elif text.startswith("-f") and not text.startswith("--"):
+            value = text[2:]
+        else:
+            continue
+        if value in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+            return True
+    return False
 
 
 def _shell_code(name: str, args: tuple[Word, ...]) -> list[Inner]:
@@ -245,7 +167,8 @@ def _shell_code(name: str, args: tuple[Word, ...]) -> list[Inner]:
             command = command or (not text.startswith("--") and "c" in text[1:])
             continue
         return [_code(f"{name} -c", [word])] if command else []
-    return []
+    # `xargs sh -c`: the code is the first argument xargs (or find -exec ... +) adds
+    return [Inner(f"{name} -c", code="", dynamic=True)] if command else []
 
 
 def _code(via: str, words: list[Word] | tuple[Word, ...]) -> Inner:
@@ -283,54 +206,6 @@ def _value_word(word: Word) -> Word:
     return Word(text, (Literal(text, quoted=True),) if word.static else word.parts)
 
 
-def _after_options(args: tuple[Word, ...], valued: frozenset[str], positional: int = 0) -> tuple[Word, ...]:
-    """The command a wrapper runs: its arguments after its options and `positional` parameters."""
-    index = 0
-    while index < len(args):
-        text = args[index].text
-        if text == "--":
-            index += 1
-            break
-        if not text.startswith("-") or text == "-":
-            break
-        index += 2 if text in valued else 1
-    index += positional
-    return args[index:]
-
-
-def _wrapped(name: str, args: tuple[Word, ...]) -> list[Inner]:
-    valued, positional = _WRAPPERS[name]
-    if any(w.text in _LOOKUP_ONLY.get(name, ()) for w in args):
-        return []
-    found: list[Inner] = []
-    if name == "env":
-        found += [Inner("env -S", code=w.text.split("=", 1)[-1]) for w in _split_strings(args)]
-        while args and re.fullmatch(r"-[iv0]+|--ignore-environment|--null|--debug", args[0].text):
-            args = args[1:]
-    command = _after_options(args, valued)
-    while name == "env" and command and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", command[0].text, re.DOTALL):
-        command = command[1:]
-    if name == "timeout" and command and re.fullmatch(r"[0-9.]+[smhd]?", command[0].text):
-        command = command[1:]
-    elif positional and name != "timeout":
-        command = command[positional:]
-    if name == "xargs" and not command:
-        command = (Word("echo", (Literal("echo", quoted=False),)),)
-    if command:
-        found.append(Inner(name, command, appended=name == "xargs"))
-    return found
-
-
-def _split_strings(args: tuple[Word, ...]) -> list[Word]:
-    out = []
-    for index, word in enumerate(args):
-        if word.text.startswith(("--split-string=", "-S")) and word.text not in ("-S", "--split-string"):
-            out.append(Word(word.text, word.parts))
-        elif word.text in ("-S", "--split-string") and index + 1 < len(args):
-            out.append(args[index + 1])
-    return out
-
-
 def _find_exec(args: tuple[Word, ...]) -> list[Inner]:
     found = []
     index = 0
@@ -339,7 +214,7 @@ def _find_exec(args: tuple[Word, ...]) -> list[Inner]:
             end = index + 1
             while end < len(args) and args[end].text not in (";", "+"):
                 end += 1
-            command = args[index + 1 : end]
+            command = tuple(filled_in(w, "{}") for w in args[index + 1 : end])
             if command:
                 plus = end < len(args) and args[end].text == "+"
                 found.append(Inner(f"find {args[index].text}", command, appended=plus))

@@ -245,3 +245,29 @@ class Script:
     source: str
     pipelines: tuple[Pipeline, ...] = ()
     unreadable: tuple[Unreadable, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Inner:
+    """Something a command runs on its behalf: a command (`words`) or a piece of shell code (`code`)."""
+
+    via: str  # "env", "xargs", "find -exec", "bash -c", "eval", ...
+    words: tuple[Word, ...] = ()
+    code: str | None = None
+    dynamic: bool = False  # part of the code is only known when it runs
+    appended: bool = False  # more arguments come from elsewhere when it runs (xargs, find -exec ... +)
+    human: str | None = None  # why a person must look at it even in yolo (code or programs set by a variable)
+
+
+def word_suffix(word: Word, start: int) -> Word:
+    """The part of `word` from character `start` of its text on (`CMD` of `--to-command=CMD`); dynamic
+    when any part of the word is."""
+    text = word.text[start:]
+    return Word(text, (Literal(text, quoted=True) if word.static else Expansion(text, None, quoted=True),))
+
+
+def filled_in(word: Word, placeholder: str) -> Word:
+    """A word the program fills in when it runs (`{}` of find -exec, xargs -I): only known then."""
+    if placeholder not in word.text:
+        return word
+    return Word(word.text, (Expansion(word.text, None, quoted=True),))

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from paicli.shell.options import option_code
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import Inner, assigned, basename, inner, is_shell, stdin_language
+from paicli.shell.programs import assigned, basename, inner, is_shell, stdin_language
 from paicli.shell.syntax import (
     NESTED_TOO_DEEPLY,
     Compound,
     HereDoc,
     HereString,
+    Inner,
+    Literal,
     Pipeline,
     Redirect,
     Script,
     SimpleCommand,
+    Substitution,
     Unreadable,
     Word,
 )
@@ -39,6 +43,7 @@ class Site:
     stage: int = 0
     via: str | None = None  # how it runs when another program runs it ("find -exec", "xargs", "env", ...)
     appended: bool = False  # more arguments are added when it runs (xargs, find -exec ... +)
+    fed: bool = False  # its stdin is what another command writes (`tee >(sh)`, `cmd | { sh; }`)
 
     @property
     def words(self) -> tuple[Word, ...]:
@@ -75,7 +80,8 @@ class Visitor:
         """`site` reads its program in `language` from stdin; `text` is that program when it is known."""
 
 
-def walk(script: Script, visitor: Visitor, depth: int = 0) -> None:
+def walk(script: Script, visitor: Visitor, depth: int = 0, *, fed: bool = False) -> None:
+    """`fed`: the script's stdin is another command's output (a `>(...)`, a compound in a pipeline)."""
     if depth > MAX_DEPTH:
         visitor.unreadable(Unreadable(script.source, NESTED_TOO_DEEPLY), depth)
         return
@@ -85,9 +91,10 @@ def walk(script: Script, visitor: Visitor, depth: int = 0) -> None:
     for pipeline in script.pipelines:
         for stage, command in enumerate(pipeline.commands):
             if isinstance(command, SimpleCommand):
-                _simple(Site(command, depth, pipeline, stage), visitor)
+                _simple(Site(command, depth, pipeline, stage, fed=fed and stage == 0), visitor)
             else:
-                _compound(command, visitor, depth)
+                reads = bool(command.inputs) or any("<" in r.operator and not r.duplicates for r in command.redirects)
+                _compound(command, visitor, depth, fed=stage > 0 or (fed and stage == 0) or reads)
 
 
 def _simple(site: Site, visitor: Visitor) -> None:
@@ -98,7 +105,8 @@ def _simple(site: Site, visitor: Visitor) -> None:
         visitor.redirect(redirect, depth)
     visitor.command(site)
     settings = [assigned(a.name, a.value) for a in command.assignments]
-    for found in [*(s for s in settings if s is not None), *inner(command.words)]:
+    runs = [*(s for s in settings if s is not None), *inner(command.words, appended=site.appended)]
+    for found in [*runs, *option_code(command.words)]:
         visitor.nested(site, found)
         if found.code is not None:
             walk(parse_script(found.code), visitor, depth + 1)
@@ -117,7 +125,7 @@ def _simple(site: Site, visitor: Visitor) -> None:
             walk(parse_script(text), visitor, depth + 1)
 
 
-def _compound(compound: Compound, visitor: Visitor, depth: int) -> None:
+def _compound(compound: Compound, visitor: Visitor, depth: int, *, fed: bool = False) -> None:
     visitor.compound(compound, depth)
     _expansions(list(compound.words), compound.redirects, compound.inputs, visitor, depth)
     for arithmetic in compound.arithmetic:
@@ -126,7 +134,7 @@ def _compound(compound: Compound, visitor: Visitor, depth: int) -> None:
     for redirect in compound.redirects:
         visitor.redirect(redirect, depth)
     for script in compound.scripts:
-        walk(script, visitor, depth)
+        walk(script, visitor, depth, fed=fed)
 
 
 def _expansions(
@@ -137,8 +145,11 @@ def _expansions(
     words = [*words, *(r.target for r in redirects if r.target is not None)]
     words += [i.word for i in inputs if isinstance(i, HereString)]
     for word in words:
-        for script in word.scripts:
-            walk(script, visitor, depth + 1)
+        for part in word.parts:
+            if isinstance(part, Literal):
+                continue
+            for script in part.scripts:  # a shell in `>(...)` reads what the command writes there
+                walk(script, visitor, depth + 1, fed=isinstance(part, Substitution) and part.kind == ">(")
     for heredoc in inputs:
         if isinstance(heredoc, HereDoc):
             for script in heredoc.scripts:

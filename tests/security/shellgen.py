@@ -171,8 +171,9 @@ def run_case(command: str, template: Path, scratch: Path, *, timeout: float = 5.
 def execute(
     command: str, template: Path, scratch: Path, *, timeout: float = 5.0, extra_env: dict[str, str] | None = None
 ) -> list[str]:
-    """Run `command` with `bash -c` in a fresh copy of `template`; the paths it created, changed or removed."""
-    shutil.rmtree(scratch, ignore_errors=True)
+    """Run `command` with `bash -c` in a fresh copy of `template`; the paths it created, changed or removed.
+    Whatever it left running is killed (its background jobs share its process group)."""
+    _remove(scratch)
     shutil.copytree(template, scratch, symlinks=True)
     before = snapshot(scratch)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch / "outside"), "LANG": "C.UTF-8",
@@ -181,14 +182,26 @@ def execute(
         ["bash", "-c", command], cwd=scratch / "ws", env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # the group of the bash we started, still running
-        process.wait()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # the group of the bash we started: it, or jobs it left behind
+    process.wait()
     after = snapshot(scratch)
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def _remove(folder: Path) -> None:
+    """Remove a copy a command may have left unwritable (`chmod 000 dir`)."""
+    if not folder.exists() and not folder.is_symlink():
+        return
+    with contextlib.suppress(OSError):
+        folder.chmod(0o700)
+    for parent, dirs, _ in os.walk(folder):  # top down: each folder is opened after it was made readable
+        for name in dirs:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(parent, name), 0o700, follow_symlinks=False)
+    shutil.rmtree(folder)
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, str]]:
