@@ -12,8 +12,8 @@ A rule is one of:
 A command prefix matches whole words with quotes removed: `git push` matches `git push -f origin` and
 `/usr/bin/git push`, not `git pushx`. A trailing `*` or `:*` is accepted and ignored (`npm run test:*`).
 A deny rule matches when ANY command of a command line matches (also inside `$(...)`, `bash -c`, after
-wrappers such as `env`, `timeout 5`, and run by `find -exec` or `xargs`); an allow rule must cover EVERY
-command of the line that needs approval.
+wrappers such as `env`, `timeout 5`, run by `find -exec` or `xargs`, and given to options such as
+`tar --to-command` or sed's `e`); an allow rule must cover EVERY command of the line that needs approval.
 Allow rules never cover what the classifier cannot read (OPAQUE) or what the hard denylist refuses.
 """
 
