@@ -104,6 +104,7 @@ _VALUED: dict[str, tuple[str, frozenset[str]]] = {
 }  # fmt: skip
 # Programs whose options run commands: a word only known when it runs may be such an option.
 _OPTIONS_RUN_COMMANDS = frozenset(_COMMAND_OPTIONS) | {"ssh", "find", "sed", "make", "less", "more", "socat"}
+_GNU_NAMES = {"gsed": "sed", "gtar": "tar", "bsdtar": "tar", "gsort": "sort", "gfind": "find", "gmake": "make"}
 _STDIN_FILES = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 
 
@@ -112,6 +113,7 @@ def option_code(words: tuple[Word, ...]) -> list[Inner]:
     if not words or not words[0].static:
         return []
     name = basename(words[0].text)
+    name = _GNU_NAMES.get(name, name)
     args = words[1:]
     found: list[Inner] = []
     if name in _HUMAN and not _LISTING.get(name, set()) & {w.text for w in args[:1]}:

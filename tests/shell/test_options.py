@@ -37,6 +37,7 @@ def inners(command: str) -> list[Inner]:
         "git filter-branch --tree-filter 'touch x'", "git config alias.q '!touch x'",
         "git config --global core.pager 'touch x'", "git config set diff.evil.textconv 'touch x'",
         "git -C . config credential.helper '!touch x'", "git send-email --smtp-server='touch x' p",
+        "gsed -n '1e touch x' f", "gtar -xf a.tar --to-command='touch x'", "git rebase --exe='touch x' HEAD~1",
     ],
 )  # fmt: skip
 def test_a_command_line_given_to_an_option_is_code_the_walk_reads(command: str) -> None:
