@@ -189,3 +189,43 @@ def _split_strings(args: tuple[Word, ...]) -> list[Word]:
     return out
 
 
+
+
+# Project runners: program -> the words before the command it runs (`uv run CMD`, `npx CMD`).
+_RUNNERS: dict[str, tuple[str, ...]] = {
+    "uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",), "hatch": ("run",), "rye": ("run",),
+    "pixi": ("run",), "conda": ("run",), "mamba": ("run",), "micromamba": ("run",), "bundle": ("exec",),
+    "npm": ("exec",), "pnpm": ("exec",), "yarn": ("exec",), "npx": (), "bunx": (), "pnpx": (), "uvx": (),
+    "direnv": ("exec", "*"), "doppler": ("run",), "op": ("run",), "dotenvx": ("run",), "env-cmd": (),
+}  # fmt: skip
+
+
+def runner_commands(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """The commands a project runner may start (`uv run --python 3.12 CMD ARGS`). Their options are many and
+    change often, so a word after an option may be its value or the command: each such word is taken as a
+    possible command, up to the first word that can only be the command. For the hard denylist, which
+    would rather refuse `uv run --frozen pytest -k mkfs` than miss `uv run --python 3.12 mkfs.ext4 img`."""
+    if not words:
+        return []
+    prefix = _RUNNERS.get(words[0].text.rsplit("/", 1)[-1])
+    if prefix is None:
+        return []
+    rest = words[1:]
+    for expected in prefix:
+        if not rest or (expected != "*" and rest[0].text != expected):
+            return []
+        rest = rest[1:]
+    found: list[tuple[Word, ...]] = []
+    after_option = False
+    for index, word in enumerate(rest):
+        text = word.text
+        if text == "--":
+            return [*found, rest[index + 1 :]] if index + 1 < len(rest) else found
+        if text.startswith("-"):
+            after_option = "=" not in text
+            continue
+        found.append(rest[index:])
+        if not after_option:
+            break
+        after_option = False
+    return found

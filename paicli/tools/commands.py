@@ -3,7 +3,8 @@
 `dangerous_reason` walks the parsed command (paicli.shell) as bash would run it: every simple command,
 with quotes removed (`r"m"` is rm), behind wrappers (`env`, `nohup`, `timeout 5`, `xargs`, `find -exec`,
 `busybox`), and inside the code handed to a shell (`bash -c`, `eval`, `$(...)`, backticks, `<(...)`,
-here-documents and here-strings fed to a shell, `echo ... | sh`, `git -c alias.x='!...'`, `alias`).
+here-documents and here-strings fed to a shell, `echo ... | sh`, `git -c alias.x='!...'`, `alias`, options
+that take a command line such as `tar --to-command`), and the command a project runner starts (`uv run`).
 Quoted text is data: `echo 'rm -rf /'` is fine. What the grammar cannot read is not dangerous by itself
 here; the approval layer fails closed on it.
 
@@ -26,6 +27,7 @@ from paicli.shell.syntax import (
     Compound,
     Expansion,
     Kind,
+    Pipeline,
     Redirect,
     Script,
     SimpleCommand,
@@ -33,6 +35,7 @@ from paicli.shell.syntax import (
     Word,
 )
 from paicli.shell.walk import Site, Visitor, walk, written_file
+from paicli.shell.wrappers import runner_commands
 from paicli.tools.critical import critical, is_block_device
 from paicli.tools.fetches import Fetches, fetchers_in, is_fetcher
 
@@ -120,6 +123,10 @@ class Denylist(Visitor):
         self.fetches.record(name, args, site.command.redirects)
         if written := written_file(site.command):
             self.written[os.path.normpath(written[0])] = written[1]
+        for runs in runner_commands(words):  # `uv run mkfs.ext4 img`
+            if self.reason is None:
+                text = " ".join(w.text for w in runs)
+                walk(Script(text, (Pipeline((SimpleCommand(text, runs),)),)), self, site.depth + 1)
         script = script_file(words)
         code = self.written.get(os.path.normpath(script.text)) if script is not None and script.static else None
         if code is not None and self.reason is None:  # `echo 'mkfs ...' > s; sh s`: the code it wrote

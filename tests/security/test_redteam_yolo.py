@@ -126,6 +126,10 @@ RUNS_BY_OPTION = [
     ("nc -c '{run}' 127.0.0.1 9", False),
     ("tmux new -d '{run}'", False),
     ("crontab <<< '* * * * * {run}'", False),
+    ("uv run --python 3.12 {run}", False),
+    ("poetry run -- {run}", False),
+    ("npx {run}", False),
+    ("direnv exec . {run}", False),
 ]
 ATTACK = "mkfs.ext4 -q -F {img}"
 

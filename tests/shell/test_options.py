@@ -9,6 +9,7 @@ import pytest
 from paicli.shell.options import option_code
 from paicli.shell.parse import parse_script
 from paicli.shell.syntax import Inner, SimpleCommand
+from paicli.shell.wrappers import runner_commands
 
 
 def inners(command: str) -> list[Inner]:
@@ -79,3 +80,23 @@ def test_what_paicli_cannot_follow_needs_a_human(command: str) -> None:
 )  # fmt: skip
 def test_ordinary_use_runs_nothing_and_needs_no_human(command: str) -> None:
     assert inners(command) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "candidates"),
+    [
+        ("uv run pytest -k x", ["pytest -k x"]),
+        ("uv run --python 3.12 tool a", ["3.12 tool a", "tool a"]),
+        ("uv run --python=3.12 tool a", ["tool a"]),
+        ("uv run --frozen pytest -k x", ["pytest -k x", "x"]),  # -k may be uv's: both are checked
+        ("poetry run -- tool -x", ["tool -x"]),
+        ("npx eslint src", ["eslint src"]),
+        ("direnv exec . tool", ["tool"]),
+        ("uv pip install x", []),
+        ("uv", []),
+    ],
+)
+def test_a_project_runner_may_start_each_word_that_could_be_its_command(command: str, candidates: list[str]) -> None:
+    stage = parse_script(command).pipelines[0].commands[0]
+    assert isinstance(stage, SimpleCommand)
+    assert [" ".join(w.text for w in c) for c in runner_commands(stage.words)] == candidates
