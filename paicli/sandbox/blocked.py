@@ -1,0 +1,33 @@
+"""Telling a command that failed because of the sandbox from one that simply failed, by what it printed.
+
+Only two signs are trusted: a write refused with EROFS ("Read-only file system": everything but the
+workspace, and .git/ and .paicli/ inside it, is mounted read-only), and, without the network, the
+messages of a name that does not resolve or an address that cannot be reached. Hidden secrets look like
+missing files on purpose: they are never offered a way out.
+"""
+
+from __future__ import annotations
+
+import re
+
+_READ_ONLY = re.compile(r"read-only file system|\bEROFS\b", re.IGNORECASE)
+_NO_NETWORK = re.compile(
+    r"network is unreachable|temporary failure in name resolution|could not resolve host|"
+    r"name or service not known|name resolution|failed to resolve|getaddrinfo|\bENETUNREACH\b|\bEAI_AGAIN\b|"
+    r"connection refused|failed to establish a new connection|unable to resolve host|no address associated",
+    re.IGNORECASE,
+)
+
+
+def blocked_by_sandbox(output: str, *, network: bool, writable: tuple[str, ...] | None = None) -> str | None:
+    """Why `output` (of a command that exited non-zero inside the sandbox) looks like the sandbox's doing;
+    None when it does not. `writable`: a plan task's declared files, when they limit its commands."""
+    if _READ_ONLY.search(output):
+        if writable is None:
+            where = "the workspace (but not its .git/ and .paicli/) and tool caches are"
+        else:
+            where = f"this task's declared files ({', '.join(writable)}) and tool caches are"
+        return f"a write was refused: in the sandbox only {where} writable"
+    if not network and _NO_NETWORK.search(output):
+        return "a connection failed: the sandbox has no network"
+    return None

@@ -1,0 +1,224 @@
+"""Commands contained by bubblewrap (`bwrap`): the kernel, not a parser, decides what they can touch.
+
+The mounts, in the order bwrap applies them (a later one covers an earlier one):
+- the whole filesystem read-only; `/dev` minimal (null, zero, random, tty, ...; no disks) and read-only
+  apart from a size-capped `/dev/shm`; `/proc` of its own (its own PID namespace: paicli's processes and
+  their environments are not there);
+- a private, size-capped `/tmp` (before the workspace, which may live under /tmp); `/run`, `/var/run`
+  and `$XDG_RUNTIME_DIR` hidden (docker.sock, the ssh and gpg agents, the session bus);
+- what a private /tmp would hide but commands need: the home folder (read-only) and the folders on PATH
+  (read-only, paicli's editor stand-ins among them);
+- tool caches writable where they exist (`~/.cache`, `~/.npm`, `~/.cargo/registry`, `~/go/pkg/mod`, plus
+  `sandbox_writable`), so builds and installs keep working;
+- the workspace writable (or, for a plan task that declared its `files`, read-only except those);
+  its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
+- secrets hidden: an empty read-only folder (or an empty file) over each of `~/.ssh`, `~/.aws`, ... and
+  `sandbox_hide` that exists.
+Namespaces: all of them (user, PID, network, IPC, UTS, cgroup), the network kept only with
+`sandbox_network`. The command's `bash` is PID 1 of its own PID namespace (`--as-pid-1`): when it exits,
+the kernel kills every process of the namespace, `setsid` and `nohup` children included, before bwrap
+returns (with bwrap's own init as PID 1, bwrap could return while they were still dying);
+`--die-with-parent` does the same when the command times out or is cancelled (its process group,
+bwrap, is killed). No capabilities, also when paicli runs as root. The environment loses the agent
+sockets and the runtime folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from paicli.sandbox.base import Containment
+
+CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
+SECRETS = ("~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.config/gh", "~/.kube", "~/.docker", "~/.netrc",
+           "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.paicli")  # fmt: skip
+RUNTIME_FOLDERS = ("/run", "/var/run")
+READ_ONLY_IN_WORKSPACE = (".git", ".paicli")
+# Variables naming sockets and folders that are hidden inside (TMPDIR & co: the private /tmp is the one).
+UNSET = ("SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR",
+         "TMPDIR", "TMP", "TEMP")  # fmt: skip
+TMP_BYTES = 1 << 30  # the private /tmp: memory-backed, so capped
+SHM_BYTES = 256 << 20
+RUN_BYTES = 1 << 20
+HIDDEN_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class BwrapSandbox:
+    program: str  # bwrap's absolute path
+    home: Path
+    network: bool = False
+    writable: tuple[str, ...] = ()  # sandbox_writable: more folders commands may write ("~/.m2")
+    hide: tuple[str, ...] = ()  # sandbox_hide: more paths commands may not see ("~/.config/op")
+    sizes: bool = True  # this bwrap knows --size (0.5 and later)
+
+    @property
+    def name(self) -> str:
+        return "bwrap"
+
+    def command(
+        self, argv: Sequence[str], env: Mapping[str, str], containment: Containment
+    ) -> tuple[list[str], dict[str, str]]:
+        options = self.options(containment, env.get("PATH", ""))
+        return [self.program, *options, "--", *argv], self.environment(env)
+
+    def describe(self) -> str:
+        network = "network on" if self.network else "no network"
+        return f"bubblewrap: only the workspace and tool caches writable, .git/ read-only, secrets hidden, {network}"
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        return {name: value for name, value in env.items() if name not in UNSET}
+
+    def options(self, containment: Containment, search_path: str = "") -> list[str]:
+        workspace = _real(containment.workspace)
+        home = _real(self.home)
+        options = ["--unshare-all", *(["--share-net"] if self.network else []), "--die-with-parent", "--as-pid-1",
+                   "--new-session", "--cap-drop", "ALL", "--ro-bind", "/", "/",
+                   "--dev", "/dev", *self._size(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+                   "--proc", "/proc", *self._size(TMP_BYTES), "--tmpfs", "/tmp"]  # fmt: skip
+        for folder in self._runtime_folders(workspace):
+            options += [*self._size(RUN_BYTES), "--tmpfs", folder]
+        if self.network and (resolver := _resolver_under_run()) is not None:
+            options += ["--ro-bind", resolver, resolver]  # /etc/resolv.conf often links into /run
+        for kept in _kept_under_tmp(home, workspace, search_path):
+            options += ["--ro-bind", str(kept), str(kept)]
+        for cache in self._existing(CACHES + self.writable):
+            options += ["--bind", str(cache), str(cache)]
+        options += _workspace_mounts(workspace, containment.writable)
+        for hidden in self._existing(SECRETS + self.hide):
+            if workspace.is_relative_to(hidden):
+                continue  # hiding it would hide the workspace
+            if os.path.isdir(hidden):
+                options += [*self._size(HIDDEN_BYTES), "--tmpfs", str(hidden), "--remount-ro", str(hidden)]
+            else:
+                options += ["--ro-bind", "/dev/null", str(hidden)]
+        return [*options, "--chdir", str(workspace)]
+
+    def _size(self, size: int) -> list[str]:
+        return ["--size", str(size)] if self.sizes else []
+
+    def _expand(self, path: str) -> Path:
+        if path == "~" or path.startswith("~/"):
+            return self.home / path[2:]
+        return Path(path)
+
+    def _existing(self, paths: Sequence[str]) -> Iterator[Path]:
+        """Each path that exists, resolved (a mount over a symlink lands on its target anyway), once."""
+        seen: set[Path] = set()
+        for raw in paths:
+            path = self._expand(raw)
+            if path.is_absolute() and os.path.lexists(path):
+                real = _real(path)
+                if real != Path("/") and real not in seen and os.path.exists(real):
+                    seen.add(real)
+                    yield real
+
+    def _runtime_folders(self, workspace: Path) -> list[str]:
+        folders: list[str] = []
+        runtime_dir = os.environ.get("XDG_RUNTIME_DIR", "")
+        for raw in (*RUNTIME_FOLDERS, runtime_dir):
+            if not raw or not os.path.isabs(raw) or os.path.islink(raw) or not os.path.isdir(raw):
+                continue  # /var/run is usually a link to /run
+            folder = _real(Path(raw))
+            if workspace.is_relative_to(folder) or any(folder.is_relative_to(f) for f in map(Path, folders)):
+                continue
+            if folder.is_relative_to("/tmp"):
+                continue  # the private /tmp hides it already
+            folders.append(str(folder))
+        return folders
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _resolver_under_run() -> str | None:
+    target = os.path.realpath("/etc/resolv.conf")
+    return target if target.startswith(("/run/", "/var/run/")) and os.path.isfile(target) else None
+
+
+def _kept_under_tmp(home: Path, workspace: Path, search_path: str) -> list[Path]:
+    """The home folder and PATH folders that live under /tmp (tests, throw-away homes, paicli's editor
+    stand-ins), bound read-only over the private /tmp; the workspace is mounted on its own."""
+    kept: list[Path] = []
+    candidates = [home, *(Path(entry) for entry in search_path.split(os.pathsep) if os.path.isabs(entry))]
+    for candidate in candidates:
+        real = _real(candidate)
+        if real == Path("/tmp") or not real.is_relative_to("/tmp") or not real.is_dir():
+            continue
+        if real.is_relative_to(workspace) or any(real.is_relative_to(k) for k in kept):
+            continue
+        kept.append(real)
+    return kept
+
+
+def _workspace_mounts(workspace: Path, declared: tuple[str, ...] | None) -> list[str]:
+    """The workspace writable, or read-only but for a plan task's declared files; .git and .paicli
+    read-only either way."""
+    if declared is None:
+        options = ["--bind", str(workspace), str(workspace)]
+    else:
+        options = ["--ro-bind", str(workspace), str(workspace)]
+        for path in declared_writable(workspace, declared):
+            options += ["--bind", str(path), str(path)]
+    for name in READ_ONLY_IN_WORKSPACE:
+        inside = workspace / name
+        if os.path.lexists(inside):
+            real = _real(inside)
+            if real.is_relative_to(workspace) and os.path.exists(real):
+                options += ["--ro-bind", str(real), str(real)]
+    return options
+
+
+def declared_writable(workspace: Path, declared: Sequence[str]) -> list[Path]:
+    """What a plan task's `files` make writable for its commands: a declared folder (`tests/`) as a whole,
+    created if missing; an existing file itself; a file that does not exist yet, its folder (created if
+    missing). Paths leading out of the workspace, through a symlink, or into .git/ or .paicli/ count for
+    nothing (the plan contract refuses them; this is the second line)."""
+    paths: list[Path] = []
+    for entry in declared:
+        relative = os.path.normpath(entry.strip())
+        if os.path.isabs(relative) or relative == ".." or relative.startswith("../"):
+            continue
+        parts = [] if relative == "." else relative.split("/")
+        if parts and parts[0] in READ_ONLY_IN_WORKSPACE:
+            continue
+        target = workspace.joinpath(*parts)
+        folder = entry.endswith("/") or target.is_dir()
+        if not folder and not os.path.lexists(target):
+            parts, folder = parts[:-1], True  # a new file: its folder
+        made = _make_folders(workspace, parts) if folder else _plain_file(workspace, parts)
+        if made is not None and made not in paths:
+            paths.append(made)
+    return paths
+
+
+def _make_folders(workspace: Path, parts: list[str]) -> Path | None:
+    """workspace/parts, each folder created if missing, never through a symlink; None when one is in the way."""
+    current = workspace
+    for part in parts:
+        current = current / part
+        if os.path.islink(current):
+            return None
+        if not os.path.exists(current):
+            try:
+                os.mkdir(current)
+            except FileExistsError:
+                if os.path.islink(current) or not os.path.isdir(current):
+                    return None
+            except OSError:
+                return None
+        elif not os.path.isdir(current):
+            return None
+    return current if _real(current) == current else None
+
+
+def _plain_file(workspace: Path, parts: list[str]) -> Path | None:
+    folder = workspace.joinpath(*parts[:-1])
+    target = folder / parts[-1]
+    if _real(folder) != folder or os.path.islink(target) or not os.path.isfile(target):
+        return None
+    return target

@@ -1,0 +1,77 @@
+"""Choosing the sandbox at start-up: bubblewrap when it works, otherwise (auto) no sandbox with a notice
+that says what to do, and (bwrap) a clear error. Stand-in `bwrap` programs on PATH play the broken
+cases; a real one the working case."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from paicli.errors import ConfigError
+from paicli.sandbox import BwrapSandbox, Containment, choose_sandbox
+from paicli.sandbox.choose import diagnose
+from tests.sandboxing import bwrap_sandbox
+
+
+def stub_bwrap(folder: Path, script: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / "bwrap"
+    program.write_text("#!/bin/sh\n" + script)
+    program.chmod(0o755)
+    return str(folder)
+
+
+def test_a_missing_bwrap_means_auto_runs_uncontained_with_an_install_hint(workspace: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=str(empty))
+    assert choice.sandbox is None
+    assert choice.notice is not None and "apt install bubblewrap" in choice.notice
+    assert "not contained" in choice.describe()
+    with pytest.raises(ConfigError, match=r"--sandbox bwrap: bubblewrap .* is not installed"):
+        choose_sandbox("bwrap", workspace=workspace, home=tmp_path, search_path=str(empty))
+
+
+def test_a_broken_bwrap_means_auto_falls_back_and_bwrap_mode_fails_clearly(workspace: Path, tmp_path: Path) -> None:
+    path = stub_bwrap(tmp_path / "bin", "echo 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=path)
+    assert choice.sandbox is None and choice.notice is not None
+    assert "bwrap is installed but failed (bwrap: setting up uid map: Permission denied)" in choice.notice
+    with pytest.raises(ConfigError, match="uid map: Permission denied"):
+        choose_sandbox("bwrap", workspace=workspace, home=tmp_path, search_path=path)
+
+
+def test_off_never_probes(workspace: Path, tmp_path: Path) -> None:
+    path = stub_bwrap(tmp_path / "bin", f"touch {tmp_path}/probed\nexit 1\n")
+    choice = choose_sandbox("off", workspace=workspace, home=tmp_path, search_path=path)
+    assert choice.sandbox is None and choice.notice is None and "sandbox = off" in choice.describe()
+    assert not (tmp_path / "probed").exists()
+
+
+def test_an_old_bwrap_without_size_is_used_without_the_caps(workspace: Path, tmp_path: Path) -> None:
+    real = shutil.which("bwrap")
+    if real is None:
+        bwrap_sandbox(workspace, tmp_path)  # skips (or fails when required) with the reason
+        return
+    script = (
+        'for arg in "$@"; do [ "$arg" = --size ] && { echo "bwrap: Unknown option --size" >&2; exit 1; }; done\n'
+        f'exec {real} "$@"\n'
+    )
+    path = stub_bwrap(tmp_path / "old", script)
+    choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=path)
+    if choice.sandbox is None:  # the real one does not work here either
+        bwrap_sandbox(workspace, tmp_path)
+        return
+    assert choice.notice is None and isinstance(choice.sandbox, BwrapSandbox) and not choice.sandbox.sizes
+    assert "--size" not in choice.sandbox.options(Containment(workspace))
+
+
+def test_what_to_change_when_user_namespaces_are_refused() -> None:
+    apparmor = diagnose("bwrap: setting up uid map: Permission denied",
+                        {"kernel.apparmor_restrict_unprivileged_userns": "1"}.get)  # fmt: skip
+    assert "AppArmor" in apparmor and "kernel.apparmor_restrict_unprivileged_userns=0" in apparmor
+    assert "unprivileged_userns_clone=1" in diagnose("x", {"kernel.unprivileged_userns_clone": "0"}.get)
+    assert "max_user_namespaces" in diagnose("x", {"user.max_user_namespaces": "0"}.get)
+    assert diagnose("bwrap: odd", {}.get) == "bwrap is installed but failed (bwrap: odd)"

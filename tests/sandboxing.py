@@ -1,0 +1,97 @@
+"""Real bubblewrap for tests: a working sandbox, or a skip that says why (a failure under
+PAICLI_REQUIRE_SANDBOX=1, which .ci/run sets), and what tests need to prove containment: finding a
+process by a unique argument, a one-shot HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from paicli.sandbox import BwrapSandbox, choose_sandbox
+
+REQUIRED = os.environ.get("PAICLI_REQUIRE_SANDBOX") == "1"
+
+
+def bwrap_sandbox(
+    workspace: Path, home: Path, *, network: bool = False, writable: tuple[str, ...] = (), hide: tuple[str, ...] = ()
+) -> BwrapSandbox:
+    """A bubblewrap sandbox that works here (probed), or the test is skipped (failed when required)."""
+    choice = choose_sandbox("auto", workspace=workspace, home=home, network=network, writable=writable, hide=hide)
+    if not isinstance(choice.sandbox, BwrapSandbox):
+        if REQUIRED:
+            pytest.fail(f"PAICLI_REQUIRE_SANDBOX=1 but {choice.problem}")
+        pytest.skip(f"no working bubblewrap here: {choice.problem}")
+    return choice.sandbox
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot contain commands on this machine (None: it can), probed once."""
+    folder = Path(os.path.realpath("/tmp"))
+    return choose_sandbox("auto", workspace=folder, home=Path.home()).problem
+
+
+def require_bwrap() -> None:
+    """For tests that run paicli itself with the default `--sandbox auto`."""
+    problem = bwrap_problem()
+    if problem is not None:
+        if REQUIRED:
+            pytest.fail(f"PAICLI_REQUIRE_SANDBOX=1 but {problem}")
+        pytest.skip(f"no working bubblewrap here: {problem}")
+
+
+def marker() -> str:
+    """A unique `sleep` duration, so a process can be found by its command line: `sleep 300.123456`."""
+    return f"300.{uuid.uuid4().int % 10**9:09d}"
+
+
+def processes_with(argument: str) -> list[int]:
+    """Host pids whose command line holds `argument` as one of its words."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                words = handle.read().split(b"\0")
+            with open(f"/proc/{entry}/stat") as handle:
+                state = handle.read().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if argument.encode() in words and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+@contextmanager
+def http_server(body: bytes = b"ok\n") -> Iterator[tuple[int, list[str]]]:
+    """A server on 127.0.0.1 answering every GET with `body`; yields (port, paths requested)."""
+    requested: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requested.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], requested
+    finally:
+        server.shutdown()
+        server.server_close()
