@@ -51,7 +51,9 @@ ToolLookup = Callable[[str], Tool | None]
 
 
 def scope_of(task: Task) -> TaskScope:
-    writable = tuple(task.files) if task.type is TaskType.FILE_WRITE and task.files is not None else None
+    """What the task's calls may do. Its declared `files` limit the file tools of a FILE_WRITE task and,
+    in the sandbox, what the commands of a COMMAND or VERIFICATION task may write."""
+    writable = tuple(task.files) if task.type in DECLARES_FILES and task.files is not None else None
     if writable is not None and WHOLE_WORKSPACE in writable:
         writable = None
     return TaskScope(task.id, task.type.value, EFFECTS[task.type], writable)

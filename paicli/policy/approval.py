@@ -5,12 +5,21 @@ The order of the checks, first match wins:
  1. a deny rule from the configuration                       → refused_by_rule     (every mode)
  2. the hard denylist (rm -rf /, curl | sh, mkfs, ...)        → refused_by_denylist (every mode)
  3. nothing risky (read-only tools, file edits in the workspace, read-only commands) → allowed
+ 3b. a command that runs in the sandbox and would only ask     → allowed_in_sandbox  (every mode)
+     because it writes or runs project code (not one that destroys work: rm, git clean, ...)
  4. mode yolo, and paicli understood the command              → approved_by_mode
  5. allow rules covering every risky part                     → approved_by_rule
  6. an "always" answer given earlier in this session          → approved_by_session
  7. mode ask with a user to ask (ctx.approve)                 → approved_by_user / refused_by_user
  8. otherwise (mode auto, or nobody to ask)                   → refused_by_policy
-What the classifier cannot read (OPAQUE) skips 4 and 5: it needs a human in every mode.
+What the classifier cannot read (OPAQUE) skips 3b, 4 and 5: it needs a human in every mode.
+
+The sandbox (ctx.sandbox, paicli/sandbox/) is the wall, approvals the door: a command runs inside it
+unless the configuration's `unsandboxed` prefixes name one of its commands or the user let such commands
+run outside for the session; a command running outside is judged as without a sandbox. When a command
+fails because of the sandbox, `escalate` decides whether it runs once outside: in `ask` mode the user is
+asked (y once, n, a for these command prefixes this session); in `auto` and `yolo` it stays refused
+(yolo means no questions, not no walls).
 
 Modes: `ask` (the REPL default), `auto` (the headless default), `yolo`. With no mode configured the
 policy asks when the tool context carries an approver (the REPL) and behaves as `auto` without one.
@@ -20,6 +29,7 @@ Parallel tasks ask one at a time; an "always" given while another task waited co
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,10 +37,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from paicli.audit import AuditLog
-from paicli.policy.classify import Classification, Risk, classify_command
-from paicli.policy.rules import Rules
+from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
+from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope
-from paicli.tools.base import ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
+from paicli.tools.base import Admission, ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
 from paicli.tools.toolbox import builtin_tool
 
 Mode = Literal["ask", "auto", "yolo"]
@@ -40,6 +50,7 @@ DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the use
 
 class Decision(enum.StrEnum):
     ALLOWED = "allowed"
+    ALLOWED_IN_SANDBOX = "allowed_in_sandbox"  # would ask, but runs contained by the sandbox
     APPROVED_BY_USER = "approved_by_user"
     APPROVED_BY_RULE = "approved_by_rule"
     APPROVED_BY_SESSION = "approved_by_session"
@@ -49,6 +60,9 @@ class Decision(enum.StrEnum):
     REFUSED_BY_RULE = "refused_by_rule"
     REFUSED_BY_DENYLIST = "refused_by_denylist"
     REFUSED_OUT_OF_SCOPE = "refused_out_of_scope"  # outside what the plan task declared (the plan contract)
+    OUTSIDE_BY_USER = "outside_by_user"  # failed in the sandbox; the user let it run once outside
+    OUTSIDE_BY_SESSION = "outside_by_session"  # the same, by an "always" answer given earlier
+    REFUSED_OUTSIDE = "refused_outside"  # failed in the sandbox and may not run outside
     INVALID = "invalid"  # never decided: unknown tool or arguments that do not validate
 
     @property
@@ -56,8 +70,10 @@ class Decision(enum.StrEnum):
         return self in _ALLOWING
 
 
-_ALLOWING = {Decision.ALLOWED, Decision.APPROVED_BY_USER, Decision.APPROVED_BY_RULE,
-             Decision.APPROVED_BY_SESSION, Decision.APPROVED_BY_MODE}  # fmt: skip
+_ALLOWING = {Decision.ALLOWED, Decision.ALLOWED_IN_SANDBOX, Decision.APPROVED_BY_USER, Decision.APPROVED_BY_RULE,
+             Decision.APPROVED_BY_SESSION, Decision.APPROVED_BY_MODE, Decision.OUTSIDE_BY_USER,
+             Decision.OUTSIDE_BY_SESSION}  # fmt: skip
+OUTSIDE = "outside:"  # grant keys of commands the user let run outside the sandbox
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,7 @@ class Ruling:
     decision: Decision
     reason: str = ""  # for the audit log: why it needed approval, or which rule decided
     message: str = ""  # for the model, when refused
+    outside: bool = False  # a command that runs outside the sandbox
 
     @property
     def allowed(self) -> bool:
@@ -88,6 +105,7 @@ class PolicyRequest(ApprovalRequest):
 
     always: str = "this exact call"
     opaque: bool = False  # paicli could not read the command: the user should look closely
+    outside: bool = False  # the question is whether to run it outside the sandbox, where it failed
 
 
 class ApprovalPolicy:
@@ -98,11 +116,13 @@ class ApprovalPolicy:
         mode: Mode | None = None,
         rules: Rules | None = None,
         audit: AuditLog | None = None,
+        unsandboxed: tuple[str, ...] | list[str] = (),
     ) -> None:
         self.workspace = workspace
         self.mode: Mode | None = mode
         self.rules = rules or Rules(workspace=workspace)
         self.audit = audit
+        self.unsandboxed: tuple[Rule, ...] = parse_command_prefixes(unsandboxed)
         self.grants: set[str] = set()
         self._asking = asyncio.Lock()
 
@@ -113,15 +133,27 @@ class ApprovalPolicy:
 
     # ---- the gate the tool box calls ----
 
-    async def admit(self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
-        """Decide and audit one call; returns the refusal for the model, or None to run it."""
+    async def admit(self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext) -> Admission:
+        """Decide and audit one call: the refusal for the model, or whether and where it runs."""
         ruling = await self.decide(tool, arguments, ctx)
+        self._record(tool, arguments, ruling, ctx)
+        return Admission(outside=ruling.outside) if ruling.allowed else Admission(refusal=ruling.message)
+
+    async def escalate(
+        self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext, reason: str
+    ) -> str | None:
+        """A command failed because of the sandbox (`reason`): None runs it once outside (the user said so,
+        now or with an earlier "always"); otherwise what the model is told about it. Audited."""
+        ruling = await self._outside_ruling(tool, arguments, ctx, reason)
+        self._record(tool, arguments, ruling, ctx)
+        return None if ruling.allowed else ruling.message
+
+    def _record(self, tool: Tool | str, arguments: Mapping[str, Any], ruling: Ruling, ctx: ToolContext) -> None:
         if self.audit is not None:
             self.audit.record(
                 tool=_name(tool), arguments=dict(arguments), decision=ruling.decision.value,
                 reason=ruling.reason, task_id=ctx.task_id,
             )  # fmt: skip
-        return None if ruling.allowed else ruling.message
 
     def reject(self, tool: str, arguments: Any, error: str, ctx: ToolContext) -> None:
         """Audit a call that never reached a decision (unknown tool, bad arguments)."""
@@ -173,8 +205,30 @@ class ApprovalPolicy:
         if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:
             reason = f"{found.reason}, so it cannot be checked against the deny rules"
             return _refuse(Decision.REFUSED_BY_RULE, reason, f"refused: {reason}. Write the command out plainly.")
+        outside = self.runs_outside(found, ctx)
+        ruling = await self._judge(name, arguments, found, ctx, path_argument, outside)
+        return dataclasses.replace(ruling, outside=outside) if ruling.allowed and outside else ruling
+
+    def runs_outside(self, found: Assessment, ctx: ToolContext) -> bool:
+        """Whether a command runs outside the sandbox: there is none, one of its commands is named in
+        `unsandboxed`, or the user let all of its commands run outside for this session."""
+        commands = found.classification.commands if found.classification is not None else ()
+        if ctx.sandbox is None or not commands:
+            return False
+        if any(starts_with(command, rule.words) for command in commands for rule in self.unsandboxed):
+            return True
+        return all(OUTSIDE + _prefix(command) in self.grants for command in commands)
+
+    async def _judge(
+        self, name: str, arguments: Mapping[str, Any], found: Assessment, ctx: ToolContext,
+        path_argument: str | None, outside: bool,
+    ) -> Ruling:  # fmt: skip
+        """Steps 3 to 8 of the module's list."""
         if found.risk is Risk.SAFE:
             return Ruling(Decision.ALLOWED)
+        contained = ctx.sandbox is not None and not outside and found.classification is not None
+        if found.risk is Risk.ASK and contained and found.classification and not found.classification.destructive:
+            return Ruling(Decision.ALLOWED_IN_SANDBOX, found.reason)
         mode = self.effective_mode(ctx)
         if found.risk is Risk.ASK:
             if mode == "yolo":
@@ -189,6 +243,47 @@ class ApprovalPolicy:
             if self._granted(found):  # answered "always" while this call waited its turn
                 return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
             return await self._ask_user(name, found, ctx)
+
+    async def _outside_ruling(
+        self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext, reason: str
+    ) -> Ruling:
+        found = self.assess(tool, arguments)
+        commands = found.classification.commands if found.classification is not None else ()
+        keys = tuple(dict.fromkeys(OUTSIDE + _prefix(command) for command in commands))
+        why = f"it failed in the sandbox ({reason})"
+        if keys and all(key in self.grants for key in keys):
+            return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
+        mode = self.effective_mode(ctx)
+        if mode != "ask" or ctx.approve is None or not keys:
+            hint = _outside_hint(found)
+            situation = f"approval mode {mode} never runs a command outside the sandbox" if mode != "ask" else (
+                "nobody can let it run outside the sandbox here")  # fmt: skip
+            return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint} {DO_NOT_RETRY}")
+        async with self._asking:
+            if all(key in self.grants for key in keys):
+                return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
+            prefixes = ", ".join(f"`{key.removeprefix(OUTSIDE)} …`" for key in keys)
+            request = PolicyRequest(
+                task_id=ctx.task_id, tool=_name(tool), summary=found.summary,
+                reason=f"{why}; run it once outside the sandbox, with your full rights?",
+                always=f"{prefixes} outside the sandbox", outside=True,
+            )  # fmt: skip
+            try:
+                answer: ApprovalDecision = await ctx.approve(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # a broken prompt must refuse, never allow
+                failure = f"the approval prompt failed ({type(error).__name__}: {error})"
+                return _refuse(Decision.REFUSED_OUTSIDE, failure, f"It stays refused: {failure}. {DO_NOT_RETRY}")
+        if answer.allowed:
+            if answer.how == "session":
+                self.grants.update(keys)
+                self.grants.update(found.grant_keys)  # and approved when it runs outside next time
+            always = " (always, this session)" if answer.how == "session" else ""
+            return Ruling(Decision.OUTSIDE_BY_USER, why + always, outside=True)
+        said = answer.reason.strip()
+        message = "The user chose not to run it outside the sandbox" + (f": {said}" if said else "")
+        return _refuse(Decision.REFUSED_OUTSIDE, said or "the user said no", f"{message}. {DO_NOT_RETRY}")
 
     async def _ask_user(self, tool: str, found: Assessment, ctx: ToolContext) -> Ruling:
         assert ctx.approve is not None
@@ -230,6 +325,20 @@ def _nobody_to_ask(found: Assessment, mode: Mode) -> str:
     if found.risk is Risk.ASK and found.classification is not None:
         hint = " The user can allow such commands with an allow rule in .paicli/config.toml."
     return f"refused: `{found.summary}` needs the user's approval ({why}) and {situation}.{hint} {DO_NOT_RETRY}"
+
+
+def _outside_hint(found: Assessment) -> str:
+    commands = found.classification.commands if found.classification is not None else ()
+    prefixes = list(dict.fromkeys(_prefix(command) for command in commands))
+    if not prefixes:
+        return ""
+    listed = ", ".join(f'"{p}"' for p in prefixes[:3])
+    return f" The user can let such commands run outside with unsandboxed = [{listed}] in the configuration."
+
+
+def _prefix(command: tuple[str, ...]) -> str:
+    """What an "always run outside" answer remembers of one simple command: `git commit`, `make`."""
+    return command_prefix(command) or " ".join(command)
 
 
 def _name(tool: Tool | str) -> str:

@@ -32,6 +32,7 @@ from paicli.policy.checks import (
     check_variable_names,
     unknowable_arguments,
 )
+from paicli.policy.destructive import destructive_reason
 from paicli.policy.git import check_git, dynamic_global_option
 from paicli.policy.paths import HARMLESS_FILES, Places, option_like_glob
 from paicli.policy.readers import READERS
@@ -166,6 +167,8 @@ class _Classifier(Visitor):
         normalised = (program_name(first), *(w.text for w in command.words[1:]))
         self.commands.append(normalised)
         self._written(command)
+        if destroys := destructive_reason(normalised):
+            self.findings.append(Finding(Risk.ASK, destroys, normalised, command_prefix(normalised), destructive=True))
         if command.assignments:
             # Rules must name the variables too (`CI=1 pytest`): `PATH=... ls` is not `ls`.
             assigned = tuple(f"{a.name}={a.value.text if a.value else ''}" for a in command.assignments)

@@ -11,6 +11,7 @@ variables, which make the command ASK anyway). `-c`/`--config-env` keys that can
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from paicli.shell.syntax import Word
@@ -114,6 +115,15 @@ def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, b
     if sub in {"branch", "tag", "remote"} and any(w.text not in listing for w in options):
         return f"git {sub} with these arguments changes the repository", False
     return None
+
+
+def git_subcommand(args: Sequence[str]) -> tuple[str, list[str]]:
+    """(the subcommand, its arguments) of `git ARGS`, past git's own options; ("", []) when there is none."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        option, equals, _ = args[index].partition("=")
+        index += 2 if option in _GLOBAL_VALUED and not equals else 1
+    return (args[index], list(args[index + 1 :])) if index < len(args) else ("", [])
 
 
 def own_repository(root: Path) -> bool:

@@ -21,6 +21,7 @@ class Finding:
     reason: str
     words: tuple[str, ...] | None = None  # the simple command it is about (name normalised); None: not one
     prefix: str | None = None  # what "always" would allow ("git commit", "rm"); None: only this exact text
+    destructive: bool = False  # it destroys work in the workspace (rm, git clean): asks even in the sandbox
 
 
 @dataclass(frozen=True)
@@ -33,3 +34,8 @@ class Classification:
     @property
     def asks(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.risk is Risk.ASK)
+
+    @property
+    def destructive(self) -> str | None:
+        """Why it destroys work inside the workspace (policy/destructive.py); None when it does not."""
+        return next((f.reason for f in self.findings if f.destructive), None)

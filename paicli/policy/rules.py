@@ -67,6 +67,20 @@ def parse_rule(text: str) -> Rule:
     return Rule(text, tool, words=tuple(words))
 
 
+def parse_command_prefixes(texts: Iterable[str]) -> tuple[Rule, ...]:
+    """The `unsandboxed` setting: command prefixes (`git push`), each a rule of execute_command with words;
+    ValueError naming one that is not."""
+    rules = tuple(parse_rule(text) for text in texts)
+    for rule in rules:
+        if rule.tool != COMMAND_TOOL or not rule.words:
+            raise ValueError(f"{rule.text!r} is not a command prefix (write it as in a shell: \"git push\")")
+    return rules
+
+
+def starts_with(words: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
+    return len(words) >= len(prefix) and words[: len(prefix)] == prefix
+
+
 def check_rules(texts: Iterable[str]) -> list[str]:
     """Validation for the settings: the texts unchanged, or ValueError naming the bad one."""
     texts = list(texts)
@@ -100,7 +114,7 @@ class Rules:
                 continue
             if classification is not None:
                 commands = classification.commands
-                if not rule.words or any(_starts_with(command, rule.words) for command in commands):
+                if not rule.words or any(starts_with(command, rule.words) for command in commands):
                     return rule
             elif self._path_matches(rule, arguments, path_argument, any_spelling=True):
                 return rule
@@ -125,7 +139,7 @@ class Rules:
         for finding in classification.asks:
             if finding.words is None:
                 return ()
-            rule = next((r for r in candidates if _starts_with(finding.words, r.words)), None)
+            rule = next((r for r in candidates if starts_with(finding.words, r.words)), None)
             if rule is None:
                 return ()
             if rule not in used:
@@ -177,10 +191,6 @@ def _command_words(text: str, pattern: str) -> list[str]:
         raise ValueError(f"the rule {text!r} must be plain words: no redirections, variables or substitutions")
     assigned = [f"{a.name}={a.value.text if a.value else ''}" for a in command.assignments]
     return assigned + [w.text for w in command.words]
-
-
-def _starts_with(words: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
-    return len(words) >= len(prefix) and words[: len(prefix)] == prefix
 
 
 def _normalise_glob(path: str) -> str:

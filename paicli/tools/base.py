@@ -21,12 +21,34 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
+from paicli.sandbox.base import Sandbox
 from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
 from paicli.tools.scope import TaskScope
 
 
 class ToolFailure(Exception):
     """A refusal or failure whose message goes back to the model as the tool result."""
+
+
+class SandboxBlocked(ToolFailure):
+    """A command that ran in the sandbox and failed, by the look of its output, because of the sandbox (a
+    read-only path, no network). The tool box asks the gate whether it may run once outside; if not,
+    the result is `output`, the `reason` (with what the gate says) and the `status` line, in that order."""
+
+    def __init__(self, output: str, status: str, reason: str) -> None:
+        self.output, self.status, self.reason = output, status, reason
+        super().__init__(self.result())
+
+    def result(self, note: str = "") -> str:
+        return f"{self.output}\n[sandbox] {self.reason}.{' ' + note if note else ''}\n{self.status}"
+
+
+@dataclass(frozen=True)
+class Admission:
+    """A gate's answer about one call: refused (the message for the model), or run, and where."""
+
+    refusal: str | None = None
+    outside: bool = False  # a command runs outside the sandbox (named in `unsandboxed`, or granted)
 
 
 class PathLocks:
@@ -67,6 +89,7 @@ class ToolContext:
     command_timeout: float = 60.0
     output_limit: int = 16_000  # characters of tool output the model sees (head + tail)
     scope: TaskScope | None = None  # what a plan task's calls may do (the plan contract); None: chat
+    sandbox: Sandbox | None = None  # what commands run in (paicli/sandbox/); None: as the user, uncontained
 
 
 class Tool:

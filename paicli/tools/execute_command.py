@@ -5,6 +5,11 @@ cancellation (ESC) SIGKILL at once, and after bash exits whatever it left runnin
 killed, so `sleep 999 &` neither outlives the command nor keeps its output pipe open. Output (stdout
 and stderr merged) is captured through a bounded head + tail buffer, so a command printing 50 MB
 costs a few hundred KB of memory.
+
+With a sandbox on the tool context (paicli/sandbox/), `bash` runs inside it: bubblewrap is the group
+leader, and its PID namespace takes down everything the command started when it ends, `setsid`
+children included. A command that fails because of the sandbox (a read-only path, no network) raises
+SandboxBlocked, so the tool box can ask whether to run it once outside.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
+from paicli.sandbox import Containment, blocked_by_sandbox
+from paicli.tools.base import Effect, SandboxBlocked, Tool, ToolContext, ToolFailure
 from paicli.tools.commands import dangerous_reason
 from paicli.tools.git_env import git_safety_environment, read_git_config
 from paicli.tools.output import HeadTailBuffer
@@ -68,6 +74,10 @@ class ExecuteCommand(Tool):
         output = buffer.render(limit).removesuffix("\n") if buffer.total else "(no output)"
         if timed_out:
             raise ToolFailure(f"timed out after {timeout:g} s (the command was killed); output so far:\n{output}")
+        if ctx.sandbox is not None and code != 0:
+            writable = ctx.scope.writable if ctx.scope is not None else None
+            if reason := blocked_by_sandbox(output, network=ctx.sandbox.network, writable=writable):
+                raise SandboxBlocked(output, describe_exit(code), reason)
         return f"{output}\n{describe_exit(code)}"
 
     def failure(self, output: str) -> str | None:
@@ -129,18 +139,27 @@ class _Capture(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
+def command_line(command: str, ctx: ToolContext) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment that run `command`: `bash -c` as the user, or inside ctx's sandbox (a plan
+    task's declared files the only writable part of the workspace). Blocking: runs `git config`."""
+    argv, env = ["bash", "-c", command], child_environment(ctx.workspace)
+    if ctx.sandbox is None:
+        return argv, env
+    writable = ctx.scope.writable if ctx.scope is not None else None
+    return ctx.sandbox.command(argv, env, Containment(ctx.workspace, writable))
+
+
 async def run_in_group(
     command: str, ctx: ToolContext, buffer: HeadTailBuffer, timeout: float
 ) -> tuple[int | None, bool]:
-    """Run `bash -c command` in a new process group; return (exit code, timed out)."""
+    """Run `bash -c command` (contained by ctx's sandbox, if any) in a new process group; return
+    (exit code, timed out)."""
     loop = asyncio.get_running_loop()
-    env = await asyncio.to_thread(child_environment, ctx.workspace)  # runs `git config` (git_env.py)
+    argv, env = await asyncio.to_thread(command_line, command, ctx)
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: _Capture(buffer),
-            "bash",
-            "-c",
-            command,
+            *argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -14,7 +14,9 @@ class TaskScope:
     task_id: str
     kind: str  # the task's type, for messages: "FILE_READ"
     effects: frozenset[Effect]
-    writable: tuple[str, ...] | None = None  # declared paths ("app.py", "tests/"); None: the whole workspace
+    # Declared paths ("app.py", "tests/"): what the file tools may write (FILE_WRITE) or, in the sandbox,
+    # the commands (COMMAND, VERIFICATION); None: the whole workspace.
+    writable: tuple[str, ...] | None = None
 
     def describe(self) -> str:
         """`task_3 (FILE_WRITE) may read, and change only app.py, tests/`."""
@@ -22,5 +24,5 @@ class TaskScope:
         if Effect.WRITE in self.effects:
             can.append("change " + ("only " + ", ".join(self.writable) if self.writable is not None else "files"))
         if Effect.EXECUTE in self.effects:
-            can.append("run commands")
+            can.append("run commands" + (" that write only " + ", ".join(self.writable) if self.writable else ""))
         return f"{self.task_id} ({self.kind}) may " + (", and ".join(can) if len(can) < 3 else ", ".join(can))

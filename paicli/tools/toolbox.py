@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -26,7 +27,7 @@ from pydantic import ValidationError
 
 from paicli.llm.types import ToolCall
 from paicli.tools.arguments import BadArguments, parse_arguments
-from paicli.tools.base import Tool, ToolContext, ToolFailure, ToolOutcome
+from paicli.tools.base import Admission, SandboxBlocked, Tool, ToolContext, ToolFailure, ToolOutcome
 from paicli.tools.edit_file import EditFile
 from paicli.tools.execute_command import ExecuteCommand
 from paicli.tools.glob_files import GlobFiles
@@ -52,8 +53,13 @@ def data_marker(tool: str) -> str:
 
 
 class Gate(Protocol):
-    async def admit(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
-        """None lets the call run; a text refuses it (the text goes to the model)."""
+    async def admit(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext) -> Admission:
+        """Whether the call runs (a refusal's text goes to the model), and whether outside the sandbox."""
+        ...
+
+    async def escalate(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext, reason: str) -> str | None:
+        """A command failed because of the sandbox (`reason`): None runs it once outside; a text says why
+        not (it goes to the model with the command's output)."""
         ...
 
     def reject(self, tool: str, arguments: Any, error: str, ctx: ToolContext) -> None:
@@ -112,11 +118,18 @@ class ToolBox:
             args = tool.Args.model_validate(arguments)
         except ValidationError as error:
             return self._invalid(tool.name, describe_validation_error(tool, error), arguments, ctx)
-        if self.gate is not None and (refusal := await self.gate.admit(tool, arguments, ctx)) is not None:
-            return self._failure(refusal, arguments, ctx)
+        if self.gate is not None:
+            admission = await self.gate.admit(tool, arguments, ctx)
+            if admission.refusal is not None:
+                return self._failure(admission.refusal, arguments, ctx)
+            if admission.outside:
+                ctx = dataclasses.replace(ctx, sandbox=None)
 
         try:
-            output = await tool.run(args, ctx)
+            try:
+                output = await tool.run(args, ctx)
+            except SandboxBlocked as blocked:
+                output = await self._blocked(tool, args, arguments, ctx, blocked)
         except asyncio.CancelledError:
             raise
         except ToolFailure as failure:
@@ -126,6 +139,19 @@ class ToolBox:
         if self.mark_data and tool.untrusted_output and output:
             output = data_marker(tool.name) + output
         return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments)
+
+    async def _blocked(
+        self, tool: Tool, args: Any, arguments: Mapping[str, Any], ctx: ToolContext, blocked: SandboxBlocked
+    ) -> str:
+        """The sandbox stopped a command: the gate may let it run once outside (what the user is asked in
+        `ask` mode); otherwise the command's output says plainly what happened."""
+        if self.gate is None:
+            return blocked.result()
+        note = await self.gate.escalate(tool, arguments, ctx, blocked.reason)
+        if note is not None:
+            return blocked.result(note)
+        output: str = await tool.run(args, dataclasses.replace(ctx, sandbox=None))
+        return f"[it failed in the sandbox ({blocked.reason}); the user let it run outside]\n{output}"
 
     def _invalid(self, name: str, message: str, arguments: dict[str, Any] | str, ctx: ToolContext) -> ToolOutcome:
         if self.gate is not None:

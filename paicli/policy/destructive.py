@@ -1,0 +1,62 @@
+"""Commands that destroy work inside the workspace: deleting files, discarding changes, rewriting history.
+
+The sandbox protects the machine, not the user's work, so these still ask in `ask` mode and are refused
+in `auto` (unless an allow rule covers them) when every other command that would only ask because it
+writes or runs project code runs unasked in the sandbox. Judged on one simple command's words (its name
+normalised: `/bin/rm` is `rm`); the commands inside `find -exec`, `xargs`, `bash -c` and wrappers are
+simple commands of their own, so `find . -exec rm {} +` is caught by `rm`.
+"""
+
+from __future__ import annotations
+
+from paicli.policy.git import git_subcommand
+
+_DELETERS = {"rm": "rm deletes files", "shred": "shred destroys files", "unlink": "unlink deletes a file",
+             "truncate": "truncate cuts files", "srm": "srm deletes files", "wipe": "wipe destroys files"}  # fmt: skip
+_GIT_ALWAYS = {"clean": "deletes untracked files", "rm": "deletes files", "filter-branch": "rewrites history",
+               "filter-repo": "rewrites history", "prune": "deletes objects", "update-ref": "moves or deletes refs",
+               "worktree": "may remove a worktree's files", "reflog": "may expire the reflog"}  # fmt: skip
+_RESET_DISCARDING = ("--hard", "--merge", "--keep")
+_FORCES = ("-f", "--force", "--force-with-lease", "--mirror", "--delete", "-d", "--prune")
+
+
+def destructive_reason(words: tuple[str, ...]) -> str | None:
+    """Why this simple command destroys work in the workspace; None when it does not look like it."""
+    if not words:
+        return None
+    name, args = words[0], words[1:]
+    if name in _DELETERS:
+        return _DELETERS[name]
+    if name == "find" and any(a in ("-delete",) for a in args):
+        return "find -delete deletes files"
+    if name == "rsync" and any(a.startswith(("--delete", "--remove-source-files")) for a in args):
+        return "rsync --delete deletes files"
+    if name == "git":
+        return _git(list(args))
+    return None
+
+
+def _git(args: list[str]) -> str | None:
+    sub, rest = git_subcommand(args)
+    options = [a for a in rest if a.startswith("-")]
+    if sub in _GIT_ALWAYS and (sub != "worktree" or (rest[:1] in (["remove"], ["prune"]))):
+        return f"git {sub} {_GIT_ALWAYS[sub]}"
+    if sub == "reset" and any(o in _RESET_DISCARDING for o in options):
+        return "git reset --hard discards changes"
+    if sub == "checkout" and (any(o in ("-f", "--force", "--") for o in rest) or "." in rest):
+        return "git checkout of paths discards changes"
+    if sub == "restore" and not (("--staged" in options or "-S" in options) and not _restores_worktree(options)):
+        return "git restore discards changes"
+    if sub == "stash" and rest[:1] in (["drop"], ["clear"]):
+        return f"git stash {rest[0]} deletes stashed changes"
+    if sub == "branch" and any(o in ("-D", "--delete", "-d", "-M", "-C") or o.startswith("-D") for o in options):
+        return "git branch -D deletes a branch"
+    if sub == "push" and (any(o in _FORCES for o in options) or any(a.startswith("+") for a in rest)):
+        return "git push --force rewrites or deletes a remote's history"
+    if sub == "gc" and any(o.startswith("--prune") for o in options):
+        return "git gc --prune deletes objects"
+    return None
+
+
+def _restores_worktree(options: list[str]) -> bool:
+    return "--worktree" in options or "-W" in options
