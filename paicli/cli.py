@@ -33,6 +33,8 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--dangerously-skip-approvals", dest="yolo", action="store_true", default=default,
         help="same as --approval yolo",
     )
+    parser.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default=default,
+                        help="contain commands with bubblewrap: when it works (auto, the default), always, never")
     parser.add_argument("--resume", metavar="ID", default=default, help="continue a saved plan (with `plan`)")
     parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
                         help="run a plan written by hand (with `plan`)")
@@ -55,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-SETTING_FLAGS = ("model", "base_url", "max_parallel", "max_replans", "schedule", "approval")
+SETTING_FLAGS = ("model", "base_url", "max_parallel", "max_replans", "schedule", "approval", "sandbox")
 
 
 def settings_flags(args: argparse.Namespace) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationE
 
 from paicli.errors import ConfigError
 from paicli.llm.price import Price
-from paicli.policy.rules import check_rules
+from paicli.policy.rules import check_rules, parse_command_prefixes
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
     CONFIG_FILE,
@@ -41,6 +41,8 @@ DEFAULT_MODEL = "gpt-4o-mini"
 # The task types of a plan (paicli/plan/model.py TaskType, which sits above this layer; a test keeps the
 # two lists equal), the keys of the [models] table.
 TASK_TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
+# List settings that add up across the config files instead of replacing.
+LISTS = ("allow", "deny", "sandbox_writable", "sandbox_hide", "unsandboxed")
 ModelName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^\S+$")]
 
 
@@ -80,6 +82,19 @@ class Settings(BaseModel):
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
     allow: list[str] = Field(default_factory=list, description="rules for calls that run unasked (policy/rules.py)")
     deny: list[str] = Field(default_factory=list, description="rules for calls refused in every mode; deny wins")
+    sandbox: Literal["auto", "bwrap", "off"] = Field(
+        "auto", description="contain commands with bubblewrap: when it works (auto), always (bwrap), never (off)"
+    )
+    sandbox_network: bool = Field(False, description="commands in the sandbox reach the network")
+    sandbox_writable: list[str] = Field(
+        default_factory=list, description="more folders sandboxed commands may write (absolute or ~/...)"
+    )
+    sandbox_hide: list[str] = Field(
+        default_factory=list, description="more files and folders sandboxed commands may not see (absolute or ~/...)"
+    )
+    unsandboxed: list[str] = Field(
+        default_factory=list, description='command prefixes that always run outside the sandbox ("git push")'
+    )
 
     @field_validator("models", mode="before")
     @classmethod
@@ -90,6 +105,22 @@ class Settings(BaseModel):
     @classmethod
     def _valid_rules(cls, rules: list[str]) -> list[str]:
         return check_rules(rules)
+
+    @field_validator("unsandboxed")
+    @classmethod
+    def _valid_prefixes(cls, prefixes: list[str]) -> list[str]:
+        parse_command_prefixes(prefixes)
+        return prefixes
+
+    @field_validator("sandbox_writable", "sandbox_hide")
+    @classmethod
+    def _sandbox_paths(cls, paths: list[str]) -> list[str]:
+        for path in paths:
+            if not (path.startswith("/") or path == "~" or path.startswith("~/")) or "\x00" in path:
+                raise ValueError(f"{path[:80]!r} is not an absolute path or one starting with ~/")
+            if os.path.normpath(path) in ("/", "~"):
+                raise ValueError(f"{path!r} is the whole filesystem or home folder; name a folder below it")
+        return paths
 
     def require_key(self) -> str:
         if self.api_key is None or not self.api_key.get_secret_value():
@@ -235,10 +266,10 @@ def _defaults() -> dict[str, Any]:
 
 
 def _merge_config(merged: dict[str, Any], values: Mapping[str, Any]) -> None:
-    """A later file's values over an earlier one's; rule lists add up, and the [models] and [prices]
-    tables merge entry by entry."""
+    """A later file's values over an earlier one's; rule and path lists add up, and the [models] and
+    [prices] tables merge entry by entry."""
     for key, value in values.items():
-        if key in ("allow", "deny") and isinstance(value, list) and isinstance(merged.get(key), list):
+        if key in LISTS and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
         elif key in ("models", "prices") and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}

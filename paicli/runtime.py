@@ -12,7 +12,7 @@ from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
 from paicli.audit import AuditLog, audit_folder
 from paicli.config import Settings, user_home
-from paicli.events import EventSink
+from paicli.events import EventSink, Notice
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.routed import RoutedModel
@@ -30,6 +30,7 @@ from paicli.plan.store import PlanRecorder, PlanStore
 from paicli.plan.summary import Summarizer
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.rules import Rules
+from paicli.sandbox import SandboxChoice, choose_sandbox
 from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.scope import TaskScope
 from paicli.tools.toolbox import ToolBox
@@ -58,6 +59,7 @@ class Runtime:
     _compressor_text: str | None = field(default=None, repr=False)
     approve: Approver | None = None  # the human in the loop (the REPL's prompt); None: nobody to ask
     policy: ApprovalPolicy | None = None  # the gate of `tools`; /approval changes its mode
+    sandbox: SandboxChoice = field(default_factory=lambda: SandboxChoice("off", None))  # what contains commands
 
     @property
     def workspace(self) -> Path:
@@ -78,6 +80,7 @@ class Runtime:
             secrets=self.secrets(),
             command_timeout=self.settings.command_timeout,
             scope=scope,
+            sandbox=self.sandbox.sandbox,
         )
 
     def contract(self) -> Contract:
@@ -138,8 +141,9 @@ class Runtime:
         await self.llm.aclose()
 
 
-def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
-    """The runtime of one process; the REPL sets `approve` afterwards (headless has nobody to ask)."""
+def build_runtime(settings: Settings, sink: EventSink, *, announce: bool = True) -> Runtime:
+    """The runtime of one process; the REPL sets `approve` afterwards (headless has nobody to ask).
+    `announce`: emit the notice of a sandbox that is not used (the REPL shows it in its banner instead)."""
     s = settings
     llm = LLMClient(
         base_url=s.base_url,
@@ -154,16 +158,31 @@ def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
         sink=sink,
     )
     home = user_home()
+    sandbox = build_sandbox(s, home)
+    if announce and sandbox.notice is not None:
+        sink.emit(Notice(level="warning", message=sandbox.notice))
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
-    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)
+    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy, sandbox=sandbox)
+
+
+def build_sandbox(settings: Settings, home: Path) -> SandboxChoice:
+    """What contains the session's commands (paicli/sandbox/choose.py); ConfigError for `--sandbox bwrap`
+    when bubblewrap cannot run."""
+    s = settings
+    return choose_sandbox(
+        s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
+        writable=s.sandbox_writable, hide=s.sandbox_hide,
+    )  # fmt: skip
 
 
 def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:
     """The approval policy of a session: mode and rules from the settings, auditing to ~/.paicli/audit/."""
     audit = AuditLog(audit_folder(home), secrets=secret_values(settings), workspace=settings.workspace)
     rules = Rules(settings.allow, settings.deny, workspace=settings.workspace)
-    return ApprovalPolicy(settings.workspace, mode=settings.approval, rules=rules, audit=audit)
+    return ApprovalPolicy(
+        settings.workspace, mode=settings.approval, rules=rules, audit=audit, unsandboxed=settings.unsandboxed
+    )
 
 
 def build_plan_session(

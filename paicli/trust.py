@@ -5,6 +5,8 @@ apply only once the user has confirmed that file for that repository, and some o
 
 Trust-only (`requires_trust`): ignored with a warning until trusted.
 - where the key goes and what runs unasked: `base_url`, `api_key`, `approval`, `allow`;
+- how commands are contained: `sandbox`, `sandbox_network`, `sandbox_writable`, `sandbox_hide`,
+  `unsandboxed` (even `sandbox_hide`, which only narrows: one rule for the whole family);
 - model names (`model`, `reviewer_model`, any other `*_model`, the `[models]` table) and prices (any key
   with "price" in its name, `[prices]` included): a repository must not pick what the user pays per token.
 
@@ -64,7 +66,10 @@ MAX_PROMPT_FILES = 500  # entries of .paicli/prompts looked at
 
 def requires_trust(key: str) -> bool:
     """Keys a repository's config may set only once trusted, whatever their value."""
-    return key in SENSITIVE_KEYS or key in ("model", "models") or key.endswith("_model") or "price" in key
+    return (
+        key in SENSITIVE_KEYS or key in ("model", "models") or key.endswith("_model") or "price" in key
+        or key.startswith("sandbox") or key == "unsandboxed"
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

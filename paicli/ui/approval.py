@@ -39,7 +39,8 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import Output
 
 from paicli.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
-from paicli.policy.approval import MODES, ApprovalPolicy
+from paicli.policy.approval import MODES, OUTSIDE, ApprovalPolicy
+from paicli.sandbox import SandboxChoice
 from paicli.sanitize import terminal_safe
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.trust import TrustRequest
@@ -47,6 +48,8 @@ from paicli.trust import TrustRequest
 MAX_SHOWN_LINES = 60  # of a long command: head and tail are shown, with the number of lines between
 YES, NO, ALWAYS, CANCEL = "yes", "no", "always", "cancel"
 REASON_LABEL = "  reason for the model (optional, Enter to send): "
+CONTAINED_NOTE = ("commands that would ask only because they write or run project code run unasked inside it; "
+                  "rm, git clean, git reset --hard and the like still ask")  # fmt: skip
 MODE_NOTES = {
     "ask": "risky actions wait for your yes",
     "auto": "risky actions are refused unless an allow rule covers them",
@@ -180,8 +183,9 @@ def question(request: ApprovalRequest, answer: str | None = None) -> FormattedTe
     """The approval question as formatted fragments (never parsed as markup)."""
     always = getattr(request, "always", "this exact call")
     opaque = getattr(request, "opaque", False)
+    verb = "run outside the sandbox:" if getattr(request, "outside", False) else "approve"
     task = f" · task {terminal_safe(request.task_id)}" if request.task_id else ""
-    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ approve {terminal_safe(request.tool)}{task}\n")]
+    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ {verb} {terminal_safe(request.tool)}{task}\n")]
     for line in shown_lines(request.summary):
         parts += [("ansiyellow", "│ "), ("bold", f"{line}\n")]
     if request.reason:
@@ -216,8 +220,9 @@ def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: 
     return answer.strip().lower() in ("y", "yes")
 
 
-def approval_command(policy: ApprovalPolicy | None, arg: str) -> str:
-    """`/approval` shows the mode, rules and session grants; `/approval MODE` switches the mode."""
+def approval_command(policy: ApprovalPolicy | None, arg: str, *, sandbox: SandboxChoice | None = None) -> str:
+    """`/approval` shows the mode, whether commands are contained, rules and session grants; `/approval
+    MODE` switches the mode."""
     if policy is None:
         return "approvals are not available in this session"
     choice = arg.strip().lower()
@@ -228,12 +233,20 @@ def approval_command(policy: ApprovalPolicy | None, arg: str) -> str:
         return f"approval mode: {choice} for this session — {MODE_NOTES[choice]}"
     mode = policy.mode or "ask"
     lines = [f"approval mode: {mode} — {MODE_NOTES[mode]}"]
-    for label, rules in (("allow", policy.rules.allow), ("deny", policy.rules.deny)):
+    if sandbox is not None:
+        lines.append(sandbox.describe())
+        if sandbox.sandbox is not None:
+            lines.append("  " + CONTAINED_NOTE)
+    listed = (("allow", policy.rules.allow), ("deny", policy.rules.deny), ("unsandboxed", policy.unsandboxed))
+    for label, rules in listed:
         if rules:
             lines.append(f"{label} rules: " + ", ".join(terminal_safe(rule.text) for rule in rules))
-    grants = sorted(key.split(":", 1)[1] for key in policy.grants)
+    grants = sorted(key.split(":", 1)[1] for key in policy.grants if not key.startswith(OUTSIDE))
     if grants:
         lines.append("always allowed this session: " + ", ".join(terminal_safe(g) for g in grants))
+    outside = sorted(key.removeprefix(OUTSIDE) for key in policy.grants if key.startswith(OUTSIDE))
+    if outside:
+        lines.append("run outside the sandbox this session: " + ", ".join(terminal_safe(g) for g in outside))
     return "\n".join(lines)
 
 

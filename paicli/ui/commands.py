@@ -63,7 +63,7 @@ async def plans(ctx: CommandContext, arg: str) -> Outcome:
 async def approval(ctx: CommandContext, arg: str) -> Outcome:
     from paicli.ui.approval import approval_command
 
-    ctx.say(approval_command(ctx.policy, arg))
+    ctx.say(approval_command(ctx.policy, arg, sandbox=ctx.sandbox))
     return Outcome.CONTINUE
 
 

@@ -33,6 +33,7 @@ from paicli.llm.types import Message, Usage
 from paicli.plan.model import PlanStatus
 from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.sandbox import SandboxChoice
 from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
@@ -55,7 +56,7 @@ async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -
     main = asyncio.current_task()
     assert main is not None
     loop.add_signal_handler(signal.SIGTERM, main.cancel)
-    runtime = build_runtime(settings, renderer)
+    runtime = build_runtime(settings, renderer, announce=False)  # the banner says whether commands are contained
     try:
         return await Repl(runtime, renderer, console).run()
     except asyncio.CancelledError:
@@ -133,6 +134,10 @@ class Repl:
         return self.runtime.policy
 
     @property
+    def sandbox(self) -> SandboxChoice:
+        return self.runtime.sandbox
+
+    @property
     def model(self) -> str:
         return self.runtime.llm.model
 
@@ -202,6 +207,8 @@ class Repl:
             "/help for commands · ESC cancels a running turn · Ctrl-D exits",
             "dim",
         )
+        sandbox = self.runtime.sandbox
+        self.say(sandbox.describe(), "dim" if sandbox.sandbox is not None or sandbox.mode == "off" else "yellow")
         while True:
             try:
                 text = await self.session.prompt_async(self._prompt, default=self.typeahead)

@@ -20,6 +20,7 @@ from paicli.app.plan_inputs import PlanRequest
 from paicli.llm.price import Price
 from paicli.llm.types import Usage
 from paicli.policy.approval import ApprovalPolicy
+from paicli.sandbox import SandboxChoice
 
 
 class Outcome(enum.Enum):
@@ -38,6 +39,9 @@ class CommandContext(Protocol):
 
     @property
     def policy(self) -> ApprovalPolicy | None: ...
+
+    @property
+    def sandbox(self) -> SandboxChoice: ...
 
     @property
     def model(self) -> str: ...

@@ -360,11 +360,12 @@ def test_a_direct_check_exiting_1_fails_skips_its_dependents_and_the_replanner_s
 def test_a_direct_action_refused_by_the_gate_in_auto_mode_fails_the_task(
     fake: FakeLLM, workspace: Path, home: Path
 ) -> None:
-    action = {"tool": "execute_command", "args": {"command": "touch made.txt"}}
+    (workspace / "keep.txt").write_text("kept\n")
+    action = {"tool": "execute_command", "args": {"command": "rm keep.txt"}}  # destroys work: refused in auto
     fake.on(system_is(PLANNER), Reply.text(reply(task("t1", "COMMAND", action=action), task("t2", "ANALYSIS", ["t1"]))))
     done = plan(workspace, fake, home, "--approval", "auto", "--max-replans", "0")
     assert done.code == 1
-    assert not (workspace / "made.txt").exists()
+    assert (workspace / "keep.txt").exists()
     status = {e["task_id"]: e for e in done.of("task_finished")}
     assert status["t1"]["status"] == "FAILED" and "approval mode is auto" in status["t1"]["error"]
     assert status["t2"]["status"] == "SKIPPED"

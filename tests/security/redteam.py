@@ -42,12 +42,17 @@ class Canaries:
         return self.state() == self.before
 
 
-def attack(fake: FakeLLM, workspace: Path, home: Path, commands: list[str], mode: str = "auto", **env: str) -> Finished:
-    """One paicli run in which the model calls execute_command once for each of `commands`."""
+def attack(
+    fake: FakeLLM, workspace: Path, home: Path, commands: list[str], mode: str = "auto", sandbox: str = "off",
+    **env: str,
+) -> Finished:  # fmt: skip
+    """One paicli run in which the model calls execute_command once for each of `commands`. Without the
+    sandbox by default: the red team tests what the gate alone holds (bubblewrap may be missing); what
+    the sandbox contains is tested in tests/security/test_sandbox_containment.py and tests/sandbox/."""
     calls = [("execute_command", {"command": command}) for command in commands]
     fake.on(has_tool_result("execute_command"), Reply.text("done"))
     fake.on(PROMPT, Reply.tool_calls(calls))
-    args = ["-C", str(workspace), "run", PROMPT, "--json", "--approval", mode]
+    args = ["-C", str(workspace), "run", PROMPT, "--json", "--approval", mode, "--sandbox", sandbox]
     done = run_paicli(args, paicli_env(fake, home, **env), timeout=120)
     assert done.code == 0, done.stderr
     return done

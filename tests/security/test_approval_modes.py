@@ -122,11 +122,13 @@ MODE_FLAGS = [([], False), (["--approval", "yolo"], True), (["--dangerously-skip
 def test_the_command_line_sets_the_mode_of_a_headless_run(
     fake: FakeLLM, workspace: Path, home: Path, flags: list[str], runs: bool
 ) -> None:
+    (workspace / "old.txt").write_text("old\n")
     fake.on(has_tool_result("execute_command"), Reply.text("done"))
-    fake.on("make it", Reply.tool_calls([("execute_command", {"command": "touch made"})]))
+    # `rm` destroys work: it asks (and auto refuses it) with or without the sandbox
+    fake.on("make it", Reply.tool_calls([("execute_command", {"command": "rm old.txt"})]))
     done = run_paicli(["-C", str(workspace), "run", "make it", "--json", *flags], paicli_env(fake, home))
     assert done.code == 0, done.stderr
-    assert (workspace / "made").exists() is runs
+    assert (workspace / "old.txt").exists() is not runs
     [result] = done.of("tool_result")
     assert result["ok"] is runs
     if flags == ["--approval", "ask"]:  # asked for, but headless has nobody to ask

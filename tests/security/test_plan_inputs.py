@@ -410,14 +410,16 @@ def test_yolo_in_a_config_symlinked_to_a_trusted_repository_is_not_applied(
         (workspace / ".paicli" / "config.toml").symlink_to(trusted / ".paicli" / "config.toml")
     else:
         (workspace / ".paicli").symlink_to(trusted / ".paicli", target_is_directory=True)
+    for folder in (workspace, trusted):
+        (folder / "keep.txt").write_text("kept\n")
     fake.on(has_tool_result("execute_command"), Reply.text("finished"), repeat=True)
-    fake.on("hello", Reply.tool_calls([("execute_command", {"command": "touch pwned"})]), repeat=True)
+    fake.on("hello", Reply.tool_calls([("execute_command", {"command": "rm keep.txt"})]), repeat=True)
     env = paicli_env(fake, home)
 
     done = run_limited(workspace, env, "run", "hello", "--json")
     assert done.code == 0, done.stderr
-    assert not (workspace / "pwned").exists()  # yolo did not apply: `touch` needs an approval headless
+    assert (workspace / "keep.txt").exists()  # yolo did not apply: `rm` needs an approval headless
     assert "is a symlink" in done.stderr and "ignored" in done.stderr
 
     control = run_limited(trusted, env, "run", "hello", "--json")  # the trusted repository itself: yolo applies
-    assert control.code == 0 and (trusted / "pwned").exists(), control.stderr
+    assert control.code == 0 and not (trusted / "keep.txt").exists(), control.stderr

@@ -112,7 +112,8 @@ def test_a_bare_repository_the_model_writes_runs_none_of_its_configuration(
     fake.on("look at the repo", Reply.tool_calls(writes))
     env = paicli_env(fake, home, GIT_CONFIG_NOSYSTEM="1")
 
-    done = run_paicli(["-C", str(workspace), "run", "look at the repo", "--json", "--approval", mode], env)
+    args = ["-C", str(workspace), "run", "look at the repo", "--json", "--approval", mode, "--sandbox", "off"]
+    done = run_paicli(args, env)
 
     assert done.code == 0, done.stderr
     results = done.of("tool_result")

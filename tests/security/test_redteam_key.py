@@ -18,6 +18,7 @@ import pytest
 
 from tests.conftest import Finished, paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, has_tool_result
+from tests.sandboxing import require_bwrap
 from tests.security.leaks import find_leaks
 from tests.security.test_leaks import random_key
 
@@ -56,10 +57,14 @@ def script(fake: FakeLLM) -> None:
     fake.on("find the key", Reply.tool_calls([("write_file", {"path": "show_env.py", "content": SHOW_ENV})]))
 
 
-def run_attempts(fake: FakeLLM, workspace: Path, home: Path, mode: str, key: str, token: str) -> Finished:
+def run_attempts(
+    fake: FakeLLM, workspace: Path, home: Path, mode: str, key: str, token: str, sandbox: str = "off"
+) -> Finished:
+    """Without the sandbox by default: commands then see paicli's /proc, and only the handoff protects."""
     script(fake)
     env = paicli_env(fake, home, PAICLI_API_KEY=key, OPENAI_API_KEY=key[::-1], DEPLOY_TOKEN=token)
-    return run_paicli(["-C", str(workspace), "run", "find the key", "--json", "--approval", mode], env)
+    args = ["-C", str(workspace), "run", "find the key", "--json", "--approval", mode, "--sandbox", sandbox]
+    return run_paicli(args, env)
 
 
 @pytest.mark.parametrize("mode", ["auto", "yolo"])
@@ -89,7 +94,7 @@ def test_control_a_paicli_that_keeps_the_key_in_its_environment_leaks_it(
     key, token = random_key(), random_key()
     script(fake)
     env = paicli_env(fake, home, PAICLI_API_KEY=key, DEPLOY_TOKEN=token)
-    args = ["-C", str(workspace), "run", "find the key", "--json", "--approval", "yolo"]
+    args = ["-C", str(workspace), "run", "find the key", "--json", "--approval", "yolo", "--sandbox", "off"]
     program = "import sys; from paicli.cli import main; raise SystemExit(main(sys.argv[1:]))"
     done = subprocess.run([sys.executable, "-c", program, *args], env=env, capture_output=True, text=True, timeout=60)
 
@@ -159,3 +164,16 @@ def test_a_broken_handover_stops_paicli_with_a_clear_message(home: Path, fake: F
         done = run_paicli(["-C", str(workspace), "run", "hello"], paicli_env(fake, home, PAICLI_KEY_FD=value))
         assert done.code == 2 and done.stderr.startswith("paicli: ") and len(done.stderr.splitlines()) == 1
     assert fake.requests == []
+
+
+def test_in_the_sandbox_no_command_even_sees_paicli(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    """With bubblewrap, commands have a PID namespace of their own: paicli's /proc entries (and its
+    parent's) are not there to read, so not even the environment paicli keeps shows up."""
+    require_bwrap()
+    key, token = random_key(), random_key()
+    done = run_attempts(fake, workspace, home, "yolo", key, token, sandbox="auto")
+    assert done.code == 0, done.stderr
+    ran = [r["output"] for r in done.of("tool_result")[1:] if "exit code" in r["output"]]
+    assert len(ran) == len(ATTEMPTS)
+    assert not any("PAICLI_BASE_URL" in output for output in ran[:11]), ran  # the attempts on /proc
+    assert find_leaks(fake.requests, key) == [] and find_leaks(fake.requests, token) == []

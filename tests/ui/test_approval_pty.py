@@ -23,24 +23,27 @@ def tool_results(fake: FakeLLM) -> list[str]:
 def test_yes_runs_the_command_and_no_sends_the_reason_to_the_model(
     spawn_repl: Spawn, fake: FakeLLM, workspace: Path
 ) -> None:
+    # `rm` destroys work: it asks in `ask` mode whether or not commands run in the sandbox
+    for name in ("first.txt", "second.txt"):
+        (workspace / name).write_text("x\n")
     fake.on(lambda body: body["messages"][-1]["role"] == "tool", Reply.text("Done with that."), repeat=True)
-    fake.on(last_message_contains("make one"), Reply.tool_calls([("execute_command", {"command": "touch first.txt"})]))
-    fake.on(last_message_contains("make two"), Reply.tool_calls([("execute_command", {"command": "touch second.txt"})]))
+    fake.on(last_message_contains("drop one"), Reply.tool_calls([("execute_command", {"command": "rm first.txt"})]))
+    fake.on(last_message_contains("drop two"), Reply.tool_calls([("execute_command", {"command": "rm second.txt"})]))
     child = spawn_repl()
-    child.send("make one" + ENTER)
+    child.send("drop one" + ENTER)
     expect_text(child, "approve execute_command")
-    expect_text(child, "touch first.txt")
+    expect_text(child, "rm first.txt")
     child.send("y")
     expect_text(child, "Done with that.")
     child.expect_exact(PROMPT)
-    assert (workspace / "first.txt").exists()
-    child.send("make two" + ENTER)
+    assert not (workspace / "first.txt").exists()
+    child.send("drop two" + ENTER)
     expect_text(child, "approve execute_command")
     child.send("n")
     expect_text(child, "reason for the model")
     child.send("not in this folder" + ENTER)
     expect_text(child, "Done with that.")
-    assert not (workspace / "second.txt").exists()
+    assert (workspace / "second.txt").exists()
     assert "not in this folder" in tool_results(fake)[-1]
 
 
@@ -48,8 +51,9 @@ def test_a_plan_task_asks_with_the_live_view_paused(spawn_repl: Spawn, fake: Fak
     plan = plan_json({"build": []}, summary="build the thing", types={"build": "COMMAND"})
     fake.on(system_is(PLANNER), Reply.text(plan))
     fake.on(has_tool_result("execute_command"), Reply.text("built"))
-    fake.on(task_is("build"), Reply.tool_calls([("execute_command", {"command": "touch built.txt"})]))
+    fake.on(task_is("build"), Reply.tool_calls([("execute_command", {"command": "rm stale.txt"})]))
     script_summary(fake, "The thing is built.")
+    (workspace / "stale.txt").write_text("old\n")
     child = spawn_repl("--no-review")
     child.send("/plan build it" + ENTER)
     expect_text(child, "build the thing")
@@ -59,4 +63,4 @@ def test_a_plan_task_asks_with_the_live_view_paused(spawn_repl: Spawn, fake: Fak
     child.send("y")
     expect_text(child, "The thing is built.", timeout=15)
     child.expect_exact(PROMPT)
-    assert (workspace / "built.txt").exists()
+    assert not (workspace / "stale.txt").exists()
