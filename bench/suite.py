@@ -7,13 +7,22 @@ import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from bench import dag_ops, dispatch, makespan, overhead, parse_robustness, render, shell_diff, startup, tokens
+from bench import (
+    dag_ops,
+    dispatch,
+    makespan,
+    overhead,
+    parse_robustness,
+    render,
+    sandbox,
+    shell_diff,
+    startup,
+    tokens,
+)
 from bench.common import Result
 
-BENCHMARKS: dict[str, ModuleType] = {
-    module.NAME: module
-    for module in (makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff)
-}
+ORDER = (makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, sandbox)
+BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 
 
 def run_benchmarks(

@@ -174,3 +174,36 @@ def test_the_home_folder_is_home_when_set_else_the_accounts(tmp_path: Path) -> N
     assert user_home({"HOME": str(tmp_path)}) == tmp_path
     assert user_home({"HOME": ""}) == Path.home()  # an empty HOME is not the current folder
     assert user_home({}) == Path.home()
+
+
+def test_sandbox_settings_come_from_the_users_config_and_lists_add_up(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    write_toml(home / ".paicli" / "config.toml",
+               'sandbox = "bwrap"\nsandbox_network = true\nsandbox_writable = ["~/.m2"]\nunsandboxed = ["git push"]\n')
+    write_toml(ws / ".paicli" / "config.toml", 'unsandboxed = ["git commit"]\nsandbox_hide = ["/srv/keys"]\n')
+    repo_file = read_repo_file(ws.resolve(), ".paicli/config.toml")
+    assert repo_file is not None
+    TrustStore(home).trust(repo_file)
+    s = load_settings(workspace=ws, env={}, home=home)
+    assert (s.sandbox, s.sandbox_network, s.sandbox_writable) == ("bwrap", True, ["~/.m2"])
+    assert s.unsandboxed == ["git push", "git commit"] and s.sandbox_hide == ["/srv/keys"]
+    assert load_settings({"sandbox": "off"}, workspace=ws, env={}, home=home).sandbox == "off"
+    assert load_settings(workspace=tmp_path, env={}, home=tmp_path / "nohome").sandbox == "auto"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('sandbox = "docker"', "invalid setting sandbox"),
+        ('sandbox_writable = ["relative/dir"]', "not an absolute path or one starting with ~/"),
+        ('sandbox_hide = ["~"]', "whole filesystem or home folder"),
+        ('sandbox_writable = ["/"]', "whole filesystem or home folder"),
+        ('unsandboxed = ["git push && rm -rf x"]', "holds shell operators"),
+        ('unsandboxed = ["read_file"]', "not a command prefix"),
+    ],
+)
+def test_bad_sandbox_settings_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
+    write_toml(tmp_path / "home" / ".paicli" / "config.toml", text)
+    with pytest.raises(ConfigError, match=message) as err:
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "home")
+    assert "\n" not in str(err.value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import shutil
 import signal
@@ -22,6 +23,7 @@ import pytest
 
 from paicli.tools.base import ToolContext, ToolFailure
 from paicli.tools.execute_command import ExecuteCommand, ExecuteCommandArgs
+from tests.sandboxing import bwrap_sandbox, marker, processes_with
 
 LIMIT = 20.0  # seconds: far above what any of these needs, far below a hang (the timeout is 60 s)
 
@@ -88,8 +90,11 @@ async def test_an_editor_without_a_terminal_returns_on_its_own(ctx: ToolContext)
     assert "exit code 0" in batch and (ctx.workspace / "notes.txt").read_text().strip() == "hello"
 
 
-@pytest.mark.xfail(strict=True, reason="a process that starts its own session (setsid) leaves the process group "
-                                       "that execute_command kills; it outlives the command")  # fmt: skip
+OUTLIVES = ("without the sandbox, a process that starts its own session (setsid) leaves the process group that "
+            "execute_command kills; it outlives the command")
+
+
+@pytest.mark.xfail(strict=True, reason=OUTLIVES)
 async def test_a_process_in_its_own_session_does_not_outlive_the_command(ctx: ToolContext) -> None:
     pid_file = ctx.workspace / "escaped.pid"
     try:
@@ -103,6 +108,17 @@ async def test_a_process_in_its_own_session_does_not_outlive_the_command(ctx: To
         if pid_file.exists():
             with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+async def test_in_the_sandbox_a_process_in_its_own_session_does_not_outlive_the_command(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    """Inside, `$!` is not a host pid: the child is found by a unique argument instead."""
+    sandboxed = dataclasses.replace(ctx, sandbox=bwrap_sandbox(ctx.workspace, tmp_path / "home"))
+    duration = marker()
+    output, took = await run(sandboxed, f"setsid sleep {duration} > /dev/null 2>&1 & echo $! > escaped.pid; sleep 0.3")
+    assert output.endswith("exit code 0") and took < LIMIT, output
+    assert processes_with(duration) == []
 
 
 def _alive(pid: int) -> bool:
