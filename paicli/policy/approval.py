@@ -6,7 +6,8 @@ The order of the checks, first match wins:
  2. the hard denylist (rm -rf /, curl | sh, mkfs, ...)        → refused_by_denylist (every mode)
  3. nothing risky (read-only tools, file edits in the workspace, read-only commands) → allowed
  3b. a command that runs in the sandbox and would only ask     → allowed_in_sandbox  (every mode)
-     because it writes or runs project code (not one that destroys work: rm, git clean, ...)
+     because it writes or runs project code (not one that destroys work: rm, git clean, ...;
+     nor one that reads outside the workspace: what it reads reaches the model)
  4. mode yolo, and paicli understood the command              → approved_by_mode
  5. allow rules covering every risky part                     → approved_by_rule
  6. an "always" answer given earlier in this session          → approved_by_session
@@ -226,8 +227,7 @@ class ApprovalPolicy:
         """Steps 3 to 8 of the module's list."""
         if found.risk is Risk.SAFE:
             return Ruling(Decision.ALLOWED)
-        contained = ctx.sandbox is not None and not outside and found.classification is not None
-        if found.risk is Risk.ASK and contained and found.classification and not found.classification.destructive:
+        if found.risk is Risk.ASK and ctx.sandbox is not None and not outside and _contained(found.classification):
             return Ruling(Decision.ALLOWED_IN_SANDBOX, found.reason)
         mode = self.effective_mode(ctx)
         if found.risk is Risk.ASK:
@@ -325,6 +325,12 @@ def _nobody_to_ask(found: Assessment, mode: Mode) -> str:
     if found.risk is Risk.ASK and found.classification is not None:
         hint = " The user can allow such commands with an allow rule in .paicli/config.toml."
     return f"refused: `{found.summary}` needs the user's approval ({why}) and {situation}.{hint} {DO_NOT_RETRY}"
+
+
+def _contained(found: Classification | None) -> bool:
+    """Whether the sandbox makes a command that asks harmless: it only writes or runs project code; it
+    neither destroys work in the workspace nor reads outside it (what it reads reaches the model)."""
+    return found is not None and not found.destructive and not found.reads_outside
 
 
 def _outside_hint(found: Assessment) -> str:

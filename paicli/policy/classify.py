@@ -34,7 +34,7 @@ from paicli.policy.checks import (
 )
 from paicli.policy.destructive import destructive_reason
 from paicli.policy.git import check_git, dynamic_global_option
-from paicli.policy.paths import HARMLESS_FILES, Places, option_like_glob
+from paicli.policy.paths import HARMLESS_FILES, OutsideRead, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
 from paicli.shell.options import stdin_file
@@ -116,7 +116,7 @@ class _Classifier(Visitor):
 
     def note(self, risk: Risk, reason: str, words: tuple[str, ...] | None = None, *, exact: bool = False) -> None:
         prefix = command_prefix(words) if words and risk is Risk.ASK and not exact else None
-        self.findings.append(Finding(risk, reason, words, prefix))
+        self.findings.append(Finding(risk, reason, words, prefix, reads_outside=isinstance(reason, OutsideRead)))
 
     # ---- what the walk reports ----
 

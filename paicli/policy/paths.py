@@ -22,6 +22,11 @@ _NEVER_SAFE = (Path("/proc"), Path("/sys"), Path("/dev"))
 _GLOB_START = frozenset("*?[")
 
 
+class OutsideRead(str):
+    """A reason that is about reading outside the workspace (or where paicli cannot tell): the sandbox
+    does not make such a command harmless (what it reads reaches the model), so it still asks there."""
+
+
 @dataclass
 class Places:
     root: Path
@@ -41,32 +46,32 @@ class Places:
         self.folders += [Path(os.path.realpath(folder / word.text)) for folder in self.folders]
         return None
 
-    def outside(self, word: Word) -> str | None:
+    def outside(self, word: Word) -> OutsideRead | None:
         """Why `word`, used as a path from any folder the command may be in, is not safe to read, or None."""
         text = word.text
         if text == "-" and word.static:
             return None
         if not word.static:
-            return f"the path {text!r} is only known when it runs"
+            return OutsideRead(f"the path {text!r} is only known when it runs")
         if word.tilde:
-            return f"{text} is in a home folder, outside the workspace"
+            return OutsideRead(f"{text} is in a home folder, outside the workspace")
         if text in HARMLESS_FILES:
             return None
         if word.glob and (reason := _unexpandable(word)):
-            return reason
+            return OutsideRead(reason)
         for folder in self.folders:
             try:
                 paths = _expand(folder, word)
             except _TooManyMatches:
-                return f"{text} matches too many files to check"
+                return OutsideRead(f"{text} matches too many files to check")
             for path in paths:
                 resolved = Path(os.path.realpath(path))
                 if any(resolved == top or resolved.is_relative_to(top) for top in _NEVER_SAFE) and not (
                     str(resolved) in HARMLESS_FILES or resolved.is_relative_to(self.root)
                 ):
-                    return f"it reads {text}, which holds process, kernel or device state"
+                    return OutsideRead(f"it reads {text}, which holds process, kernel or device state")
                 if not resolved.is_relative_to(self.root):
-                    return f"it reads {text}, which is outside the workspace"
+                    return OutsideRead(f"it reads {text}, which is outside the workspace")
         return None
 
 

@@ -22,6 +22,7 @@ class Finding:
     words: tuple[str, ...] | None = None  # the simple command it is about (name normalised); None: not one
     prefix: str | None = None  # what "always" would allow ("git commit", "rm"); None: only this exact text
     destructive: bool = False  # it destroys work in the workspace (rm, git clean): asks even in the sandbox
+    reads_outside: bool = False  # it reads outside the workspace, which reaches the model: asks even there
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,11 @@ class Classification:
     @property
     def asks(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.risk is Risk.ASK)
+
+    @property
+    def reads_outside(self) -> str | None:
+        """Why it reads outside the workspace (policy/paths.py); None when it does not."""
+        return next((f.reason for f in self.findings if f.reads_outside), None)
 
     @property
     def destructive(self) -> str | None:

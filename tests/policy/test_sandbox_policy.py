@@ -32,7 +32,7 @@ async def decide(policy: ApprovalPolicy, command: str, ctx: ToolContext) -> Deci
 
 
 @pytest.mark.parametrize("command", ["pytest -q", "make", "python app.py", "npm test", "echo x > build.log",
-                                     "cat /etc/hostname", "pip install -e ."])  # fmt: skip
+                                     "pip install -e .", "echo x > ~/.bashrc", "CI=1 make test"])  # fmt: skip
 @pytest.mark.parametrize("mode", ["ask", "auto"])
 async def test_commands_that_would_only_ask_run_unasked_in_the_sandbox(
     workspace: Path, mode: Mode, command: str
@@ -58,6 +58,15 @@ async def test_commands_that_destroy_work_still_ask_and_auto_refuses_them(worksp
     assert refused.decision is Decision.REFUSED_BY_POLICY and "approval mode is auto" in refused.message
     allowed = policy_for(workspace, "auto", allow=["rm", "git", "find", "xargs", "timeout", "pytest"])
     assert await decide(allowed, command, contained(workspace)) is Decision.APPROVED_BY_RULE
+
+
+@pytest.mark.parametrize("command", ["cat /etc/hostname", "cat ~/.config/tool/token", "grep -r key ~/.kube",
+                                     "cd .. && ls", "head -c 100 /proc/self/environ", "cat < ../secret"])  # fmt: skip
+async def test_commands_that_read_outside_the_workspace_still_ask(workspace: Path, command: str) -> None:
+    """What a command reads reaches the model: the sandbox hides the usual secrets, not every file."""
+    user = ScriptedUser(YES)
+    assert await decide(policy_for(workspace, "ask"), command, contained(workspace, user)) is Decision.APPROVED_BY_USER
+    assert await decide(policy_for(workspace, "auto"), command, contained(workspace)) is Decision.REFUSED_BY_POLICY
 
 
 async def test_opaque_and_denied_commands_are_not_relaxed(workspace: Path) -> None:
