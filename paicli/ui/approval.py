@@ -49,7 +49,7 @@ MAX_SHOWN_LINES = 60  # of a long command: head and tail are shown, with the num
 YES, NO, ALWAYS, CANCEL = "yes", "no", "always", "cancel"
 REASON_LABEL = "  reason for the model (optional, Enter to send): "
 CONTAINED_NOTE = ("commands that would ask only because they write or run project code run unasked inside it; "
-                  "rm, git clean, git reset --hard and the like, and reads outside the workspace, still ask")  # fmt: skip
+                  "rm, git clean, git reset --hard and the like, and reads outside the workspace, still ask")
 MODE_NOTES = {
     "ask": "risky actions wait for your yes",
     "auto": "risky actions are refused unless an allow rule covers them",
