@@ -263,10 +263,11 @@ class ApprovalPolicy:
             if all(key in self.grants for key in keys):
                 return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
             prefixes = ", ".join(f"`{key.removeprefix(OUTSIDE)} …`" for key in keys)
+            outside_why = f" (outside, it would need a yes anyway: {found.reason})" if found.reason else ""
             request = PolicyRequest(
                 task_id=ctx.task_id, tool=_name(tool), summary=found.summary,
-                reason=f"{why}; run it once outside the sandbox, with your full rights?",
-                always=f"{prefixes} outside the sandbox", outside=True,
+                reason=f"{why}; run it once outside the sandbox, with your full rights?{outside_why}",
+                always=f"{prefixes} outside the sandbox", outside=True, opaque=found.risk is Risk.OPAQUE,
             )  # fmt: skip
             try:
                 answer: ApprovalDecision = await ctx.approve(request)

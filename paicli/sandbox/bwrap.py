@@ -87,7 +87,7 @@ class BwrapSandbox:
             options += ["--ro-bind", str(kept), str(kept)]
         for cache in self._existing(CACHES + self.writable):
             options += ["--bind", str(cache), str(cache)]
-        options += _workspace_mounts(workspace, containment.writable)
+        options += _workspace_mounts(workspace, containment.writable, search_path)
         for hidden in self._existing(SECRETS + self.hide):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
@@ -155,9 +155,10 @@ def _kept_under_tmp(home: Path, workspace: Path, search_path: str) -> list[Path]
     return kept
 
 
-def _workspace_mounts(workspace: Path, declared: tuple[str, ...] | None) -> list[str]:
-    """The workspace writable, or read-only but for a plan task's declared files; .git and .paicli
-    read-only either way."""
+def _workspace_mounts(workspace: Path, declared: tuple[str, ...] | None, search_path: str) -> list[str]:
+    """The workspace writable, or read-only but for a plan task's declared files; .git, .paicli and the
+    workspace folders on PATH (an activated `.venv/bin`) read-only either way: a program planted there
+    would run outside the sandbox, by paicli (`git`) or by you (the file tools refuse those folders too)."""
     if declared is None:
         options = ["--bind", str(workspace), str(workspace)]
     else:
@@ -170,6 +171,10 @@ def _workspace_mounts(workspace: Path, declared: tuple[str, ...] | None) -> list
             real = _real(inside)
             if real.is_relative_to(workspace) and os.path.exists(real):
                 options += ["--ro-bind", str(real), str(real)]
+    for entry in filter(os.path.isabs, search_path.split(os.pathsep)):
+        folder = _real(Path(entry))
+        if folder != workspace and folder.is_relative_to(workspace) and folder.is_dir():
+            options += ["--ro-bind", str(folder), str(folder)]
     return options
 
 

@@ -64,7 +64,7 @@ def choose_sandbox(
     """The sandbox of a session; ConfigError when `bwrap` is asked for and cannot run."""
     if mode == "off":
         return SandboxChoice(mode, None)
-    program = shutil.which("bwrap", path=os.environ.get("PATH", os.defpath) if search_path is None else search_path)
+    program = _find_bwrap(workspace, os.environ.get("PATH", os.defpath) if search_path is None else search_path)
     if program is None:
         return _unavailable(mode, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}")
     sandbox = BwrapSandbox(os.path.realpath(program), home, network, tuple(writable), tuple(hide))
@@ -75,6 +75,15 @@ def choose_sandbox(
     if failure is not None:
         return _unavailable(mode, diagnose(failure))
     return SandboxChoice(mode, sandbox)
+
+
+def _find_bwrap(workspace: Path, search_path: str) -> str | None:
+    """bwrap on the search path, never from a relative folder or one inside the workspace: a program a
+    command left there (an activated `.venv/bin`) would otherwise be the "sandbox" of the next session."""
+    root = Path(os.path.realpath(workspace))
+    folders = [entry for entry in search_path.split(os.pathsep)
+               if os.path.isabs(entry) and not Path(os.path.realpath(entry)).is_relative_to(root)]  # fmt: skip
+    return shutil.which("bwrap", path=os.pathsep.join(folders)) if folders else None
 
 
 def _unavailable(mode: SandboxMode, problem: str) -> SandboxChoice:

@@ -26,7 +26,9 @@ workspace's `.git/` is protected from the file tools, and a nested `.git` cannot
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -130,7 +132,10 @@ def read_git_config(cwd: Path, env: Mapping[str, str]) -> GitConfigView:
     lookup_env["GIT_CONFIG_COUNT"] = str(count + len(FORCED))
     keys = [key for key, _ in NEUTRAL] + [CREDENTIAL_HELPER, EXTERNAL_DIFF]
     pattern = "^(" + "|".join(key.lower().replace(".", r"\.") for key in keys) + ")$"
-    command = ["git", "config", "--show-scope", "--includes", "-z", "--get-regexp", pattern]
+    git = program_outside("git", cwd, lookup_env.get("PATH", ""))
+    if git is None:
+        return GitConfigView()
+    command = [git, "config", "--show-scope", "--includes", "-z", "--get-regexp", pattern]
     try:
         done = subprocess.run(
             command, cwd=cwd, env=lookup_env, capture_output=True, timeout=_LOOKUP_TIMEOUT,
@@ -145,6 +150,16 @@ def read_git_config(cwd: Path, env: Mapping[str, str]) -> GitConfigView:
     if done.returncode != 0:
         return _UNKNOWN
     return parse_scoped_listing(done.stdout)
+
+
+def program_outside(name: str, workspace: Path, search_path: str) -> str | None:
+    """Where `name` is on the search path, looking only in absolute folders outside the workspace: paicli
+    runs it itself, outside any sandbox, so a program a command left in the workspace (an activated
+    `.venv/bin`, a `.` on PATH) must never be the one it finds."""
+    root = os.path.realpath(workspace)
+    folders = [entry for entry in search_path.split(os.pathsep) if os.path.isabs(entry)
+               and not Path(os.path.realpath(entry)).is_relative_to(root)]  # fmt: skip
+    return shutil.which(name, path=os.pathsep.join(folders)) if folders else None
 
 
 def _first_free_index(env: Mapping[str, str]) -> int:

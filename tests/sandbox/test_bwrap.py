@@ -188,3 +188,16 @@ async def test_a_bounded_write_to_dev_shm_and_tmp_is_fine(ctx: ToolContext) -> N
 
 def test_the_sandbox_says_what_it_does(sandbox: BwrapSandbox) -> None:
     assert "no network" in sandbox.describe() and "secrets hidden" in sandbox.describe()
+
+
+async def test_a_workspace_folder_on_path_cannot_get_a_program_planted(
+    ctx: ToolContext, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An activated in-repo `.venv/bin`: a `git` written there would run outside the sandbox, by paicli
+    itself (git_env reads git's configuration) or by you. Read-only, like for the file tools."""
+    (workspace / ".venv" / "bin").mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{workspace / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    output = await run(ctx, "printf '#!/bin/sh\\necho pwned\\n' > .venv/bin/git; echo ok > .venv/notes")
+    assert "Read-only file system" in output, output
+    assert not (workspace / ".venv" / "bin" / "git").exists()
+    assert (workspace / ".venv" / "notes").exists()  # the rest of the workspace stays writable

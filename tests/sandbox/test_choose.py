@@ -75,3 +75,14 @@ def test_what_to_change_when_user_namespaces_are_refused() -> None:
     assert "unprivileged_userns_clone=1" in diagnose("x", {"kernel.unprivileged_userns_clone": "0"}.get)
     assert "max_user_namespaces" in diagnose("x", {"user.max_user_namespaces": "0"}.get)
     assert diagnose("bwrap: odd", {}.get) == "bwrap is installed but failed (bwrap: odd)"
+
+
+def test_a_bwrap_inside_the_workspace_is_never_used(workspace: Path, tmp_path: Path) -> None:
+    """A command may write the workspace: a `bwrap` it left in an in-repo folder on PATH would be the
+    next session's sandbox, and would run outside it."""
+    planted = stub_bwrap(workspace / ".venv" / "bin", f"touch {tmp_path}/pwned\nexec \"$@\"\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=f"{planted}:.:{empty}")
+    assert choice.sandbox is None and "not installed" in (choice.notice or "")
+    assert not (tmp_path / "pwned").exists()

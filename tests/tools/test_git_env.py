@@ -12,6 +12,7 @@ from paicli.tools.git_env import (
     GitConfigView,
     git_safety_environment,
     parse_scoped_listing,
+    program_outside,
     read_git_config,
 )
 
@@ -110,7 +111,25 @@ def test_no_git_or_no_repository_gives_an_empty_view(tmp_path: Path) -> None:
 
 def test_a_lookup_that_fails_overrides_diff_external_all_the_same(tmp_path: Path) -> None:
     """A git that cannot answer (here: a stand-in that fails) must not leave a repository's program in place."""
-    (tmp_path / "git").write_text("#!/bin/sh\nexit 129\n")
-    (tmp_path / "git").chmod(0o755)
-    view = read_git_config(tmp_path, {"PATH": str(tmp_path), "HOME": str(tmp_path)})
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "git").write_text("#!/bin/sh\nexit 129\n")
+    (tmp_path / "bin" / "git").chmod(0o755)
+    (tmp_path / "ws").mkdir()
+    view = read_git_config(tmp_path / "ws", {"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path)})
     assert value(git_safety_environment({}, view), "diff.external") == NO_EXTERNAL_DIFF
+
+
+def test_a_git_inside_the_workspace_is_never_the_one_paicli_runs(tmp_path: Path) -> None:
+    """paicli runs `git config` itself, outside any sandbox: a `git` a command left in an activated
+    in-repo `.venv/bin` (or found through a relative PATH entry) must not be it."""
+    workspace = tmp_path / "ws"
+    (workspace / ".venv" / "bin").mkdir(parents=True)
+    planted = workspace / ".venv" / "bin" / "git"
+    planted.write_text(f"#!/bin/sh\ntouch {tmp_path}/pwned\nexit 1\n")
+    planted.chmod(0o755)
+    (workspace / "git").write_text(planted.read_text())
+    (workspace / "git").chmod(0o755)
+    env = {"PATH": f"{workspace / '.venv' / 'bin'}:.:/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    read_git_config(workspace, env)
+    assert not (tmp_path / "pwned").exists()
+    assert program_outside("git", workspace, env["PATH"]) in ("/usr/bin/git", "/bin/git", None)
