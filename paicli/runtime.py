@@ -182,4 +182,5 @@ def build_plan_session(
         summarize=Summarizer(meter, system_prompt=runtime.system_prompt("summarizer")),
     )
     recorder.failure = lambda: session.failure
+    recorder.changes = lambda: session.changes()
     return session

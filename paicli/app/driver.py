@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager
@@ -13,12 +14,15 @@ from typing import Any, TypeVar
 
 from paicli.agent.conversation import answered_part
 from paicli.agent.react import ReactResult
+from paicli.app.checkpoints.plan_steps import CheckpointedRunner
+from paicli.app.checkpoints.service import Checkpoints
 from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import EventSink
+from paicli.events import EventSink, FileChange
 from paicli.llm.types import Message
 from paicli.plan.model import Plan
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.session import Review
+from paicli.plan.store import PlanStore
 from paicli.runtime import Runtime, build_plan_session
 
 T = TypeVar("T")
@@ -57,10 +61,19 @@ async def run_plan(
     plan_id: str | None = None,
     review: Review | None = None,
     watch: CancelWatch | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> PlanOutcome:
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
-    A bug (not a PaicliError) is raised, never hidden."""
+    With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
+    carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
+    if checkpoints is not None and plan_id is None:  # the plan's checkpoints are filed under its id
+        plan_id = PlanStore(runtime.workspace).new_id(goal or (plan.goal if plan else "plan"))
     session = build_plan_session(runtime, sink, plan_id=plan_id)
+    recording = None
+    if checkpoints is not None and plan_id is not None:
+        recording = await checkpoints.begin_plan(plan_id, goal or (plan.goal if plan else ""))
+        session.scheduler.runner = CheckpointedRunner(session.scheduler.runner, checkpoints)
+        session.changes = recording.changes
     if review is not None:
         reviewing = review
 
@@ -69,9 +82,10 @@ async def run_plan(
 
         session.approve = approve
     job = await until_done(session.run(goal, plan=plan), watch)
+    changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
     if job.cancelled():
-        return PlanOutcome.cancelled(session.current)
-    return job.result()
+        return dataclasses.replace(PlanOutcome.cancelled(session.current), changes=changes)
+    return dataclasses.replace(job.result(), changes=changes)
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,7 @@ class TurnOutcome:
     result: ReactResult | None = None
     cancelled: bool = False
     error: PaicliError | None = None
+    changes: list[FileChange] | None = None  # the files the turn changed; None when checkpoints are off
 
     def exit_code(self) -> int:
         if self.cancelled:
@@ -93,18 +108,30 @@ class TurnOutcome:
 
 
 async def run_turn(
-    runtime: Runtime, sink: EventSink, messages: list[Message], *, watch: CancelWatch | None = None
+    runtime: Runtime,
+    sink: EventSink,
+    messages: list[Message],
+    *,
+    watch: CancelWatch | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> TurnOutcome:
-    """One ReAct turn on `messages` (the last one is the user's). A bug is raised, never hidden."""
+    """One ReAct turn on `messages` (the last one is the user's). With `checkpoints` the workspace is
+    checkpointed before and after, and the outcome carries the files the turn changed. A bug is
+    raised, never hidden."""
     start = len(messages) - 1
+    recording = None
+    if checkpoints is not None:
+        content = messages[-1].get("content")
+        recording = await checkpoints.begin_turn(content if isinstance(content, str) else "")
     job = await until_done(runtime.react(sink).run(messages), watch)
+    changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
     if job.cancelled():
-        return TurnOutcome(answered_part(messages, start), cancelled=True)
+        return TurnOutcome(answered_part(messages, start), cancelled=True, changes=changes)
     error = job.exception()
     if isinstance(error, PaicliError):
-        return TurnOutcome(answered_part(messages, start), error=error)
+        return TurnOutcome(answered_part(messages, start), error=error, changes=changes)
     result = job.result()  # re-raises a bug
-    return TurnOutcome(result.messages, result)
+    return TurnOutcome(result.messages, result, changes=changes)
 
 
 def run_with_signals(main: Callable[[], Coroutine[Any, Any, int]]) -> int:

@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from paicli.errors import BudgetExceeded, ConfigError, PaicliError
-from paicli.events import EventSink, Notice, PlanApproved, PlanCreated, PlanFinished, ReplanEvent, ReviewEvent
+from paicli.events import (
+    EventSink,
+    FileChange,
+    Notice,
+    PlanApproved,
+    PlanCreated,
+    PlanFinished,
+    ReplanEvent,
+    ReviewEvent,
+)
 from paicli.llm.meter import MeteredModel
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
@@ -65,6 +74,7 @@ class PlanSession:
     meter: MeteredModel | None = None
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
+    changes: Callable[[], list[FileChange] | None] = field(default=lambda: None)  # files changed so far (checkpoints)
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
@@ -183,7 +193,9 @@ class PlanSession:
 
     def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage
-        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage))  # type: ignore[arg-type]
+        self.sink.emit(
+            PlanFinished(status=status.value, summary=summary, usage=usage, changes=self.changes())  # type: ignore[arg-type]
+        )
         return usage
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from paicli.errors import ConfigError, PlanError
+from paicli.events import FileChange
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.parse import parse_plan_reply
@@ -35,6 +36,7 @@ class PlanRecord(BaseModel):
     plan: Plan
     usage: Usage = Usage()
     failure: str | None = None
+    changes: list[FileChange] | None = None  # the files it changed (None: checkpoints were off)
 
 
 class PlanStore:
@@ -155,11 +157,13 @@ class PlanRecorder:
         plan_id: str | None = None,
         usage: Callable[[], Usage] = Usage,
         failure: Callable[[], str | None] = lambda: None,
+        changes: Callable[[], list[FileChange] | None] = lambda: None,
     ) -> None:
         self.store = store
         self.plan_id = plan_id
         self.usage = usage
         self.failure = failure
+        self.changes = changes
         self.created_at = time.time()
         self._plan: Plan | None = None
         self._dirty = False
@@ -187,7 +191,7 @@ class PlanRecorder:
             self.plan_id = self.store.new_id(plan.goal)
         record = PlanRecord(
             id=self.plan_id, created_at=self.created_at, updated_at=time.time(), plan=plan,
-            usage=self.usage(), failure=self.failure(),
+            usage=self.usage(), failure=self.failure(), changes=self.changes(),
         )
         return self.plan_id, record.model_dump_json(indent=2), render_markdown(record)
 

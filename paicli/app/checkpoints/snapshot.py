@@ -1,0 +1,129 @@
+"""Taking a checkpoint: the workspace's files as one commit of the shadow repository.
+
+What is taken: what `git status` would show, by the workspace's own ignore rules (its `.gitignore`
+files and `.git/info/exclude`) plus paicli's (`.paicli/`); regular files up to the size limit and
+symlinks (as links). Nested repositories, with or without commits, are taken as plain files (git
+alone would store them as gitlinks, or refuse one without a commit). The shadow index is kept between
+checkpoints, so only what changed since the last one is read again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from paicli.app.checkpoints.git import GitError, ShadowGit, split_z
+
+PAICLI_EXCLUDES = ("/.paicli/",)
+USER_EXCLUDE_LIMIT = 1 << 20  # bytes of the user's .git/info/exclude read at most
+NESTED_DEPTH = 16
+_RETRIES = 8
+_UNREADABLE = re.compile(r"(?:unable to index file|open\(\"|Unable to process path|unable to stat) '?\"?([^'\"\n]+)")
+
+Notify = Callable[[str], None]
+
+
+class Snapshotter:
+    def __init__(self, git: ShadowGit, root: Path, *, max_file_bytes: int, notify: Notify) -> None:
+        self.git = git
+        self.root = root
+        self.max_file_bytes = max_file_bytes
+        self.notify = notify
+        self._told: set[str] = set()  # paths already reported as left out
+        self._last: tuple[str, str] | None = None  # (tree, commit) of the latest checkpoint
+
+    def take(self, message: str) -> str:
+        """The id of a commit holding the workspace as it is now."""
+        self.git.write_excludes([*PAICLI_EXCLUDES, *user_excludes(self.root)])
+        paths = self._changed_paths()
+        self._update_index(paths)
+        tree = self.git.run(["write-tree"]).decode().strip()
+        if self._last is not None and self._last[0] == tree:
+            return self._last[1]
+        commit = self.git.run(["commit-tree", tree, "-m", message]).decode().strip()
+        self._last = (tree, commit)
+        return commit
+
+    def _changed_paths(self) -> list[str]:
+        listed = split_z(self.git.run(["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"]))
+        found: dict[str, None] = {}
+        for path in listed:
+            if path.endswith("/"):
+                found.update(dict.fromkeys(self._nested(path, NESTED_DEPTH)))
+            else:
+                found[path] = None
+        return [path for path in found if self._takes(path)]
+
+    def _nested(self, prefix: str, depth: int) -> Iterable[str]:
+        """The files of a nested repository that git shows as one `prefix/` entry."""
+        if depth <= 0:
+            return []
+        folder = self.root / prefix
+        env = self.git.env(GIT_WORK_TREE=str(folder), GIT_INDEX_FILE=str(self.git.git_dir / "paicli-nested-index"))
+        listed = split_z(self.git.run(["ls-files", "-z", "--others", "--exclude-standard"], env=env, cwd=folder))
+        paths: list[str] = []
+        for path in listed:
+            if path.endswith("/"):
+                paths.extend(self._nested(prefix + path, depth - 1))
+            else:
+                paths.append(prefix + path)
+        return paths
+
+    def _takes(self, path: str) -> bool:
+        """False for what a checkpoint leaves out: big files (with a notice) and special files."""
+        try:
+            st = os.lstat(self.root / path)
+        except FileNotFoundError:
+            return True  # deleted: the index entry goes
+        except OSError:
+            return False
+        if stat.S_ISLNK(st.st_mode):
+            return True
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        if st.st_size > self.max_file_bytes:
+            if path not in self._told:
+                self._told.add(path)
+                limit = self.max_file_bytes / 1e6
+                self.notify(f"checkpoints leave out {path} ({st.st_size / 1e6:.1f} MB, over the {limit:g} MB limit)")
+            return False
+        return True
+
+    def _update_index(self, paths: list[str]) -> None:
+        for _ in range(_RETRIES):
+            if not paths:
+                return
+            payload = b"".join(os.fsencode(p) + b"\0" for p in paths)
+            try:
+                self.git.run(["update-index", "-z", "--add", "--remove", "--stdin"], input=payload)
+                return
+            except GitError as error:
+                if "index.lock" in str(error) and "exists" in str(error):
+                    # Only paicli writes this index, and it holds the store's lock: the lock file is stale.
+                    (self.git.git_dir / "paicli-index.lock").unlink(missing_ok=True)
+                    continue
+                bad = _UNREADABLE.search(str(error))
+                if bad is None or bad.group(1) not in paths:
+                    raise
+                self.notify(f"checkpoints leave out {bad.group(1)}: it cannot be read")
+                paths = [p for p in paths if p != bad.group(1)]
+        raise GitError("git update-index kept failing")
+
+
+def user_excludes(root: Path) -> list[str]:
+    """Lines of the workspace's `.git/info/exclude` (a regular file reached without symlinks), if any."""
+    path = root / ".git" / "info" / "exclude"
+    try:
+        for folder in (root / ".git", root / ".git" / "info"):
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return []
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > USER_EXCLUDE_LIMIT:
+            return []
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]

@@ -1,0 +1,238 @@
+"""The checkpoint store of one workspace: the shadow repository, the journal and the lock, under
+`~/.paicli/checkpoints/<workspace id>/`, and the object-level operations the recorder and undo need.
+
+Every object an operation creates is kept alive by a ref under `refs/paicli/<entry>/` before the lock
+is released, so pruning (which drops an old entry's refs, then unreachable objects) never races with
+another process. A repository that is missing or damaged is moved aside and a fresh one started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from paicli.app.checkpoints.git import GitError, ShadowGit
+from paicli.app.checkpoints.images import OTHER, Image, read_entry
+from paicli.app.checkpoints.journal import Journal, Window
+from paicli.app.checkpoints.lock import StoreLock
+from paicli.app.checkpoints.snapshot import Snapshotter
+
+DEFAULT_KEEP = 50
+DEFAULT_MAX_FILE_BYTES = 5_000_000
+PRUNE_SLACK = 5  # entries beyond `keep` before a prune runs (a prune walks the whole repository)
+_NULL_SHA = "0" * 40
+
+Notify = Callable[[str], None]
+Pair = tuple[Image | None, Image | None]
+
+
+def store_folder(home: Path, workspace: Path) -> Path:
+    """`~/.paicli/checkpoints/<folder name>-<hash of the real path>`."""
+    real = os.path.realpath(workspace)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", os.path.basename(real) or "root").strip(".-")[:40] or "root"
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
+    return home / ".paicli" / "checkpoints" / f"{name}-{digest}"
+
+
+def ref_folder(entry_id: str) -> str:
+    if re.fullmatch(r"[A-Za-z0-9_-]+", entry_id):
+        return f"refs/paicli/{entry_id}"
+    return f"refs/paicli/x{hashlib.sha1(entry_id.encode(), usedforsecurity=False).hexdigest()[:24]}"
+
+
+class CheckpointStore:
+    def __init__(
+        self,
+        git_program: str,
+        workspace: Path,
+        folder: Path,
+        *,
+        notify: Notify,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        keep: int = DEFAULT_KEEP,
+    ) -> None:
+        self.root = Path(os.path.realpath(workspace))
+        self.folder = folder
+        self.notify = notify
+        self.keep_entries = keep
+        self.git = ShadowGit(git_program, folder / "git", self.root, folder / "gitconfig")
+        self.journal = Journal(folder / "entries")
+        self.lock = StoreLock(folder.with_name(folder.name + ".lock"), notify=notify)
+        self.snapshots = Snapshotter(self.git, self.root, max_file_bytes=max_file_bytes, notify=notify)
+
+    # ---- the repository itself ----
+
+    def ensure(self) -> None:
+        """A usable repository (created, or started afresh when missing or damaged). Call under the lock."""
+        if self.git.exists():
+            return
+        if self.folder.exists():
+            self.reset("its repository is missing")
+            return
+        self.git.init()
+        (self.folder / "workspace").write_text(str(self.root) + "\n", encoding="utf-8", errors="surrogateescape")
+
+    def reset(self, why: str) -> None:
+        """Moves the store aside (replacing an earlier one moved aside) and starts a fresh one."""
+        aside = self.folder.with_name(self.folder.name + ".damaged")
+        shutil.rmtree(aside, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(self.folder, aside)
+        self.notify(
+            f"the checkpoint store of this workspace was unusable ({why}); started a fresh one "
+            f"(earlier checkpoints cannot be undone; the old one is in {aside})"
+        )
+        self.snapshots = Snapshotter(
+            self.git, self.root, max_file_bytes=self.snapshots.max_file_bytes, notify=self.notify
+        )
+        self.git.init()
+        (self.folder / "workspace").write_text(str(self.root) + "\n", encoding="utf-8", errors="surrogateescape")
+
+    # ---- contents ----
+
+    def snapshot(self, label: str) -> str:
+        return self.snapshots.take(f"paicli checkpoint: {label}"[:200])
+
+    def store_disk(self, paths: Iterable[str]) -> dict[str, Image | None]:
+        """What each path holds now, its content stored in the repository."""
+        images: dict[str, Image | None] = {}
+        for path in paths:
+            entry = read_entry(self.root, path)
+            if entry is None or entry[0] == OTHER:
+                images[path] = None if entry is None else OTHER
+                continue
+            image, data = entry
+            sha = self.git.run(["hash-object", "-w", "--no-filters", "--stdin"], input=data).decode().strip()
+            if sha != image.sha:
+                raise GitError(f"git stored {path} as {sha}, expected {image.sha}", damaged=True)
+            images[path] = image
+        return images
+
+    def window(self, before: str, after: str) -> dict[str, Window]:
+        """Every path whose content differs between two checkpoints."""
+        if before == after:
+            return {}
+        out = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--raw", before, after])
+        parts = out.split(b"\0")
+        result: dict[str, Window] = {}
+        for i in range(0, len(parts) - 1, 2):
+            meta, path = parts[i].decode(), os.fsdecode(parts[i + 1])
+            old_mode, new_mode, old_sha, new_sha = meta.lstrip(":").split()[:4]
+            result[path] = Window(before=_image(old_mode, old_sha), after=_image(new_mode, new_sha))
+        return result
+
+    def keep(self, entry_id: str, shas: Iterable[str | None]) -> None:
+        """Refs that keep these objects alive as long as the entry is kept."""
+        folder = ref_folder(entry_id)
+        lines = "".join(f"update {folder}/{sha} {sha}\n" for sha in dict.fromkeys(shas) if sha and sha != _NULL_SHA)
+        if lines:
+            self.git.run(["update-ref", "--stdin"], input=lines.encode())
+
+    def keep_images(self, entry_id: str, images: Iterable[Image | None]) -> None:
+        self.keep(entry_id, (i.sha for i in images if i is not None and i != OTHER))
+
+    def tree_images(self, commit: str, paths: Iterable[str]) -> dict[str, Image]:
+        """The images of these paths in a checkpoint (paths it does not hold are left out)."""
+        wanted = list(paths)
+        if not wanted:
+            return {}
+        out = self.git.run(["ls-tree", "-z", "--full-tree", commit, "--", *wanted])
+        found: dict[str, Image] = {}
+        for record in out.split(b"\0"):
+            if b"\t" in record:
+                meta, path = record.split(b"\t", 1)
+                mode, _kind, sha = meta.decode().split()
+                found[os.fsdecode(path)] = Image(mode=mode, sha=sha)
+        return found
+
+    def read_blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        wanted = list(dict.fromkeys(shas))
+        if not wanted:
+            return {}
+        out = self.git.run(["cat-file", "--batch"], input="".join(f"{sha}\n" for sha in wanted).encode())
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        for sha in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].decode().split()
+            if len(header) != 3 or header[1] != "blob":
+                raise GitError(f"checkpoint content {sha} is missing from the repository", damaged=True)
+            size = int(header[2])
+            blobs[sha] = out[end + 1 : end + 1 + size]
+            pos = end + 1 + size + 1
+        return blobs
+
+    # ---- comparing contents ----
+
+    def trees(self, pairs: Mapping[str, Pair]) -> tuple[str, str]:
+        """Two trees holding the `before` and the `after` side of each path (for numstat and diffs)."""
+        return self._tree({p: b for p, (b, _) in pairs.items()}), self._tree({p: a for p, (_, a) in pairs.items()})
+
+    def _tree(self, images: Mapping[str, Image | None]) -> str:
+        index = self.git.git_dir / f"paicli-tmp-index-{os.getpid()}"
+        index.unlink(missing_ok=True)
+        lines = b"".join(
+            f"{image.mode} {image.sha}\t".encode() + os.fsencode(path) + b"\0"
+            for path, image in sorted(images.items())
+            if image is not None and image != OTHER
+        )
+        env = self.git.env(GIT_INDEX_FILE=str(index))
+        try:
+            if lines:
+                self.git.run(["update-index", "-z", "--index-info"], input=lines, env=env)
+            return self.git.run(["write-tree"], env=env).decode().strip()
+        finally:
+            index.unlink(missing_ok=True)
+
+    def numstat(self, pairs: Mapping[str, Pair]) -> dict[str, tuple[int | None, int | None]]:
+        """Lines added and removed per path (None, None for a binary file)."""
+        if not pairs:
+            return {}
+        before, after = self.trees(pairs)
+        out = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--numstat", before, after])
+        stats: dict[str, tuple[int | None, int | None]] = {}
+        for record in out.split(b"\0"):
+            if record.count(b"\t") < 2:
+                continue
+            added, removed, path = record.split(b"\t", 2)
+            stats[os.fsdecode(path)] = (_count(added), _count(removed))
+        return stats
+
+    def diff(self, pairs: Mapping[str, Pair]) -> str:
+        """A unified diff of the pairs (text; binary files are named, not shown)."""
+        if not pairs:
+            return ""
+        before, after = self.trees(pairs)
+        args = ["diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", before, after]
+        return self.git.run(args).decode("utf-8", "replace")
+
+    # ---- housekeeping ----
+
+    def prune(self) -> None:
+        """Keeps the latest `keep_entries` entries; drops the others with everything only they used."""
+        entries = self.journal.entries()
+        if len(entries) <= self.keep_entries + PRUNE_SLACK:
+            return
+        old = entries[: len(entries) - self.keep_entries]
+        refs = []
+        for entry in old:
+            out = self.git.run(["for-each-ref", "--format=%(refname)", ref_folder(entry.id) + "/"])
+            refs += out.decode().split()
+        if refs:
+            self.git.run(["update-ref", "--stdin"], input="".join(f"delete {ref}\n" for ref in refs).encode())
+        for entry in old:
+            self.journal.delete(entry.id)
+        self.git.run(["prune", "--expire=now"])
+
+
+def _image(mode: str, sha: str) -> Image | None:
+    return None if mode == "000000" or sha == _NULL_SHA else Image(mode=mode, sha=sha)
+
+
+def _count(text: bytes) -> int | None:
+    return None if text == b"-" else int(text)
