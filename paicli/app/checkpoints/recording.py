@@ -104,7 +104,10 @@ class Recording:
         with self._op():
             self.entry.finished = True
             self._update_changes()
-            self.store.journal.save(self.entry)
+            if self.entry.changes or self.entry.undos:
+                self.store.journal.save(self.entry)
+            else:  # nothing to undo: it takes no place among the entries kept
+                self.store.forget(self.entry.id)
             self.store.prune()
 
     # ---- helpers ----

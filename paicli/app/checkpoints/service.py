@@ -31,6 +31,7 @@ from paicli.app.checkpoints.undo import (
 )
 from paicli.config import Settings
 from paicli.events import EventSink, FileChange, Notice
+from paicli.runtime import Runtime
 from paicli.tools.base import Effect, Tool, ToolContext
 
 T = TypeVar("T")
@@ -50,6 +51,20 @@ def open_store(settings: Settings, home: Path, notify: Callable[[str], None]) ->
         max_file_bytes=int(settings.checkpoint_max_file_mb * 1_000_000),
         keep=settings.checkpoints_keep,
     )
+
+
+def attach_checkpoints(runtime: Runtime, sink: EventSink) -> Checkpoints | None:
+    """The checkpoints of the runtime's workspace, told about every tool call of its tool box; None when
+    they are turned off (`checkpoints = false`) or git is missing (with a one-line notice)."""
+    if not runtime.settings.checkpoints:
+        return None
+    store = open_store(runtime.settings, runtime.home, lambda message: None)
+    if store is None:
+        sink.emit(Notice(level="warning", message="checkpoints are off: git is not installed (undo needs it)"))
+        return None
+    checkpoints = Checkpoints(store, sink)
+    runtime.tools.observe(checkpoints.before_tool)
+    return checkpoints
 
 
 def label_of(text: str) -> str:

@@ -218,16 +218,17 @@ class CheckpointStore:
         entries = self.journal.entries()
         if len(entries) <= self.keep_entries + PRUNE_SLACK:
             return
-        old = entries[: len(entries) - self.keep_entries]
-        refs = []
-        for entry in old:
-            out = self.git.run(["for-each-ref", "--format=%(refname)", ref_folder(entry.id) + "/"])
-            refs += out.decode().split()
+        for entry in entries[: len(entries) - self.keep_entries]:
+            self.forget(entry.id)
+        self.git.run(["prune", "--expire=now"])
+
+    def forget(self, entry_id: str) -> None:
+        """Drops an entry and the refs that kept its contents (the objects go at the next prune)."""
+        out = self.git.run(["for-each-ref", "--format=%(refname)", ref_folder(entry_id) + "/"])
+        refs = out.decode().split()
         if refs:
             self.git.run(["update-ref", "--stdin"], input="".join(f"delete {ref}\n" for ref in refs).encode())
-        for entry in old:
-            self.journal.delete(entry.id)
-        self.git.run(["prune", "--expire=now"])
+        self.journal.delete(entry_id)
 
 
 def _image(mode: str, sha: str) -> Image | None:
