@@ -38,8 +38,7 @@ class Snapshotter:
     def take(self, message: str) -> str:
         """The id of a commit holding the workspace as it is now."""
         self.git.write_excludes([*PAICLI_EXCLUDES, *user_excludes(self.root)])
-        paths = self._changed_paths()
-        self._update_index(paths)
+        self._update_index(*self._changed_paths())
         tree = self.git.run(["write-tree"]).decode().strip()
         if self._last is not None and self._last[0] == tree:
             return self._last[1]
@@ -47,7 +46,8 @@ class Snapshotter:
         self._last = (tree, commit)
         return commit
 
-    def _changed_paths(self) -> list[str]:
+    def _changed_paths(self) -> tuple[list[str], list[str]]:
+        """(paths to add or update, paths to drop) since the last checkpoint."""
         listed = split_z(self.git.run(["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"]))
         found: dict[str, None] = {}
         for path in listed:
@@ -55,7 +55,15 @@ class Snapshotter:
                 found.update(dict.fromkeys(self._nested(path, NESTED_DEPTH)))
             else:
                 found[path] = None
-        return [path for path in found if self._takes(path)]
+        real_folders: dict[str, bool] = {}
+        adds, drops = [], []
+        for path in found:
+            kind = self._kind(path, real_folders)
+            if kind == "gone":
+                drops.append(path)
+            elif kind == "take":
+                adds.append(path)
+        return adds, drops
 
     def _nested(self, prefix: str, depth: int) -> Iterable[str]:
         """The files of a nested repository that git shows as one `prefix/` entry."""
@@ -72,33 +80,50 @@ class Snapshotter:
                 paths.append(prefix + path)
         return paths
 
-    def _takes(self, path: str) -> bool:
-        """False for what a checkpoint leaves out: big files (with a notice) and special files."""
+    def _kind(self, path: str, real_folders: dict[str, bool]) -> str:
+        """"take", "gone" (nothing there, or only through a symlinked folder), or "skip" (too big, a
+        special file): never following a symlink on the way."""
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder not in real_folders:
+                try:
+                    real_folders[folder] = stat.S_ISDIR(os.lstat(self.root / folder).st_mode)
+                except OSError:
+                    real_folders[folder] = False
+            if not real_folders[folder]:
+                return "gone"
         try:
             st = os.lstat(self.root / path)
         except FileNotFoundError:
-            return True  # deleted: the index entry goes
+            return "gone"
         except OSError:
-            return False
+            return "skip"
         if stat.S_ISLNK(st.st_mode):
-            return True
+            return "take"
         if not stat.S_ISREG(st.st_mode):
-            return False
+            return "gone" if stat.S_ISDIR(st.st_mode) else "skip"
         if st.st_size > self.max_file_bytes:
             if path not in self._told:
                 self._told.add(path)
                 limit = self.max_file_bytes / 1e6
                 self.notify(f"checkpoints leave out {path} ({st.st_size / 1e6:.1f} MB, over the {limit:g} MB limit)")
-            return False
-        return True
+            return "skip"
+        return "take"
 
-    def _update_index(self, paths: list[str]) -> None:
+    def _update_index(self, adds: list[str], drops: list[str]) -> None:
+        if drops:
+            self._run_update(["--force-remove"], drops)
+        if adds:
+            self._run_update(["--add", "--replace"], adds)
+
+    def _run_update(self, flags: list[str], paths: list[str]) -> None:
         for _ in range(_RETRIES):
             if not paths:
                 return
             payload = b"".join(os.fsencode(p) + b"\0" for p in paths)
             try:
-                self.git.run(["update-index", "-z", "--add", "--remove", "--stdin"], input=payload)
+                self.git.run(["update-index", "-z", *flags, "--stdin"], input=payload)
                 return
             except GitError as error:
                 if "index.lock" in str(error) and "exists" in str(error):
