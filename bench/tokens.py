@@ -108,6 +108,7 @@ PLAN = json.dumps(
                 "description": "Write REVIEW.md with one bullet per finding",
                 "type": "FILE_WRITE",
                 "dependencies": ["task_5", "task_6"],
+                "files": ["REVIEW.md"],
             },
             {
                 "id": "task_8",

@@ -14,6 +14,7 @@ from paicli import __version__
 
 if TYPE_CHECKING:
     from paicli.config import Settings
+    from paicli.trust import ConfirmTrust
 
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -75,17 +76,35 @@ def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`argv` None means paicli is the program (not called from Python), so it may restart itself to
+    get the API key out of its environment (paicli/secret_handoff.py)."""
     args = build_parser().parse_args(argv)
+    import os
     from pathlib import Path
 
-    from paicli.config import load_settings
     from paicli.errors import EXIT_CANCELLED, EXIT_USAGE, ConfigError
+    from paicli.secret_handoff import HandoffError, secure_start
 
-    confirm = None
-    if args.command is None and sys.stdin.isatty():
-        from paicli.ui.approval import confirm_trust as confirm
     try:
-        settings = load_settings(settings_flags(args), workspace=Path(args.workspace or "."), confirm_trust=confirm)
+        handed_over = secure_start() if argv is None else {}
+    except HandoffError as err:
+        print(f"paicli: {err}", file=sys.stderr)
+        return EXIT_USAGE
+
+    from paicli.config import load_settings
+
+    confirm: ConfirmTrust | None = None
+    if args.command is None and sys.stdin.isatty():
+        from paicli.ui.approval import confirm_trust
+
+        confirm = confirm_trust
+    try:
+        settings = load_settings(
+            settings_flags(args),
+            workspace=Path(args.workspace or "."),
+            env={**os.environ, **handed_over},
+            confirm_trust=confirm,
+        )
         if args.command is None:
             if getattr(args, "resume", None) or getattr(args, "from_file", None):
                 raise ConfigError("--resume and --from go with `paicli plan`")

@@ -3,6 +3,10 @@
 Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL, falling back to OPENAI_API_KEY /
 OPENAI_BASE_URL; PAICLI_PLAN_MAX_REPLANS for the replan limit. Config files use the field names below
 (`model = "deepseek-chat"`, `max_parallel = 4`, ...).
+
+The workspace's own config is a repository's text: it is read without following a symlink (a symlinked
+`.paicli` or `config.toml` is ignored with a warning), at most 1 MB, and what it may set without the
+user's trust is decided in `paicli.trust` (some keys need trust, spending limits may only go down).
 """
 
 from __future__ import annotations
@@ -17,7 +21,17 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validat
 
 from paicli.errors import ConfigError
 from paicli.policy.rules import check_rules
-from paicli.trust import ConfirmTrust, Warn, screen_prompt_overrides, screen_workspace_config, warn_on_stderr
+from paicli.tools.confined import UnsafeFile, read_path
+from paicli.trust import (
+    CONFIG_FILE,
+    MAX_REPO_FILE_BYTES,
+    ConfirmTrust,
+    Warn,
+    read_repo_file,
+    screen_prompt_overrides,
+    screen_workspace_config,
+    warn_on_stderr,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -61,9 +75,7 @@ class Settings(BaseModel):
 
     def require_key(self) -> str:
         if self.api_key is None or not self.api_key.get_secret_value():
-            raise ConfigError(
-                "no API key: set PAICLI_API_KEY (or OPENAI_API_KEY), or api_key in ~/.paicli/config.toml"
-            )
+            raise ConfigError("no API key: set PAICLI_API_KEY (or OPENAI_API_KEY), or api_key in ~/.paicli/config.toml")
         return self.api_key.get_secret_value()
 
 
@@ -77,13 +89,24 @@ ENV_FIELDS: dict[str, tuple[str, ...]] = {
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
+    """The user's own config file (symlinks followed: the user put it there); {} when there is none."""
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as err:
-        raise ConfigError(f"cannot read {path}: {err}") from err
+        data = read_path(path, limit=MAX_REPO_FILE_BYTES)
+    except FileNotFoundError:
+        return {}
+    except UnsafeFile:
+        raise
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
+    return parse_config(data, path)
+
+
+def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as err:
+        reason = "nested too deeply" if isinstance(err, RecursionError) else err
+        raise ConfigError(f"cannot read {path}: {reason}") from None
     unknown = sorted(set(data) - set(Settings.model_fields) - {"workspace"})
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
@@ -101,6 +124,13 @@ def env_values(env: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
+def user_home(env: Mapping[str, str] | None = None) -> Path:
+    """The user's home folder: $HOME when set and not empty (tests and sandboxes point it elsewhere),
+    else the account's home. The one place paicli decides it."""
+    value = (os.environ if env is None else env).get("HOME", "")
+    return Path(value) if value else Path.home()
+
+
 def load_settings(
     flags: Mapping[str, Any] | None = None,
     *,
@@ -112,24 +142,28 @@ def load_settings(
 ) -> Settings:
     """Merge every source; raises ConfigError with a one-line reason on a bad value.
 
-    The workspace config's base_url, api_key, approval and allow rules apply only when the user trusts
-    that file (paicli.trust): `confirm_trust` is asked once per file version; without it they are
-    ignored with a `warn`ing. Allow and deny rules add up across the files instead of replacing."""
+    The workspace config's base_url, api_key, approval and allow rules, model names and raised spending
+    limits apply only when the user trusts that file (paicli.trust): `confirm_trust` is asked once per
+    file version; without it they are ignored with a `warn`ing. Allow and deny rules add up across the
+    files instead of replacing."""
     env = os.environ if env is None else env
-    home = Path(env.get("HOME", str(Path.home()))) if home is None else home
+    home = user_home(env) if home is None else home
     root = (workspace or Path.cwd()).resolve()
     if not root.is_dir():
         raise ConfigError(f"workspace {root} is not a folder")
     merged: dict[str, Any] = {}
-    home_config, workspace_config = home / ".paicli" / "config.toml", root / ".paicli" / "config.toml"
+    home_config, workspace_config = home / ".paicli" / "config.toml", root / CONFIG_FILE
     _merge_config(merged, read_config_file(home_config))
-    if os.path.realpath(workspace_config) != os.path.realpath(home_config):
-        workspace_values = read_config_file(workspace_config)
-        _merge_config(
-            merged,
-            screen_workspace_config(workspace_values, workspace_config, home=home, confirm=confirm_trust, warn=warn),
+    own_folder = os.path.realpath(workspace_config) == os.path.realpath(home_config)  # the workspace is home
+    if not own_folder and os.path.islink(root / ".paicli"):
+        warn(
+            f"{root / '.paicli'} is a symlink (to {os.readlink(root / '.paicli')!r}); paicli does not follow "
+            "symlinks inside a repository's .paicli: its config and prompt overrides are ignored"
         )
-    screen_prompt_overrides(root, home=home, confirm=confirm_trust, warn=warn)
+    else:
+        if not own_folder:
+            _merge_config(merged, _repository_config(root, home, {**_defaults(), **merged}, confirm_trust, warn))
+        screen_prompt_overrides(root, home=home, confirm=confirm_trust, warn=warn)
     merged.update(env_values(env))
     merged.update({k: v for k, v in (flags or {}).items() if v is not None})
     merged["workspace"] = root
@@ -139,6 +173,28 @@ def load_settings(
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"invalid setting {where}: {first['msg']}") from None
+
+
+def _repository_config(
+    root: Path, home: Path, baseline: Mapping[str, Any], confirm: ConfirmTrust | None, warn: Warn
+) -> dict[str, Any]:
+    """What the workspace's own config may set: read without following a symlink, then screened."""
+    try:
+        repo_file = read_repo_file(root, CONFIG_FILE)
+    except UnsafeFile as err:
+        warn(f"{err}: its settings are ignored")
+        return {}
+    except OSError as err:
+        warn(f"cannot read {root / CONFIG_FILE}: {err.strerror or err}: its settings are ignored")
+        return {}
+    if repo_file is None:
+        return {}
+    values = parse_config(repo_file.data, repo_file.path)
+    return screen_workspace_config(values, repo_file, home=home, baseline=baseline, confirm=confirm, warn=warn)
+
+
+def _defaults() -> dict[str, Any]:
+    return {name: field.default for name, field in Settings.model_fields.items() if field.default_factory is None}
 
 
 def _merge_config(merged: dict[str, Any], values: Mapping[str, Any]) -> None:

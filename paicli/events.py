@@ -1,6 +1,6 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
-The first ten are the contract (../shared/DESIGN.md, "Events"); the rest are additions that the REPL
+The first ten are the contract other programs read (README, "Headless"); the rest are additions that the REPL
 uses and that `--json` also writes, except `text_delta`, which is too chatty for a JSON stream.
 """
 
@@ -11,12 +11,17 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from paicli.llm.types import Usage
+from paicli.llm.types import Estimate, Usage
 
 
 class Event(BaseModel):
     event: str
     ts: float = Field(default_factory=time.time)
+
+
+class ActionView(BaseModel):
+    tool: str
+    args: dict[str, Any]
 
 
 class TaskView(BaseModel):
@@ -25,6 +30,14 @@ class TaskView(BaseModel):
     type: str
     dependencies: list[str]
     status: str
+    files: list[str] | None = None  # the plan contract: paths it may change (None: not declared)
+    action: ActionView | None = None  # one exact tool call run without a model request
+
+    @model_serializer(mode="wrap")
+    def _without_undeclared(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A task without `files` or `action` is written as before the contract existed."""
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if key not in ("files", "action") or value is not None}
 
 
 class PlanView(BaseModel):
@@ -114,6 +127,8 @@ class PlanFinished(_WithChanges):
     status: Literal["COMPLETED", "FAILED", "CANCELLED"]
     summary: str | None = None
     usage: Usage
+    estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
+    requests: int | None = None  # addition: model requests actually made
     changes: list[FileChange] | None = None
 
 

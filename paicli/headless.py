@@ -7,10 +7,8 @@ output and an exit code. It never imports the other front end (paicli.ui).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TextIO
 
 from paicli.app.checkpoints.command import undo_answer
@@ -19,9 +17,9 @@ from paicli.app.checkpoints.service import attach_checkpoints, open_store
 from paicli.app.driver import run_plan, run_turn, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import Event, EventSink, FileChange, RunFinished
+from paicli.events import Event, EventSink, FileChange, Notice, RunFinished
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sanitize import terminal_safe
@@ -120,6 +118,8 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
     sink = make_sink(settings, json_mode)
 
     async def body(runtime: Runtime) -> int:
+        for message in request.notices:
+            sink.emit(Notice(level="warning", message=message))
         outcome = await run_plan(
             runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
             checkpoints=attach_checkpoints(runtime, sink),
@@ -149,8 +149,7 @@ def undo_command(
     redo: bool,
 ) -> int:
     """`paicli undo`: exit 0 done, 1 nothing to undo or refused, 2 usage (an unknown id included)."""
-    home = Path(os.environ.get("HOME") or Path.home())
-    store = open_store(settings, home, lambda message: print(f"paicli: {terminal_safe(message)}", file=sys.stderr))
+    store = open_store(settings, user_home(), lambda text: print(f"paicli: {terminal_safe(text)}", file=sys.stderr))
     if store is None:
         return fail("paicli undo needs git, and git is not installed", EXIT_USAGE)
     answer = undo_answer(

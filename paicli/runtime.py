@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,11 +11,13 @@ from paicli.agent.compress import Compressor
 from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
 from paicli.audit import AuditLog, audit_folder
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.events import EventSink
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.types import ChatModel
+from paicli.plan.contract import Contract, scope_of
+from paicli.plan.estimate import Estimator
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
@@ -26,6 +29,7 @@ from paicli.plan.summary import Summarizer
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.rules import Rules
 from paicli.tools.base import Approver, PathLocks, ToolContext
+from paicli.tools.scope import TaskScope
 from paicli.tools.toolbox import ToolBox
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
@@ -63,7 +67,7 @@ class Runtime:
             self._secrets = secret_values(self.settings)
         return self._secrets
 
-    def tool_context(self, task_id: str | None = None) -> ToolContext:
+    def tool_context(self, task_id: str | None = None, scope: TaskScope | None = None) -> ToolContext:
         return ToolContext(
             workspace=self.workspace,
             task_id=task_id,
@@ -71,6 +75,20 @@ class Runtime:
             approve=self.approve,
             secrets=self.secrets(),
             command_timeout=self.settings.command_timeout,
+            scope=scope,
+        )
+
+    def contract(self) -> Contract:
+        """The plan contract of this workspace and tool box (paicli/plan/contract.py)."""
+        return Contract(self.workspace, self.tools.tool)
+
+    def estimator(self) -> Estimator:
+        """What a plan will cost (paicli/plan/estimate.py), from this session's prompts and tool schemas."""
+        fixed = len(self.system_prompt("executor")) + len(json.dumps(self.tools.specs()))
+        return Estimator(
+            fixed_tokens=fixed // 4,
+            closing_fixed_tokens=len(self.system_prompt("summarizer")) // 4,
+            review=self.settings.review,
         )
 
     def system_prompt(self, mode: str | None) -> str:
@@ -94,13 +112,14 @@ class Runtime:
         *,
         llm: ChatModel | None = None,
         task_id: str | None = None,
+        scope: TaskScope | None = None,
         answer_on_budget: bool = True,
     ) -> ReactLoop:
         model = llm or self.llm
         return ReactLoop(
             llm=model,
             tools=self.tools,
-            ctx=self.tool_context(task_id),
+            ctx=self.tool_context(task_id, scope),
             sink=sink,
             max_steps=self.settings.max_steps,
             answer_on_budget=answer_on_budget,
@@ -126,7 +145,7 @@ def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
         backoff_base=s.retry_backoff,
         sink=sink,
     )
-    home = Path(os.environ.get("HOME", str(Path.home())))
+    home = user_home()
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)
@@ -151,9 +170,10 @@ def build_plan_session(
     s = runtime.settings
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
+    summarizer_prompt = runtime.system_prompt("summarizer")
 
     def make_loop(task: Task) -> ReactLoop:
-        return runtime.react(sink, llm=meter, task_id=task.id, answer_on_budget=False)
+        return runtime.react(sink, llm=meter, task_id=task.id, scope=scope_of(task), answer_on_budget=False)
 
     recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
     scheduler = Scheduler(
@@ -163,7 +183,7 @@ def build_plan_session(
         schedule=s.schedule,
         on_change=recorder,
     )
-    planner = Planner(meter, system_prompt=runtime.system_prompt("planner"), sink=sink)
+    planner = Planner(meter, system_prompt=runtime.system_prompt("planner"), sink=sink, contract=runtime.contract())
     session = PlanSession(
         planner=planner,
         scheduler=scheduler,
@@ -179,8 +199,10 @@ def build_plan_session(
         else None,
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
-        summarize=Summarizer(meter, system_prompt=runtime.system_prompt("summarizer")),
+        summarize=Summarizer(meter, system_prompt=summarizer_prompt),
+        estimator=runtime.estimator(),
     )
     recorder.failure = lambda: session.failure
     recorder.changes = lambda: session.changes()
+    session.saved_id = lambda: recorder.plan_id
     return session

@@ -1,14 +1,35 @@
-"""Trust in a repository's own `.paicli/config.toml`.
+"""Trust in what a repository ships in its own `.paicli/`: its config.toml and its prompt overrides.
 
-A repository is someone else's text. Its config may choose the model, timeouts, deny rules, ... but the
-settings that decide where the API key is sent and what runs unasked (SENSITIVE_KEYS) are applied only
-once the user has confirmed them for that repository. The confirmation is remembered in
-~/.paicli/trusted.json, keyed by the config file's resolved path, with a hash of its content: a
-changed file (a `git pull`) must be confirmed again.
+A repository is someone else's text. Its config may choose timeouts, deny rules, ... but some settings
+apply only once the user has confirmed that file for that repository, and some only downwards:
+
+Trust-only (`requires_trust`): ignored with a warning until trusted.
+- where the key goes and what runs unasked: `base_url`, `api_key`, `approval`, `allow`;
+- model names (`model`, `reviewer_model`, any other `*_model`) and prices (any key with "price" in its
+  name; none exist yet, the rule is by name so a new one is covered the day it is added): a repository
+  must not pick what the user pays per token.
+
+Downwards only (`SPENDING_LIMITS`): a repository may lower them (a smaller budget, fewer rounds, less
+parallelism, the reviewer off) without being trusted, never raise them above the user's own value (their
+~/.paicli/config.toml) or paicli's default; a raise needs trust like the keys above.
+- `max_rounds`, `max_replans`, `max_steps`, `max_attempts`, `max_parallel`, `context_tokens`,
+  `review_threshold` (a higher bar means more paid review rounds), `review` (on is "higher" than off);
+- `max_budget_tokens`: unset means unlimited, so any budget a repository sets is a lowering;
+- `max_tokens`: unset means the server's default, which paicli cannot compare with, so a repository's
+  value needs trust unless the user set one it stays under.
+Flags and the environment still win over any file, trusted or not.
+
+What is trusted is keyed on the repository AND the file: ~/.paicli/trusted.json holds, per workspace
+real path, the path of the file below it and the SHA-256 of the bytes confirmed. A changed file (a `git
+pull`) is asked about again, and so is the same file under another repository (a config symlinked from a
+trusted repository counts for nothing). A symlinked `.paicli`, `config.toml`, `prompts` folder or prompt
+file is refused outright, with a warning, never followed: its settings are ignored. Trust recorded by
+paicli before this scheme (version 1, keyed by the config's resolved path alone) is not read: those
+files are simply asked about again.
 
 The seam: `load_settings(..., confirm_trust=...)` takes a callable that is asked (the REPL shows a
 prompt at start-up, see paicli.ui.approval.confirm_trust); without one (headless) nothing blocks and the
-sensitive keys are ignored with a warning, the other keys apply.
+settings that need trust are ignored with a warning, the others apply.
 """
 
 from __future__ import annotations
@@ -16,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,13 +46,31 @@ from typing import Any
 
 from paicli.sanitize import terminal_safe
 from paicli.tools.atomic import atomic_write
+from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
 SENSITIVE_KEYS = ("base_url", "api_key", "approval", "allow")
+SPENDING_LIMITS = frozenset(
+    {
+        "max_rounds", "max_replans", "max_steps", "max_attempts", "max_parallel", "context_tokens",
+        "review_threshold", "review", "max_budget_tokens", "max_tokens",
+    }
+)  # fmt: skip
+UNLIMITED_WHEN_UNSET = frozenset({"max_budget_tokens"})
+CONFIG_FILE = ".paicli/config.toml"
+PROMPTS_FOLDER = ".paicli/prompts"
+MAX_REPO_FILE_BYTES = 1 << 20  # a config or a prompt override larger than this is refused unread
+MAX_TRUST_FILE_BYTES = 8 << 20
+MAX_PROMPT_FILES = 500  # entries of .paicli/prompts looked at
+
+
+def requires_trust(key: str) -> bool:
+    """Keys a repository's config may set only once trusted, whatever their value."""
+    return key in SENSITIVE_KEYS or key == "model" or key.endswith("_model") or "price" in key
 
 
 @dataclass(frozen=True)
 class TrustRequest:
-    """What the user is asked to confirm: the file and the sensitive values it sets (the key hidden)."""
+    """What the user is asked to confirm: the file and the values it sets that need trust (the key hidden)."""
 
     path: Path
     values: dict[str, str]
@@ -48,97 +88,215 @@ def fingerprint(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@dataclass(frozen=True)
+class RepoFile:
+    """A file of a repository's `.paicli/`, as read (no symlink followed, size capped)."""
+
+    workspace: Path  # real path
+    relative: str  # below the workspace, with "/"
+    data: bytes
+
+    @property
+    def path(self) -> Path:
+        return self.workspace / self.relative
+
+    @property
+    def digest(self) -> str:
+        return fingerprint(self.data)
+
+
+def read_repo_file(workspace: Path, relative: str) -> RepoFile | None:
+    """The file, or None when it does not exist; UnsafeFile (a ConfigError) for a symlink anywhere from the
+    workspace down, a special file, or more than `MAX_REPO_FILE_BYTES`."""
+    root = Path(os.path.realpath(workspace))
+    try:
+        data = read_below(root, relative.split("/"), limit=MAX_REPO_FILE_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return RepoFile(root, relative, data)
+
+
 class TrustStore:
-    """~/.paicli/trusted.json: {"version": 1, "configs": {"/abs/repo/.paicli/config.toml": "<sha256>"}}."""
+    """~/.paicli/trusted.json: {"version": 2, "trusted": {"<workspace real path>": {"<file below it>":
+    "<sha256>"}}}."""
+
+    VERSION = 2
 
     def __init__(self, home: Path) -> None:
         self.path = home / ".paicli" / "trusted.json"
 
-    def is_trusted(self, config: Path) -> bool:
-        known = self._load().get(_key(config))
-        return known is not None and known == _hash_of(config)
+    def is_trusted(self, file: RepoFile) -> bool:
+        return self._load().get(str(file.workspace), {}).get(file.relative) == file.digest
 
-    def trust(self, config: Path) -> None:
-        configs = self._load()
-        digest = _hash_of(config)
-        if digest is None:
-            return
-        configs[_key(config)] = digest
+    def trust(self, file: RepoFile) -> None:
+        trusted = self._load()
+        trusted.setdefault(str(file.workspace), {})[file.relative] = file.digest
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, json.dumps({"version": 1, "configs": configs}, indent=2) + "\n")
+        atomic_write(self.path, json.dumps({"version": self.VERSION, "trusted": trusted}, indent=2) + "\n")
 
-    def _load(self) -> dict[str, str]:
+    def trust_current(self, workspace: Path, relative: str) -> bool:
+        """Trusts the file as it is now (what answering yes records); False if it cannot be read."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            file = read_repo_file(workspace, relative)
+        except (UnsafeFile, OSError):
+            return False
+        if file is not None:
+            self.trust(file)
+        return file is not None
+
+    def _load(self) -> dict[str, dict[str, str]]:
+        try:
+            data = json.loads(read_path(self.path, limit=MAX_TRUST_FILE_BYTES))
+        except (OSError, ValueError, RecursionError):
             return {}  # missing or unreadable: nothing is trusted (fails closed)
-        configs = data.get("configs") if isinstance(data, dict) else None
-        if not isinstance(configs, dict):
+        if not isinstance(data, dict) or data.get("version") != self.VERSION:
+            return {}  # version 1 (keyed by the config's path alone) or unknown: asked again
+        trusted = data.get("trusted")
+        if not isinstance(trusted, dict):
             return {}
-        return {str(k): str(v) for k, v in configs.items()}
+        return {
+            str(workspace): {str(k): str(v) for k, v in files.items()}
+            for workspace, files in trusted.items()
+            if isinstance(files, dict)
+        }
 
 
 def screen_workspace_config(
     data: Mapping[str, Any],
-    path: Path,
+    file: RepoFile,
     *,
     home: Path,
+    baseline: Mapping[str, Any],
     confirm: ConfirmTrust | None = None,
     warn: Warn = warn_on_stderr,
 ) -> dict[str, Any]:
-    """The workspace config's values to apply: all of them when trusted (or confirmed now), else
-    all but the sensitive ones, with a warning that names what was ignored."""
+    """The workspace config's values to apply: all of them when trusted (or confirmed now), else all but
+    those that need trust, with a warning that names what was ignored. `baseline` is what applies without
+    this file (the user's own config over paicli's defaults): the measure of "raising" a limit."""
     values = dict(data)
-    sensitive = [key for key in SENSITIVE_KEYS if key in values]
-    if not sensitive:
+    needing = needs_trust(values, baseline)
+    if not needing:
         return values
     store = TrustStore(home)
-    if store.is_trusted(path):
+    if store.is_trusted(file):
         return values
-    if confirm is not None and confirm(TrustRequest(path, {k: _shown(k, values[k]) for k in sensitive})):
-        store.trust(path)
+    if confirm is not None and confirm(TrustRequest(file.path, needing)):
+        store.trust(file)
         return values
+    ignored = ", ".join(f"{key} = {needing[key]}" if key in SPENDING_LIMITS else key for key in needing)
     warn(
-        f"ignoring {', '.join(sensitive)} from {path}: this repository's config is not trusted yet "
+        f"ignoring {ignored} from {file.path}: this repository's config is not trusted yet "
         "(start paicli here interactively to review and trust it)"
     )
-    return {key: value for key, value in values.items() if key not in SENSITIVE_KEYS}
+    return {key: value for key, value in values.items() if key not in needing}
 
 
-def prompt_overrides(workspace: Path) -> list[Path]:
-    folder = workspace / ".paicli" / "prompts"
-    return sorted(path for path in folder.glob("**/*.md") if path.is_file()) if folder.is_dir() else []
+def needs_trust(values: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, str]:
+    """key → how it is shown, for every value that needs trust: sensitive keys first, then in file order."""
+    keys = [key for key in SENSITIVE_KEYS if key in values]
+    keys += [key for key in values if key not in SENSITIVE_KEYS and requires_trust(key)]
+    keys += [key for key in values if key in SPENDING_LIMITS and raises(key, values[key], baseline.get(key))]
+    shown = {key: _shown(key, values[key]) for key in keys}
+    for key in keys:
+        if key in SPENDING_LIMITS:
+            mine = "unset" if baseline.get(key) is None else _shown(key, baseline[key])
+            shown[key] += f" (yours: {mine})"
+    return shown
+
+
+def raises(key: str, value: Any, current: Any) -> bool:
+    """Whether a repository's `value` for the limit `key` goes above `current` (or cannot be compared)."""
+    if current is None:
+        return key not in UNLIMITED_WHEN_UNSET
+    numbers = (int, float)  # bool is an int: review = true is above review = false
+    if not isinstance(value, numbers) or not isinstance(current, numbers):
+        return True
+    return bool(value > current)
+
+
+# ---- prompt overrides -------------------------------------------------------------------------------
+
+
+def prompt_overrides(workspace: Path) -> tuple[list[str], list[str]]:
+    """(the `.md` files under `.paicli/prompts` that may be used, the entries refused: symlinks and
+    special files), as paths relative to that folder. UnsafeFile when `.paicli` or `prompts` itself is a
+    symlink. Nothing is followed: a symlinked folder inside is refused, not walked."""
+    root = Path(os.path.realpath(workspace))
+    try:
+        folder = open_folder(root, PROMPTS_FOLDER.split("/"))
+    except (FileNotFoundError, NotADirectoryError):
+        return [], []
+    usable: list[str] = []
+    refused: list[str] = []
+    try:
+        for current, folders, files, current_fd in os.fwalk(".", dir_fd=folder, follow_symlinks=False):
+            for name in sorted([*folders, *files]):
+                relative = os.path.normpath(os.path.join(current, name))
+                try:
+                    mode = os.stat(name, dir_fd=current_fd, follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISLNK(mode):
+                    refused.append(f"{relative} (a symlink)")
+                elif stat.S_ISREG(mode) and name.endswith(".md"):
+                    usable.append(relative)
+                elif not stat.S_ISDIR(mode) and name.endswith(".md"):
+                    refused.append(f"{relative} ({kind_of(mode)})")
+            if len(usable) + len(refused) >= MAX_PROMPT_FILES:
+                break
+    finally:
+        os.close(folder)
+    return usable, refused
 
 
 def screen_prompt_overrides(
     workspace: Path, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn = warn_on_stderr
 ) -> None:
     """A repository's `.paicli/prompts/*.md` replace paicli's own prompts, so they are applied only once
-    trusted (see `paicli.agent.context.load_prompt`); asked here together, each file remembered by hash."""
+    trusted (see `trusted_prompt`); asked here together, each file remembered by repository, name and
+    hash. Symlinked ones are refused with a warning and never asked about."""
+    try:
+        usable, refused = prompt_overrides(workspace)
+    except (UnsafeFile, OSError) as error:
+        reason = error if isinstance(error, UnsafeFile) else error.strerror or error
+        warn(f"ignoring this repository's prompt overrides: {reason}")
+        return
+    if refused:
+        warn(f"ignoring prompt overrides {', '.join(refused)}: only regular files in .paicli/prompts are used")
     store = TrustStore(home)
-    untrusted = [path for path in prompt_overrides(workspace) if not store.is_trusted(path)]
+    untrusted: list[RepoFile] = []
+    for relative in usable:
+        try:
+            file = read_repo_file(workspace, f"{PROMPTS_FOLDER}/{relative}")
+        except (UnsafeFile, OSError) as error:
+            warn(f"ignoring the prompt override {relative}: {error}")
+            continue
+        if file is not None and not store.is_trusted(file):
+            untrusted.append(file)
     if not untrusted:
         return
-    names = ", ".join(path.relative_to(workspace / ".paicli" / "prompts").as_posix() for path in untrusted)
-    if confirm is not None and confirm(TrustRequest(workspace / ".paicli" / "prompts", {"prompt overrides": names})):
-        for path in untrusted:
-            store.trust(path)
+    names = ", ".join(file.relative.removeprefix(PROMPTS_FOLDER + "/") for file in untrusted)
+    root = untrusted[0].workspace
+    if confirm is not None and confirm(TrustRequest(root / PROMPTS_FOLDER, {"prompt overrides": names})):
+        for file in untrusted:
+            store.trust(file)
         return
     warn(f"ignoring this repository's prompt overrides ({names}): not trusted yet")
+
+
+def trusted_prompt(workspace: Path, home: Path, name: str) -> str | None:
+    """The text of `.paicli/prompts/<name>` when the user trusts that file as it is now; else None. What
+    is checked is what is returned: the bytes read once, hashed and decoded."""
+    try:
+        file = read_repo_file(workspace, f"{PROMPTS_FOLDER}/{name}")
+    except (UnsafeFile, OSError):
+        return None
+    if file is None or not TrustStore(home).is_trusted(file):
+        return None
+    return file.data.decode("utf-8", errors="replace")
 
 
 def _shown(key: str, value: Any) -> str:
     if key == "api_key":
         return "(a key; its value is not shown)"
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
-def _key(config: Path) -> str:
-    return os.path.realpath(config)
-
-
-def _hash_of(config: Path) -> str | None:
-    try:
-        return fingerprint(config.read_bytes())
-    except OSError:
-        return None

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,10 +18,12 @@ def test_flags_beat_env_beat_workspace_file_beat_home_file(tmp_path: Path) -> No
     home, ws = tmp_path / "home", tmp_path / "ws"
     ws.mkdir()
     write_toml(home / ".paicli" / "config.toml", 'model = "home"\nmax_parallel = 7\nmax_steps = 5\ntemperature = 0.1')
-    write_toml(ws / ".paicli" / "config.toml", 'model = "workspace"\nmax_parallel = 3\nmax_steps = 9')
+    # The workspace lowers max_steps (a repository may lower a spending limit untrusted; raising it, or
+    # choosing the model, needs trust: see tests/policy/test_trust.py).
+    write_toml(ws / ".paicli" / "config.toml", 'model = "workspace"\nmax_parallel = 3\nmax_steps = 4')
     env = {"PAICLI_MODEL": "env", "PAICLI_MAX_PARALLEL": "2"}
-    s = load_settings({"model": "flag"}, workspace=ws, env=env, home=home)
-    assert (s.model, s.max_parallel, s.max_steps, s.temperature) == ("flag", 2, 9, 0.1)
+    s = load_settings({"model": "flag"}, workspace=ws, env=env, home=home, warn=lambda m: None)
+    assert (s.model, s.max_parallel, s.max_steps, s.temperature) == ("flag", 2, 4, 0.1)
     assert s.workspace == ws.resolve()
 
 
@@ -67,3 +70,31 @@ def test_bad_config_file_gives_one_line_error(tmp_path: Path, text: str, message
 def test_workspace_must_exist(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a folder"):
         load_settings(workspace=tmp_path / "missing", env={}, home=tmp_path)
+
+
+@pytest.mark.parametrize("text", ["deny = " + "[" * 5000 + "]" * 5000, "x = " + "{a = " * 3000 + "1" + "}" * 3000])
+def test_deeply_nested_config_is_a_one_line_error(tmp_path: Path, text: str) -> None:
+    write_toml(tmp_path / ".paicli" / "config.toml", text)
+    with pytest.raises(ConfigError, match="nested too deeply") as err:
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "nohome", warn=lambda m: None)
+    assert "\n" not in str(err.value)
+
+
+def test_the_users_own_config_may_be_a_symlink_but_not_a_fifo(tmp_path: Path) -> None:
+    home, dotfiles = tmp_path / "home", tmp_path / "dotfiles"
+    write_toml(dotfiles / "paicli.toml", "max_steps = 7\n")
+    (home / ".paicli").mkdir(parents=True)
+    (home / ".paicli" / "config.toml").symlink_to(dotfiles / "paicli.toml")
+    assert load_settings(workspace=tmp_path, env={}, home=home).max_steps == 7
+    (home / ".paicli" / "config.toml").unlink()
+    os.mkfifo(home / ".paicli" / "config.toml")
+    with pytest.raises(ConfigError, match="is a FIFO, not a regular file"):
+        load_settings(workspace=tmp_path, env={}, home=home)
+
+
+def test_the_home_folder_is_home_when_set_else_the_accounts(tmp_path: Path) -> None:
+    from paicli.config import user_home
+
+    assert user_home({"HOME": str(tmp_path)}) == tmp_path
+    assert user_home({"HOME": ""}) == Path.home()  # an empty HOME is not the current folder
+    assert user_home({}) == Path.home()

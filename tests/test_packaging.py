@@ -44,3 +44,20 @@ def test_the_wheel_ships_every_prompt(tmp_path: Path) -> None:
         timeout=60,
     )
     assert loaded.stdout.strip() == "ok", loaded.stderr
+
+
+def test_every_runtime_dependency_is_imported_by_paicli() -> None:
+    import ast
+    import re
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    names = {re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0].lower().replace("-", "_") for spec in declared}
+    imported: set[str] = set()
+    for path in (REPO / "paicli").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0].lower() for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0].lower())
+    assert names - imported == set(), "declared but never imported"

@@ -131,4 +131,7 @@ def test_a_stopped_plan_resumes_without_rerunning_completed_tasks(
     assert done.code == 0, done.stderr
     assert len(requests_of(fake, "a")) == 1
     assert "A-DONE" in requests_of(fake, "b")[-1].text
+    # headless, the reused result is announced before anything runs (the file may say anything)
+    notices = [e["message"] for e in done.of("notice")]
+    assert any("reusing the results of a from the saved plan" in m for m in notices), notices
     assert saved_plan(workspace)["plan"]["status"] == "COMPLETED"

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from paicli.errors import ConfigError
+from paicli.tools.confined import read_path
 from paicli.tools.walk import walk
-from paicli.trust import TrustStore
+from paicli.trust import trusted_prompt
 
 TOOL_MODES = (None, "executor")
 OVERVIEW_MODES = ("planner", "replanner")  # tool-free modes that must know the files to plan around them
 OVERVIEW_ENTRIES = 300
 RULES_CAP = 24_000  # characters of project rules injected into a system prompt
+RULE_FILE_BYTES = 1 << 20  # a rule file larger than this is not read at all
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -24,9 +28,9 @@ def packaged_prompts_dir() -> Path:
 def load_prompt(name: str, workspace: Path, home: Path | None = None) -> str:
     """`name` like "system.md" or "modes/planner.md". A repository's `.paicli/prompts/<name>` wins, but
     only once the user has trusted that file (paicli.trust; `home` holds the trust store)."""
-    override = workspace / ".paicli" / "prompts" / name
-    if home is not None and override.is_file() and TrustStore(home).is_trusted(override):
-        return override.read_text(encoding="utf-8")
+    override = trusted_prompt(workspace, home, name) if home is not None else None
+    if override is not None:
+        return override
     return (packaged_prompts_dir() / name).read_text(encoding="utf-8")
 
 
@@ -45,8 +49,8 @@ def project_rules(workspace: Path, home: Path, cap: int = RULES_CAP) -> str:
     parts: list[str] = []
     for path in rule_files(workspace, home):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
+            text = _read_rule_file(path, workspace, home).strip()
+        except (OSError, ConfigError):
             continue
         if text:
             label = "~/.paicli/PAI.md" if path.is_relative_to(home / ".paicli") else path.relative_to(workspace)
@@ -55,6 +59,16 @@ def project_rules(workspace: Path, home: Path, cap: int = RULES_CAP) -> str:
     if len(rules) > cap:
         rules = rules[:cap] + "\n\n[project rules cut at 24,000 characters]"
     return rules
+
+
+def _read_rule_file(path: Path, workspace: Path, home: Path) -> str:
+    """A regular file of at most RULE_FILE_BYTES. A repository's own must resolve inside the workspace: an
+    AGENTS.md symlinked to ~/.aws/credentials would otherwise go into every prompt."""
+    if not path.is_relative_to(home / ".paicli") and not Path(os.path.realpath(path)).is_relative_to(
+        os.path.realpath(workspace)
+    ):
+        raise ConfigError(f"{path} leads outside the workspace")
+    return read_path(path, limit=RULE_FILE_BYTES).decode("utf-8", errors="replace")
 
 
 def system_prompt(mode: str | None, workspace: Path, home: Path) -> str:

@@ -7,7 +7,6 @@ as asyncio.CancelledError and simply propagates (tools kill their processes on t
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -15,7 +14,8 @@ from typing import Any, Protocol
 from paicli.errors import AgentError
 from paicli.events import EventSink, ModelUsage, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec, Usage
-from paicli.tools.base import ToolContext, ToolOutcome
+from paicli.tools.arguments import arguments_or_raw
+from paicli.tools.base import Tool, ToolContext, ToolOutcome
 
 BUDGET_SPENT_PROMPT = (
     "You have used all the tool steps allowed for this turn. Do not call tools. Answer now with what you "
@@ -25,6 +25,7 @@ BUDGET_SPENT_PROMPT = (
 
 class Tools(Protocol):
     def specs(self) -> list[ToolSpec]: ...
+    def tool(self, name: str) -> Tool | None: ...
     def is_read_only(self, name: str) -> bool: ...
     def summary(self, name: str, arguments: dict[str, Any] | str) -> str: ...
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome: ...
@@ -120,9 +121,14 @@ class ReactLoop:
             index += len(group)
         return outcomes
 
+    async def call_tool(self, call: ToolCall) -> ToolOutcome:
+        """One call made by the harness rather than the model (a plan task's direct action): the same gate,
+        caps, masking and events as a call the model makes."""
+        return await self._run_one(call)
+
     async def _run_one(self, call: ToolCall) -> ToolOutcome:
         task_id = self.ctx.task_id
-        arguments = parse_arguments(call.arguments)
+        arguments = arguments_or_raw(call.arguments)
         summary = self.tools.summary(call.name, arguments)
         self.sink.emit(ToolCallEvent(task_id=task_id, name=call.name, arguments=arguments, summary=summary))
         outcome = await self.tools.execute(call, self.ctx)
@@ -130,17 +136,4 @@ class ReactLoop:
         return outcome
 
     def _malformed(self, call: ToolCall) -> bool:
-        return call.name not in self._known or not isinstance(parse_arguments(call.arguments), dict)
-
-
-def parse_arguments(raw: str) -> dict[str, Any] | str:
-    """The call's arguments as an object when they parse as one (also double-encoded), else the raw text."""
-    if not raw.strip():
-        return {}
-    try:
-        value = json.loads(raw)
-        if isinstance(value, str):
-            value = json.loads(value)
-    except (json.JSONDecodeError, TypeError):
-        return raw
-    return value if isinstance(value, dict) else raw
+        return call.name not in self._known or not isinstance(arguments_or_raw(call.arguments), dict)

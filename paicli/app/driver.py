@@ -14,15 +14,14 @@ from typing import Any, TypeVar
 
 from paicli.agent.conversation import answered_part
 from paicli.agent.react import ReactResult
-from paicli.app.checkpoints.plan_steps import CheckpointedRunner
+from paicli.app.checkpoints.plan_steps import CheckpointedRunner, PlanSteps
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.events import EventSink, FileChange
 from paicli.llm.types import Message
-from paicli.plan.model import Plan
+from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.session import Review
-from paicli.plan.store import PlanStore
 from paicli.runtime import Runtime, build_plan_session
 
 T = TypeVar("T")
@@ -66,14 +65,12 @@ async def run_plan(
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
     With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
     carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
-    if checkpoints is not None and plan_id is None:  # the plan's checkpoints are filed under its id
-        plan_id = PlanStore(runtime.workspace).new_id(goal or (plan.goal if plan else "plan"))
     session = build_plan_session(runtime, sink, plan_id=plan_id)
-    recording = None
-    if checkpoints is not None and plan_id is not None:
-        recording = await checkpoints.begin_plan(plan_id, goal or (plan.goal if plan else ""))
-        session.scheduler.runner = CheckpointedRunner(session.scheduler.runner, checkpoints)
-        session.changes = recording.changes
+    steps = None
+    if checkpoints is not None:
+        steps = PlanSteps(checkpoints, session.saved_id, goal or (plan.goal if plan else ""))
+        session.scheduler.runner = CheckpointedRunner(session.scheduler.runner, steps)
+        session.changes = steps.changes
     if review is not None:
         reviewing = review
 
@@ -82,9 +79,13 @@ async def run_plan(
 
         session.approve = approve
     job = await until_done(session.run(goal, plan=plan), watch)
-    changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
+    changes = await steps.finish() if steps is not None else None
     if job.cancelled():
         return dataclasses.replace(PlanOutcome.cancelled(session.current), changes=changes)
+    error = job.exception()
+    if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
+        return PlanOutcome(PlanStatus.FAILED, session.current, failure=str(error),
+                           configuration=isinstance(error, ConfigError), changes=changes)  # fmt: skip
     return dataclasses.replace(job.result(), changes=changes)
 
 

@@ -24,6 +24,7 @@ import httpx
 from paicli import __version__
 from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
 from paicli.events import EventSink, Notice, NullSink
+from paicli.llm.capabilities import Capabilities
 from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
 from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
 from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
@@ -71,7 +72,7 @@ class LLMClient:
         self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout)
         self._backoff = Backoff(base=backoff_base, cap=backoff_max)
         self._sink = sink or NullSink()
-        self._unsupported: set[str] = set()  # request fields this server rejected
+        self.capabilities = Capabilities(lambda: self.model)
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -117,17 +118,17 @@ class LLMClient:
         max_tokens: int | None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": model or self.model, "messages": messages, "stream": True}
-        if "stream_options" not in self._unsupported:
+        if self.capabilities.accepts("stream_options"):
             body["stream_options"] = {"include_usage": True}
         if tools:
             body["tools"] = tools
         if response_format is not None:
             body["response_format"] = response_format
-        if self.temperature is not None and "temperature" not in self._unsupported:
+        if self.temperature is not None and self.capabilities.accepts("temperature"):
             body["temperature"] = self.temperature
         limit = max_tokens or self.max_tokens
         if limit:
-            field = "max_completion_tokens" if "max_tokens" in self._unsupported else "max_tokens"
+            field = "max_tokens" if self.capabilities.accepts("max_tokens") else "max_completion_tokens"
             body[field] = limit
         return body
 
@@ -211,8 +212,7 @@ class LLMClient:
             ("max_tokens", "max_tokens" in body and "max_completion_tokens" in lowered),
             ("temperature", "temperature" in body),
         ):
-            if sent and field in lowered and field not in self._unsupported:
-                self._unsupported.add(field)
+            if sent and field in lowered and self.capabilities.reject(field):
                 self._notify(f"the model server does not accept `{field}`; sending the request without it", "info")
                 return True
         return False

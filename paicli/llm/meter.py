@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli.errors import BudgetExceeded
+from paicli.llm.capabilities import Capabilities
 from paicli.llm.types import ChatModel, ChatResponse, Message, TextCallback, ToolSpec, Usage
 
 
@@ -19,6 +20,10 @@ class MeteredModel:
         self.usage = Usage()
         self.requests = 0
         self.refused = 0  # requests not started because the budget was spent
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities
 
     @property
     def exhausted(self) -> bool:

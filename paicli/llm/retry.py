@@ -54,4 +54,4 @@ class Backoff:
         """Seconds to wait after the `failed_attempt`-th attempt (1-based) failed."""
         if retry_after is not None:
             return min(retry_after, self.cap)
-        return self.random() * min(self.cap, self.base * 2 ** (failed_attempt - 1))
+        return float(self.random() * min(self.cap, self.base * 2 ** (failed_attempt - 1)))

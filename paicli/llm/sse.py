@@ -125,7 +125,8 @@ class ReplyAssembler:
         self._saw_choice = True
         delta = choice.get("delta")
         if not isinstance(delta, dict):
-            delta = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+            message = choice.get("message")
+            delta = message if isinstance(message, dict) else {}
         content = delta.get("content")
         if isinstance(content, str) and content:
             self._content.append(content)
@@ -158,7 +159,8 @@ class ReplyAssembler:
 
     def _add_fragment(self, fragment: dict[str, Any]) -> None:
         call = self._call_for(fragment.get("index"), str(fragment.get("id") or ""))
-        function = fragment.get("function") if isinstance(fragment.get("function"), dict) else {}
+        given = fragment.get("function")
+        function: dict[str, Any] = given if isinstance(given, dict) else {}
         name = function.get("name")
         if isinstance(name, str) and name and name != call.name:
             call.name += name  # a name streamed in pieces; a repeated whole name is skipped above

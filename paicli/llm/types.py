@@ -11,6 +11,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from paicli.llm.capabilities import Capabilities
+
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 TextCallback = Callable[[str], None]
@@ -29,6 +31,16 @@ class Usage(BaseModel):
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
         )
+
+
+class Estimate(BaseModel):
+    """Model requests and prompt tokens expected before something runs (see paicli/plan/estimate.py)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+
+    def __add__(self, other: Estimate) -> Estimate:
+        return Estimate(requests=self.requests + other.requests, prompt_tokens=self.prompt_tokens + other.prompt_tokens)
 
 
 class ToolCall(BaseModel):
@@ -59,8 +71,11 @@ class ChatModel(Protocol):
 
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
     content deltas as they stream. Errors raise `paicli.errors.ModelError`; cancelling the awaiting task
-    closes the stream at once.
+    closes the stream at once. `capabilities` is what the server is known to accept (shared by wrappers).
     """
+
+    @property
+    def capabilities(self) -> Capabilities: ...
 
     def chat(
         self,

@@ -3,13 +3,15 @@ direct dependencies, nothing else. The system prompt and tool list are the same 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from paicli.agent.react import ReactLoop
-from paicli.llm.types import Message
-from paicli.plan.model import Plan, Task
-
-RESULT_CAP = 8_000  # characters of one dependency's result passed on to a dependent
+from paicli.errors import AgentError
+from paicli.llm.types import Message, ToolCall
+from paicli.plan import caps
+from paicli.plan.model import Plan, Task, TaskAction
+from paicli.tools.output import truncate_middle
 
 LoopFactory = Callable[[Task], ReactLoop]
 
@@ -30,19 +32,20 @@ def task_brief(plan: Plan, task: Task) -> str:
         f"id: {task.id}",
         f"type: {task.type.value}",
         f"description: {task.description.strip()}",
-        "",
-        "# Results of the tasks yours depends on",
     ]
+    if task.files is not None:
+        lines.append(f"files you may change (nothing else): {', '.join(task.files) or 'none'}")
+    lines += ["", "# Results of the tasks yours depends on"]
     if not task.dependencies:
         lines.append("none")
     for dep_id in task.dependencies:
         dep = plan.task(dep_id)
         result = (dep.result or "").strip() or "(no result text)"
-        if len(result) > RESULT_CAP:
-            result = result[:RESULT_CAP] + f"\n[... {len(result) - RESULT_CAP} more characters cut]"
+        result = truncate_middle(result, caps.DEPENDENCY_RESULT)
+        origin = ", from the saved plan it was resumed from" if dep.from_saved else ""
         lines += [
             "",
-            f"## {dep.id} ({dep.type.value}, {dep.status.value})",
+            f"## {dep.id} ({dep.type.value}, {dep.status.value}{origin})",
             f"description: {dep.description.strip()}",
             "result:",
             result,
@@ -59,8 +62,26 @@ class ReactTaskRunner:
 
     async def __call__(self, plan: Plan, task: Task) -> str:
         loop = self.make_loop(task)
+        if task.action is not None:
+            return await run_action(loop, task, task.action)
         try:
             result = await loop.run(task_messages(self.system_prompt, plan, task))
         finally:  # a failed or cancelled task's requests count too
             task.usage = task.usage + loop.spent
         return result.content or result.digest() or "(the task finished without output)"
+
+
+async def run_action(loop: ReactLoop, task: Task, action: TaskAction) -> str:
+    """A task that is one exact tool call: run through the same gate, caps and events as a model's call,
+    with no model request. The tool's output is the result (marked raw); a refusal, an error or a
+    command's non-zero exit fails the task, with the output, so the replanner sees what happened."""
+    call = ToolCall(id=f"action_{task.id}", name=action.tool, arguments=json.dumps(action.args, ensure_ascii=False))
+    outcome = await loop.call_tool(call)
+    tool = loop.tools.tool(action.tool)
+    why = None if outcome.ok else "it was refused or failed"
+    why = why or (tool.failure(outcome.output) if tool is not None else None)
+    if why is not None:
+        output = truncate_middle(outcome.output, caps.ACTION_ERROR)
+        raise AgentError(f"the action {action.tool} failed ({why}):\n{output}")
+    task.raw_result = True
+    return outcome.output

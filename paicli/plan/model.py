@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from paicli.events import PlanView, TaskView
+from paicli.events import ActionView, PlanView, TaskView
 from paicli.llm.types import Usage
-from paicli.plan import dag
+from paicli.plan import caps, dag
+from paicli.tools.output import truncate_middle
 
 
 class TaskType(StrEnum):
@@ -54,11 +55,25 @@ class PlanStatus(StrEnum):
     CANCELLED = "CANCELLED"
 
 
+
+
+class TaskAction(BaseModel):
+    """One exact tool call that is the whole task: it runs through the gate without a model request."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
 class Task(BaseModel):
     id: str
     description: str
     type: TaskType = TaskType.ANALYSIS
     dependencies: list[str] = Field(default_factory=list)
+    # The plan contract (paicli/plan/contract.py): the workspace paths it may create or change ("dir/"
+    # covers a folder; None: not declared, so the whole workspace for a plan written before contracts),
+    # and the one tool call it is, when it is one.
+    files: list[str] | None = None
+    action: TaskAction | None = None
     status: TaskStatus = TaskStatus.PENDING
     result: str | None = None
     error: str | None = None
@@ -66,10 +81,23 @@ class Task(BaseModel):
     finished_at: float | None = None
     usage: Usage = Field(default_factory=Usage)
     round: int = 1  # the planning round that created this task
+    from_saved: bool = False  # COMPLETED when its plan was resumed: the result comes from the saved file
+    raw_result: bool = False  # the result is a tool's output as it came (a direct action), not a model's answer
 
     @property
     def finished(self) -> bool:
         return self.status in (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.SKIPPED)
+
+    def shown_result(self, cap: int) -> str:
+        """The result as the summarizer, reviewer and replanner see it: capped, and a direct action's raw tool
+        output cut harder and marked, so a plan of direct reads does not pay for every file twice."""
+        text = (self.result or "").strip()
+        if not text:
+            return "(no result text)"
+        if self.raw_result and self.action is not None:
+            shown = truncate_middle(text, min(cap, caps.RAW_RESULT_SHOWN))
+            return f"[the raw output of {self.action.tool}, run directly: {len(text):,} characters]\n{shown}"
+        return truncate_middle(text, cap)
 
     def view(self) -> TaskView:
         return TaskView(
@@ -78,16 +106,23 @@ class Task(BaseModel):
             type=self.type.value,
             dependencies=list(self.dependencies),
             status=self.status.value,
+            files=list(self.files) if self.files is not None else None,
+            action=ActionView(tool=self.action.tool, args=dict(self.action.args)) if self.action else None,
         )
 
     def spec(self) -> dict[str, Any]:
         """The task as the plan JSON shows it to a model (no run-time fields)."""
-        return {
+        spec: dict[str, Any] = {
             "id": self.id,
             "description": self.description,
             "type": self.type.value,
             "dependencies": list(self.dependencies),
         }
+        if self.files is not None:
+            spec["files"] = list(self.files)
+        if self.action is not None:
+            spec["action"] = {"tool": self.action.tool, "args": dict(self.action.args)}
+        return spec
 
 
 class Plan(BaseModel):

@@ -3,11 +3,11 @@
 Every rejection is a `PlanError` whose message is one line the model can act on; the planner sends it
 back verbatim when it re-asks.
 
-Read leniently:
+Read leniently (finding the JSON is `paicli.plan.jsonscan`'s job, bounded in time and depth):
 - the JSON may sit in a ```json (or unlabelled) code fence, or in prose; fences labelled with another
   language (```bash) are ignored;
 - trailing commas, single quotes, comments, missing commas (repaired by `json_repair`, but only on a
-  span whose brackets and strings are balanced; see truncation below);
+  span whose brackets and strings are balanced and that is short enough; see truncation below);
 - a bare array of tasks instead of `{"summary", "tasks"}`; `"steps"` for `"tasks"`; a `{"plan": {...}}`
   wrapper; `"tasks"` given as an object keyed by id;
 - `depends_on` / `dependsOn` / `deps` / `depends` / `dependency` for `dependencies`; dependencies given
@@ -22,15 +22,19 @@ trimmed; repeated dependency entries and blank ones are dropped.
 
 Rejected:
 - `finish_reason == "length"`: always, whatever the text looks like (the reply was cut off);
+- a reply longer than `max_chars`; JSON nested deeper than `jsonscan.MAX_DEPTH` ("nested too deeply");
+  more than `jsonscan.MAX_VALUES` separate JSON values; a span that is not strict JSON and too long to
+  repair;
 - any `{` or `[` left unclosed, or a string left open, in the scanned text: the reply looks cut off, and
   it is never "repaired" into a shorter plan;
 - an empty reply, a reply without JSON, JSON without a task list;
 - two or more *different* plans (objects with a task list, or bare arrays of objects of which one at
-  least has an id, description, title or name): ambiguous. Other JSON next to exactly one plan (an
-  example object or `[]` in the prose) is ignored; the same plan repeated counts once;
-- no tasks; more than `max_tasks` tasks; a blank or duplicate id; an empty description; a dependency on
-  an id that is neither in the plan nor in `external_ids`; a self-dependency; a cycle (shown as
-  "task_2 → task_4 → task_2").
+  least has an id, description, title or name): ambiguous, and the scan stops at the second. Other
+  JSON next to exactly one plan (an example object or `[]` in the prose) is ignored; the same plan
+  repeated counts once; a span too long to repair next to a plan is not ignored (it may be a plan);
+- no tasks; more than `max_tasks` tasks; a blank, duplicate or over-long id; an empty description; a
+  dependency on an id that is neither in the plan nor in `external_ids`; a self-dependency; a cycle
+  (shown as "task_2 → task_4 → task_2").
 All problems of the task list are reported together, so one re-ask can fix them all.
 """
 
@@ -42,18 +46,15 @@ from collections import Counter
 from collections.abc import Collection
 from typing import Any
 
-import json_repair
-
 from paicli.errors import PlanError
 from paicli.plan import dag
+from paicli.plan.jsonscan import Unreadable, json_values
 from paicli.plan.model import Plan, Task, TaskType
+from paicli.plan.task_fields import read_action, read_files
+from paicli.tools.arguments import json_kind
 
-_JSON_FENCE_LABELS = {"", "json", "json5", "jsonc", "js", "javascript"}
-_STRUCTURE = re.compile(r"[{}\[\]\"'/]")
-_STRING_END = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]")}
-_OPENER = re.compile(r"[{\[]")
-_THINKING = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL)  # reasoning models
-_FENCE = re.compile(r"^ {0,3}```(?P<info>.*)$")
+MAX_REPLY_CHARS = 1_000_000  # a 50-task plan is about 20,000; a --from file passes its own, larger cap
+MAX_ID_CHARS = 100
 _DEPENDENCY_KEYS = ("dependencies", "depends_on", "dependsOn", "deps", "depends", "dependency")
 _ID_KEYS = ("id", "task_id", "taskId")
 _TYPE_KEYS = ("type", "task_type", "taskType", "kind")
@@ -70,6 +71,7 @@ def parse_plan_reply(
     max_tasks: int = 50,
     external_ids: Collection[str] = frozenset(),
     round: int = 1,
+    max_chars: int = MAX_REPLY_CHARS,
 ) -> Plan:
     """The plan in a model reply; PlanError (one line, actionable) when there is none to accept.
 
@@ -81,6 +83,11 @@ def parse_plan_reply(
             'the reply was cut off at the token limit (finish_reason "length"); '
             "reply again with a shorter plan: fewer tasks and shorter descriptions"
         )
+    if len(text) > max_chars:
+        raise PlanError(
+            f"the reply is {len(text):,} characters long, more than the limit of {max_chars:,}; "
+            "reply with a shorter plan: fewer tasks and shorter descriptions"
+        )
     if not text.strip():
         raise PlanError('the reply was empty; reply with the plan as one JSON object {"summary", "tasks"}')
     summary, raw_tasks = _find_plan(text)
@@ -88,41 +95,36 @@ def parse_plan_reply(
     return Plan(goal=goal, summary=summary, tasks=tasks, round=round)
 
 
-# ---- finding the JSON -----------------------------------------------------------------------------
-
-
-def json_values(text: str) -> list[Any]:
-    """Every top-level JSON value in a model reply (fenced or in prose), each loaded leniently.
-
-    PlanError when any `{`, `[` or string is left open: the reply looks cut off and is never repaired
-    into something shorter. Also used for the reviewer's `{"score", "reflection"}` reply.
-    """
-    spans: list[str] = []
-    for segment in _segments(_THINKING.sub("", text)):
-        found, unterminated = _balanced_spans(segment)
-        if unterminated:
-            raise PlanError(
-                "the JSON in the reply is unterminated (an unclosed {, [ or string), so the reply looks "
-                "cut off; reply with the complete plan as one JSON object"
-            )
-        spans.extend(found)
-    return [value for value in map(_load, spans) if value is not None]
+# ---- finding the plan ----------------------------------------------------------------------------
 
 
 def _find_plan(text: str) -> tuple[str, list[Any]]:
-    values = json_values(text)
+    """The one plan in the reply. Stops at the second different plan: a reply of 40,000 candidates is
+    rejected after two of them, not compared pairwise."""
     plans: list[tuple[str, list[Any]]] = []
-    for value in values:
+    unreadable: Unreadable | None = None
+    saw_value = saw_empty_list = False
+    for value in json_values(text):
+        if isinstance(value, Unreadable):
+            unreadable = unreadable or value
+            continue
+        saw_value = True
         plan = _as_plan(value)
-        if plan is not None and plan not in plans:
+        if plan is None:
+            saw_empty_list = saw_empty_list or value == []
+        elif plan not in plans:
             plans.append(plan)
-    if len(plans) > 1:
-        raise PlanError(f"the reply contains {len(plans)} different JSON plans; reply with exactly one plan object")
+            if len(plans) > 1:
+                raise PlanError(
+                    "the reply contains 2 different JSON plans (at least); reply with exactly one plan object"
+                )
+    if unreadable is not None:  # it may have been a second plan: never guess
+        raise PlanError(unreadable.reason)
     if plans:
         return plans[0]
-    if [] in values:
+    if saw_empty_list:
         raise PlanError("the plan has no tasks; a plan needs at least one task")
-    if values:
+    if saw_value:
         raise PlanError(
             'the JSON in the reply has no "tasks" array; reply with {"summary": "…", "tasks": '
             '[{"id": "task_1", "description": "…", "type": "ANALYSIS", "dependencies": []}]}'
@@ -131,107 +133,6 @@ def _find_plan(text: str) -> tuple[str, list[Any]]:
         'the reply contains no JSON; reply with only the plan as one JSON object {"summary": "…", '
         '"tasks": [{"id": "task_1", "description": "…", "type": "ANALYSIS", "dependencies": []}]}'
     )
-
-
-def _segments(text: str) -> list[str]:
-    """The parts of the text to scan: each JSON-ish fence's content and the prose around fences.
-
-    A fence is a line starting with ``` (markdown's rule), so backticks inside a JSON string do not
-    count. An unclosed fence runs to the end of the text. Fences labelled with another language are
-    skipped. `` ```{...}``` `` on one line is a fence too.
-    """
-    segments: list[str] = []
-    current: list[str] = []
-    label: str | None = None  # None: outside a fence
-    for line in text.split("\n"):
-        fence = _FENCE.match(line)
-        if fence is None:
-            current.append(line)
-        elif label is not None:
-            if fence.group("info").strip():  # ``` followed by text inside a block: content
-                current.append(line)
-                continue
-            if label in _JSON_FENCE_LABELS:  # the closing fence
-                segments.append("\n".join(current))
-            current = []
-            label = None
-        else:
-            segments.append("\n".join(current))
-            current = []
-            info = fence.group("info")
-            if re.fullmatch(r"\s*[\w+.-]*\s*", info):
-                label = info.strip().lower()
-            elif info.rstrip().endswith("```"):  # a one-line fenced block
-                segments.append(info.rstrip()[:-3])
-            else:  # no label: the content starts on the fence line
-                label = ""
-                current.append(info)
-    if label is None or label in _JSON_FENCE_LABELS:
-        segments.append("\n".join(current))
-    return segments
-
-
-def _balanced_spans(segment: str) -> tuple[list[str], bool]:
-    """Top-level {…} / […] spans; True as well if one runs to the end unclosed."""
-    spans: list[str] = []
-    position = 0
-    while (opener := _OPENER.search(segment, position)) is not None:
-        end = _span_end(segment, opener.start())
-        if end < 0:
-            return spans, True
-        spans.append(segment[opener.start() : end])
-        position = end
-    return spans, False
-
-
-def _span_end(text: str, start: int) -> int:
-    """Index just past the bracket closing the one at `start`; -1 if the text ends first."""
-    depth = 0
-    position = start
-    while (match := _STRUCTURE.search(text, position)) is not None:
-        char, at = match.group(), match.start()
-        position = at + 1
-        if char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-            if depth == 0:
-                return position
-        elif char in "\"'":
-            position = _string_end(text, at + 1, char)
-            if position < 0:
-                return -1
-        elif text.startswith("//", at):
-            newline = text.find("\n", at)
-            position = len(text) if newline < 0 else newline + 1
-        elif text.startswith("/*", at):
-            close = text.find("*/", at + 2)
-            if close < 0:
-                return -1
-            position = close + 2
-    return -1
-
-
-def _string_end(text: str, position: int, quote: str) -> int:
-    pattern = _STRING_END[quote]
-    while (match := pattern.search(text, position)) is not None:
-        if match.group() == "\\":
-            position = match.start() + 2
-            continue
-        return match.start() + 1
-    return -1
-
-
-def _load(span: str) -> Any:
-    try:
-        return json.loads(span, strict=False)
-    except ValueError:
-        pass
-    try:
-        value = json_repair.loads(span)
-    except Exception:  # json_repair has no documented error type; anything here means "not JSON"
-        return None
-    return None if value == "" else value
 
 
 def _as_plan(value: Any) -> tuple[str, list[Any]] | None:
@@ -256,7 +157,7 @@ def _task_list(plan: dict[str, Any]) -> list[Any]:
             {"id": key, **item} if isinstance(item, dict) and "id" not in item else item for key, item in tasks.items()
         ]
     if not isinstance(tasks, list):
-        raise PlanError(f'"tasks" must be an array of task objects, not {_json_kind(tasks)}')
+        raise PlanError(f'"tasks" must be an array of task objects, not {json_kind(tasks)}')
     return tasks
 
 
@@ -275,7 +176,7 @@ def _normalize_tasks(raw_tasks: list[Any], *, max_tasks: int, external_ids: Coll
     ids: list[str | None] = []
     for number, raw in enumerate(raw_tasks, start=1):
         if not isinstance(raw, dict):
-            problems.append(f"task #{number} is {_json_kind(raw)}, not a JSON object")
+            problems.append(f"task #{number} is {json_kind(raw)}, not a JSON object")
             ids.append(None)
             continue
         ids.append(_read_id(raw, number, problems))
@@ -302,15 +203,22 @@ def _normalize_tasks(raw_tasks: list[Any], *, max_tasks: int, external_ids: Coll
                 description=description,
                 type=TaskType.lenient(_first(raw, _TYPE_KEYS)),
                 dependencies=dependencies,
+                files=read_files(raw, task_id, problems),
+                action=read_action(raw, task_id, problems),
                 round=round,
             )
         )
     problems.extend(dag.validate({task.id: task.dependencies for task in tasks}, external_ids))
     if problems:
-        shown = "; ".join(problems[:_MAX_REPORTED])
-        more = len(problems) - _MAX_REPORTED
-        raise PlanError(shown + (f"; and {more} more problems" if more > 0 else ""))
+        raise PlanError(joined(problems))
     return tasks
+
+
+def joined(problems: list[str]) -> str:
+    """Several problems as one message, so one re-ask can fix them all (the first few, then a count)."""
+    shown = "; ".join(problems[:_MAX_REPORTED])
+    more = len(problems) - _MAX_REPORTED
+    return shown + (f"; and {more} more problems" if more > 0 else "")
 
 
 def _first(raw: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -332,6 +240,12 @@ def _read_id(raw: dict[str, Any], number: int, problems: list[str]) -> str | Non
         )
     elif not task_id:
         problems.append(f'task #{number} has a blank "id"')
+        return None
+    elif len(task_id) > MAX_ID_CHARS:
+        problems.append(
+            f'task #{number} has an "id" of {len(task_id):,} characters (at most {MAX_ID_CHARS}); '
+            f'use a short id like "task_{number}"'
+        )
         return None
     return task_id
 
@@ -391,10 +305,3 @@ def _split_dependency_text(text: str, known: set[str]) -> list[str]:
         part = part.strip()
         parts.extend([part] if part in known else part.split())
     return parts
-
-
-def _json_kind(value: Any) -> str:
-    kinds = {str: "a string", bool: "a boolean", int: "a number", float: "a number", list: "an array"}
-    if value is None:
-        return "null"
-    return kinds.get(type(value), "an object")

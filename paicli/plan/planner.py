@@ -7,8 +7,10 @@ The mode that worked is remembered for the rest of the process, keyed by the cli
 model (found on the model object or the `inner` model it wraps); when neither is reachable, for the
 life of this Planner only.
 
-Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message,
-followed by a user message carrying the exact error; at most `max_reasks` times, then PlanError.
+Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message (cut to
+`REASK_EXCERPT` characters, head and tail, so a megabyte of junk is not sent back and doubled), followed
+by a user message carrying the exact error; at most `max_reasks` times, then PlanError. The parse runs
+off the event loop (`paicli.plan.offload`), so a cancel never waits for it.
 
 Rounds: after a replan the returned Plan holds every task of every round. The finished tasks of earlier
 rounds come first, unchanged (COMPLETED results stay available to the new tasks), then the new PENDING
@@ -22,19 +24,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
+from functools import partial
 from typing import Any
 
 from paicli.errors import ModelHTTPError, PlanError
 from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
+from paicli.plan import caps
+from paicli.plan.contract import Contract
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
-from paicli.plan.parse import parse_plan_reply
+from paicli.plan.offload import off_loop
+from paicli.plan.parse import joined, parse_plan_reply
+from paicli.tools.output import truncate_middle
 
 MODES = ("json_schema", "json_object", "plain")
 NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
-RESULT_CAP = 2_000  # characters of one completed task's result shown to the replanner
-RESULTS_BUDGET = 24_000  # characters of all completed results together (each gets an equal share)
-ERROR_CAP = 1_500
+REASK_EXCERPT = caps.REASK_EXCERPT
 
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -49,6 +54,12 @@ PLAN_SCHEMA: dict[str, Any] = {
                     "description": {"type": "string"},
                     "type": {"type": "string", "enum": [t.value for t in TaskType]},
                     "dependencies": {"type": "array", "items": {"type": "string"}},
+                    "files": {"type": "array", "items": {"type": "string"}},
+                    "action": {
+                        "type": "object",
+                        "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
+                        "required": ["tool", "args"],
+                    },
                 },
                 "required": ["id", "description", "type", "dependencies"],
                 "additionalProperties": False,
@@ -59,17 +70,17 @@ PLAN_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 RESPONSE_FORMATS: dict[str, dict[str, Any] | None] = {
-    "json_schema": {"type": "json_schema", "json_schema": {"name": "plan", "strict": True, "schema": PLAN_SCHEMA}},
+    # Not strict: an action's `args` is a free-form object (each tool has its own), validated afterwards.
+    "json_schema": {"type": "json_schema", "json_schema": {"name": "plan", "strict": False, "schema": PLAN_SCHEMA}},
     "json_object": {"type": "json_object"},
     "plain": None,
 }
 PLAN_SHAPE = (
     '{"summary": "…", "tasks": [{"id": "task_1", "description": "…", '
-    '"type": "FILE_READ | FILE_WRITE | COMMAND | ANALYSIS | VERIFICATION", "dependencies": []}]}'
+    '"type": "FILE_READ | FILE_WRITE | COMMAND | ANALYSIS | VERIFICATION", "dependencies": [], '
+    '"files": ["paths a FILE_WRITE task may change"], "action": {"tool": "…", "args": {}}}]} '
+    '("files" is required for FILE_WRITE; "action" only for a task that is exactly one tool call)'
 )
-
-_remembered_modes: dict[tuple[str, str], int] = {}  # (base URL, model) → index into MODES that worked
-
 
 class Planner:
     def __init__(
@@ -80,14 +91,15 @@ class Planner:
         sink: EventSink,
         max_tasks: int = 50,
         max_reasks: int = 2,
+        contract: Contract | None = None,
     ) -> None:
         self.llm = llm
+        self.contract = contract  # checked on every plan the model proposes; its problems are re-asked
         self.system_prompt = system_prompt
         self.sink = sink
         self.max_tasks = max_tasks
         self.max_reasks = max(0, max_reasks)
-        self._endpoint = _endpoint_of(llm)
-        self._mode = _remembered_modes.get(self._endpoint, 0) if self._endpoint else 0
+        self._mode = llm.capabilities.plan_format()  # what a server accepted is remembered on its client
 
     @property
     def mode(self) -> str:
@@ -161,14 +173,20 @@ class Planner:
         for reask in range(self.max_reasks + 1):
             response = await self._request(messages)
             try:
-                return parse_plan_reply(
-                    response.content,
-                    finish_reason=response.finish_reason,
-                    goal=goal,
-                    max_tasks=self.max_tasks,
-                    external_ids=external,
-                    round=round,
+                plan = await off_loop(
+                    partial(
+                        parse_plan_reply,
+                        response.content,
+                        finish_reason=response.finish_reason,
+                        goal=goal,
+                        max_tasks=self.max_tasks,
+                        external_ids=external,
+                        round=round,
+                    )
                 )
+                if self.contract is not None and (problems := self.contract.problems(plan)):
+                    raise PlanError(joined(problems))
+                return plan
             except PlanError as error:
                 if reask == self.max_reasks:
                     attempts = self.max_reasks + 1
@@ -203,8 +221,7 @@ class Planner:
                     )
                 )
                 continue
-            if self._endpoint:
-                _remembered_modes[self._endpoint] = self._mode
+            self.llm.capabilities.remember_plan_format(self._mode)
             self.sink.emit(ModelUsage(task_id=None, usage=response.usage))
             return response
 
@@ -219,7 +236,7 @@ def _reply_instruction() -> str:
 def _reask_messages(response: ChatResponse, error: PlanError) -> list[Message]:
     messages: list[Message] = []
     if response.content.strip():
-        messages.append({"role": "assistant", "content": response.content})
+        messages.append({"role": "assistant", "content": truncate_middle(response.content, REASK_EXCERPT)})
     messages.append(
         {
             "role": "user",
@@ -236,17 +253,18 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
     failed = [task for task in current if task.status is TaskStatus.FAILED]
     skipped = [task for task in current if task.status is TaskStatus.SKIPPED]
     parts = [f"# Goal\n\n{plan.goal.strip()}", f"# Why a new plan is needed\n\n{reason.strip()}"]
-    share = max(300, min(RESULT_CAP, RESULTS_BUDGET // max(1, len(completed))))
+    share = max(300, min(caps.REPLAN_RESULT, caps.REPLAN_RESULTS_BUDGET // max(1, len(completed))))
     lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
     for task in completed:
-        lines += ["", _heading(task), "Result:", _clip((task.result or "").strip() or "(no result text)", share)]
+        lines += ["", _heading(task), "Result:", task.shown_result(share)]
     if not completed:
         lines += ["", "none"]
     parts.append("\n".join(lines))
     if failed:
         lines = ["# Failed tasks"]
         for task in failed:
-            lines += ["", _heading(task), f"Error: {_clip((task.error or 'unknown error').strip(), ERROR_CAP)}"]
+            error = truncate_middle((task.error or "unknown error").strip(), caps.REPLAN_ERROR)
+            lines += ["", _heading(task), f"Error: {error}"]
         parts.append("\n".join(lines))
     if skipped:
         lines = ["# Skipped tasks (not run because a task they depend on did not complete)", ""]
@@ -265,22 +283,15 @@ def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
 
 def _finished_section(tasks: list[Task]) -> str:
     lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
-    lines += [f"- {task.id} [{task.type.value}] {task.status.value}: {_clip(task.description, 300)}" for task in tasks]
+    for task in tasks:
+        description = truncate_middle(task.description, caps.REPLAN_DESCRIPTION)
+        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {description}")
     return "\n".join(lines)
 
 
 def _heading(task: Task) -> str:
     dependencies = f" (after {', '.join(task.dependencies)})" if task.dependencies else ""
     return f"### {task.id} [{task.type.value}]{dependencies}: {task.description.strip()}"
-
-
-def _clip(text: str, limit: int) -> str:
-    """Head and tail of a long text, with the number of characters cut in between."""
-    if len(text) <= limit:
-        return text
-    head = limit * 2 // 3
-    tail = limit - head
-    return f"{text[:head]}\n[… {len(text) - limit} characters cut …]\n{text[-tail:]}"
 
 
 def _plural(count: int, one: str, many: str) -> str:
@@ -323,15 +334,3 @@ def _renamed(tasks: list[Task], taken: set[str]) -> list[Task]:
         )
         for task in tasks
     ]
-
-
-def _endpoint_of(llm: object) -> tuple[str, str] | None:
-    """(base URL, model) of the client behind `llm` (following `.inner` wrappers), if it says."""
-    for _ in range(8):
-        base_url, model = getattr(llm, "base_url", None), getattr(llm, "model", None)
-        if isinstance(base_url, str) and isinstance(model, str):
-            return base_url, model
-        llm = getattr(llm, "inner", None)
-        if llm is None:
-            return None
-    return None

@@ -1,19 +1,30 @@
 """The reviewer: one tool-free request that scores a finished plan's outcome against its goal, 0–10.
 
 The reply is read as leniently as a plan reply (fences, prose, trailing commas) and validated strictly:
-a number from 0 to 10 and a non-blank reflection. An unreadable reply is re-asked with the exact error;
-if it stays unreadable, `review` raises ReviewError: a failure to review is never taken as a pass.
+a number from 0 to 10 and a non-blank reflection. An unreadable reply is re-asked with the exact error
+(quoting at most `REASK_EXCERPT` characters of it); if it stays unreadable, `review` raises ReviewError: a
+failure to review is never taken as a pass. The reply is bounded like a plan reply (size, nesting, time)
+and parsed off the event loop, so a cancel never waits for it.
 """
 
 from __future__ import annotations
+
+from functools import partial
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from paicli.errors import PlanError, ReviewError
 from paicli.llm.types import ChatModel, Message
+from paicli.plan import caps
+from paicli.plan.jsonscan import json_values
 from paicli.plan.model import Plan
-from paicli.plan.parse import json_values
+from paicli.plan.offload import off_loop
 from paicli.plan.summary import outcome_brief
+from paicli.tools.output import truncate_middle
+
+MAX_REPLY_CHARS = 200_000  # a verdict is a score and a paragraph
+ONE_VERDICT = 'reply with exactly one JSON object {"score": <0-10>, "reflection": "..."}'
 
 
 class Verdict(BaseModel):
@@ -24,24 +35,39 @@ class Verdict(BaseModel):
 def parse_verdict(text: str, finish_reason: str | None) -> Verdict:
     if finish_reason == "length":
         raise ReviewError("the review was cut off at the token limit; reply with a shorter reflection")
+    if len(text) > MAX_REPLY_CHARS:
+        raise ReviewError(
+            f"the review is {len(text):,} characters long, more than the limit of {MAX_REPLY_CHARS:,}; "
+            "reply with a shorter reflection"
+        )
     try:
-        values = json_values(text)
+        raw = _the_verdict_object(text)
     except PlanError as err:
-        raise ReviewError(str(err)) from None
-    objects = [v for v in values if isinstance(v, dict) and "score" in v]
-    if len(objects) != 1:
-        raise ReviewError('reply with exactly one JSON object {"score": <0-10>, "reflection": "..."}')
-    raw = objects[0]
+        raise ReviewError(str(err).replace("a flat plan", "a flat verdict")) from None
     try:
         score = float(raw["score"])
     except (TypeError, ValueError):
-        raise ReviewError(f'"score" must be a number from 0 to 10, not {raw["score"]!r}') from None
+        raise ReviewError(f'"score" must be a number from 0 to 10, not {repr(raw["score"])[:80]}') from None
     if not 0 <= score <= 10:
         raise ReviewError(f'"score" must be from 0 to 10, not {score:g}')
     reflection = raw.get("reflection")
     if not isinstance(reflection, str) or not reflection.strip():
         raise ReviewError('"reflection" must be a non-empty string')
     return Verdict(score=score, reflection=reflection.strip())
+
+
+def _the_verdict_object(text: str) -> dict[str, Any]:
+    """The one object with a "score"; stops looking at the second."""
+    found: dict[str, Any] | None = None
+    for value in json_values(text):
+        if isinstance(value, dict) and "score" in value:
+            if found is not None:
+                break
+            found = value
+    else:
+        if found is not None:
+            return found
+    raise ReviewError(ONE_VERDICT)
 
 
 class Reviewer:
@@ -59,14 +85,14 @@ class Reviewer:
         for attempt in range(self.max_reasks + 1):
             response = await self.llm.chat(messages, model=self.model)
             try:
-                return parse_verdict(response.content, response.finish_reason)
+                return await off_loop(partial(parse_verdict, response.content, response.finish_reason))
             except ReviewError as err:
                 if attempt == self.max_reasks:
                     raise ReviewError(
                         f"the reviewer's reply could not be read ({err}); the result is unreviewed"
                     ) from None
                 messages += [
-                    {"role": "assistant", "content": response.content},
+                    {"role": "assistant", "content": truncate_middle(response.content, caps.REASK_EXCERPT)},
                     {"role": "user", "content": f"Your reply could not be used: {err}. Reply again."},
                 ]
         raise AssertionError("unreachable")

@@ -24,7 +24,7 @@ from paicli.events import (
     ReviewEvent,
 )
 from paicli.llm.meter import MeteredModel
-from paicli.llm.types import Usage
+from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.scheduler import PlanListener, Scheduler
@@ -72,9 +72,12 @@ class PlanSession:
     max_rounds: int = 3
     summarize: Summarize | None = None
     meter: MeteredModel | None = None
+    estimator: Callable[[Plan], Estimate] | None = None  # what an approved round is expected to cost
+    estimate: Estimate | None = None  # the sum over the approved rounds
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
     changes: Callable[[], list[FileChange] | None] = field(default=lambda: None)  # files changed so far (checkpoints)
+    saved_id: Callable[[], str | None] = field(default=lambda: None)  # the id the plan is saved under, once saved
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
@@ -90,12 +93,12 @@ class PlanSession:
         try:
             if plan is None:
                 assert goal is not None
-                self.current = await self.planner.plan(goal)
+                plan = self.current = await self.planner.plan(goal)
             else:
                 self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
-            if not await self._approve(self.current):
-                return self._finish(self.current, PlanStatus.CANCELLED)
-            finished = await self._execute(self.current)
+            if not await self._approve(plan):
+                return self._finish(self.current or plan, PlanStatus.CANCELLED)
+            finished = await self._execute(self.current or plan)
             summary = await self._summary(finished)  # None unless COMPLETED
             return self._finish(finished, finished.status, summary)
         except asyncio.CancelledError:
@@ -122,6 +125,8 @@ class PlanSession:
         if approved is None:
             return False
         self.current = approved
+        if self.estimator is not None:
+            self.estimate = (self.estimate or Estimate()) + self.estimator(approved)
         self.sink.emit(PlanApproved(round=approved.round))
         return True
 
@@ -193,9 +198,9 @@ class PlanSession:
 
     def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage
-        self.sink.emit(
-            PlanFinished(status=status.value, summary=summary, usage=usage, changes=self.changes())  # type: ignore[arg-type]
-        )
+        requests = self.meter.requests if self.meter is not None else None
+        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage,  # type: ignore[arg-type]
+                                    estimate=self.estimate, requests=requests, changes=self.changes()))  # fmt: skip
         return usage
 
 

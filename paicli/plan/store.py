@@ -1,18 +1,25 @@
 """Durable plans: every plan is saved under `.paicli/plans/` as JSON after each state change (atomic
 write, so a crash leaves the previous or the new file, never a torn one) plus a readable Markdown file.
 
-A saved plan can be resumed: COMPLETED tasks keep their results, every other task of the latest round
-runs again. Tasks of earlier rounds that failed stay as history (the replan superseded them).
+A saved plan can be resumed (`paicli.plan.resume`): COMPLETED tasks keep their results, every other task
+of the latest round runs again. Tasks of earlier rounds that failed stay as history (the replan
+superseded them).
+
+Whatever is in the folder is untrusted (a cloned repository may ship it): a plan's id is its file's name
+(checked: a plain name, never a path), never the `id` written inside; the folder and the files are
+reached without following symlinks, only regular files of at most `MAX_PLAN_BYTES` are read, and
+"newest" means the file's own modification time. See `paicli.tools.confined`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import os
 import re
+import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -20,17 +27,24 @@ from pydantic import BaseModel, ValidationError
 from paicli.errors import ConfigError, PlanError
 from paicli.events import FileChange
 from paicli.llm.types import Usage
-from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
+from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.parse import parse_plan_reply
-from paicli.tools.atomic import atomic_write
+from paicli.plan.resume import MAX_FILE_TASKS, prepare_resume
+from paicli.tools.confined import UnsafeFile, create_new, entries, open_folder, read_path, read_regular, write_atomic
 
-MAX_FILE_TASKS = 10_000  # a plan written by hand may be larger than one a model may propose
+__all__ = ["PlanRecord", "PlanRecorder", "PlanStore", "plan_from_file", "prepare_resume", "render_markdown"]
+
+MAX_PLAN_BYTES = 8 << 20  # a saved plan or a --from file larger than this is refused unread
+LIST_LIMIT = 20  # saved plans `list()` reads (newest first)
+LIST_BYTES = 32 << 20  # and the most it reads for them together
+PLAN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no "/", no leading ".": a name in the folder
+PLANS_FOLDER = (".paicli", "plans")
 RESUMABLE = (PlanStatus.CANCELLED, PlanStatus.FAILED, PlanStatus.RUNNING, PlanStatus.CREATED)
 STATUS_ICON = {"PENDING": "○", "RUNNING": "●", "COMPLETED": "✓", "FAILED": "✗", "SKIPPED": "↷"}
 
 
 class PlanRecord(BaseModel):
-    id: str
+    id: str  # on load always the file's name: what the file says is ignored
     created_at: float
     updated_at: float
     plan: Plan
@@ -39,74 +53,181 @@ class PlanRecord(BaseModel):
     changes: list[FileChange] | None = None  # the files it changed (None: checkpoints were off)
 
 
+def check_plan_id(plan_id: str) -> str:
+    """`plan_id` when it is a plan id (a plain file name: letters, digits, `.`, `_`, `-`; at most 100,
+    not starting with `.`), else ConfigError."""
+    if not PLAN_ID.fullmatch(plan_id):
+        shown = plan_id if len(plan_id) <= 60 else plan_id[:59] + "…"
+        raise ConfigError(
+            f"no saved plan {shown!r}: a plan id is a name of letters, digits, '.', '_' and '-' "
+            "(at most 100, not starting with '.'), as `/plans` lists them"
+        )
+    return plan_id
+
+
 class PlanStore:
+    """The plans folder `<workspace>/.paicli/plans`, reached without following a symlink (see
+    `paicli.tools.confined`): a plan's id is its file's name, checked on every read and write."""
+
     def __init__(self, workspace: Path) -> None:
-        self.folder = workspace / ".paicli" / "plans"
+        self.workspace = Path(os.path.realpath(workspace))
+        self.folder = self.workspace.joinpath(*PLANS_FOLDER)
+
+    def _open(self, *, create: bool) -> int:
+        return open_folder(self.workspace, PLANS_FOLDER, create=create)
+
+    def check_folder(self) -> None:
+        """Creates the folder if need be; UnsafeFile when it (or `.paicli`) is a symlink or not a folder."""
+        os.close(self._open(create=True))
 
     def new_id(self, goal: str) -> str:
+        """A fresh id for `goal`, reserved: its `.json` is created empty with O_EXCL, so two processes
+        planning at the same second never get the same one."""
         slug = re.sub(r"[^a-z0-9]+", "-", goal.lower()).strip("-")[:32].strip("-") or "plan"
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        candidate, n = f"{stamp}-{slug}", 2
-        while (self.folder / f"{candidate}.json").exists():
-            candidate, n = f"{stamp}-{slug}-{n}", n + 1
-        return candidate
+        folder = self._open(create=True)
+        try:
+            candidate, n = f"{stamp}-{slug}", 2
+            while not create_new(folder, f"{candidate}.json"):
+                candidate, n = f"{stamp}-{slug}-{n}", n + 1
+            return candidate
+        finally:
+            os.close(folder)
 
     def write(self, plan_id: str, record_json: str, markdown: str) -> None:
-        atomic_write(self.folder / f"{plan_id}.json", record_json)
-        atomic_write(self.folder / f"{plan_id}.md", markdown)
+        check_plan_id(plan_id)
+        folder = self._open(create=True)
+        try:
+            write_atomic(folder, f"{plan_id}.json", record_json.encode("utf-8"))
+            write_atomic(folder, f"{plan_id}.md", markdown.encode("utf-8"))
+        finally:
+            os.close(folder)
 
     def load(self, plan_id: str) -> PlanRecord:
-        path = self.folder / f"{plan_id}.json"
-        if not re.fullmatch(r"[\w.-]+", plan_id) or not path.is_file():
-            known = ", ".join(r.id for r in self.list()[:5]) or "none saved yet"
-            raise ConfigError(f"no saved plan {plan_id!r} in {self.folder} (latest: {known})")
+        """The saved plan `plan_id`; ConfigError (one line) when there is none or it cannot be used."""
+        check_plan_id(plan_id)
         try:
-            return PlanRecord.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValidationError) as err:
-            raise ConfigError(f"cannot read saved plan {path}: {str(err).splitlines()[0]}") from None
+            folder = self._open(create=False)
+        except FileNotFoundError:
+            raise ConfigError(f"no saved plan {plan_id!r}: there is no {self.folder} yet") from None
+        except UnsafeFile as error:
+            raise ConfigError(f"cannot read saved plan {plan_id!r}: {error}") from None
+        except OSError as error:
+            raise ConfigError(f"cannot read {self.folder}: {error.strerror or error}") from None
+        try:
+            return self._read(folder, plan_id)
+        except FileNotFoundError:
+            known = ", ".join(self.ids()[:5]) or "none saved yet"
+            raise ConfigError(f"no saved plan {plan_id!r} in {self.folder} (latest: {known})") from None
+        finally:
+            os.close(folder)
 
-    def list(self) -> list[PlanRecord]:
-        """Saved plans, newest first; unreadable files are passed over."""
-        records = []
-        for path in self.folder.glob("*.json") if self.folder.is_dir() else []:
+    def _read(self, folder: int, plan_id: str) -> PlanRecord:
+        path = self.folder / f"{plan_id}.json"
+        try:
+            data = read_regular(folder, f"{plan_id}.json", limit=MAX_PLAN_BYTES, shown=path)
+        except UnsafeFile as error:
+            raise ConfigError(f"cannot read saved plan {plan_id!r}: {error}") from None
+        except FileNotFoundError:
+            raise
+        except OSError as error:
+            raise ConfigError(f"cannot read saved plan {path}: {error.strerror or error}") from None
+        record = parse_record(data, path)
+        return record.model_copy(update={"id": plan_id})
+
+    def ids(self) -> list[str]:
+        """Ids of the saved plans, newest first by their files' own modification time (never a field a
+        file could lie in); symlinks, special files and names that are not ids are left out."""
+        return [plan_id for plan_id, _ in self._entries()]
+
+    def _entries(self) -> list[tuple[str, int]]:
+        """(id, size) of the saved plans, newest first."""
+        try:
+            folder = self._open(create=False)
+        except (OSError, UnsafeFile):  # none yet, a symlink, no permission: nothing to list
+            return []
+        try:
+            found = [
+                (entry.st_mtime_ns, name[: -len(".json")], entry.st_size)
+                for name, entry in entries(folder, ".json")
+                if PLAN_ID.fullmatch(name[: -len(".json")]) and entry.st_size > 0 and _is_regular(entry)
+            ]
+        finally:
+            os.close(folder)
+        return [(plan_id, size) for _, plan_id, size in sorted(found, reverse=True)]
+
+    def records(self) -> Iterator[PlanRecord]:
+        """Saved plans, newest first, read one at a time; unreadable ones are passed over."""
+        for plan_id, _ in self._entries():
             try:
-                records.append(PlanRecord.model_validate_json(path.read_text(encoding="utf-8")))
-            except (OSError, ValidationError):
+                yield self.load(plan_id)
+            except ConfigError:
                 continue
-        return sorted(records, key=lambda r: r.updated_at, reverse=True)
+
+    def list(self, limit: int = LIST_LIMIT) -> list[PlanRecord]:
+        """The newest readable saved plans, newest first: at most `limit`, and no more once the files read
+        add up to `LIST_BYTES` (twenty 8 MB plans from a hostile repository are not all held at once)."""
+        found: list[PlanRecord] = []
+        read = 0
+        for plan_id, size in self._entries():
+            if len(found) >= limit or (found and read + size > LIST_BYTES):
+                break
+            read += size
+            try:
+                found.append(self.load(plan_id))
+            except ConfigError:
+                continue
+        return found
 
     def latest_resumable(self) -> PlanRecord | None:
-        return next((r for r in self.list() if r.plan.status in RESUMABLE), None)
+        return next((r for r in self.records() if r.plan.status in RESUMABLE), None)
 
 
-def prepare_resume(plan: Plan) -> Plan:
-    """Resets what must run again; raises ConfigError when the plan is already COMPLETED."""
-    if plan.status is PlanStatus.COMPLETED:
-        raise ConfigError("that plan is already COMPLETED; nothing to resume")
-    for task in plan.current():
-        if task.status is not TaskStatus.COMPLETED:
-            task.status = TaskStatus.PENDING
-            task.result = task.error = None
-            task.started_at = task.finished_at = None
-    plan.status = PlanStatus.CREATED
-    return plan
+def _is_regular(entry: os.stat_result) -> bool:
+    return stat.S_ISREG(entry.st_mode)
+
+
+def parse_record(data: bytes, path: Path) -> PlanRecord:
+    """A saved plan's bytes as a PlanRecord; ConfigError naming the first problem on one line."""
+    try:
+        return PlanRecord.model_validate_json(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = first["msg"]
+        if "recursion limit" in message:
+            message = "the JSON is nested too deeply"
+        raise ConfigError(f"cannot read saved plan {path}: {where + ': ' if where else ''}{message}") from None
 
 
 def plan_from_file(path: Path) -> Plan:
-    """A hand-written plan file in the contract's JSON shape (with an optional "goal"), validated."""
+    """A hand-written plan file in the contract's JSON shape (with an optional "goal"), validated like a
+    model's reply (bounded size and depth). Only a regular file of at most 8 MB is read; a FIFO or a
+    device is refused without blocking."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read {path}: {err.strerror}") from None
-    goal = f"run the plan in {path.name}"
-    with contextlib.suppress(ValueError):
+        text = read_path(path, limit=MAX_PLAN_BYTES).decode("utf-8")
+    except UnsafeFile:
+        raise
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read {path}: it is not UTF-8 text") from None
+    try:
+        plan = parse_plan_reply(text, finish_reason="stop", goal="", max_tasks=MAX_FILE_TASKS, max_chars=MAX_PLAN_BYTES)
+    except PlanError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    plan.goal = _goal_of(text) or f"run the plan in {path.name}"
+    return plan
+
+
+def _goal_of(text: str) -> str | None:
+    """The file's "goal", if it is strict JSON with one (the parse above has bounded its depth)."""
+    try:
         data = json.loads(text)
-        if isinstance(data, dict) and isinstance(data.get("goal"), str) and data["goal"].strip():
-            goal = data["goal"].strip()
-    try:
-        return parse_plan_reply(text, finish_reason="stop", goal=goal, max_tasks=MAX_FILE_TASKS)
-    except PlanError as err:
-        raise ConfigError(f"{path}: {err}") from None
+    except (ValueError, RecursionError):
+        return None
+    goal = data.get("goal") if isinstance(data, dict) else None
+    return goal.strip() if isinstance(goal, str) and goal.strip() else None
 
 
 def render_markdown(record: PlanRecord) -> str:
@@ -141,13 +262,17 @@ def task_markdown(task: Task) -> list[str]:
 
 
 class PlanRecorder:
-    """The plan listener that saves a plan on every change. The id is chosen at the first save unless
-    given (a resumed plan keeps its id).
+    """The plan listener that saves a plan on every change. The id is chosen (and reserved) at the first
+    save unless given (a resumed plan keeps its id).
+
+    The first call checks the plans folder and reserves the id at once, on the caller's thread, and
+    raises ConfigError if the plan cannot be saved there (a symlinked `.paicli`, say): the session then
+    ends the plan FAILED with that line. After a failure the recorder stays silent.
 
     Inside an event loop, saving never holds up a task: the file writes (fsync included) run in a worker
     thread, one after another, and the plan is rendered to JSON again only when the previous write is
     done, so all the changes made meanwhile go to disk together in the next one. `flush()` waits until
-    the latest state is on disk.
+    the latest state is on disk, and raises ConfigError if a write in the background failed.
     """
 
     def __init__(
@@ -160,43 +285,88 @@ class PlanRecorder:
         changes: Callable[[], list[FileChange] | None] = lambda: None,
     ) -> None:
         self.store = store
-        self.plan_id = plan_id
+        self.plan_id = None if plan_id is None else check_plan_id(plan_id)
         self.usage = usage
         self.failure = failure
         self.changes = changes
         self.created_at = time.time()
+        self.error: ConfigError | None = None  # saving failed: later calls do nothing
+        self._unreported: ConfigError | None = None  # a failed write nobody has been told of yet
+        self._ready = False
         self._plan: Plan | None = None
         self._dirty = False
         self._writer: asyncio.Task[None] | None = None
 
     def __call__(self, plan: Plan) -> None:
+        if self.error is not None:
+            return
         self._plan = plan
+        if not self._ready:
+            self._prepare(plan)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            self.store.write(*self._render(plan))
+            self._write(plan)
+            self._raise_unreported()
             return
         self._dirty = True
         if self._writer is None or self._writer.done():
             self._writer = loop.create_task(self._write_while_dirty())
 
     async def flush(self) -> None:
-        if self._dirty and (self._writer is None or self._writer.done()):
+        if self._dirty and self.error is None and (self._writer is None or self._writer.done()):
             self._writer = asyncio.get_running_loop().create_task(self._write_while_dirty())
         while self._writer is not None and not self._writer.done():
             await asyncio.shield(self._writer)
+        self._raise_unreported()
+
+    def _raise_unreported(self) -> None:
+        error, self._unreported = self._unreported, None
+        if error is not None:
+            raise error
+
+    def _prepare(self, plan: Plan) -> None:
+        try:
+            if self.plan_id is None:
+                self.plan_id = self.store.new_id(plan.goal)
+            else:
+                self.store.check_folder()
+        except (ConfigError, OSError) as error:
+            self.error = _save_error(error)
+            raise self.error from None
+        self._ready = True
 
     def _render(self, plan: Plan) -> tuple[str, str, str]:
-        if self.plan_id is None:
-            self.plan_id = self.store.new_id(plan.goal)
+        assert self.plan_id is not None
         record = PlanRecord(
-            id=self.plan_id, created_at=self.created_at, updated_at=time.time(), plan=plan,
-            usage=self.usage(), failure=self.failure(), changes=self.changes(),
+            id=self.plan_id,
+            created_at=self.created_at,
+            updated_at=time.time(),
+            plan=plan,
+            usage=self.usage(),
+            failure=self.failure(),
+            changes=self.changes(),
         )
         return self.plan_id, record.model_dump_json(indent=2), render_markdown(record)
 
+    def _write(self, plan: Plan) -> None:
+        try:
+            self.store.write(*self._render(plan))
+        except (ConfigError, OSError) as error:
+            self.error = self._unreported = _save_error(error)
+
     async def _write_while_dirty(self) -> None:
         await asyncio.sleep(0)  # let the tasks the scheduler just started send their requests first
-        while self._dirty and self._plan is not None:
+        while self._dirty and self._plan is not None and self.error is None:
             self._dirty = False
-            await asyncio.to_thread(self.store.write, *self._render(self._plan))
+            rendered = self._render(self._plan)
+            try:
+                await asyncio.to_thread(self.store.write, *rendered)
+            except (ConfigError, OSError) as error:
+                self.error = self._unreported = _save_error(error)
+
+
+def _save_error(error: ConfigError | OSError) -> ConfigError:
+    if isinstance(error, ConfigError):
+        return ConfigError(f"cannot save the plan: {error}")
+    return ConfigError(f"cannot save the plan: {error.strerror or error}")

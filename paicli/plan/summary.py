@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from paicli.llm.types import ChatModel, Message
+from paicli.plan import caps
 from paicli.plan.model import Plan
-
-RESULT_CAP = 3_000  # characters of each task result shown to the reviewer and the summarizer
+from paicli.tools.output import truncate_middle
 
 
 def outcome_brief(plan: Plan) -> str:
     lines = ["# Goal", plan.goal.strip(), "", "# Tasks and their results"]
     for task in plan.tasks:
         lines += ["", f"## {task.id} [{task.type.value}] {task.status.value}: {task.description.strip()}"]
-        text = (task.result or task.error or "").strip()
-        if len(text) > RESULT_CAP:
-            text = text[:RESULT_CAP] + " [...]"
-        lines.append(text or "(no result)")
+        if task.result:
+            lines.append(task.shown_result(caps.CLOSING_RESULT))
+        else:
+            lines.append(truncate_middle((task.error or "").strip(), caps.CLOSING_RESULT) or "(no result)")
     return "\n".join(lines) + "\n"
 
 

@@ -1,6 +1,7 @@
 """ApprovalPolicy: decides every tool call before it runs (allow, ask the user, refuse) and audits it.
 
 The order of the checks, first match wins:
+ 0. outside the plan task's scope (its type, its `files`)    → refused_out_of_scope (every mode)
  1. a deny rule from the configuration                       → refused_by_rule     (every mode)
  2. the hard denylist (rm -rf /, curl | sh, mkfs, ...)        → refused_by_denylist (every mode)
  3. nothing risky (read-only tools, file edits in the workspace, read-only commands) → allowed
@@ -28,6 +29,7 @@ from typing import Any, Literal
 from paicli.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command
 from paicli.policy.rules import Rules
+from paicli.policy.scope import out_of_scope
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
 from paicli.tools.toolbox import builtin_tool
 
@@ -46,6 +48,7 @@ class Decision(enum.StrEnum):
     REFUSED_BY_USER = "refused_by_user"
     REFUSED_BY_RULE = "refused_by_rule"
     REFUSED_BY_DENYLIST = "refused_by_denylist"
+    REFUSED_OUT_OF_SCOPE = "refused_out_of_scope"  # outside what the plan task declared (the plan contract)
     INVALID = "invalid"  # never decided: unknown tool or arguments that do not validate
 
     @property
@@ -159,6 +162,8 @@ class ApprovalPolicy:
     async def decide(self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext) -> Ruling:
         found = self.assess(tool, arguments)
         facts, name = _facts(tool), _name(tool)
+        if ctx.scope is not None and (why := out_of_scope(ctx.scope, facts, arguments, self.workspace)):
+            return _refuse(Decision.REFUSED_OUT_OF_SCOPE, why, f"refused: {why}")
         path_argument = facts.path_argument if facts is not None else None
         if rule := self.rules.denied_by(name, arguments, found.classification, path_argument=path_argument):
             return _refuse(Decision.REFUSED_BY_RULE, f"deny rule {rule.text!r}",

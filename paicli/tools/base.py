@@ -14,13 +14,15 @@ shown after its name).
 from __future__ import annotations
 
 import asyncio
-import enum
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
+
+from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
+from paicli.tools.scope import TaskScope
 
 
 class ToolFailure(Exception):
@@ -64,14 +66,7 @@ class ToolContext:
     secrets: list[str] = field(default_factory=list)  # values masked in everything a tool returns
     command_timeout: float = 60.0
     output_limit: int = 16_000  # characters of tool output the model sees (head + tail)
-
-
-class Effect(enum.Enum):
-    """What running a tool can change. Unknown tools count as EXECUTE (anything may happen)."""
-
-    READ = "read"  # nothing: reads files or lists them
-    WRITE = "write"  # the files named by its path argument
-    EXECUTE = "execute"  # anything: runs programs, or acts outside paicli's view (MCP)
+    scope: TaskScope | None = None  # what a plan task's calls may do (the plan contract); None: chat
 
 
 class Tool:
@@ -93,6 +88,11 @@ class Tool:
 
     async def run(self, args: Any, ctx: ToolContext) -> str:
         raise NotImplementedError
+
+    def failure(self, output: str) -> str | None:
+        """Why a call that ran counts as failed, from its output (a command's non-zero exit); None: it did not.
+        Used where the harness runs a call itself and must decide (a plan task's direct action)."""
+        return None
 
     def summary(self, arguments: Mapping[str, Any]) -> str:
         """What a call does, in a few words: `src/app.py`, `pytest -q`, `TODO in src/` (not sanitized)."""

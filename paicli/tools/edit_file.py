@@ -8,14 +8,15 @@ under the path's lock, so two edits of one file never interleave.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-import stat
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
+from paicli.tools.beneath import NotRegularFile, open_regular
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.write_file import MAX_WRITE_BYTES
 
@@ -52,11 +53,11 @@ class EditFile(Tool):
         path = resolve_in_workspace(ctx.workspace, args.path, for_write=True)
         shown = display_path(ctx.workspace, path)
         async with ctx.locks.lock(path):
-            return await asyncio.to_thread(_edit, path, shown, args.old_text, args.new_text)
+            return await asyncio.to_thread(_edit, ctx.workspace, path, shown, args.old_text, args.new_text)
 
 
-def _edit(path: Path, shown: str, old_text: str, new_text: str) -> str:
-    original = _read_bytes(path, shown)
+def _edit(root: Path, path: Path, shown: str, old_text: str, new_text: str) -> str:
+    original = _read_bytes(root, path, shown)
     bom = UTF8_BOM if original.startswith(UTF8_BOM) else b""
     try:
         text = original[len(bom) :].decode("utf-8")
@@ -83,7 +84,7 @@ def _edit(path: Path, shown: str, old_text: str, new_text: str) -> str:
     if len(updated) > MAX_WRITE_BYTES:
         raise ToolFailure(f"the edited file would be {len(updated)} bytes; the limit is {MAX_WRITE_BYTES}")
     try:
-        atomic_write(path, updated)
+        atomic_write(path, updated, root=root)
     except OSError as error:
         raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
     removed = old.count("\n") + 1
@@ -91,16 +92,16 @@ def _edit(path: Path, shown: str, old_text: str, new_text: str) -> str:
     return f"edited {shown}: replaced {removed} line(s) with {added} line(s)"
 
 
-def _read_bytes(path: Path, shown: str) -> bytes:
+def _read_bytes(root: Path, path: Path, shown: str) -> bytes:
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise ToolFailure(f"{shown} is a folder, not a file")
-        if not stat.S_ISREG(mode):
-            raise ToolFailure(f"{shown} is not a regular file; refusing to edit it")
-        return path.read_bytes()
+        with os.fdopen(open_regular(root, path), "rb") as handle:
+            return handle.read()
     except FileNotFoundError:
         raise ToolFailure(f"file not found: {shown} (use write_file to create it)") from None
+    except IsADirectoryError:
+        raise ToolFailure(f"{shown} is a folder, not a file") from None
+    except NotRegularFile:
+        raise ToolFailure(f"{shown} is not a regular file; refusing to edit it") from None
     except OSError as error:
         raise ToolFailure(f"cannot read {shown}: {error.strerror or error}") from None
 

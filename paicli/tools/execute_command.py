@@ -12,13 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import subprocess
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.commands import dangerous_reason
+from paicli.tools.git_env import git_safety_environment, read_git_config
 from paicli.tools.output import HeadTailBuffer
 from paicli.tools.shims import with_shims
 
@@ -27,13 +30,7 @@ TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL on timeout
 DRAIN_GRACE = 2.0  # seconds to wait for the pipe to close once the group is dead
 _STATUS_ROOM = 120  # characters kept free for the exit-code line
 _SENSITIVE_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
-_QUIET_TOOLS = {
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "GIT_EDITOR": "true",
-    "EDITOR": "true",
-    "GIT_TERMINAL_PROMPT": "0",
-}
+_QUIET_TOOLS = {"PAGER": "cat", "EDITOR": "true"}
 
 
 class ExecuteCommandArgs(BaseModel):
@@ -73,6 +70,16 @@ class ExecuteCommand(Tool):
             raise ToolFailure(f"timed out after {timeout:g} s (the command was killed); output so far:\n{output}")
         return f"{output}\n{describe_exit(code)}"
 
+    def failure(self, output: str) -> str | None:
+        """A non-zero exit code, read from the last line this tool wrote (`exit code 1`)."""
+        match = _EXIT_LINE.search(output.rstrip())
+        if match is None or match.group(1) == "0":
+            return None
+        return f"the command {match.group(0)}"
+
+
+_EXIT_LINE = re.compile(r"exit code (\d+)(?: \(killed by [^)]*\))?\Z")
+
 
 def describe_exit(code: int | None) -> str:
     if code is None:
@@ -86,9 +93,10 @@ def describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
-def child_environment() -> dict[str, str]:
-    """os.environ without anything that looks like a credential, with pagers and editors disabled and
-    full-screen editors replaced by stand-ins that fail at once (paicli/tools/shims.py)."""
+def child_environment(workspace: Path) -> dict[str, str]:
+    """os.environ without anything that looks like a credential, with pagers and editors disabled,
+    full-screen editors replaced by stand-ins that fail at once (paicli/tools/shims.py), and git's
+    program-running configuration neutralised (paicli/tools/git_env.py)."""
     env = {
         name: value
         for name, value in os.environ.items()
@@ -96,6 +104,7 @@ def child_environment() -> dict[str, str]:
     }
     env.update(_QUIET_TOOLS)
     env["PATH"] = with_shims(env.get("PATH", os.defpath))
+    env.update(git_safety_environment(env, read_git_config(workspace, env)))
     return env
 
 
@@ -125,18 +134,31 @@ async def run_in_group(
 ) -> tuple[int | None, bool]:
     """Run `bash -c command` in a new process group; return (exit code, timed out)."""
     loop = asyncio.get_running_loop()
-    transport, capture = await loop.subprocess_exec(
-        lambda: _Capture(buffer),
-        "bash",
-        "-c",
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=ctx.workspace,
-        env=child_environment(),
-        start_new_session=True,
+    env = await asyncio.to_thread(child_environment, ctx.workspace)  # runs `git config` (git_env.py)
+    spawn = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: _Capture(buffer),
+            "bash",
+            "-c",
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=ctx.workspace,
+            env=env,
+            start_new_session=True,
+        )
     )
+    try:
+        transport, capture = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # Cancelled while bash was starting: asyncio would kill bash alone, and what it already started in
+        # the background would live on. Wait until it exists, then kill its whole group.
+        with contextlib.suppress(Exception):
+            started, _ = await spawn
+            _signal_group(started.get_pid(), signal.SIGKILL)
+            started.close()
+        raise
     group = transport.get_pid()  # the session leader's pid is the group id
     timed_out = False
     try:

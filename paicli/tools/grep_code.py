@@ -7,8 +7,8 @@ first 8 KB), very large files and junk folders are skipped.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-import stat
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
+from paicli.tools.beneath import open_regular
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.walk import glob_to_regex, walk
 
@@ -82,14 +83,14 @@ def _grep(regex: re.Pattern[str], base: Path, workspace: Path, name_glob: str | 
     skipped_large = 0
     for path in files:
         try:
-            info = path.stat()
-            if not stat.S_ISREG(info.st_mode):
-                continue  # a FIFO or device would block or never end
-            if info.st_size > MAX_FILE_BYTES:
-                skipped_large += 1
-                continue
-            data = path.read_bytes()
-        except OSError:
+            # Opened by walking below the workspace again (beneath.py): a folder swapped for a symlink
+            # since the walk cannot make this read a file outside. FIFOs and devices are refused.
+            with os.fdopen(open_regular(workspace, path), "rb") as handle:
+                if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                    skipped_large += 1
+                    continue
+                data = handle.read()
+        except (OSError, ToolFailure):
             continue
         if b"\x00" in data[:SNIFF_BYTES]:
             continue

@@ -4,6 +4,10 @@ Paths are resolved the way the kernel will follow them (symlinks of the path its
 existing ancestor for a file that does not exist yet) and compared component-wise with
 `Path.is_relative_to` against the resolved workspace, never as string prefixes. Nothing is expanded:
 `~` and `$HOME` are refused, not interpreted.
+
+This is a check at one moment, for a clear refusal before anything happens. The file tools then act
+through beneath.py, which walks the path again without letting the kernel follow any symlink, so a
+folder swapped for a symlink in between cannot take a read or a write outside.
 """
 
 from __future__ import annotations

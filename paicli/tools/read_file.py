@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import stat
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -18,6 +18,7 @@ from typing import BinaryIO
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
+from paicli.tools.beneath import NotRegularFile, open_regular
 from paicli.tools.guard import display_path, resolve_in_workspace
 
 DEFAULT_LIMIT = 2000
@@ -56,22 +57,25 @@ class ReadFile(Tool):
         budget = MAX_PAGE_CHARS
         if ctx.output_limit > 4 * _FOOTER_ROOM:
             budget = min(budget, ctx.output_limit - _FOOTER_ROOM)
-        return await asyncio.to_thread(_read_page, path, shown, args.offset, args.limit, budget)
+        return await asyncio.to_thread(_read_page, ctx.workspace, path, shown, args.offset, args.limit, budget)
 
 
-def _read_page(path: Path, shown: str, offset: int, limit: int, budget: int) -> str:
+def _open(root: Path, path: Path, shown: str) -> BinaryIO:
+    """The file, opened by walking below the workspace again now (beneath.py), never through a symlink out."""
     try:
-        mode = path.stat().st_mode
+        return os.fdopen(open_regular(root, path), "rb")
     except FileNotFoundError:
         raise ToolFailure(f"file not found: {shown}") from None
+    except IsADirectoryError:
+        raise ToolFailure(f"{shown} is a folder, not a file; use list_dir to see what it holds") from None
+    except NotRegularFile:
+        raise ToolFailure(f"{shown} is not a regular file (a device, socket or pipe); refusing to read it") from None
     except OSError as error:
         raise ToolFailure(f"cannot read {shown}: {error.strerror or error}") from None
-    if stat.S_ISDIR(mode):
-        raise ToolFailure(f"{shown} is a folder, not a file; use list_dir to see what it holds")
-    if not stat.S_ISREG(mode):
-        raise ToolFailure(f"{shown} is not a regular file (a device, socket or pipe); refusing to read it")
 
-    with path.open("rb") as handle:
+
+def _read_page(root: Path, path: Path, shown: str, offset: int, limit: int, budget: int) -> str:
+    with _open(root, path, shown) as handle:
         _refuse_binary(handle.read(SNIFF_BYTES), shown)
         handle.seek(0)
         lines: list[str] = []

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import json
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
@@ -31,6 +30,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from paicli.llm.types import ToolCall
+from paicli.tools.arguments import BadArguments, parse_arguments
 from paicli.tools.base import Tool, ToolContext, ToolFailure, ToolOutcome
 from paicli.tools.edit_file import EditFile
 from paicli.tools.execute_command import ExecuteCommand
@@ -68,10 +68,6 @@ class Gate(Protocol):
 
 # Told about an admitted call before its tool runs: (tool, parsed arguments, context).
 ToolObserver = Callable[[Tool, Mapping[str, Any], ToolContext], Awaitable[None]]
-
-
-class _BadArguments(Exception):
-    pass
 
 
 class ToolBox:
@@ -123,7 +119,7 @@ class ToolBox:
             return self._invalid(call.name, f"unknown tool {call.name!r}; the tools are: {known}", call.arguments, ctx)
         try:
             arguments = parse_arguments(call.arguments)
-        except _BadArguments as error:
+        except BadArguments as error:
             return self._invalid(tool.name, f"{tool.name}: {error}", call.arguments, ctx)
         try:
             args = tool.Args.model_validate(arguments)
@@ -155,27 +151,6 @@ class ToolBox:
     @staticmethod
     def _failure(message: str, arguments: dict[str, Any] | str, ctx: ToolContext) -> ToolOutcome:
         return ToolOutcome(ok=False, output=_shape(ERROR_PREFIX + message, ctx), arguments=arguments)
-
-
-def parse_arguments(raw: str | None) -> dict[str, Any]:
-    """The call's arguments as a dict: empty text is `{}`, a JSON string holding an object is unwrapped."""
-    if raw is None or not raw.strip():
-        return {}
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise _BadArguments(f"the arguments are not valid JSON ({error}); send one JSON object") from None
-    if isinstance(value, str):
-        # Some models encode the object twice: "{\"path\": \"a.py\"}".
-        try:
-            value = json.loads(value) if value.strip() else {}
-        except json.JSONDecodeError:
-            raise _BadArguments("the arguments are a JSON string, not a JSON object") from None
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _BadArguments(f"the arguments must be a JSON object, not {_json_kind(value)}")
-    return value
 
 
 def describe_validation_error(tool: Tool, error: ValidationError) -> str:
@@ -211,13 +186,3 @@ def mask_fragments(text: str, secrets: Sequence[str]) -> str:
             if tail in text:
                 text = re.sub(f"(?<!{re.escape(secret[-size - 1])})" + re.escape(tail), MASK, text)
     return text
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "an array"
-    return type(value).__name__

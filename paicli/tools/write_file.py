@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
+from paicli.tools.beneath import stat_entry
 from paicli.tools.guard import display_path, resolve_in_workspace
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024
@@ -43,19 +44,17 @@ class WriteFile(Tool):
             raise ToolFailure(f"content is {len(data)} bytes; write_file accepts at most {MAX_WRITE_BYTES} bytes")
         async with ctx.locks.lock(path):
             try:
-                mode = path.stat().st_mode
-            except FileNotFoundError:
-                existed = False
+                existing = stat_entry(ctx.workspace, path)
             except OSError as error:
                 raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
-            else:
-                if stat.S_ISDIR(mode):
-                    raise ToolFailure(f"{shown} is a folder; choose a file path")
-                if not stat.S_ISREG(mode):
-                    raise ToolFailure(f"{shown} is not a regular file; refusing to replace it")
-                existed = True
+            if existing is not None and stat.S_ISDIR(existing.st_mode):
+                raise ToolFailure(f"{shown} is a folder; choose a file path")
+            if existing is not None and not stat.S_ISREG(existing.st_mode):
+                raise ToolFailure(f"{shown} is not a regular file; refusing to replace it")
+            existed = existing is not None
             try:
-                await asyncio.to_thread(atomic_write, path, data)
+                # The path is walked again below the workspace at the moment of the write (atomic.py).
+                await asyncio.to_thread(atomic_write, path, data, root=ctx.workspace)
             except OSError as error:
                 raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
         how = "replaced" if existed else "created"

@@ -7,7 +7,12 @@ The format (also explained in the header comment of every file written):
     ## task_1 [FILE_READ]
     Read src/app.py and note where the configuration is loaded.
 
-    ## task_2 [COMMAND] after: task_1
+    ## task_2 [FILE_WRITE] after: task_1
+    files: src/app.py, tests/
+    Load the configuration once, at start-up.
+
+    ## task_3 [VERIFICATION] after: task_2
+    action: execute_command {"command": "pytest -q"}
     Run the tests.
 
 - A task starts with `## <id> [<TYPE>]`, optionally followed by `after: <ids>` (separated by commas or
@@ -15,6 +20,9 @@ The format (also explained in the header comment of every file written):
   next task header; leading and trailing blank lines are dropped.
 - TYPE is one of FILE_READ, FILE_WRITE, COMMAND, ANALYSIS, VERIFICATION, or a badge shown in the plan
   view (READ, WRITE, CMD, THINK, CHECK), in any case.
+- Right after the header, `files: <paths>` declares what the task may change (required for FILE_WRITE; a
+  path ending in `/` covers that folder) and `action: <tool> <JSON arguments>` makes the task one exact
+  tool call run without the model.
 - Lines starting with `#` that are not task headers are comments. A description line that itself
   starts with `#` or `\\` is written with a `\\` in front, and that one `\\` is removed when read.
 - Tasks finished in earlier rounds are listed as comments: they are kept exactly as they were,
@@ -26,10 +34,17 @@ dependencies, cycles shown as "task_2 → task_4 → task_2"); problems with the
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
 
-from paicli.errors import PlanError
+from paicli.errors import PaicliError, PlanError
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.parse import parse_plan_reply
 from paicli.ui.plan_view import STATUS_ICONS, TYPE_BADGES, fold
@@ -37,6 +52,7 @@ from paicli.ui.plan_view import STATUS_ICONS, TYPE_BADGES, fold
 HEADER = re.compile(r"^##(?:\s+(?P<rest>.*))?$")
 HEADER_PARTS = re.compile(r"^(?P<id>[^\s\[\]]+)(?:\s*\[(?P<type>[^\]]*)\])?(?:\s+after\b\s*:?\s*(?P<deps>.*))?$")
 SUMMARY = re.compile(r"^summary\s*:(?P<text>.*)$", re.IGNORECASE)
+FIELD = re.compile(r"^(?P<name>files|action)\s*:(?P<value>.*)$", re.IGNORECASE)
 NO_DEPENDENCIES = {"", "none", "-", "nothing"}
 TYPE_NAMES: dict[str, TaskType] = {
     **{task_type.value: task_type for task_type in TaskType},
@@ -50,6 +66,8 @@ FORMAT_HELP = """\
 # Format:
 #   summary: one or more lines saying what the plan does
 #   ## <id> [<TYPE>] after: <id>, <id>     starts a task; leave out "after:" when it depends on nothing
+#   files: <path>, <path>/                right after the header: what it may change (FILE_WRITE needs it)
+#   action: <tool> {"arg": "value"}        right after the header: one exact tool call, no model request
 #   <description lines>                   until the next "## " line
 # TYPE: FILE_READ, FILE_WRITE, COMMAND, ANALYSIS or VERIFICATION (or READ, WRITE, CMD, THINK, CHECK).
 # Other lines starting with "#" are comments. Start a description line with "\\" to begin it with "#".
@@ -79,6 +97,10 @@ def plan_to_text(plan: Plan) -> str:
         if task.dependencies:
             header += " after: " + ", ".join(task.dependencies)
         lines.append(header)
+        if task.files is not None:
+            lines.append("files: " + ", ".join(task.files))
+        if task.action is not None:
+            lines.append(f"action: {task.action.tool} {json.dumps(task.action.args, ensure_ascii=False)}")
         lines.extend(_escape(line) for line in task.description.strip().splitlines())
     return "\n".join(lines) + "\n"
 
@@ -138,7 +160,10 @@ def _read(text: str) -> tuple[str, list[dict[str, object]]]:
         if line.startswith("#"):
             continue  # a comment
         content = line[1:] if line.startswith("\\") else line
-        if tasks:
+        field = FIELD.match(line) if tasks and not description else None
+        if field:
+            _read_field(tasks[-1], field.group("name").lower(), field.group("value").strip(), number)
+        elif tasks:
             description.append(content)
         elif summary_lines is None:
             match = SUMMARY.match(line.strip())
@@ -180,6 +205,19 @@ def _read_header(rest: str, number: int) -> dict[str, object]:
     return {"id": task_id, "type": task_type.value, "dependencies": [dep for dep in dependencies if dep]}
 
 
+def _read_field(task: dict[str, object], name: str, value: str, number: int) -> None:
+    """`files: a.py, tests/` or `action: execute_command {"command": "pytest -q"}` under a task header."""
+    if name == "files":
+        task["files"] = [path for path in re.split(r"\s*,\s*", value) if path]
+        return
+    tool, _, arguments = value.partition(" ")
+    try:
+        args = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError as err:
+        raise PlanError(f"line {number}: the arguments of the action are not valid JSON ({err.msg})") from None
+    task["action"] = {"tool": tool, "args": args}
+
+
 def _close(tasks: list[dict[str, object]], description: list[str]) -> None:
     """Gives the last task read the description lines collected since its header."""
     if tasks:
@@ -188,4 +226,38 @@ def _close(tasks: list[dict[str, object]], description: list[str]) -> None:
 
 
 def _escape(line: str) -> str:
-    return "\\" + line if line.startswith(("#", "\\")) else line
+    """A description line that would read as a comment or a field gets a `\\` in front (removed when read)."""
+    return "\\" + line if line.startswith(("#", "\\")) or FIELD.match(line) else line
+
+
+class EditorError(PaicliError):
+    """The editor could not be started."""
+
+
+def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
+    """$EDITOR, else $VISUAL, else vi; either may carry arguments (`code --wait`)."""
+    env = os.environ if environ is None else environ
+    for name in ("EDITOR", "VISUAL"):
+        value = env.get(name, "").strip()
+        if value:
+            return shlex.split(value)
+    return ["vi"]
+
+
+async def edit_in_editor(text: str) -> str | None:
+    """Opens `text` in the user's editor (it gets the terminal); the saved text, or None if it failed."""
+    command = editor_command()
+    handle, name = tempfile.mkstemp(prefix="paicli-plan-", suffix=".md", text=True)
+    path = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        try:
+            finished = await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False)
+        except OSError as err:
+            raise EditorError(f"could not start the editor {shlex.join(command)!r}: {err}") from err
+        if finished.returncode != 0:
+            return None
+        return path.read_text(encoding="utf-8")
+    finally:
+        path.unlink(missing_ok=True)

@@ -51,6 +51,7 @@ from paicli.llm.types import Usage
 from paicli.plan.model import Plan, TaskStatus, TaskType
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
+from paicli.ui.plan_facts import estimate_vs_actual
 from paicli.ui.plan_view import count_statuses, fold, status_icon, type_badge
 from paicli.ui.render import (
     NOTICE_STYLES,
@@ -261,7 +262,10 @@ class LivePlanView:
         if event.summary and event.summary.strip():
             self.console.print()
             self.console.print(Markdown(self._safe(event.summary), hyperlinks=False))
-        self.console.print(Text(usage_line(event.usage if event.usage.total else self.usage), style="dim"))
+        usage = event.usage if event.usage.total else self.usage
+        self.console.print(Text(usage_line(usage), style="dim"))
+        if event.estimate is not None and event.estimate.requests:
+            self.console.print(Text(estimate_vs_actual(event.estimate, event.requests, usage), style="dim"))
 
     # ---- the live display ----
 

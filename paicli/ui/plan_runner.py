@@ -26,6 +26,7 @@ from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.changes_view import changed_text
 from paicli.ui.keys import CancelKeys
 from paicli.ui.live import LivePlanView
+from paicli.ui.plan_facts import PlanFacts
 from paicli.ui.render import ChatRenderer
 from paicli.ui.review import review_plan
 from paicli.ui.watch import cancel_keys
@@ -41,6 +42,7 @@ class PlanScreen:
         self.approval = approval
         self.output = output  # where the review screen draws
         self.live = LivePlanView(console, secrets=runtime.secrets())
+        self.facts = plan_facts(runtime)
         self._keys: CancelKeys | None = None
 
     @contextlib.contextmanager
@@ -53,7 +55,21 @@ class PlanScreen:
     async def review(self, plan: Plan, amend: Amend) -> Plan | None:
         keys = self._keys.suspended() if self._keys is not None else contextlib.nullcontext()
         with self.live.paused(), keys:
-            return await review_plan(plan, console=self.console, amend=amend, output=self.output)
+            return await review_plan(plan, console=self.console, amend=amend, output=self.output, facts=self.facts)
+
+
+def plan_facts(runtime: Runtime) -> PlanFacts:
+    """The review's facts: each task's contract, the estimate, and the contract check of an `e` edit (as for
+    a `--from` file: a FILE_WRITE task without files is accepted, ordered after the other writers)."""
+    contract = runtime.contract()
+
+    def problems(plan: Plan) -> list[str]:
+        found = contract.problems(plan, require_files=False)
+        if not found:
+            contract.accept_legacy(plan)
+        return found
+
+    return PlanFacts(problems=problems, estimate=runtime.estimator())
 
 
 async def plan_on_screen(
@@ -85,6 +101,8 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
         runtime = build_runtime(settings, renderer)
         approval = ApprovalPrompt(output=output)
         runtime.approve = approval
+        for notice in request.notices:
+            console.print(Text(one_line(notice, limit=1000), style="yellow"))
         checkpoints = attach_checkpoints(runtime, renderer)
         try:
             outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),

@@ -22,7 +22,7 @@ levels and counts are those of the tasks still to run.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -91,11 +91,17 @@ def task_description(task: Task, *, expanded: bool) -> Text:
     return Text(fold(task.description), no_wrap=True, overflow="ellipsis")
 
 
-def render_task(task: Task, *, expanded: bool = False) -> RenderableType:
-    return Group(
+TaskFacts = Callable[[Task], Text | None]  # a line of facts under a task's description (paicli/ui/plan_facts.py)
+
+
+def render_task(task: Task, *, expanded: bool = False, facts: TaskFacts | None = None) -> RenderableType:
+    lines = [
         Padding(task_heading(task), (0, 0, 0, TASK_INDENT)),
         Padding(task_description(task, expanded=expanded), (0, 0, 0, DESCRIPTION_INDENT)),
-    )
+    ]
+    if facts is not None and (line := facts(task)) is not None:
+        lines.append(Padding(line, (0, 0, 0, DESCRIPTION_INDENT)))
+    return Group(*lines)
 
 
 def earlier_tasks(plan: Plan) -> list[Task]:
@@ -108,25 +114,30 @@ def tasks_to_run(plan: Plan) -> list[Task]:
     return [task for task in plan.tasks if task.id not in earlier]
 
 
+def _analysis(tasks: Sequence[Task]) -> dag.Analysis | None:
+    """Levels and critical path of these tasks (dependencies outside them count as done, each task one
+    step); None if they form a cycle."""
+    ids = {task.id for task in tasks}
+    analysis = dag.analyse({task.id: [dep for dep in task.dependencies if dep in ids] for task in tasks})
+    return None if analysis.problems else analysis
+
+
 def plan_levels(tasks: Sequence[Task]) -> list[list[str]] | None:
     """The levels of these tasks (dependencies outside them count as done); None if they form a cycle."""
-    try:
-        return dag.levels({task.id: task.dependencies for task in tasks})
-    except dag.CycleError:
-        return None
+    analysis = _analysis(tasks)
+    return None if analysis is None else analysis.levels
 
 
 def summary_line(plan: Plan, *, show_path: bool = False) -> Text:
     """`4 tasks · 3 levels · critical path 3 tasks` (for the tasks still to run)."""
     tasks = tasks_to_run(plan)
-    graph = {task.id: task.dependencies for task in tasks}
     parts = [_count(len(tasks), "task")]
-    levels = plan_levels(tasks)
-    if levels is None:
+    analysis = _analysis(tasks)
+    if analysis is None:
         parts.append("dependencies form a cycle")
     else:
-        parts.append(_count(len(levels), "level"))
-        _, path = dag.critical_path(graph, dict.fromkeys(graph, 1.0))
+        parts.append(_count(len(analysis.levels), "level"))
+        path = analysis.critical_path
         critical = f"critical path {_count(len(path), 'task')}"
         if show_path and len(path) > 1:
             critical += " (" + " → ".join(fold(task_id) for task_id in path) + ")"
@@ -137,8 +148,9 @@ def summary_line(plan: Plan, *, show_path: bool = False) -> Text:
     return Text(" · ".join(parts), style="dim")
 
 
-def render_plan(plan: Plan, *, expanded: bool = False) -> RenderableType:
-    """The whole plan: summary text, summary line, earlier rounds, then the tasks to run by level."""
+def render_plan(plan: Plan, *, expanded: bool = False, facts: TaskFacts | None = None) -> RenderableType:
+    """The whole plan: summary text, summary line, earlier rounds, then the tasks to run by level (each
+    with its `facts` line, if any)."""
     parts: list[RenderableType] = []
     title = Text(f"Plan · round {plan.round}" if plan.round > 1 else "Plan", style="bold")
     parts.append(title)
@@ -157,7 +169,7 @@ def render_plan(plan: Plan, *, expanded: bool = False) -> RenderableType:
     if levels is None:  # an invalid plan is still shown, in its own order
         parts.append(Text(""))
         parts.append(Text("Tasks (the dependencies form a cycle)", style="bold red"))
-        parts.extend(render_task(task, expanded=expanded) for task in tasks)
+        parts.extend(render_task(task, expanded=expanded, facts=facts) for task in tasks)
     for number, level in enumerate(levels or [], start=1):
         if number == 1:
             parts.append(Text(""))
@@ -165,7 +177,7 @@ def render_plan(plan: Plan, *, expanded: bool = False) -> RenderableType:
         if len(level) > 1:
             heading.append(f" · runs in parallel ({len(level)} tasks)", style="dim")
         parts.append(heading)
-        parts.extend(render_task(by_id[task_id], expanded=expanded) for task_id in level)
+        parts.extend(render_task(by_id[task_id], expanded=expanded, facts=facts) for task_id in level)
     return Group(*parts)
 
 
@@ -174,6 +186,6 @@ def _count(number: int, noun: str) -> str:
 
 
 def count_statuses(statuses: Iterable[TaskStatus]) -> str:
-    """"2 completed, 1 running": how many tasks are in each status, in status order."""
+    """ "2 completed, 1 running": how many tasks are in each status, in status order."""
     counts = Counter(statuses)
     return ", ".join(f"{counts[status]} {status.value.lower()}" for status in TaskStatus if counts[status])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,7 +26,7 @@ from paicli import __version__
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_turn
 from paicli.app.plan_inputs import PlanRequest
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
 from paicli.llm.types import Message
@@ -108,7 +107,7 @@ class Repl:
         self.approval = ApprovalPrompt()
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         self.clear_conversation()
-        home = Path(os.environ.get("HOME") or Path.home())
+        home = user_home()
         keys = prompt_keys()
 
         @keys.add("escape", filter=Condition(lambda: self.plan_next and not get_app().current_buffer.text))
@@ -184,6 +183,8 @@ class Repl:
         """Runs a plan on the screen; a completed one joins the conversation, so later turns know of it."""
         from paicli.ui.plan_runner import PlanScreen, plan_on_screen  # plan mode loads on first use
 
+        for notice in request.notices:
+            self.say(notice, "yellow")
         screen = PlanScreen(self.runtime, self.console, self.approval)
         outcome = await plan_on_screen(self.runtime, screen, request, checkpoints=self._checkpoints)
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage

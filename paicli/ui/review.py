@@ -3,13 +3,17 @@
     Enter   approve: `review_plan` returns the plan (edited or amended as it now is)
     i       amend: ask for a supplement, `await amend(plan, supplement)`, show the new plan, review again
     e       edit the plan as text in $EDITOR (or $VISUAL, or vi); validated on save
+    r       rerun a completed task: asks for its id; it and every completed task depending on it go
+            back to PENDING (offered when the plan has completed tasks, e.g. a resumed one)
     Ctrl+O  fold / unfold long descriptions
     Esc, q  cancel: `review_plan` returns None
 
 Every other key, arrow keys and pasted text (bracketed paste) do nothing. Keys are read by a small
 prompt_toolkit Application run with `run_async`, so this works inside the REPL's running event loop.
 The plan itself is printed with rich into the scrollback (it may be taller than the screen); only the
-key hint lives in the prompt_toolkit region.
+key hint lives in the prompt_toolkit region. Tasks whose results come from a saved plan (a resumed one)
+are listed under the plan as "completed earlier, from the saved plan": a file may say anything, so the
+user sees which results are reused as they are, and can rerun them.
 
 Failures never lose work: a failed amend keeps the old plan; an edit that does not validate is shown
 with its problems and reopened with the user's own text (`e`), or kept as a draft for the next `e`
@@ -19,13 +23,8 @@ with its problems and reopened with the user's own text (`e`), or kept as a draf
 from __future__ import annotations
 
 import asyncio
-import os
-import shlex
-import subprocess
-import tempfile
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol, TypeVar
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -39,9 +38,11 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.errors import PaicliError, PlanError
-from paicli.plan.model import Plan
+from paicli.plan.model import Plan, TaskStatus
+from paicli.plan.resume import rerun
 from paicli.sanitize import terminal_safe
-from paicli.ui.editor import plan_to_text, text_to_plan
+from paicli.ui.editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
+from paicli.ui.plan_facts import PlanFacts, estimate_line, task_facts
 from paicli.ui.plan_view import fold, render_plan
 
 ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
@@ -59,45 +60,10 @@ AmendFunction = Callable[[Plan, str], Awaitable[Plan]]
 EditText = Callable[[str], Awaitable[str | None]]  # the edited text; None when the edit was abandoned
 
 
-class EditorError(PaicliError):
-    """The editor could not be started."""
-
-
-# ---- the editor --------------------------------------------------------------------------------------
-
-
-def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
-    """$EDITOR, else $VISUAL, else vi; either may carry arguments (`code --wait`)."""
-    env = os.environ if environ is None else environ
-    for name in ("EDITOR", "VISUAL"):
-        value = env.get(name, "").strip()
-        if value:
-            return shlex.split(value)
-    return ["vi"]
-
-
-async def edit_in_editor(text: str) -> str | None:
-    """Opens `text` in the user's editor (it gets the terminal); the saved text, or None if it failed."""
-    command = editor_command()
-    handle, name = tempfile.mkstemp(prefix="paicli-plan-", suffix=".md", text=True)
-    path = Path(name)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        try:
-            finished = await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False)
-        except OSError as err:
-            raise EditorError(f"could not start the editor {shlex.join(command)!r}: {err}") from err
-        if finished.returncode != 0:
-            return None
-        return path.read_text(encoding="utf-8")
-    finally:
-        path.unlink(missing_ok=True)
-
-
 # ---- the review loop ---------------------------------------------------------------------------------
 
-APPROVE, AMEND, EDIT, TOGGLE, CANCEL, BACK = "approve", "amend", "edit", "toggle", "cancel", "back"
+APPROVE, AMEND, EDIT, TOGGLE, CANCEL, BACK, RERUN = "approve", "amend", "edit", "toggle", "cancel", "back", "rerun"
+SAVED_SHOWN = 20  # ids listed in the "from the saved plan" note
 
 REVIEW_KEYS = {
     "enter": APPROVE,
@@ -105,11 +71,13 @@ REVIEW_KEYS = {
     "i": AMEND,
     "e": EDIT,
     "c-o": TOGGLE,
+    "r": RERUN,
     "escape": CANCEL,
     "q": CANCEL,
     "c-c": CANCEL,
 }
 REVIEW_HINT = [("Enter", "approve"), ("i", "add to the plan"), ("e", "edit"), ("Ctrl+O", "expand"), ("Esc", "cancel")]
+RERUN_HINT = ("r", "rerun a task")
 RETRY_KEYS = {"e": EDIT, "escape": BACK, "q": BACK, "c-c": BACK}
 RETRY_HINT = [("e", "edit again"), ("Esc", "back to the plan")]
 WAIT_KEYS = {"escape": CANCEL, "c-c": CANCEL}
@@ -123,14 +91,16 @@ async def review_plan(
     edit_text: EditText | None = None,
     input: Input | None = None,
     output: Output | None = None,
+    facts: PlanFacts | None = None,
 ) -> Plan | None:
     """Shows `plan` and lets the user approve (the plan), amend, edit, or cancel (None).
 
     `amend` is the planner (anything with `async amend(plan, supplement)`) or that method itself.
     `edit_text` replaces the $EDITOR round trip (tests, other front ends). `input`/`output` are
-    prompt_toolkit's (default: the terminal).
+    prompt_toolkit's (default: the terminal). `facts` adds each task's contract and model, the estimate
+    above the plan, and the contract check of an edit.
     """
-    review = _Review(console, _amend_function(amend), edit_text or edit_in_editor, input, output)
+    review = _Review(console, _amend_function(amend), edit_text or edit_in_editor, input, output, facts or PlanFacts())
     return await review.run(plan)
 
 
@@ -149,8 +119,10 @@ class _Review:
         edit_text: EditText,
         input: Input | None,
         output: Output | None,
+        facts: PlanFacts,
     ) -> None:
         self.console = console
+        self.facts = facts
         self.amend_plan = amend
         self.edit_text = edit_text
         self.input = input
@@ -161,7 +133,7 @@ class _Review:
     async def run(self, plan: Plan) -> Plan | None:
         self.show(plan)
         while True:
-            action = await self.choose(REVIEW_KEYS, REVIEW_HINT)
+            action = await self.choose(REVIEW_KEYS, _review_hint(plan))
             if action == APPROVE:
                 self.note("Plan approved.", "green")
                 return plan
@@ -175,6 +147,8 @@ class _Review:
                 plan = await self.amend(plan)
             elif action == EDIT:
                 plan = await self.edit(plan)
+            elif action == RERUN:
+                plan = await self.rerun(plan)
 
     # ---- actions ----
 
@@ -214,7 +188,7 @@ class _Review:
                 self.note("No changes.", "dim")
                 return plan
             try:
-                edited_plan = text_to_plan(edited, plan)
+                edited_plan = self.validated(text_to_plan(edited, plan))
             except PlanError as err:
                 self.note(f"The edited plan is not valid: {terminal_safe(str(err))}", "red")
                 text = edited
@@ -227,11 +201,54 @@ class _Review:
             self.show(edited_plan)
             return edited_plan
 
+    def validated(self, plan: Plan) -> Plan:
+        """The edited plan if it keeps the contract (the same check as the planner's replies)."""
+        problems = self.facts.problems(plan) if self.facts.problems is not None else []
+        if problems:
+            raise PlanError("; ".join(problems))
+        return plan
+
+    async def rerun(self, plan: Plan) -> Plan:
+        if not _completed_ids(plan):
+            self.note("No completed task to rerun.", "dim")
+            return plan
+        task_id = await self.ask("Rerun which completed task? Its id (Enter runs it again, Esc goes back): ")
+        if not task_id:
+            self.note("Nothing rerun.", "dim")
+            return plan
+        if task_id not in plan.ids():
+            self.note(f"There is no task {fold(task_id)} in this plan.", "red")
+            return plan
+        if plan.task(task_id).status is not TaskStatus.COMPLETED:
+            self.note(f"{fold(task_id)} has not completed; it runs anyway when it can.", "yellow")
+            return plan
+        rerun_plan, reset = rerun(plan, task_id)
+        self.show(rerun_plan)
+        self.note(f"Will run again: {', '.join(fold(i) for i in reset)}.", "green")
+        return rerun_plan
+
     # ---- output ----
 
     def show(self, plan: Plan) -> None:
         self.console.print()
-        self.console.print(render_plan(plan, expanded=self.expanded))
+        if self.facts.estimate is not None:
+            cost = self.facts.cost(plan) if self.facts.cost is not None else None
+            self.console.print(estimate_line(self.facts.estimate(plan), cost))
+        model_of = self.facts.model_of
+        self.console.print(
+            render_plan(plan, expanded=self.expanded, facts=lambda task: task_facts(task, model_of and model_of(task)))
+        )
+        saved = [task.id for task in plan.tasks if task.from_saved and task.status is TaskStatus.COMPLETED]
+        if saved:
+            more = f" and {len(saved) - SAVED_SHOWN} more" if len(saved) > SAVED_SHOWN else ""
+            listed = ", ".join(fold(task_id) for task_id in saved[:SAVED_SHOWN]) + more
+            self.console.print(
+                Text(
+                    f"✓ {listed}: completed earlier, from the saved plan; their results are used as the file "
+                    "has them · r reruns one",
+                    style="yellow",
+                )
+            )
 
     def note(self, message: str, style: str) -> None:
         self.console.print(Text(message, style=style))
@@ -244,7 +261,7 @@ class _Review:
         result = await app.run_async()
         return result if isinstance(result, str) else CANCEL
 
-    async def until_escape(self, work: Coroutine[Any, Any, T], message: str) -> T | None:
+    async def until_escape(self, work: Awaitable[T], message: str) -> T | None:
         """Runs `work` while Esc (or Ctrl+C) can cancel it; its result, or None when cancelled."""
         started = asyncio.Event()
         app = self._key_app(WAIT_KEYS, [("", message + " "), ("bold", "Esc"), ("", " cancels")])
@@ -301,6 +318,17 @@ class _Review:
         return app
 
 
+def _completed_ids(plan: Plan) -> list[str]:
+    return [task.id for task in plan.tasks if task.status is TaskStatus.COMPLETED]
+
+
+def _review_hint(plan: Plan) -> list[tuple[str, str]]:
+    """The review keys; `r` only when there is a completed task to rerun."""
+    if not _completed_ids(plan):
+        return REVIEW_HINT
+    return [*REVIEW_HINT[:3], RERUN_HINT, *REVIEW_HINT[3:]]
+
+
 def _exit_with(action: str) -> Callable[[KeyPressEvent], None]:
     def handler(event: KeyPressEvent) -> None:
         event.app.exit(result=action)
@@ -316,4 +344,3 @@ def _hint_text(hint: list[tuple[str, str]]) -> StyleAndTextTuples:
         text.append(("bold", key))
         text.append(("", f" {action}"))
     return text
-

@@ -52,7 +52,9 @@ def test_executor_prompt_is_byte_identical_and_planner_has_no_tool_talk(tmp_path
     first = system_prompt("executor", tmp_path, tmp_path)
     assert first == system_prompt("executor", tmp_path, tmp_path)
     assert "Use tabs." in first and "execute_command" in first
-    assert "execute_command" not in system_prompt("planner", tmp_path, tmp_path).split("# Project rules")[0]
+    planner = system_prompt("planner", tmp_path, tmp_path).split("# Project rules")[0]
+    assert "# How you work" not in planner and "Prefer `edit_file`" not in planner  # no tool-use guidance
+    assert "no tools" in planner  # it names tools only as direct actions a task may carry
 
 
 def test_planner_sees_the_workspace_files_but_tasks_do_not(tmp_path: Path) -> None:
@@ -71,3 +73,17 @@ def test_workspace_overview_is_capped(tmp_path: Path) -> None:
     overview = workspace_overview(tmp_path, limit=5)
     assert overview.splitlines()[:5] == ["f00.txt", "f01.txt", "f02.txt", "f03.txt", "f04.txt"]
     assert "stops at 5" in overview
+
+
+def test_rule_files_leading_outside_the_workspace_or_huge_are_left_out(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    (tmp_path / "credentials").write_text("aws_secret_access_key = SECRET")
+    (workspace / "AGENTS.md").symlink_to(tmp_path / "credentials")
+    (workspace / "CLAUDE.md").write_text("SAME REPO RULE")
+    (workspace / "PAI.md").symlink_to(workspace / "CLAUDE.md")  # inside the workspace: fine
+    (workspace / ".paicli").mkdir()
+    with open(workspace / ".paicli" / "PAI.md", "wb") as sparse:
+        sparse.truncate(1 << 30)
+    rules = project_rules(workspace, home)
+    assert "SECRET" not in rules and "SAME REPO RULE" in rules

@@ -17,7 +17,7 @@ from paicli.events import ListSink
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime
 from tests.conftest import TEST_KEY
-from tests.fakellm import FakeLLM, Reply, has_tool_result, no_tools
+from tests.fakellm import FakeLLM, Reply, any_request, has_tool_result, no_tools
 
 
 @pytest.fixture
@@ -95,3 +95,17 @@ async def test_a_plan_whose_planning_fails_is_a_failed_outcome(fake: FakeLLM, ru
     assert outcome.status is PlanStatus.FAILED and outcome.plan is None and outcome.exit_code() == 1
     assert outcome.message() and "plan" in outcome.message().lower()
     assert [e.event for e in sink.events][-1] == "plan_finished"
+
+
+async def test_a_plan_that_cannot_be_saved_is_a_failed_outcome_not_a_crash(
+    fake: FakeLLM, runtime: Runtime, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (runtime.workspace / ".paicli").symlink_to(elsewhere, target_is_directory=True)
+    fake.on(no_tools, Reply.text('{"summary": "s", "tasks": [{"id": "a", "description": "say hi"}]}'))
+    fake.on(any_request, Reply.text("hi"), repeat=True)
+    outcome = await run_plan(runtime, ListSink(), goal="greet")
+    assert outcome.status is PlanStatus.FAILED and outcome.exit_code() in (1, 2)
+    assert "save" in (outcome.message() or "")
+    assert list(elsewhere.iterdir()) == []  # nothing written through the symlink

@@ -218,6 +218,7 @@ def test_parallel_requests_each_get_their_own_reply(fake: FakeLLM) -> None:
         thread.join(10)
     assert answers == {n: f"answer {n}" for n in range(6)}
     records = fake.requests
+    assert all(record.wait_finished(5) for record in records)  # the server records the end after replying
     # served concurrently: every request arrived before the first one was answered
     assert max(r.started for r in records) < min(r.finished or 0 for r in records)
 

@@ -85,6 +85,8 @@ def test_view_is_the_plan_created_event_payload_with_plain_strings() -> None:
         "dependencies": [],
         "status": "COMPLETED",
     }
+    plan.tasks[1].files = ["src/a.py"]  # the plan contract's fields travel when declared
+    assert PlanCreated(round=1, plan=plan.view()).model_dump(mode="json")["plan"]["tasks"][1]["files"] == ["src/a.py"]
     assert payload["plan"]["tasks"][3]["dependencies"] == ["edit_b", "edit_a"]
 
 

@@ -15,7 +15,7 @@ from paicli.events import ListSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
-from paicli.plan.planner import Planner
+from paicli.plan.planner import REASK_EXCERPT, Planner
 from paicli.plan.scheduler import Scheduler
 from tests.fakellm import FakeLLM, RecordedRequest, Reply, last_message_contains, no_tools
 
@@ -58,7 +58,7 @@ def sink() -> ListSink:
 
 @pytest.fixture
 async def client(fake: FakeLLM) -> AsyncIterator[LLMClient]:
-    # A model name of its own: structured-output support is remembered per (base URL, model) per process.
+    # Structured-output support is remembered on the client (its capabilities), per model.
     llm = LLMClient(base_url=fake.base_url, api_key="k", model=f"m-{uuid.uuid4().hex[:8]}", backoff_base=0.01)
     yield llm
     await llm.aclose()
@@ -198,6 +198,20 @@ async def test_an_empty_reply_is_reasked_without_an_empty_assistant_message(
     second = fake.requests[1]
     assert [m["role"] for m in second.messages] == ["system", "user", "user"]
     assert "the reply was empty" in second.messages[-1]["content"]
+
+
+async def test_a_reask_quotes_only_an_excerpt_of_a_huge_rejected_reply(
+    fake: FakeLLM, client: LLMClient, sink: ListSink
+) -> None:
+    junk = "HEAD " + "blah " * 120_000 + " TAIL"  # 600 KB of prose without JSON
+    fake.on(last_message_contains(REASK), Reply.text(VALID))
+    fake.on(no_tools, Reply.text(junk, chunk=50_000))
+    await planner_for(client, sink).plan(GOAL)
+    quoted = fake.requests[1].messages[2]
+    assert quoted["role"] == "assistant" and len(quoted["content"]) <= REASK_EXCERPT + 100
+    assert quoted["content"].startswith("HEAD") and quoted["content"].endswith("TAIL")
+    assert "characters omitted" in quoted["content"]
+    assert len(json.dumps(fake.requests[1].body)) < 40_000
 
 
 async def test_the_task_limit_is_enforced(fake: FakeLLM, client: LLMClient, sink: ListSink) -> None:
@@ -406,7 +420,7 @@ async def test_replan_clips_long_results_keeping_head_and_tail(
     fake.on(no_tools, Reply.text(json.dumps({"tasks": [{"id": "task_9", "description": "d"}]})))
     await planner_for(client, sink).replan(plan, reason="r", replanner_prompt=REPLANNER)
     text = fake.requests[0].messages[1]["content"]
-    assert "HEAD " in text and " TAIL" in text and "characters cut" in text
+    assert "HEAD " in text and " TAIL" in text and "characters omitted" in text
     assert len(text) < 6_000
 
 

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +106,211 @@ def test_a_hand_written_plan_file_is_validated(tmp_path: Path) -> None:
         plan_from_file(cyclic)
     with pytest.raises(ConfigError, match="cannot read"):
         plan_from_file(tmp_path / "missing.json")
+
+
+# ---- untrusted folder contents (issue 21) -----------------------------------------------------------
+
+
+def saved_record(store: PlanStore, plan: Plan | None = None) -> str:
+    store.workspace.mkdir(parents=True, exist_ok=True)
+    recorder = PlanRecorder(store)
+    recorder(plan or sample_plan())
+    assert recorder.plan_id is not None
+    return recorder.plan_id
+
+
+def outside_files(tmp_path: Path) -> set[Path]:
+    """Every file under tmp_path's parent that is not under tmp_path (where a test may write)."""
+    return {p for p in tmp_path.parent.rglob("*") if not p.is_relative_to(tmp_path)}
+
+
+@pytest.mark.parametrize("inner_id", ["../../../../../../tmp/x", "/tmp/x", "elsewhere", "", "a/b"])
+def test_the_id_is_the_file_name_never_the_field_inside(tmp_path: Path, inner_id: str) -> None:
+    workspace = tmp_path / "ws"
+    store = PlanStore(workspace)
+    plan_id = saved_record(store)
+    path = store.folder / f"{plan_id}.json"
+    data = json.loads(path.read_text())
+    data["id"] = inner_id
+    (store.folder / "innocent.json").write_text(json.dumps(data))
+    record = store.load("innocent")
+    assert record.id == "innocent"
+    assert {r.id for r in store.list()} == {"innocent", plan_id}
+    before = outside_files(workspace)
+    PlanRecorder(store, plan_id=record.id)(prepare_resume(record.plan))
+    assert outside_files(workspace) == before
+    assert sorted(p.name for p in store.folder.iterdir()) == sorted(
+        [f"{plan_id}.json", f"{plan_id}.md", "innocent.json", "innocent.md"]
+    )
+
+
+@pytest.mark.parametrize(
+    "plan_id",
+    ["/tmp/x", "../x", "../../../../tmp/x", "a/b", ".hidden", "..", ".", "", "x" * 101, "a\x00b", "a b", "ü"],
+)
+def test_ids_that_are_not_plain_names_are_refused_on_every_read_and_write(tmp_path: Path, plan_id: str) -> None:
+    store = PlanStore(tmp_path)
+    with pytest.raises(ConfigError, match=r"no saved plan .*a plan id is a name of letters"):
+        store.load(plan_id)
+    with pytest.raises(ConfigError, match="a plan id is"):
+        store.write(plan_id, "{}", "")
+    with pytest.raises(ConfigError, match="a plan id is"):
+        PlanRecorder(store, plan_id=plan_id)
+    assert not (tmp_path / ".paicli").exists()
+
+
+@pytest.mark.parametrize("link", [".paicli", ".paicli/plans"])
+def test_a_symlinked_plans_folder_is_never_read_or_written(tmp_path: Path, link: str) -> None:
+    workspace, elsewhere = tmp_path / "ws", tmp_path / "elsewhere"
+    saved_record(PlanStore(elsewhere))  # a real plan there, to be found if the link were followed
+    target = elsewhere / link
+    (workspace / link).parent.mkdir(parents=True, exist_ok=True)
+    (workspace / link).symlink_to(target, target_is_directory=True)
+    (plan_id,) = PlanStore(elsewhere).ids()
+    store = PlanStore(workspace)
+    with pytest.raises(ConfigError, match=r"is a symlink .*paicli does not follow symlinks"):
+        store.load(plan_id)
+    assert store.list() == [] and store.latest_resumable() is None
+    files_before = sorted(p.name for p in (elsewhere / ".paicli" / "plans").iterdir())
+    recorder = PlanRecorder(store)
+    with pytest.raises(ConfigError, match=r"cannot save the plan: .*is a symlink"):
+        recorder(sample_plan())
+    recorder(sample_plan())  # said once; later changes are not saved and raise nothing
+    assert sorted(p.name for p in (elsewhere / ".paicli" / "plans").iterdir()) == files_before
+
+
+def test_a_symlinked_plan_file_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path / "ws")
+    real_id = saved_record(store)
+    secret = tmp_path / "secret.json"
+    secret.write_text((store.folder / f"{real_id}.json").read_text())
+    (store.folder / "linked.json").symlink_to(secret)
+    with pytest.raises(ConfigError, match=r"linked\.json is a symlink"):
+        store.load("linked")
+    assert [r.id for r in store.list()] == [real_id]
+    (store.folder / "zero.json").symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match=r"zero\.json is a symlink"):
+        store.load("zero")
+
+
+def test_a_symlinked_markdown_file_is_replaced_never_written_through(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path / "ws")
+    plan_id = saved_record(store)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    markdown = store.folder / f"{plan_id}.md"
+    markdown.unlink()
+    markdown.symlink_to(victim)
+    PlanRecorder(store, plan_id=plan_id)(sample_plan())
+    assert victim.read_text() == "precious"
+    assert not markdown.is_symlink() and markdown.read_text().startswith(f"# Plan {plan_id}")
+
+
+def test_fifos_devices_and_huge_files_are_refused_without_reading(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path)
+    store.check_folder()
+    os.mkfifo(store.folder / "fifo.json")
+    with pytest.raises(ConfigError, match=r"fifo\.json is a FIFO, not a regular file"):
+        store.load("fifo")  # never blocks: the entry is looked at before it is opened
+    with open(store.folder / "sparse.json", "wb") as sparse:
+        sparse.truncate(1 << 30)  # a gigabyte that takes no disk
+    with pytest.raises(ConfigError, match=r"sparse\.json is 1\.0 GB, over the 8\.0 MB limit"):
+        store.load("sparse")
+    assert store.list() == []
+    with pytest.raises(ConfigError, match=r"is a character device"):
+        plan_from_file(Path("/dev/zero"))
+    os.mkfifo(tmp_path / "from.fifo")
+    with pytest.raises(ConfigError, match=r"from\.fifo is a FIFO"):
+        plan_from_file(tmp_path / "from.fifo")
+    with pytest.raises(ConfigError, match=r"sparse\.json is 1\.0 GB"):
+        plan_from_file(store.folder / "sparse.json")
+    (tmp_path / "link-to-zero.json").symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match=r"is a character device"):
+        plan_from_file(tmp_path / "link-to-zero.json")
+
+
+@pytest.mark.parametrize("where", ["result", "goal"])
+def test_a_deeply_nested_saved_plan_is_a_clear_error(tmp_path: Path, where: str) -> None:
+    store = PlanStore(tmp_path)
+    plan_id = saved_record(store)
+    path = store.folder / f"{plan_id}.json"
+    deep = "[" * 100_000 + "]" * 100_000
+    text = path.read_text()
+    text = text.replace('"read 3 files"', deep) if where == "result" else text.replace('"Add a CLI flag"', deep)
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        store.load(plan_id)
+
+
+def test_a_deeply_nested_from_file_is_a_clear_error(tmp_path: Path) -> None:
+    for name, text in {
+        "array.json": '{"goal": ' + "[" * 50_000 + "]" * 50_000 + ', "tasks": [{"id": "a", "description": "d"}]}',
+        "object.json": '{"tasks": [{"id": "a", "description": "d", "x": ' + '{"a": ' * 5000 + "1" + "}" * 5001 + "]}",
+    }.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ConfigError, match=rf"{name}: the JSON is nested too deeply"):
+            plan_from_file(tmp_path / name)
+
+
+def test_the_newest_plan_is_chosen_by_the_files_time_not_a_field(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path)
+    honest = saved_record(store)
+    liar_plan = sample_plan()
+    liar_plan.goal = "lies about its time"
+    liar = saved_record(store, liar_plan)
+    path = store.folder / f"{liar}.json"
+    data = json.loads(path.read_text())
+    data["updated_at"] = data["created_at"] = 4_000_000_000.0  # the year 2096
+    path.write_text(json.dumps(data))
+    os.utime(path, (1_000_000, 1_000_000))  # but the file itself is old
+    assert store.ids() == [honest, liar]
+    latest = store.latest_resumable()
+    assert latest is not None and latest.id == honest
+
+
+def test_list_reads_only_the_newest_few(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path)
+    for n in range(5):
+        path_id = saved_record(store)
+        os.utime(store.folder / f"{path_id}.json", (1_000_000 + n, 1_000_000 + n))
+    assert len(store.list(limit=3)) == 3 and len(store.ids()) == 5
+
+
+def test_list_stops_once_the_files_read_add_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = PlanStore(tmp_path)
+    for _ in range(4):
+        saved_record(store)
+    size = max((store.folder / f"{plan_id}.json").stat().st_size for plan_id in store.ids())  # ids differ in length
+    monkeypatch.setattr("paicli.plan.store.LIST_BYTES", size * 2 + 1)
+    assert len(store.list()) == 2
+    monkeypatch.setattr("paicli.plan.store.LIST_BYTES", 1)
+    assert len(store.list()) == 1  # the newest is always read
+
+
+def _reserve_after_barrier(folder: str, barrier: Any, goal: str, out: Any) -> None:
+    barrier.wait()
+    recorder = PlanRecorder(PlanStore(Path(folder)))
+    plan = sample_plan()
+    plan.goal = goal
+    recorder(plan)
+    out.put(recorder.plan_id)
+
+
+def test_concurrent_planners_never_share_an_id(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    workers = 8
+    barrier, out = context.Barrier(workers), context.Queue()
+    goals = [f"Fix the bug{'!' * (n % 3)}{'?' * (n // 3)}" for n in range(workers)]  # one slug for all
+    processes = [
+        context.Process(target=_reserve_after_barrier, args=(str(tmp_path), barrier, goal, out)) for goal in goals
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(60)
+        assert process.exitcode == 0
+    ids = [out.get(timeout=10) for _ in processes]
+    assert len(set(ids)) == workers
+    store = PlanStore(tmp_path)
+    assert sorted(store.ids()) == sorted(ids)  # 0 lost records
+    assert sorted(record.plan.goal for record in store.list(limit=workers)) == sorted(goals)

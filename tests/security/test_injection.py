@@ -78,7 +78,7 @@ def test_a_repository_config_pointing_elsewhere_is_not_used_until_trusted(
         assert "ignoring base_url, api_key, approval, allow" in done.stderr and str(repo_config) in done.stderr
         assert not (workspace / "pwned").exists()  # neither approval = "yolo" nor the allow rule applied
 
-        TrustStore(home).trust(repo_config)  # what answering yes at the REPL's trust prompt records
+        assert TrustStore(home).trust_current(workspace, ".paicli/config.toml")  # what answering yes records
         trusted = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env)
         assert trusted.code == 0, trusted.stderr
         # trusted, the repository's server gets the request, with the user's key (the environment wins):

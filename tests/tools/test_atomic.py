@@ -79,7 +79,7 @@ def test_failure_at_rename_removes_the_temp_and_keeps_the_original(
     target = tmp_path / "a.txt"
     target.write_text("original")
 
-    def broken_replace(src: object, dst: object) -> None:
+    def broken_replace(src: object, dst: object, **dir_fds: object) -> None:
         raise OSError("rename failed")
 
     monkeypatch.setattr(atomic.os, "replace", broken_replace)

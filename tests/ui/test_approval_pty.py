@@ -45,7 +45,8 @@ def test_yes_runs_the_command_and_no_sends_the_reason_to_the_model(
 
 
 def test_a_plan_task_asks_with_the_live_view_paused(spawn_repl: Spawn, fake: FakeLLM, workspace: Path) -> None:
-    fake.on(system_is(PLANNER), Reply.text(plan_json({"build": []}, summary="build the thing")))
+    plan = plan_json({"build": []}, summary="build the thing", types={"build": "COMMAND"})
+    fake.on(system_is(PLANNER), Reply.text(plan))
     fake.on(has_tool_result("execute_command"), Reply.text("built"))
     fake.on(task_is("build"), Reply.tool_calls([("execute_command", {"command": "touch built.txt"})]))
     script_summary(fake, "The thing is built.")

@@ -205,3 +205,25 @@ def test_a_new_task_cannot_take_the_id_of_a_finished_one() -> None:
     text = plan_to_text(original).replace("## task_5", "## task_1")
     with pytest.raises(PlanError, match='already used by tasks finished in an earlier round: "task_1"'):
         text_to_plan(text, original)
+
+
+def test_files_and_actions_round_trip_through_the_text() -> None:
+    from paicli.plan.model import TaskAction
+
+    original = Plan(goal="g", summary="s", tasks=[
+        Task(id="w", description="files: this line is description, not a field", type=TaskType.FILE_WRITE,
+             files=["app.py", "tests/"]),
+        Task(id="v", description="run the tests", type=TaskType.VERIFICATION, dependencies=["w"],
+             action=TaskAction(tool="execute_command", args={"command": "pytest -q"})),
+    ])  # fmt: skip
+    text = plan_to_text(original)
+    assert "files: app.py, tests/" in text and 'action: execute_command {"command": "pytest -q"}' in text
+    back = text_to_plan(text, original)
+    assert [t.spec() for t in back.tasks] == [t.spec() for t in original.tasks]
+
+
+def test_a_field_with_bad_json_names_its_line() -> None:
+    original = Plan(goal="g", tasks=[Task(id="a", description="d")])
+    text = "summary: s\n\n## a [COMMAND]\naction: execute_command {not json\nrun it\n"
+    with pytest.raises(PlanError, match="line 4: the arguments of the action are not valid JSON"):
+        text_to_plan(text, original)

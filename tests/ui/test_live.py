@@ -26,7 +26,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from paicli.llm.types import Usage
+from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.live import LivePlanView
 from paicli.ui.render import format_duration, format_tokens
@@ -292,3 +292,22 @@ def test_planning_and_replanning_are_shown_while_the_model_works() -> None:
     view._refresh(force=True)
     assert "Replanning…" in out.getvalue()
     view.stop()
+
+
+def test_the_final_report_compares_the_estimate_with_what_was_used() -> None:
+    out = io.StringIO()
+    view = LivePlanView(Console(file=out, width=100))
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    view.emit(PlanApproved(round=1))
+    estimate = Estimate(requests=7, prompt_tokens=31_000)
+    usage = Usage(prompt_tokens=28_410, completion_tokens=900)
+    view.emit(PlanFinished(status="COMPLETED", usage=usage, estimate=estimate, requests=6))
+    assert "Used 6 model requests · 28,410 prompt tokens (estimated 7 · ~31k)" in out.getvalue()
+
+
+def test_without_an_estimate_the_report_has_no_comparison() -> None:
+    out = io.StringIO()
+    view = LivePlanView(Console(file=out, width=100))
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    view.emit(PlanFinished(status="CANCELLED", usage=Usage()))
+    assert "estimated" not in out.getvalue()

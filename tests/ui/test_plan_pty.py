@@ -84,7 +84,7 @@ def test_esc_while_a_task_runs_a_command_kills_it_and_cancels_the_plan(
     spawn_repl: Spawn, fake: FakeLLM, workspace: Path
 ) -> None:
     marker = "30.4242"
-    fake.on(system_is(PLANNER), Reply.text(plan_json({"wait": []}, summary="wait for it")))
+    fake.on(system_is(PLANNER), Reply.text(plan_json({"wait": []}, summary="wait for it", types={"wait": "COMMAND"})))
     fake.on(has_tool_result("execute_command"), Reply.text("waited"))
     fake.on(task_is("wait"), Reply.tool_calls([("execute_command", {"command": f"sleep {marker} & sleep {marker}"})]))
     child = spawn_repl("--no-review", "--approval", "yolo")

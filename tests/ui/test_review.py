@@ -27,14 +27,17 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
-from paicli.plan.model import Plan, Task, TaskType
-from paicli.ui.review import editor_command, review_plan
+from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
+from paicli.plan.resume import prepare_resume
+from paicli.ui.editor import editor_command
+from paicli.ui.review import review_plan
 from tests.ui.review_driver import RecordingPlanner, sample_plan
 
 DRIVER = Path(__file__).with_name("review_driver.py")
 ROOT = DRIVER.parents[2]
 HINT = "approve"  # part of the key hint: the review is waiting for a key
 WAIT = 20  # seconds; generous, the machine is noisy
+
 
 class Review:
     def __init__(self, tmp_path: Path, editor: str | None) -> None:
@@ -225,7 +228,9 @@ class Screen:
     """`review_plan` running as a task; keys go in through a pipe. What was shown: the console's text (the
     plan, notes) and prompt_toolkit's output (key hints, prompts; escape sequences included)."""
 
-    def __init__(self, pipe: PipeInput, amend: Any, edit_text: Any = None, plan: Plan | None = None) -> None:
+    def __init__(
+        self, pipe: PipeInput, amend: Any, edit_text: Any = None, plan: Plan | None = None, facts: Any = None
+    ) -> None:
         self.pipe = pipe
         self.out = io.StringIO()
         self.prompts = io.StringIO()
@@ -238,6 +243,7 @@ class Screen:
                 edit_text=edit_text,
                 input=pipe,
                 output=Vt100_Output(self.prompts, lambda: Size(rows=40, columns=100), term="xterm"),
+                facts=facts,
             )
         )
 
@@ -477,3 +483,152 @@ async def test_the_real_editor_round_trip_applies_the_saved_text(
     plan = await screen.result()
     assert plan is not None and plan.task("task_3").type is TaskType.VERIFICATION
     assert not list(tmp_path.glob("paicli-plan-*"))  # the temporary file is gone
+
+
+# ---- resumed plans: results from the file, `r` reruns ----------------------------------------------
+
+
+def resumed_plan() -> Plan:
+    plan = sample_plan()
+    for task_id in ("task_1", "task_2"):
+        plan.task(task_id).status, plan.task(task_id).result = TaskStatus.COMPLETED, f"{task_id} said so"
+    plan.status = PlanStatus.FAILED
+    return prepare_resume(plan)
+
+
+async def test_results_from_the_saved_plan_are_marked_and_r_reruns_one_with_its_dependents(
+    pipe: PipeInput, planner: RecordingPlanner
+) -> None:
+    screen = Screen(pipe, planner, plan=resumed_plan())
+    await screen.shows("task_1, task_2: completed earlier, from the saved plan")
+    mark = screen.mark()
+    pipe.send_text("r")
+    await screen.prompts_for("Rerun which completed task?", after=mark)
+    pipe.send_text("task_1\r")
+    await screen.shows("Will run again: task_1, task_2.")
+    assert screen.text.count("completed earlier, from the saved plan") == 1  # the new plan has none left
+    pipe.send_text("\r")
+    plan = await screen.result()
+    assert plan is not None
+    assert [t.status for t in plan.tasks] == [TaskStatus.PENDING] * 3
+    assert plan.task("task_1").result is None
+
+
+async def test_r_with_an_unknown_or_unfinished_task_changes_nothing(pipe: PipeInput, planner: RecordingPlanner) -> None:
+    screen = Screen(pipe, planner, plan=resumed_plan())
+    await screen.shows("from the saved plan")
+    pipe.send_text("r")
+    pipe.send_text("nope\r")
+    await screen.shows("There is no task nope in this plan.")
+    pipe.send_text("r")
+    pipe.send_text("task_3\r")
+    await screen.shows("task_3 has not completed")
+    mark = screen.mark()
+    pipe.send_text("r")
+    await screen.prompts_for("Rerun which completed task?", after=mark)
+    pipe.send_text("\x1b")
+    await screen.shows("Nothing rerun.")
+    pipe.send_text("\r")
+    plan = await screen.result()
+    assert plan is not None and plan.task("task_1").status is TaskStatus.COMPLETED
+
+
+async def test_r_is_offered_only_when_there_is_a_completed_task(pipe: PipeInput, planner: RecordingPlanner) -> None:
+    screen = Screen(pipe, planner)
+    await screen.shows("Level 3")
+    pipe.send_text("r")
+    await screen.shows("No completed task to rerun.")
+    assert "rerun a task" not in screen.prompts.getvalue()
+    pipe.send_text("\r")
+    assert await screen.result() is not None
+
+
+# ---- the plan contract on the review screen -----------------------------------------------------------
+
+
+def contract_facts(tmp_path: Path) -> Any:
+    from paicli.llm.types import Estimate
+    from paicli.plan.contract import Contract
+    from paicli.tools.toolbox import builtin_tool
+    from paicli.ui.plan_facts import PlanFacts
+
+    contract = Contract(tmp_path, builtin_tool)
+    return PlanFacts(
+        problems=lambda plan: contract.problems(plan, require_files=False),
+        estimate=lambda plan: Estimate(requests=len(plan.tasks) * 2, prompt_tokens=31_000),
+        model_of=lambda task: "deep-thinker" if task.type is TaskType.FILE_WRITE else None,
+        cost=lambda plan: 0.5,
+    )
+
+
+def contract_plan() -> Plan:
+    from paicli.plan.model import TaskAction
+
+    plan = sample_plan()
+    plan.task("task_1").action = TaskAction(tool="read_file", args={"path": "src/app.py"})
+    plan.task("task_2").files = ["src/app.py", "tests/"]
+    plan.task("task_3").action = TaskAction(tool="execute_command", args={"command": "pytest -q"})
+    return plan
+
+
+async def test_the_review_shows_the_estimate_write_sets_actions_and_models(
+    pipe: PipeInput, planner: RecordingPlanner, tmp_path: Path
+) -> None:
+    screen = Screen(pipe, planner, plan=contract_plan(), facts=contract_facts(tmp_path))
+    await screen.shows("Level 3")
+    text = " ".join(screen.text.split())
+    assert "Estimate: 6 model requests · ~31k prompt tokens · ~$0.50" in text
+    assert text.index("Estimate:") < text.index("Level 1")  # above the plan
+    assert "reads src/app.py · no model call" in text
+    assert "may change src/app.py, tests/ · model deep-thinker" in text
+    assert "runs `pytest -q` · no model call" in text
+    pipe.send_text("\r")
+    assert await screen.result() == contract_plan()
+
+
+async def test_an_edit_that_breaks_the_contract_is_refused_and_reopened(
+    pipe: PipeInput, planner: RecordingPlanner, tmp_path: Path
+) -> None:
+    def overlap(text: str) -> str:  # task_3 becomes a second writer of src/app.py, unordered with task_2
+        return text.replace("## task_3 [COMMAND] after: task_2", "## task_3 [FILE_WRITE]").replace(
+            'action: execute_command {"command": "pytest -q"}', "files: src/app.py"
+        )
+
+    def serialise(text: str) -> str:
+        return text.replace("## task_3 [FILE_WRITE]", "## task_3 [FILE_WRITE] after: task_2")
+
+    edits = ScriptedEdits(overlap, serialise)
+    screen = Screen(pipe, planner, edit_text=edits, plan=contract_plan(), facts=contract_facts(tmp_path))
+    await screen.shows("Level 3")
+    pipe.send_text("e")
+    await screen.shows("The edited plan is not valid")
+    shown = " ".join(screen.text.split())
+    assert "task_2" in shown.split("not valid")[1] and "task_3" in shown.split("not valid")[1]
+    pipe.send_text("e")  # reopened with the user's text, fixed by ordering task_3 after task_2
+    await screen.shows("Level 3", count=2)
+    pipe.send_text("\r")
+    plan = await screen.result()
+    assert edits.opened[1] == overlap(edits.opened[0])
+    assert plan is not None and plan.task("task_3").files == ["src/app.py"]
+    assert plan.task("task_3").dependencies == ["task_2"]
+
+
+async def test_an_edit_giving_a_read_task_files_or_a_write_action_is_refused(
+    pipe: PipeInput, planner: RecordingPlanner, tmp_path: Path
+) -> None:
+    def breaks(text: str) -> str:
+        return text.replace(
+            'action: read_file {"path": "src/app.py"}', 'action: write_file {"path": "src/app.py", "content": ""}'
+        )
+
+    screen = Screen(
+        pipe, planner, edit_text=ScriptedEdits(breaks), plan=contract_plan(), facts=contract_facts(tmp_path)
+    )
+    await screen.shows("Level 3")
+    pipe.send_text("e")
+    await screen.shows("The edited plan is not valid")
+    assert "write_file" in screen.text.split("not valid")[1]
+    pipe.send_text("\x1b")
+    await screen.shows("Back to the plan")
+    pipe.send_text("\r")
+    assert await screen.result() == contract_plan()  # nothing of the broken edit was applied

@@ -136,11 +136,12 @@ class Journal:
         with contextlib.suppress(FileNotFoundError, ValueError):
             os.unlink(self.path(entry_id))
 
-    def new_turn_id(self) -> str:
+    def new_id(self, kind: str = "turn") -> str:
+        """A fresh id: `turn-20260101-120000` (`-2`, `-3`… when taken)."""
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        candidate, n = f"turn-{stamp}", 2
+        candidate, n = f"{kind}-{stamp}", 2
         while self.path(candidate).exists():
-            candidate, n = f"turn-{stamp}-{n}", n + 1
+            candidate, n = f"{kind}-{stamp}-{n}", n + 1
         return candidate
 
 

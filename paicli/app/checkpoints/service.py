@@ -105,17 +105,18 @@ class Checkpoints:
     # ---- recording (the driver) ----
 
     async def begin_turn(self, text: str) -> Recording:
-        entry = Entry(id=self.store.journal.new_turn_id(), kind="turn", label=label_of(text))
+        entry = Entry(id=self.store.journal.new_id("turn"), kind="turn", label=label_of(text))
         recording = self.recording = Recording(self.store, entry)
         await self.call(recording.start)
         await self.call(recording.begin_step, None)
         return recording
 
-    async def begin_plan(self, plan_id: str, goal: str) -> Recording:
-        """A new plan's entry, or the saved one of a resumed plan (its recording goes on)."""
-        entry = await self.call(self.store.journal.load, plan_id)
+    async def begin_plan(self, plan_id: str | None, goal: str) -> Recording:
+        """A new plan's entry, or the saved one of a resumed plan (its recording goes on). It is filed
+        under the plan's id (one of its own when the plan has none)."""
+        entry = None if plan_id is None else await self.call(self.store.journal.load, plan_id)
         if entry is None or entry.kind != "plan":
-            entry = Entry(id=plan_id, kind="plan", label=label_of(goal))
+            entry = Entry(id=plan_id or self.store.journal.new_id("plan"), kind="plan", label=label_of(goal))
         entry.finished = False
         recording = self.recording = Recording(self.store, entry)
         await self.call(recording.start)

@@ -32,7 +32,7 @@ def store(workspace: Path, home: Path, notices: list[str]) -> CheckpointStore:
 
 
 def recording(store: CheckpointStore, kind: str = "turn", entry_id: str | None = None) -> Recording:
-    entry = Entry(id=entry_id or store.journal.new_turn_id(), kind=kind, label=f"a {kind}")  # type: ignore[arg-type]
+    entry = Entry(id=entry_id or store.journal.new_id(), kind=kind, label=f"a {kind}")  # type: ignore[arg-type]
     rec = Recording(store, entry)
     rec.start()
     return rec

@@ -1,0 +1,191 @@
+"""The plan as a contract the harness enforces: what each task may do, checked before the plan runs.
+
+A task's type decides what its calls may do (`scope_of`, enforced by the approval policy on every call):
+FILE_READ and ANALYSIS only read; COMMAND and VERIFICATION read and run commands; FILE_WRITE reads and
+changes the files it declares in `files` (a path ending in `/` covers that folder).
+
+`Contract.problems` checks a plan before it runs (the planner re-asks with these lines; a hand-edited
+plan gets them too), each problem one line naming the task:
+- a FILE_WRITE task without `files` (plans written before contracts are accepted by `accept_legacy`
+  instead: such a task may write anywhere and is ordered after every other writer);
+- `files` on a task that writes nothing, or a path the workspace guard refuses (outside the workspace,
+  `.git/`, `.paicli/`) or that leads through a symlink;
+- an `action` whose tool is unknown, not allowed for the task's type (read-only tools for FILE_READ,
+  commands for COMMAND and VERIFICATION, none for the others) or whose arguments do not validate;
+- two tasks whose `files` overlap while neither depends on the other, even through other tasks: they
+  would race on the same file, and the later whole-file write would silently undo the earlier change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from paicli.plan.model import Plan, Task, TaskStatus, TaskType
+from paicli.tools.base import Effect, Tool, ToolFailure
+from paicli.tools.guard import resolve_in_workspace
+from paicli.tools.scope import TaskScope
+from paicli.tools.toolbox import describe_validation_error
+
+EFFECTS: dict[TaskType, frozenset[Effect]] = {
+    TaskType.FILE_READ: frozenset({Effect.READ}),
+    TaskType.ANALYSIS: frozenset({Effect.READ}),
+    TaskType.COMMAND: frozenset({Effect.READ, Effect.EXECUTE}),
+    TaskType.VERIFICATION: frozenset({Effect.READ, Effect.EXECUTE}),
+    TaskType.FILE_WRITE: frozenset({Effect.READ, Effect.WRITE}),
+}
+# What an action may be, by task type: the effect of its tool.
+ACTION_EFFECTS: dict[TaskType, frozenset[Effect]] = {
+    TaskType.FILE_READ: frozenset({Effect.READ}),
+    TaskType.COMMAND: frozenset({Effect.EXECUTE}),
+    TaskType.VERIFICATION: frozenset({Effect.EXECUTE}),
+}
+DECLARES_FILES = frozenset({TaskType.FILE_WRITE, TaskType.COMMAND, TaskType.VERIFICATION})
+WHOLE_WORKSPACE = "./"
+
+ToolLookup = Callable[[str], Tool | None]
+
+
+def scope_of(task: Task) -> TaskScope:
+    writable = tuple(task.files) if task.type is TaskType.FILE_WRITE and task.files is not None else None
+    if writable is not None and WHOLE_WORKSPACE in writable:
+        writable = None
+    return TaskScope(task.id, task.type.value, EFFECTS[task.type], writable)
+
+
+def may_write(task: Task) -> bool:
+    """Whether running the task may change files (a checkpoint before it is worth taking)."""
+    return bool(EFFECTS[task.type] - {Effect.READ})
+
+
+@dataclass(frozen=True)
+class Contract:
+    workspace: Path
+    tool: ToolLookup  # the tool of a name (its facts), None for an unknown one
+
+    def problems(self, plan: Plan, *, require_files: bool = True) -> list[str]:
+        """Everything that breaks the contract among the plan's PENDING tasks; [] when it holds."""
+        pending = [task for task in plan.tasks if task.status is TaskStatus.PENDING]
+        found: list[str] = []
+        for task in pending:
+            found += self._task_problems(task, require_files=require_files)
+        found += overlap_problems(plan, pending)
+        return found
+
+    def accept_legacy(self, plan: Plan) -> list[str]:
+        """A plan from before contracts (saved, or a `--from` file): each PENDING FILE_WRITE task without
+        `files` may write anywhere and is ordered after every writer it is not already ordered with.
+        Returns the notices to show."""
+        pending = [task for task in plan.tasks if task.status is TaskStatus.PENDING]
+        undeclared = [task for task in pending if task.type is TaskType.FILE_WRITE and task.files is None]
+        writers = [task for task in pending if task.files is not None or task in undeclared]
+        by_id = {task.id: task for task in plan.tasks}
+        for task in undeclared:
+            for other in writers:
+                if other is task or _ordered(by_id, task, other):
+                    continue
+                task.dependencies.append(other.id)
+        if not undeclared:
+            return []
+        ids = ", ".join(task.id for task in undeclared)
+        return [f"{ids} declare no files (a plan from before the plan contract): they may write anywhere in the "
+                "workspace and run one at a time after the other writers"]  # fmt: skip
+
+    def _task_problems(self, task: Task, *, require_files: bool) -> list[str]:
+        found: list[str] = []
+        if task.files is None:
+            if task.type is TaskType.FILE_WRITE and require_files:
+                found.append(f'task "{task.id}" is FILE_WRITE and must list the paths it may change in "files"')
+        elif task.type not in DECLARES_FILES:
+            found.append(f'task "{task.id}" is {task.type.value}, which changes nothing: it has no "files"')
+        else:
+            found += [problem for path in task.files if (problem := self._path_problem(task, path))]
+        if task.action is not None:
+            found += self._action_problems(task)
+        return found
+
+    def _path_problem(self, task: Task, path: str) -> str | None:
+        if path == WHOLE_WORKSPACE:
+            return None
+        root = Path(os.path.realpath(self.workspace))
+        try:
+            resolved = resolve_in_workspace(root, path.rstrip("/"), for_write=True)
+        except ToolFailure as refusal:
+            return f'task "{task.id}" declares {path}: {str(refusal).removeprefix("refused: ")}'
+        if resolved != Path(os.path.normpath(root / path)):
+            shown = resolved.relative_to(root).as_posix()
+            return f'task "{task.id}" declares {path}, which leads through a symlink to {shown}; declare {shown}'
+        return None
+
+    def _action_problems(self, task: Task) -> list[str]:
+        assert task.action is not None
+        name = task.action.tool
+        allowed = ACTION_EFFECTS.get(task.type)
+        if allowed is None:
+            return [f'task "{task.id}" is {task.type.value} and cannot be one tool call: remove its "action"']
+        tool = self.tool(name)
+        if tool is None:
+            return [f'task "{task.id}" has an action with the unknown tool {name!r}']
+        if tool.effect not in allowed:
+            kind = "a read-only tool" if task.type is TaskType.FILE_READ else "a command (execute_command)"
+            return [f'task "{task.id}" is {task.type.value}: its action must be {kind}, not {name}']
+        try:
+            tool.Args.model_validate(task.action.args)
+        except ValidationError as error:
+            return [f'task "{task.id}" has an action with bad arguments: {describe_validation_error(tool, error)}']
+        return []
+
+
+def overlap_problems(plan: Plan, tasks: Iterable[Task]) -> list[str]:
+    """Pairs of tasks that may change the same path and run in parallel (neither depends on the other)."""
+    writers = [task for task in tasks if task.files]
+    by_id = {task.id: task for task in plan.tasks}
+    found: list[str] = []
+    for index, first in enumerate(writers):
+        for second in writers[index + 1 :]:
+            shared = _shared_path(first.files or [], second.files or [])
+            if shared is not None and not _ordered(by_id, first, second):
+                found.append(
+                    f'tasks "{first.id}" and "{second.id}" both change {shared} and neither depends on the other; '
+                    f'make one depend on the other (or merge them) so one change does not undo the other'
+                )
+    return found
+
+
+def _shared_path(first: list[str], second: list[str]) -> str | None:
+    """A path both lists may change: the same path, or one inside a folder of the other."""
+    for a in first:
+        for b in second:
+            if _covers(a, b):
+                return b
+            if _covers(b, a):
+                return a
+    return None
+
+
+def _covers(outer: str, inner: str) -> bool:
+    # `src` without a slash may be a folder too: for overlaps, err on the side of seeing one.
+    folder = outer if outer.endswith("/") else outer + "/"
+    return outer in (inner, WHOLE_WORKSPACE) or inner.startswith(folder)
+
+
+def _ordered(by_id: dict[str, Task], first: Task, second: Task) -> bool:
+    """Whether one of the two depends on the other, directly or through other tasks."""
+    return _reaches(by_id, first, second.id) or _reaches(by_id, second, first.id)
+
+
+def _reaches(by_id: dict[str, Task], start: Task, target: str) -> bool:
+    stack, seen = list(start.dependencies), set[str]()
+    while stack:
+        current = stack.pop()
+        if current == target:
+            return True
+        if current in seen or current not in by_id:
+            continue
+        seen.add(current)
+        stack.extend(by_id[current].dependencies)
+    return False

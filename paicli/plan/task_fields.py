@@ -1,0 +1,85 @@
+"""Reading a task's contract fields from a planner reply (or a hand-written plan): `files` and `action`.
+
+Lenient about form: `writes`/`paths` for `files`, a single path for a list, `tool_call` for `action`,
+`name`/`arguments`/`parameters` inside it, arguments given as a JSON string. Strict about content: each
+problem is one line naming the task, and the planner re-asks with it. What needs the workspace or the
+tool box (paths inside the workspace, a tool's arguments, overlaps) is checked in paicli/plan/contract.py.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from typing import Any
+
+from paicli.plan.model import TaskAction
+
+FILES_KEYS = ("files", "writes", "paths")
+ACTION_KEYS = ("action", "tool_call")
+_TOOL_KEYS = ("tool", "name")
+_ARGS_KEYS = ("args", "arguments", "parameters")
+_GLOB = frozenset("*?[")
+MAX_FILES = 200
+_ACTION_SHAPE = '{"tool": "read_file", "args": {"path": "src/app.py"}}'
+
+
+def read_files(raw: dict[str, Any], task_id: str, problems: list[str]) -> list[str] | None:
+    """The declared paths, normalised (`./a.py` is `a.py`; a folder keeps its `/`); None when absent."""
+    key = next((k for k in FILES_KEYS if k in raw), None)
+    if key is None or raw[key] is None:
+        return None
+    value = raw[key]
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        problems.append(f'task "{task_id}" has "files" that are not a list of paths')
+        return None
+    if len(items) > MAX_FILES:
+        problems.append(f'task "{task_id}" declares {len(items)} files, more than {MAX_FILES}; name folders ("src/")')
+        return None
+    files: list[str] = []
+    for item in items:
+        path = normalise_path(item)
+        if path is None:
+            problems.append(f'task "{task_id}" has an empty path in "files"')
+        elif _GLOB & set(path):
+            problems.append(f'task "{task_id}" has the pattern {path!r} in "files"; name paths or folders, no globs')
+        elif path == ".." or path.startswith("../") or path.startswith("/"):
+            problems.append(f'task "{task_id}" declares {path!r}, which is outside the workspace; use relative paths')
+        elif path not in files:
+            files.append(path)
+    return files
+
+
+def normalise_path(text: str) -> str | None:
+    """`./src//a.py` → `src/a.py`; `src/` stays a folder; `.` or `./` is the whole workspace (`./`)."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    folder = stripped.endswith("/")
+    normal = posixpath.normpath(stripped)
+    if normal == ".":
+        return "./"
+    return normal + "/" if folder and not normal.endswith("/") else normal
+
+
+def read_action(raw: dict[str, Any], task_id: str, problems: list[str]) -> TaskAction | None:
+    key = next((k for k in ACTION_KEYS if k in raw), None)
+    if key is None or raw[key] is None:
+        return None
+    value = raw[key]
+    tool = next((value[k] for k in _TOOL_KEYS if k in value), None) if isinstance(value, dict) else None
+    if not isinstance(tool, str) or not tool.strip():
+        problems.append(f'task "{task_id}" has an "action" without a tool name; write it as {_ACTION_SHAPE}')
+        return None
+    args: Any = next((value[k] for k in _ARGS_KEYS if k in value), {})
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError:
+            args = None
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        problems.append(f'task "{task_id}" has "action" arguments that are not a JSON object; write {_ACTION_SHAPE}')
+        return None
+    return TaskAction(tool=tool.strip(), args=args)

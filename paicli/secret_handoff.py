@@ -1,0 +1,140 @@
+"""Keep the API key (and every secret-looking variable) out of paicli's own process environment.
+
+Any process that may read `/proc/PID/environ` of paicli (the commands it runs can: same user, and
+root in any case) sees the environment paicli was *started* with; removing a variable from
+`os.environ` later does not change that. So at start-up, when the environment holds secrets, paicli
+writes them into a pipe, and replaces itself (execve, same PID, same terminal) with the same
+interpreter and arguments, minus those variables, plus PAICLI_KEY_FD naming the pipe's read end. The
+new image reads the pipe once and closes it: the API key variables go to the settings loader and
+nowhere else; the other secrets (GITHUB_TOKEN, ...) go back into `os.environ`, which lives in process
+memory and is not what `/proc/PID/environ` shows, so paicli's own helpers keep them (commands never
+get them: see execute_command.child_environment).
+
+On Linux the process also becomes non-dumpable (PR_SET_DUMPABLE 0): processes of the same user that
+are not root can no longer ptrace it or read its memory. Root still can; the sandbox is what stops
+that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import sys
+from collections.abc import Mapping, MutableMapping, Sequence
+
+KEY_VARIABLES = ("PAICLI_API_KEY", "OPENAI_API_KEY")
+HANDOFF_VARIABLE = "PAICLI_KEY_FD"
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+_PIPE_SIZE = 1 << 20  # what Linux lets an unprivileged process ask for (fs.pipe-max-size)
+_PR_SET_DUMPABLE = 4
+
+
+class HandoffError(Exception):
+    """The secrets could not be moved out of the environment; paicli stops rather than keep them there."""
+
+
+def is_secret_name(name: str) -> bool:
+    return any(part in name.upper() for part in SECRET_NAME_PARTS)
+
+
+def secure_start() -> dict[str, str]:
+    """Called once by the program's entry point. Either does not return (the process re-executes
+    itself without its secret variables) or returns the API key variables that were handed over."""
+    if os.name != "posix":  # no /proc to read, and no fd inheritance the same way: nothing to do
+        return {}
+    if HANDOFF_VARIABLE in os.environ:
+        handed = receive(os.environ)
+        _make_undumpable()
+        return handed
+    secrets = {name: value for name, value in os.environ.items() if is_secret_name(name)}
+    if not secrets:
+        _make_undumpable()
+        return {}
+    restart_without(secrets, os.environ, sys.executable, sys.orig_argv)
+    raise AssertionError("unreachable: execve returned")  # pragma: no cover
+
+
+def restart_without(
+    secrets: Mapping[str, str], environ: Mapping[str, str], executable: str, argv: Sequence[str]
+) -> None:
+    """Write `secrets` into a pipe and execve `executable` with `argv[1:]`, without them in the environment."""
+    if not executable or not argv:
+        raise HandoffError("cannot restart paicli without its secret environment variables (no interpreter path)")
+    payload = json.dumps(dict(secrets)).encode()
+    read_end, write_end = os.pipe()
+    try:
+        _write_all(write_end, payload)
+    finally:
+        os.close(write_end)
+    os.set_inheritable(read_end, True)
+    env = {name: value for name, value in environ.items() if name not in secrets}
+    env[HANDOFF_VARIABLE] = str(read_end)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(executable, [executable, *argv[1:]], env)
+    except OSError as error:
+        os.close(read_end)
+        raise HandoffError(f"cannot restart paicli without its secret environment variables: {error}") from None
+
+
+def receive(environ: MutableMapping[str, str]) -> dict[str, str]:
+    """Read the secrets from the inherited pipe (once), close it, put the non-key ones back into
+    `environ` and return the key ones."""
+    raw_fd = environ.pop(HANDOFF_VARIABLE, "")
+    try:
+        fd = int(raw_fd)
+    except ValueError:
+        raise HandoffError(f"{HANDOFF_VARIABLE} is not a file descriptor number: {raw_fd!r}") from None
+    try:
+        is_pipe = fd >= 3 and stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        is_pipe = False
+    if not is_pipe:  # not ours: left alone, not closed
+        raise HandoffError(f"{HANDOFF_VARIABLE}={fd} is not the pipe paicli hands its secrets over")
+    chunks = []
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError as error:
+        raise HandoffError(f"cannot read the secrets handed over on fd {fd}: {error.strerror}") from None
+    finally:
+        os.close(fd)
+    try:
+        secrets = json.loads(b"".join(chunks))
+    except ValueError:
+        raise HandoffError("the secrets handed over at start-up are not readable") from None
+    if not isinstance(secrets, dict) or not all(isinstance(v, str) for v in secrets.values()):
+        raise HandoffError("the secrets handed over at start-up are not readable")
+    keys = {name: value for name, value in secrets.items() if name in KEY_VARIABLES}
+    environ.update({name: value for name, value in secrets.items() if name not in KEY_VARIABLES})
+    return keys
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    """The whole payload must fit in the pipe: nobody reads it before the exec."""
+    if len(payload) > 60_000 and sys.platform == "linux":
+        import fcntl
+
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+    os.set_blocking(fd, False)
+    view = memoryview(payload)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except BlockingIOError:
+        raise HandoffError(
+            f"the secret-looking environment variables hold {len(payload)} bytes, more than paicli can hand over"
+        ) from None
+
+
+def _make_undumpable() -> None:
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
