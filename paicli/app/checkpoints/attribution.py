@@ -60,15 +60,22 @@ def entry_changes(entry: Entry) -> list[Change]:
 
 
 def task_paths(entry: Entry, task_id: str) -> dict[str, tuple[Image | None, list[str]]]:
-    """For one task: path → (what it held before the task changed it, the other tasks that changed it)."""
+    """For one task: path → (what it held before the task changed it, the other tasks that changed it
+    too, while the task ran or after it began). A task that had finished with the path before this one
+    began is not among them: putting back what the path held before this task keeps its work."""
     result: dict[str, tuple[Image | None, list[str]]] = {}
     for path, steps in owners(entry.steps).items():
         mine = [s for s in steps if s.task_id == task_id]
         if not mine:
             continue
-        others = list(dict.fromkeys(s.task_id for s in steps if s.task_id not in (task_id, None)))
-        result[path] = (content_before(mine[0], path), others)
+        began = mine[0].start
+        others = [s.task_id for s in steps if s.task_id not in (task_id, None) and not _ended_before(s, began)]
+        result[path] = (content_before(mine[0], path), list(dict.fromkeys(o for o in others if o is not None)))
     return result
+
+
+def _ended_before(step: Step, clock: int) -> bool:
+    return step.end is not None and step.end < clock
 
 
 def task_pairs(entry: Entry, task_id: str) -> dict[str, tuple[Image | None, Image | None]]:

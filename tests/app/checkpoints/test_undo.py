@@ -213,3 +213,40 @@ def test_pruning_keeps_the_latest_entries(workspace: Path, home: Path) -> None:
     refs = store.git.run(["for-each-ref", "--format=%(refname)", "refs/paicli/"]).decode().split()
     assert not any(ref.startswith("refs/paicli/p0/") for ref in refs)
     assert undo(store, "p8").code == 0 and (workspace / "a.txt").read_text() == "7\n"
+
+
+def test_undoing_the_later_of_two_tasks_on_one_file_keeps_the_earlier_tasks_work(
+    store: CheckpointStore, workspace: Path
+) -> None:
+    rec = recording(store, "plan", "p2")
+    rec.begin_step("task_1")
+    tool_write(rec, "task_1", "a.py", "first\n")
+    rec.end_step("task_1")
+    rec.begin_step("task_2")
+    tool_write(rec, "task_2", "a.py", "second\n")
+    rec.end_step("task_2")
+    rec.finish()
+    answer = undo(store, task="task_2")
+    assert answer.code == 0, answer.err
+    assert (workspace / "a.py").read_text() == "first\n"
+    assert undo(store, "p2").code == 0 and not (workspace / "a.py").exists()
+
+
+def test_a_task_whose_file_a_parallel_task_changed_meanwhile_is_refused(
+    store: CheckpointStore, workspace: Path
+) -> None:
+    rec = recording(store, "plan", "p3")
+    rec.begin_step("task_1")
+    rec.begin_step("task_2")  # both running
+    command(rec, "task_1", "echo one > shared.txt")
+    command(rec, "task_2", "echo two >> shared.txt")
+    rec.end_step("task_1")
+    rec.end_step("task_2")
+    rec.finish()
+    assert [(c.path, c.task_id, c.task_ids) for c in rec.changes() or []] == [
+        ("shared.txt", None, ["task_1", "task_2"])
+    ]
+    for task, other in (("task_1", "task_2"), ("task_2", "task_1")):
+        refused = undo(store, task=task)
+        assert refused.code == 1 and any(f"shared.txt (also {other})" in line for line in refused.err)
+    assert (workspace / "shared.txt").read_text() == "one\ntwo\n"
