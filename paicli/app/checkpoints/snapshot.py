@@ -81,8 +81,8 @@ class Snapshotter:
         return paths
 
     def _kind(self, path: str, real_folders: dict[str, bool]) -> str:
-        """What `path` is to a checkpoint: "take", "gone" (nothing there, or only through a symlinked folder), or "skip" (too big, a
-        special file): never following a symlink on the way."""
+        """What `path` is to a checkpoint: "take", "gone" (nothing there, or only through a symlinked
+        folder), or "skip" (too big, a special file); no symlink is followed on the way."""
         parts = path.split("/")
         for depth in range(1, len(parts)):
             folder = "/".join(parts[:depth])
