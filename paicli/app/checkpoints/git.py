@@ -106,16 +106,23 @@ class ShadowGit:
         args: Sequence[str],
         *,
         input: bytes | None = None,
+        stdin: int | None = None,
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         ok_codes: tuple[int, ...] = (0,),
     ) -> bytes:
-        """Runs `git ARGS` and returns its stdout; GitError (one line) on any other exit code."""
+        """Runs `git ARGS` (its stdin `input`, or the open file `stdin`) and returns its stdout; GitError
+        (one line) on any other exit code. Signals git would die of, such as SIGXFSZ at a file size
+        limit, stay ignored as they are in paicli, so git reports the error instead."""
         try:
             done = subprocess.run(
                 [self.git, *args],
                 input=input,
-                capture_output=True,
+                stdin=subprocess.DEVNULL if input is None and stdin is None else stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                restore_signals=False,
+                start_new_session=True,  # a Ctrl-C at the terminal never kills a checkpoint half way
                 env=dict(env) if env is not None else self._env,
                 cwd=cwd or self.work_tree,
                 check=False,

@@ -10,6 +10,7 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict
@@ -98,41 +99,78 @@ def mode_of(st: os.stat_result) -> str:
     return EXECUTABLE if st.st_mode & stat.S_IXUSR else REGULAR
 
 
-def read_entry(root: Path, path: str) -> tuple[Image, bytes] | None:
-    """The image and the bytes (a link's target for a symlink) at `path`, or None when absent.
-    A folder or a special file gives (OTHER, b"")."""
+@dataclass(frozen=True)
+class Found:
+    """What is at a path: a symlink (`target`), a regular file (`fd`, open for reading, at its start),
+    or something a checkpoint cannot hold (neither: a folder, a FIFO)."""
+
+    mode: str
+    target: bytes | None = None
+    fd: int | None = None
+
+
+@contextmanager
+def found_at(root: Path, path: str) -> Iterator[Found | None]:
+    """What is at `path` (None when nothing is, or only through a symlinked folder). A regular file is
+    opened with O_NOFOLLOW and never read into memory here; the handle closes with the block."""
     parts = check_relative(path)
     try:
         with parent_folder(root, parts) as folder:
             if folder is None:
-                return None
-            return _read_in(folder, parts[-1])
+                yield None
+                return
+            name = parts[-1]
+            try:
+                st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except FileNotFoundError:
+                yield None
+                return
+            if stat.S_ISLNK(st.st_mode):
+                yield Found(SYMLINK, target=os.fsencode(os.readlink(name, dir_fd=folder)))
+                return
+            if not stat.S_ISREG(st.st_mode):
+                yield Found(OTHER.mode)
+                return
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+            fd = os.open(name, flags, dir_fd=folder)
     except UnsafePath:
-        return None
-
-
-def _read_in(folder: int, name: str) -> tuple[Image, bytes] | None:
+        yield None
+        return
     try:
-        st = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISLNK(st.st_mode):
-        target = os.fsencode(os.readlink(name, dir_fd=folder))
-        return Image(mode=SYMLINK, sha=blob_id(target)), target
-    if not stat.S_ISREG(st.st_mode):
-        return OTHER, b""
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
-    try:
-        chunks = []
-        while chunk := os.read(fd, _CHUNK):
-            chunks.append(chunk)
-        mode = mode_of(os.fstat(fd))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped for something else since the look above
+            yield Found(OTHER.mode)
+        else:
+            yield Found(mode_of(st), fd=fd)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    return Image(mode=mode, sha=blob_id(data)), data
+
+
+def hash_file(fd: int) -> str:
+    """The blob id of an open regular file, read in chunks (a file that changes meanwhile is read again
+    whole)."""
+    size = os.fstat(fd).st_size
+    digest = hashlib.sha1(b"blob %d\0" % size, usedforsecurity=False)
+    read = 0
+    while chunk := os.read(fd, _CHUNK):
+        digest.update(chunk)
+        read += len(chunk)
+    if read == size:
+        return digest.hexdigest()
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, _CHUNK):
+        chunks.append(chunk)
+    return blob_id(b"".join(chunks))
 
 
 def disk_image(root: Path, path: str) -> Image | None:
-    entry = read_entry(root, path)
-    return None if entry is None else entry[0]
+    """What `path` holds now, as git would name it (its content hashed, never kept)."""
+    with found_at(root, path) as found:
+        if found is None:
+            return None
+        if found.target is not None:
+            return Image(mode=found.mode, sha=blob_id(found.target))
+        if found.fd is None:
+            return OTHER
+        return Image(mode=found.mode, sha=hash_file(found.fd))

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from paicli.app.checkpoints.git import GitError, ShadowGit
-from paicli.app.checkpoints.images import OTHER, Image, read_entry
+from paicli.app.checkpoints.images import OTHER, Image, found_at
 from paicli.app.checkpoints.journal import Journal, Window
 from paicli.app.checkpoints.lock import StoreLock
 from paicli.app.checkpoints.snapshot import Snapshotter
@@ -102,15 +102,16 @@ class CheckpointStore:
         """What each path holds now, its content stored in the repository."""
         images: dict[str, Image | None] = {}
         for path in paths:
-            entry = read_entry(self.root, path)
-            if entry is None or entry[0] == OTHER:
-                images[path] = None if entry is None else OTHER
-                continue
-            image, data = entry
-            sha = self.git.run(["hash-object", "-w", "--no-filters", "--stdin"], input=data).decode().strip()
-            if sha != image.sha:
-                raise GitError(f"git stored {path} as {sha}, expected {image.sha}", damaged=True)
-            images[path] = image
+            with found_at(self.root, path) as found:
+                if found is None or (found.target is None and found.fd is None):
+                    images[path] = None if found is None else OTHER
+                    continue
+                store = ["hash-object", "-w", "--no-filters", "--stdin"]
+                if found.target is not None:
+                    out = self.git.run(store, input=found.target)
+                else:  # git reads the file itself: a big one never passes through paicli's memory
+                    out = self.git.run(store, stdin=found.fd)
+                images[path] = Image(mode=found.mode, sha=out.decode().strip())
         return images
 
     def window(self, before: str, after: str) -> dict[str, Window]:
