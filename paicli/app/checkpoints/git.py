@@ -119,8 +119,7 @@ class ShadowGit:
                 [self.git, *args],
                 input=input,
                 stdin=subprocess.DEVNULL if input is None and stdin is None else stdin,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                capture_output=True,
                 restore_signals=False,
                 start_new_session=True,  # a Ctrl-C at the terminal never kills a checkpoint half way
                 env=dict(env) if env is not None else self._env,
