@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from paicli.app.checkpoints.images import shown_path
 from paicli.app.checkpoints.report import counts, entry_line, preview_lines, refusal_lines
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.checkpoints.undo import Preview, UndoRefusal
@@ -111,7 +112,7 @@ async def _carry_out(ctx: CommandContext, checkpoints: Checkpoints, preview: Pre
     for line in lines[1:]:
         ctx.say(line, "red" if line.lstrip().startswith("failed") else "")
     ctx.say("/undo takes it back again" if done.redo else "/redo takes it back", "dim")
-    restored = ", ".join(a.path for a in done.actions if a.path not in done.errors)
+    restored = ", ".join(shown_path(a.path) for a in done.actions if a.path not in done.errors)
     what = "took back the undo of" if done.redo else "undid"
     ctx.note_for_model(f"[paicli: the user {what} {done.entry.id} ({done.entry.label}); these files changed on "
                        f"disk: {restored}. Read them again before relying on what you saw or wrote.]")  # fmt: skip

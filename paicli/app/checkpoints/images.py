@@ -42,6 +42,12 @@ class UnsafePath(Exception):
     """A path that cannot be restored without following a symlink (or that git could never hold)."""
 
 
+def shown_path(path: str) -> str:
+    """A path as events, saved plans and the screen show it: bytes that are not UTF-8 (held as lone
+    surrogates, as os.fsdecode gives them) as `\\xff` escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 

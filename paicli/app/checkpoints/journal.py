@@ -113,7 +113,9 @@ class Journal:
         return self.folder / f"{entry_id}.json"
 
     def save(self, entry: Entry) -> None:
-        atomic_write(self.path(entry.id), entry.model_dump_json())
+        # ASCII JSON: a file name that is not UTF-8 (held as lone surrogates, as os.fsdecode gives it)
+        # is written as \udcXX escapes and read back as the same name.
+        atomic_write(self.path(entry.id), json.dumps(entry.model_dump(mode="json"), ensure_ascii=True))
 
     def load(self, entry_id: str) -> Entry | None:
         try:

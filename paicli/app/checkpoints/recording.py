@@ -15,7 +15,7 @@ from pathlib import Path
 
 from paicli.app.checkpoints.attribution import entry_changes
 from paicli.app.checkpoints.git import GitError
-from paicli.app.checkpoints.images import UnsafePath, check_relative
+from paicli.app.checkpoints.images import UnsafePath, check_relative, shown_path
 from paicli.app.checkpoints.journal import Change, Entry, Step, Window
 from paicli.app.checkpoints.lock import LockTimeout
 from paicli.app.checkpoints.store import CheckpointStore
@@ -168,7 +168,7 @@ def file_changes(entry: Entry) -> list[FileChange]:
 def file_change(change: Change, kind: str) -> FileChange:
     tasks = change.tasks if kind == "plan" else []
     return FileChange(
-        path=change.path,
+        path=shown_path(change.path),
         status=change.status,
         added=change.added,
         removed=change.removed,

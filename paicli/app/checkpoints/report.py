@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from paicli.app.checkpoints.images import shown_path
 from paicli.app.checkpoints.journal import Entry
 from paicli.app.checkpoints.undo import Action, Preview
 from paicli.events import FileChange
@@ -12,6 +13,11 @@ from paicli.sanitize import terminal_safe
 
 SHOWN_FILES = 6
 ACTION_WORDS = {"remove": "remove", "create": "recreate", "restore": "restore"}
+
+
+def shown(path: str) -> str:
+    """A workspace path for the terminal."""
+    return terminal_safe(shown_path(path))
 
 
 def counts(added: int | None, removed: int | None) -> str:
@@ -38,7 +44,7 @@ def changed_line(changes: list[FileChange], hint: str = "/undo to revert") -> st
 
 
 def action_line(action: Action) -> str:
-    return f"  {ACTION_WORDS[action.kind]:<8} {terminal_safe(action.path)}  {counts(action.added, action.removed)}"
+    return f"  {ACTION_WORDS[action.kind]:<8} {shown(action.path)}  {counts(action.added, action.removed)}"
 
 
 def preview_lines(preview: Preview, *, done: bool) -> list[str]:
@@ -50,7 +56,7 @@ def preview_lines(preview: Preview, *, done: bool) -> list[str]:
         head = f"{'undid' if done else 'would undo'} {subject} ({terminal_safe(preview.entry.label)})"
     lines = [head + ":"]
     lines += [action_line(a) for a in preview.actions if a.path not in preview.errors]
-    lines += [f"  failed   {terminal_safe(path)}: {terminal_safe(why)}" for path, why in preview.errors.items()]
+    lines += [f"  failed   {shown(path)}: {terminal_safe(why)}" for path, why in preview.errors.items()]
     return lines
 
 
@@ -60,10 +66,10 @@ def refusal_lines(preview: Preview, *, force_hint: str) -> list[str]:
     if preview.changed_since:
         what = "the undo" if preview.redo else preview.entry.id
         lines.append(f"refused: {len(preview.changed_since)} file(s) changed after {what}:")
-        lines += [f"  {terminal_safe(path)}" for path in preview.changed_since]
+        lines += [f"  {shown(path)}" for path in preview.changed_since]
     if preview.shared:
         lines.append(f"refused: {len(preview.shared)} file(s) of {preview.task_id} were changed by other tasks too:")
-        lines += [f"  {terminal_safe(path)} (also {', '.join(others)})" for path, others in preview.shared.items()]
+        lines += [f"  {shown(path)} (also {', '.join(others)})" for path, others in preview.shared.items()]
     lines.append(force_hint)
     return lines
 

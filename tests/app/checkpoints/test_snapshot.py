@@ -106,14 +106,17 @@ def test_odd_names_binary_files_and_links_round_trip(store: CheckpointStore, wor
     os.symlink(tmp_path / "nowhere", workspace / "dangling")
     os.symlink("/etc/passwd", workspace / "outside")
     os.mkfifo(workspace / "pipe")
+    with open(os.path.join(os.fsencode(workspace), b"not-utf8-\xff.txt"), "wb") as undecodable:
+        undecodable.write(b"latin-1 name\n")
     before = state(workspace)
     rec = recording(store)
     rec.begin_step(None)
     command(rec, None, "for f in *; do [ -f \"$f\" ] && [ ! -L \"$f\" ] && echo more >> \"$f\"; done; "
-                       "rm dangling outside; echo replaced > outside")  # fmt: skip
+                       "rm dangling outside; echo replaced > outside; printf x > $'made-\\xfe'")  # fmt: skip
     rec.finish()
     changed = {c.path for c in rec.changes() or []}
     assert {"with space.txt", "naïve ünïcode.md", "-leading-dash", "tab\tin name", "new\nline", "blob.bin"} <= changed
+    assert {"not-utf8-\\xff.txt", "made-\\xfe"} <= changed  # shown escaped in events and saved plans
     assert undo(store).code == 0
     assert state(workspace) == before
     assert os.readlink(workspace / "outside") == "/etc/passwd"
