@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import subprocess
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Finished, paicli_env, run_paicli
+from tests.conftest import Finished, paicli_env, run_paicli, start_paicli
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, script_summary, system_is, task_is
 
@@ -212,3 +213,57 @@ def test_undo_with_nothing_to_undo_or_an_unknown_id(
     done = paicli(workspace, fake, home, *args)
     assert done.code == code and says in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_what_a_cancelled_run_changed_can_be_undone(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    (workspace / "notes.txt").write_text("one\n")
+    fake.on(has_tool_result("write_file"), Reply.hang())
+    fake.on("write then wait", Reply.tool_calls([("write_file", {"path": "notes.txt", "content": "two\n"})]))
+    running = start_paicli(["-C", str(workspace), "run", "write then wait", "--json"], paicli_env(fake, home))
+    fake.wait_for_requests(2, timeout=30)
+    running.send_signal(signal.SIGTERM)
+    running.communicate(timeout=30)
+    assert running.returncode == 130
+    assert (workspace / "notes.txt").read_text() == "two\n"
+    undone = paicli(workspace, fake, home, "undo")
+    assert undone.code == 0, undone.stderr
+    assert (workspace / "notes.txt").read_text() == "one\n"
+
+
+def test_a_cancelled_plan_keeps_its_changes_and_resume_goes_on_recording(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    tasks = [
+        task("task_1", "FILE_WRITE", [], files=["a.py"]),
+        task("task_2", "FILE_WRITE", ["task_1"], files=["b.py"]),
+    ]
+    fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "two steps", "tasks": tasks})))
+    fake.on(all_of(task_is("task_1"), has_tool_result()), Reply.text("a written"))
+    fake.on(task_is("task_1"), Reply.tool_calls([("write_file", {"path": "a.py", "content": "a\n"})]))
+    fake.on(all_of(task_is("task_2"), has_tool_result()), Reply.hang(), Reply.text("b written"))
+    fake.on(task_is("task_2"), Reply.tool_calls([("write_file", {"path": "b.py", "content": "b\n"})]), repeat=True)
+    script_summary(fake)
+    env = paicli_env(fake, home)
+    running = start_paicli(["-C", str(workspace), "plan", "two steps", "--yes", "--json"], env)
+    for _ in range(300):  # until task_2 has written b.py and waits for its model (a guard, not a timing)
+        if any(r.body and all_of(task_is("task_2"), has_tool_result())(r.body) for r in fake.requests):
+            break
+        assert running.poll() is None, running.communicate()
+        fake.wait_for_requests(len(fake.requests) + 1, timeout=1)
+    running.send_signal(signal.SIGTERM)
+    out, _ = running.communicate(timeout=30)
+    assert running.returncode == 130
+    cancelled = next(json.loads(line) for line in out.splitlines() if '"plan_finished"' in line)
+    assert cancelled["status"] == "CANCELLED"
+    assert {c["path"]: c["task_id"] for c in cancelled["changes"]} == {"a.py": "task_1", "b.py": "task_2"}
+    (saved,) = (workspace / ".paicli" / "plans").glob("*.json")
+    assert [c["path"] for c in json.loads(saved.read_text())["changes"]] == ["a.py", "b.py"]
+
+    resumed = paicli(workspace, fake, home, "plan", "--resume", saved.stem, "--yes", "--json")
+    assert resumed.code == 0, resumed.stderr
+    finished = resumed.of("plan_finished")[0]
+    assert {c["path"]: c["task_id"] for c in finished["changes"]} == {"a.py": "task_1", "b.py": "task_2"}
+    listed = paicli(workspace, fake, home, "undo", "--list")
+    assert len(listed.stdout.splitlines()) == 1 and listed.stdout.startswith(saved.stem)
+    assert paicli(workspace, fake, home, "undo").code == 0
+    assert sorted(os.listdir(workspace)) == [".paicli"]

@@ -78,8 +78,10 @@ async def run_plan(
             return await reviewing(candidate, session.planner.amend)
 
         session.approve = approve
-    job = await until_done(session.run(goal, plan=plan), watch)
-    changes = await steps.finish() if steps is not None else None
+    try:
+        job = await until_done(session.run(goal, plan=plan), watch)
+    finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
+        changes = await steps.finish() if steps is not None else None
     if job.cancelled():
         return dataclasses.replace(PlanOutcome.cancelled(session.current), changes=changes)
     error = job.exception()
@@ -124,8 +126,10 @@ async def run_turn(
     if checkpoints is not None:
         content = messages[-1].get("content")
         recording = await checkpoints.begin_turn(content if isinstance(content, str) else "")
-    job = await until_done(runtime.react(sink).run(messages), watch)
-    changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
+    try:
+        job = await until_done(runtime.react(sink).run(messages), watch)
+    finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
+        changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
     if job.cancelled():
         return TurnOutcome(answered_part(messages, start), cancelled=True, changes=changes)
     error = job.exception()

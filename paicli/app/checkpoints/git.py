@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 IDENTITY = {
@@ -131,6 +132,33 @@ class ShadowGit:
         if done.returncode not in ok_codes:
             raise describe_failure(args, done.returncode, done.stderr)
         return done.stdout
+
+    def feed(self, args: Sequence[str], chunks: Iterable[bytes]) -> None:
+        """Runs `git ARGS` with `chunks` streamed to its stdin (its output is not kept); GitError (one
+        line) when it fails. For streams too big to hold at once."""
+        with tempfile.TemporaryFile() as errors:
+            try:
+                process = subprocess.Popen(
+                    [self.git, *args], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors,
+                    env=self._env, cwd=self.work_tree, restore_signals=False, start_new_session=True,
+                )  # fmt: skip
+            except OSError as error:
+                raise GitError(f"cannot run git: {error.strerror or error}") from None
+            assert process.stdin is not None
+            try:
+                for chunk in chunks:
+                    process.stdin.write(chunk)
+                process.stdin.close()
+            except BrokenPipeError:
+                pass  # git stopped reading: its exit code and message say why
+            except BaseException:
+                process.kill()
+                process.wait()
+                raise
+            code = process.wait()
+            if code != 0:
+                errors.seek(0)
+                raise describe_failure(args, code, errors.read(64 * 1024))
 
     def exists(self) -> bool:
         return (self.git_dir / "HEAD").is_file() and (self.git_dir / "objects").is_dir()

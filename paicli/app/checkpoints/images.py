@@ -115,6 +115,26 @@ class Found:
     fd: int | None = None
 
 
+def look_in(folder: int, name: str) -> Found | None:
+    """What `name` in the open `folder` is, never following a symlink; a regular file comes opened (its
+    `fd` is the caller's to close). None when nothing is there."""
+    try:
+        st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return Found(SYMLINK, target=os.fsencode(os.readlink(name, dir_fd=folder)))
+    if not stat.S_ISREG(st.st_mode):
+        return Found(OTHER.mode)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    fd = os.open(name, flags, dir_fd=folder)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # swapped for something else since the look above
+        os.close(fd)
+        return Found(OTHER.mode)
+    return Found(mode_of(st), fd=fd)
+
+
 @contextmanager
 def found_at(root: Path, path: str) -> Iterator[Found | None]:
     """What is at `path` (None when nothing is, or only through a symlinked folder). A regular file is
@@ -122,34 +142,25 @@ def found_at(root: Path, path: str) -> Iterator[Found | None]:
     parts = check_relative(path)
     try:
         with parent_folder(root, parts) as folder:
-            if folder is None:
-                yield None
-                return
-            name = parts[-1]
-            try:
-                st = os.stat(name, dir_fd=folder, follow_symlinks=False)
-            except FileNotFoundError:
-                yield None
-                return
-            if stat.S_ISLNK(st.st_mode):
-                yield Found(SYMLINK, target=os.fsencode(os.readlink(name, dir_fd=folder)))
-                return
-            if not stat.S_ISREG(st.st_mode):
-                yield Found(OTHER.mode)
-                return
-            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-            fd = os.open(name, flags, dir_fd=folder)
+            found = None if folder is None else look_in(folder, parts[-1])
     except UnsafePath:
-        yield None
-        return
+        found = None
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # swapped for something else since the look above
-            yield Found(OTHER.mode)
-        else:
-            yield Found(mode_of(st), fd=fd)
+        yield found
     finally:
-        os.close(fd)
+        if found is not None and found.fd is not None:
+            os.close(found.fd)
+
+
+def read_all(fd: int, limit: int) -> bytes | None:
+    """An open file's bytes, None when there are more than `limit`."""
+    chunks, size = [], 0
+    while chunk := os.read(fd, _CHUNK):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return None
+    return b"".join(chunks)
 
 
 def hash_file(fd: int) -> str:

@@ -221,6 +221,9 @@ class CheckpointStore:
             return
         for entry in entries[: len(entries) - self.keep_entries]:
             self.forget(entry.id)
+        if len(list((self.git.git_dir / "objects" / "pack").glob("*.pack"))) > 1:
+            # Packs (of checkpoints of many files) keep what only old entries used until repacked.
+            self.git.run(["-c", "pack.compression=1", "repack", "-a", "-d", "-q", "--window=0"])
         self.git.run(["prune", "--expire=now"])
 
     def forget(self, entry_id: str) -> None:

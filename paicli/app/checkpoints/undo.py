@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from paicli.app.checkpoints.attribution import expected_now, task_paths
-from paicli.app.checkpoints.images import Image, disk_image
+from paicli.app.checkpoints.images import OTHER, Image, disk_image
 from paicli.app.checkpoints.journal import Entry, Undo
 from paicli.app.checkpoints.restore import apply
 from paicli.app.checkpoints.store import CheckpointStore
@@ -143,7 +143,7 @@ def _preview(
     *,
     redo: bool,
 ) -> Preview:
-    current = store.store_disk(targets)  # stored: the state an undo replaces is itself kept
+    current = _stored_now(store, targets, expected)  # the state an undo replaces is itself kept
     moving = {path: target for path, target in targets.items() if current[path] != target}
     stats = store.numstat({path: (current[path], target) for path, target in moving.items()})
     actions = [
@@ -151,6 +151,18 @@ def _preview(
     ]
     changed = [path for path in sorted(moving) if current[path] != expected.get(path)]
     return Preview(entry, task_id, redo, actions, changed_since=changed)
+
+
+def _stored_now(
+    store: CheckpointStore, targets: dict[str, Image | None], expected: dict[str, Image | None]
+) -> dict[str, Image | None]:
+    """What each path holds now, every content among it stored in the repository. Contents the entry
+    knows (what it left, what it would restore) are stored already; the rest (a user's edit) is stored
+    now, so that a redo can bring it back."""
+    current = {path: disk_image(store.root, path) for path in targets}
+    known = {path for path, image in current.items() if image in (None, OTHER, targets[path], expected.get(path))}
+    current.update(store.store_disk(path for path in targets if path not in known))
+    return current
 
 
 def carry_out(store: CheckpointStore, preview: Preview, *, force: bool) -> Preview:

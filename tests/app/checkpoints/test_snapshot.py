@@ -7,6 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from paicli.app.checkpoints import snapshot
+from paicli.app.checkpoints.snapshot import BULK
 from paicli.app.checkpoints.store import CheckpointStore
 from tests.app.checkpoints.conftest import GIT, command, recording, state, tool_write, undo
 
@@ -130,3 +134,24 @@ def test_a_folder_that_is_not_a_git_repository_works(store: CheckpointStore, wor
     rec.finish()
     assert not (workspace / ".git").exists()
     assert [c.path for c in rec.changes() or []] == ["a.txt"]
+
+
+def test_many_new_files_go_in_one_pack_and_the_checkpoint_is_the_same(
+    workspace: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(BULK + 20):
+        (workspace / f"d{n % 5}" / f"f{n}.txt").parent.mkdir(exist_ok=True)
+        (workspace / f"d{n % 5}" / f"f{n}.txt").write_text(f"{n}\n")
+    (workspace / "big.bin").write_bytes(b"x" * 3000)
+    os.symlink("/etc", workspace / "etc-link")
+    os.symlink(tmp_path, workspace / "d0" / "outside")
+    os.mkfifo(workspace / "d1" / "pipe")
+    trees = []
+    for bulk in (BULK, 10**9):
+        monkeypatch.setattr(snapshot, "BULK", bulk)
+        store = CheckpointStore(GIT, workspace, home / f"cp{bulk}", notify=lambda m: None, max_file_bytes=1000)
+        store.ensure()
+        trees.append(tree_of(store, store.snapshot("first")))
+        packs = list((store.git.git_dir / "objects" / "pack").glob("*.pack"))
+        assert len(packs) == (1 if bulk == BULK else 0)
+    assert trees[0] == trees[1] and len(trees[0]) == BULK + 22 and "big.bin" not in trees[0]

@@ -250,3 +250,28 @@ def test_a_task_whose_file_a_parallel_task_changed_meanwhile_is_refused(
         refused = undo(store, task=task)
         assert refused.code == 1 and any(f"shared.txt (also {other})" in line for line in refused.err)
     assert (workspace / "shared.txt").read_text() == "one\ntwo\n"
+
+
+def test_a_file_swapped_for_a_symlink_after_the_turn_is_replaced_never_written_through(
+    store: CheckpointStore, workspace: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside, never to be written\n")
+    (workspace / "app.py").write_text("old\n")
+    (workspace / "made.txt").write_text("x\n")
+    rec = recording(store)
+    rec.begin_step(None)
+    tool_write(rec, None, "app.py", "new\n")
+    command(rec, None, "rm made.txt")
+    rec.finish()
+    os.remove(workspace / "app.py")
+    os.symlink(secret, workspace / "app.py")  # planted between the turn and the undo
+    os.symlink(secret, workspace / "made.txt")
+    refused = undo(store)
+    assert refused.code == 1 and "app.py" in "\n".join(refused.err) and "made.txt" in "\n".join(refused.err)
+    assert undo(store, force=True).code == 0
+    assert secret.read_text() == "outside, never to be written\n"
+    assert not (workspace / "app.py").is_symlink() and (workspace / "app.py").read_text() == "old\n"
+    assert not (workspace / "made.txt").is_symlink() and (workspace / "made.txt").read_text() == "x\n"
+    assert undo(store, redo=True).code == 0  # the planted links were kept too: redo puts them back
+    assert os.readlink(workspace / "app.py") == str(secret) and secret.read_text().startswith("outside")
