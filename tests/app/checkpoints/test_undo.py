@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from paicli.app.checkpoints.store import CheckpointStore
+from paicli.app.checkpoints.images import blob_id
+from paicli.app.checkpoints.snapshot import BULK
+from paicli.app.checkpoints.store import PRUNE_SLACK, CheckpointStore
 from tests.app.checkpoints.conftest import command, recording, state, tool_write, undo
 
 
@@ -275,3 +277,20 @@ def test_a_file_swapped_for_a_symlink_after_the_turn_is_replaced_never_written_t
     assert not (workspace / "made.txt").is_symlink() and (workspace / "made.txt").read_text() == "x\n"
     assert undo(store, redo=True).code == 0  # the planted links were kept too: redo puts them back
     assert os.readlink(workspace / "app.py") == str(secret) and secret.read_text().startswith("outside")
+
+
+def test_pruning_drops_old_contents_from_packs_too(workspace: Path, home: Path) -> None:
+    store = CheckpointStore("git", workspace, home / "cp", notify=lambda m: None, keep=2)
+    for n in range(9):
+        rec = recording(store, "plan", f"p{n}")
+        rec.begin_step("t")
+        command(rec, "t", f"rm -rf d; mkdir d; for i in $(seq {BULK + 10}); do echo 'round {n} file '$i > d/$i; done")
+        rec.end_step("t")
+        rec.finish()
+    packs = list((store.git.git_dir / "objects" / "pack").glob("*.pack"))
+    assert 1 <= len(packs) <= 2 + PRUNE_SLACK
+    first_round = blob_id(b"round 0 file 1\n")
+    last_round = blob_id(b"round 8 file 1\n")
+    checked = store.git.run(["cat-file", "--batch-check"], input=f"{first_round}\n{last_round}\n".encode())
+    assert checked.decode().splitlines() == [f"{first_round} missing", f"{last_round} blob 15"]
+    assert undo(store, "p8").code == 0 and (workspace / "d" / "1").read_text() == "round 7 file 1\n"
