@@ -13,7 +13,9 @@ file, fsync, rename, folder fsync) and the journal saved twice; a redo puts the 
 
 from __future__ import annotations
 
+import os
 import random
+import resource
 import shutil
 import tempfile
 import time
@@ -21,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.common import Result, median, percentile, rounded
-from paicli.app.checkpoints.command import undo_answer
+from paicli.app.checkpoints.command import UndoAnswer, undo_answer
 from paicli.app.checkpoints.journal import Entry
 from paicli.app.checkpoints.recording import Recording
 from paicli.app.checkpoints.store import CheckpointStore
@@ -46,10 +48,24 @@ def make_workspace(root: Path, files: int, total_bytes: int, rng: random.Random)
     return names
 
 
-def timed(work: Callable[[], object]) -> float:
-    start = time.perf_counter()
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads) and of its finished children (git)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed(work: Callable[[], object], cpu: list[float] | None = None) -> float:
+    """Wall seconds of `work()`; its CPU seconds (paicli and git together) appended to `cpu`."""
+    used, start = cpu_seconds(), time.perf_counter()
     work()
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    if cpu is not None:
+        cpu.append(cpu_seconds() - used)
+    return wall
+
+
+def expect_done(answer: UndoAnswer) -> None:
+    assert answer.code == 0, answer.err
 
 
 def run(quick: bool = False) -> Result:
@@ -71,7 +87,8 @@ def run(quick: bool = False) -> Result:
                 store.ensure()
                 store.snapshot("first")
 
-        first_s = timed(first)
+        first_cpu: list[float] = []
+        first_s = timed(first, first_cpu)
 
         def change_and_snapshot() -> float:
             for name in rng.sample(names, 3):
@@ -107,28 +124,28 @@ def run(quick: bool = False) -> Result:
                 (workspace / name).write_text(f"written by {task}\n" * 20)
             plan.end_step(task)
         plan.finish()
-        undo_s, redo_s = [], []
+        undo_s: list[float] = []
+        redo_s: list[float] = []
+        undo_cpu: list[float] = []
         for _ in range(rounds):
-            start = time.perf_counter()
-            answer = undo_answer(store, "plan-bench")
-            undo_s.append(time.perf_counter() - start)
-            assert answer.code == 0, answer.err
-            start = time.perf_counter()
-            answer = undo_answer(store, None, redo=True)
-            redo_s.append(time.perf_counter() - start)
-            assert answer.code == 0, answer.err
+            undo_s.append(timed(lambda: expect_done(undo_answer(store, "plan-bench")), undo_cpu))
+            redo_s.append(timed(lambda: expect_done(undo_answer(store, None, redo=True))))
 
     result.add("first checkpoint", first_s, "s", at_most=2.0)
+    result.add("first checkpoint: CPU (paicli + git)", first_cpu[0], "s")
     result.add("next checkpoint (3 files changed): p50", median(next_s) * 1000, "ms", at_most=150.0)
     result.add("next checkpoint: p90", percentile(next_s, 90) * 1000, "ms")
     result.add("a turn's step (3 tool writes): p50", median(step_s) * 1000, "ms")
     result.add("undo of a 20-file plan: p50", median(undo_s) * 1000, "ms", at_most=300.0)
+    result.add("undo: CPU p50 (paicli + git)", median(undo_cpu) * 1000, "ms")
     result.add("redo of it: p50", median(redo_s) * 1000, "ms")
+    result.details["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     result.details.update(
         first_s=rounded(first_s),
         next_ms=[rounded(s * 1000) for s in next_s],
         step_ms=[rounded(s * 1000) for s in step_s],
         undo_ms=[rounded(s * 1000) for s in undo_s],
+        undo_cpu_ms=[rounded(s * 1000) for s in undo_cpu],
         redo_ms=[rounded(s * 1000) for s in redo_s],
     )
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, script_summary, system_is, task_is
-from tests.ui.conftest import PROMPT, Spawn, expect_text
+from tests.ui.conftest import ANSI, PROMPT, Spawn, expect_text
 
 pytestmark = pytest.mark.pty
 
@@ -115,9 +116,10 @@ def test_a_plan_task_is_undone_alone_and_changes_shows_one_task(
     expect_text(child, "two writers")
     expect_text(child, "Enter")
     child.send(ENTER)
-    expect_text(child, "Both written.", timeout=20)
-    expect_text(child, "Changed: a.py +1 −0 (task_1) · b.py +1 −0 (task_2) · /undo to revert")
-    child.expect_exact(PROMPT, timeout=10)
+    child.expect_exact(PROMPT, timeout=30)
+    shown = re.sub(ANSI, "", child.before)
+    assert "Both written." in shown
+    assert "Changed: a.py +1 −0 (task_1) · b.py +1 −0 (task_2) · /undo to revert" in shown
 
     send_line(child, "/changes task_2")
     expect_text(child, "task_2 of ")

@@ -134,6 +134,13 @@ class Journal:
                 found.append(entry)
         return sorted(found, key=lambda e: (e.created_at, e.id))
 
+    def count(self) -> int:
+        """How many entries there are, at most (their files, not read)."""
+        try:
+            return sum(1 for name in os.listdir(self.folder) if name.endswith(".json"))
+        except OSError:
+            return 0
+
     def delete(self, entry_id: str) -> None:
         with contextlib.suppress(FileNotFoundError, ValueError):
             os.unlink(self.path(entry_id))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from paicli.app.checkpoints.attribution import entry_changes
 from paicli.app.checkpoints.git import GitError
-from paicli.app.checkpoints.images import UnsafePath, check_relative, shown_path
+from paicli.app.checkpoints.images import Image, UnsafePath, check_relative, shown_path
 from paicli.app.checkpoints.journal import Change, Entry, Step, Window
 from paicli.app.checkpoints.lock import LockTimeout
 from paicli.app.checkpoints.store import CheckpointStore
@@ -58,7 +58,6 @@ class Recording:
                 self.store.reset(str(error))  # nothing of this entry is lost with it: start again afresh
                 before = self.store.snapshot(f"before {task_id or self.entry.id}")
             step = Step(task_id=task_id, start=self.entry.tick(), before=before)
-            self.store.keep(self.entry.id, [before])
             self.entry.steps.append(step)
             self.open[task_id] = step
             self.store.journal.save(self.entry)
@@ -73,9 +72,7 @@ class Recording:
         if step is None or path in step.writes:
             return
         with self._op():
-            image = self.store.store_disk([path])[path]
-            self.store.keep_images(self.entry.id, [image])
-            step.writes[path] = image
+            step.writes[path] = self.store.store_disk([path])[path]
 
     def note_execute(self, task_id: str | None) -> None:
         """Before a command (or any tool that may change anything) runs."""
@@ -90,9 +87,10 @@ class Recording:
         with self._op():
             step.after = self.store.snapshot(f"after {task_id or self.entry.id}")
             step.end = self.entry.tick()
-            self.store.keep(self.entry.id, [step.after])
             step.window = self.store.window(step.before, step.after)
             self._add_untracked_writes(step)
+            contents = [*step.writes.values(), *(w.after for w in step.window.values())]
+            self.store.keep(self.entry.id, [step.before, step.after, *(i.sha for i in contents if i is not None)])
             self._update_changes()
             self.store.journal.save(self.entry)
 
@@ -103,7 +101,8 @@ class Recording:
             return
         with self._op():
             self.entry.finished = True
-            self._update_changes()
+            if _without_counts(self.entry.changes) != _without_counts(entry_changes(self.entry)):
+                self._update_changes()  # nothing ended a step since they were counted (a resumed entry)
             if self.entry.changes or self.entry.undos:
                 self.store.journal.save(self.entry)
             else:  # nothing to undo: it takes no place among the entries kept
@@ -124,7 +123,6 @@ class Recording:
         for path in rest:
             if now[path] != step.writes[path] and taken.get(path) != now[path]:
                 step.window[path] = Window(before=step.writes[path], after=now[path])
-        self.store.keep_images(self.entry.id, now.values())
 
     def _update_changes(self) -> None:
         changes = entry_changes(self.entry)
@@ -159,6 +157,10 @@ class Recording:
                 self.store.notify(f"checkpoint failed ({self.failure}); going on without checkpoints for this one")
             else:
                 self.store.notify(f"checkpoints are off for this one: {self.failure}")
+
+
+def _without_counts(changes: list[Change]) -> list[tuple[str, Image | None, Image | None, list[str]]]:
+    return [(c.path, c.before, c.after, c.tasks) for c in changes]
 
 
 def file_changes(entry: Entry) -> list[FileChange]:

@@ -23,6 +23,7 @@ PAICLI_EXCLUDES = ("/.paicli/",)
 USER_EXCLUDE_LIMIT = 1 << 20  # bytes of the user's .git/info/exclude read at most
 NESTED_DEPTH = 16
 BULK = 100  # new contents from this many paths on go into one pack
+BULK_REF = "refs/paicli-bulk"  # the first checkpoint's pack commit, for the moment it is written
 _RETRIES = 8
 _UNREADABLE = re.compile(r"(?:unable to index file|open\(\"|Unable to process path|unable to stat) '?\"?([^'\"\n]+)")
 
@@ -122,44 +123,58 @@ class Snapshotter:
         """Stores the contents of many paths as one pack (`git fast-import`) before update-index reads
         them: thousands of loose objects cost seconds of file system work, one pack a fraction of it.
         update-index then finds each content stored and only hashes it. No delta search (it would cost
-        more than it saves here); a path that changes in between is simply stored again, loose."""
-        self.git.feed(
-            ["-c", "core.bigFileThreshold=1", "-c", "pack.compression=1", "fast-import", "--quiet", "--done"],
-            self._blobs(paths),
-        )
+        more than it saves here); a path that changes in between is simply stored again, loose. For the
+        first checkpoint (an empty index) the folders' trees go into the pack too, as a commit under a
+        ref dropped right after: write-tree then finds them stored as well."""
+        whole = not self.git.index.exists()
+        config = ["-c", "core.bigFileThreshold=1", "-c", "core.compression=1"]
+        self.git.feed([*config, "fast-import", "--quiet", "--done"], self._stream(paths, whole))
+        if whole:
+            self.git.run(["update-ref", "-d", BULK_REF])
 
-    def _blobs(self, paths: list[str]) -> Iterator[bytes]:
-        """fast-import's input: each content as a blob, the files of one folder read through one handle
-        on it (reached without following a symlink)."""
-        by_folder = itertools.groupby(sorted(paths, key=lambda p: p.rpartition("/")[0]), lambda p: p.rpartition("/")[0])
-        for _folder, group in by_folder:
+    def _stream(self, paths: list[str], whole: bool) -> Iterator[bytes]:
+        """fast-import's input: each content as a blob (or, `whole`, as a file of one commit), the files
+        of one folder read through one handle on it (reached without following a symlink)."""
+        if whole:
+            yield b"commit %s\ncommitter paicli <checkpoints@paicli.invalid> 0 +0000\ndata 0\n" % BULK_REF.encode()
+        folder_of = lambda path: path.rpartition("/")[0]  # noqa: E731
+        for _folder, group in itertools.groupby(sorted(paths, key=folder_of), folder_of):
             names = list(group)
             try:
                 with parent_folder(self.root, check_relative(names[0])) as folder:
-                    for path in names if folder is not None else []:
-                        data = self._content(folder, path.rpartition("/")[2])
-                        if data is not None:
-                            yield b"blob\ndata %d\n" % len(data)
-                            yield data
-                            yield b"\n"
+                    if folder is not None:
+                        yield from self._folder_stream(folder, names, whole)
             except (OSError, UnsafePath):
                 continue  # update-index reads these paths itself
         yield b"done\n"
 
-    def _content(self, folder: int, name: str) -> bytes | None:
-        """A regular file's bytes or a symlink's target; None for anything else or over the size limit."""
+    def _folder_stream(self, folder: int, paths: list[str], whole: bool) -> Iterator[bytes]:
+        for path in paths:
+            content = self._content(folder, path.rpartition("/")[2])
+            if content is None:
+                continue
+            mode, data = content
+            yield b"M %s inline %s\n" % (mode.encode(), quoted(path)) if whole else b"blob\n"
+            yield b"data %d\n" % len(data)
+            yield data
+            yield b"\n"
+
+    def _content(self, folder: int, name: str) -> tuple[str, bytes] | None:
+        """A regular file's mode and bytes or a symlink's and its target; None for anything else or
+        over the size limit."""
         try:
             found = look_in(folder, name)
         except OSError:
             return None
         if found is None or found.fd is None:
-            return None if found is None else found.target
+            return None if found is None or found.target is None else (found.mode, found.target)
         try:
-            return read_all(found.fd, self.max_file_bytes)
+            data = read_all(found.fd, self.max_file_bytes)
         except OSError:
             return None
         finally:
             os.close(found.fd)
+        return None if data is None else (found.mode, data)
 
     def _run_update(self, flags: list[str], paths: list[str]) -> None:
         for _ in range(_RETRIES):
@@ -180,6 +195,12 @@ class Snapshotter:
                 self.notify(f"checkpoints leave out {bad.group(1)}: it cannot be read")
                 paths = [p for p in paths if p != bad.group(1)]
         raise GitError("git update-index kept failing")
+
+
+def quoted(path: str) -> bytes:
+    """A path as fast-import reads it: in double quotes, with backslash, quote and newline escaped."""
+    raw = os.fsencode(path).replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+    return b'"' + raw + b'"'
 
 
 def user_excludes(root: Path) -> list[str]:

@@ -1,9 +1,10 @@
 """The checkpoint store of one workspace: the shadow repository, the journal and the lock, under
 `~/.paicli/checkpoints/<workspace id>/`, and the object-level operations the recorder and undo need.
 
-Every object an operation creates is kept alive by a ref under `refs/paicli/<entry>/` before the lock
-is released, so pruning (which drops an old entry's refs, then unreachable objects) never races with
-another process. A repository that is missing or damaged is moved aside and a fresh one started.
+Every object a step or an undo stores is kept alive by a ref under `refs/paicli/<entry>/` (an undo's
+before the lock is released, a step's when it ends; a prune spares loose objects younger than a day, so
+it never takes what a running step stored), and pruning drops an old entry's refs, then what nothing
+else reaches. A repository that is missing or damaged is moved aside and a fresh one started.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from paicli.app.checkpoints.snapshot import Snapshotter
 
 DEFAULT_KEEP = 50
 DEFAULT_MAX_FILE_BYTES = 5_000_000
+# What a running step has stored is kept by refs only once the step ends (one update-ref per step, not
+# per write); until then a prune, by this or another paicli, spares loose objects younger than this.
+UNKEPT_GRACE = "1.day.ago"
 PRUNE_SLACK = 5  # entries beyond `keep` before a prune runs (a prune walks the whole repository)
 _NULL_SHA = "0" * 40
 
@@ -216,15 +220,16 @@ class CheckpointStore:
 
     def prune(self) -> None:
         """Keeps the latest `keep_entries` entries; drops the others with everything only they used."""
-        entries = self.journal.entries()
-        if len(entries) <= self.keep_entries + PRUNE_SLACK:
+        if self.journal.count() <= self.keep_entries + PRUNE_SLACK:
             return
+        entries = self.journal.entries()
         for entry in entries[: len(entries) - self.keep_entries]:
             self.forget(entry.id)
         if len(list((self.git.git_dir / "objects" / "pack").glob("*.pack"))) > 1:
-            # Packs (of checkpoints of many files) keep what only old entries used until repacked.
-            self.git.run(["-c", "pack.compression=1", "repack", "-a", "-d", "-q", "--window=0"])
-        self.git.run(["prune", "--expire=now"])
+            # Packs (of checkpoints of many files) hold what only old entries used until repacked; -A
+            # turns what nothing reaches loose, for the prune below to judge by its age.
+            self.git.run(["-c", "pack.compression=1", "repack", "-A", "-d", "-q", "--window=0"])
+        self.git.run(["prune", f"--expire={UNKEPT_GRACE}"])
 
     def forget(self, entry_id: str) -> None:
         """Drops an entry and the refs that kept its contents (the objects go at the next prune)."""
