@@ -267,3 +267,16 @@ def test_a_cancelled_plan_keeps_its_changes_and_resume_goes_on_recording(
     assert len(listed.stdout.splitlines()) == 1 and listed.stdout.startswith(saved.stem)
     assert paicli(workspace, fake, home, "undo").code == 0
     assert sorted(os.listdir(workspace)) == [".paicli"]
+
+
+def test_changes_is_an_empty_list_when_nothing_changed(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "look", "tasks": [task("t", "ANALYSIS", [])]})))
+    fake.on(task_is("t"), Reply.text("looked"))
+    script_summary(fake)
+    fake.on("just answer", Reply.text("An answer."))
+    planned = paicli(workspace, fake, home, "plan", "look around", "--yes", "--json")
+    assert planned.code == 0, planned.stderr
+    assert planned.of("plan_finished")[0]["changes"] == []
+    answered = paicli(workspace, fake, home, "run", "just answer", "--json")
+    assert answered.of("run_finished")[0]["changes"] == []
+    assert paicli(workspace, fake, home, "undo", "--list").stdout == "nothing to undo yet\n"
