@@ -2,7 +2,9 @@
 
 Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL, falling back to OPENAI_API_KEY /
 OPENAI_BASE_URL; PAICLI_PLAN_MAX_REPLANS for the replan limit. Config files use the field names below
-(`model = "deepseek-chat"`, `max_parallel = 4`, ...).
+(`model = "deepseek-chat"`, `max_parallel = 4`, ...), plus two tables: `[models]` (task type → model,
+see paicli/plan/routing.py) and `[prices."NAME"]` (`input`, `output` per million tokens), which merge
+entry by entry across the two files.
 
 The workspace's own config is a repository's text: it is read without following a symlink (a symlinked
 `.paicli` or `config.toml` is ignored with a warning), at most 1 MB, and what it may set without the
@@ -15,11 +17,12 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationError, field_validator
 
 from paicli.errors import ConfigError
+from paicli.llm.price import Price
 from paicli.policy.rules import check_rules
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
@@ -35,6 +38,10 @@ from paicli.trust import (
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
+# The task types of a plan (paicli/plan/model.py TaskType, which sits above this layer; a test keeps the
+# two lists equal), the keys of the [models] table.
+TASK_TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
+ModelName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^\S+$")]
 
 
 class Settings(BaseModel):
@@ -59,6 +66,15 @@ class Settings(BaseModel):
     review_threshold: float = Field(8.0, ge=0, le=10, description="review score that counts as done")
     max_rounds: int = Field(3, ge=1, description="plan → execute → review rounds at most")
     reviewer_model: str | None = Field(None, description="model for the reviewer; None = `model`")
+    planner_model: ModelName | None = Field(None, description="model for planning and replanning; None = `model`")
+    executor_model: ModelName | None = Field(None, description="model for plan tasks; None = `model`")
+    summarizer_model: ModelName | None = Field(None, description="model for a plan's final answer; None = `model`")
+    models: dict[str, ModelName] = Field(
+        default_factory=dict, description="[models] task type → model for its tasks; beats executor_model"
+    )
+    prices: dict[ModelName, Price] = Field(
+        default_factory=dict, description='[prices."NAME"] input, output: per million tokens'
+    )
     approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="None = ask in the REPL, auto headless")
     context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
@@ -67,6 +83,11 @@ class Settings(BaseModel):
     checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
     checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
     checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _known_task_types(cls, value: Any) -> Any:
+        return task_models(value) if isinstance(value, dict) else value
 
     @field_validator("allow", "deny")
     @classmethod
@@ -86,6 +107,20 @@ ENV_FIELDS: dict[str, tuple[str, ...]] = {
     "max_replans": ("PAICLI_PLAN_MAX_REPLANS",),
     "max_parallel": ("PAICLI_MAX_PARALLEL",),
 }
+
+
+def task_models(table: Mapping[str, Any]) -> dict[str, Any]:
+    """The [models] table keyed by task type names (`analysis`, `file-read` → `ANALYSIS`, `FILE_READ`);
+    ValueError for a name that is no task type, or a type named twice."""
+    models: dict[str, Any] = {}
+    for name, model in table.items():
+        key = str(name).strip().upper().replace("-", "_").replace(" ", "_")
+        if key not in TASK_TYPES:
+            raise ValueError(f"unknown task type {str(name)[:40]!r} (the types are {', '.join(TASK_TYPES)})")
+        if key in models:
+            raise ValueError(f"{key} is set twice")
+        models[key] = model
+    return models
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -111,6 +146,11 @@ def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
     data.pop("workspace", None)
+    if isinstance(data.get("models"), dict):
+        try:
+            data["models"] = task_models(data["models"])
+        except ValueError as err:
+            raise ConfigError(f"{path}: [models]: {err}") from None
     return data
 
 
@@ -198,8 +238,12 @@ def _defaults() -> dict[str, Any]:
 
 
 def _merge_config(merged: dict[str, Any], values: Mapping[str, Any]) -> None:
+    """A later file's values over an earlier one's; rule lists add up, and the [models] and [prices]
+    tables merge entry by entry."""
     for key, value in values.items():
         if key in ("allow", "deny") and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
+        elif key in ("models", "prices") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
         else:
             merged[key] = value

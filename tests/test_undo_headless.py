@@ -280,3 +280,21 @@ def test_changes_is_an_empty_list_when_nothing_changed(fake: FakeLLM, workspace:
     answered = paicli(workspace, fake, home, "run", "just answer", "--json")
     assert answered.of("run_finished")[0]["changes"] == []
     assert paicli(workspace, fake, home, "undo", "--list").stdout == "nothing to undo yet\n"
+
+
+def test_a_file_over_the_size_limit_is_left_out_with_a_notice_but_a_tool_write_is_kept(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    with (home / ".paicli" / "config.toml").open("a") as config:
+        config.write("checkpoint_max_file_mb = 0.001\n")  # 1,000 bytes
+    (workspace / "big.log").write_bytes(b"x" * 5000)
+    (workspace / "big.dat").write_bytes(b"y" * 5000)
+    fake.on(has_tool_result("write_file"), Reply.text("Done."))
+    fake.on("shrink it", Reply.tool_calls([("write_file", {"path": "big.dat", "content": "small\n"})]))
+    done = paicli(workspace, fake, home, "run", "shrink it", "--json")
+    assert done.code == 0, done.stderr
+    notices = [e["message"] for e in done.of("notice") if "limit" in e["message"]]
+    assert len(notices) == 2 and all("checkpoints leave out big." in n for n in notices)
+    assert [c["path"] for c in done.of("run_finished")[0]["changes"]] == ["big.dat"]
+    assert paicli(workspace, fake, home, "undo").code == 0
+    assert (workspace / "big.dat").read_bytes() == b"y" * 5000

@@ -18,6 +18,15 @@ class Capabilities:
         self._rejected_fields: set[str] = set()
         self._plan_formats: dict[str, int] = {}  # model → index of the structured-output mode that worked
 
+    def for_model(self, model: str | None) -> Capabilities:
+        """The same knowledge (shared, not copied) as seen by requests that name `model` when they name
+        none: how a wrapper routing to its own model (paicli/llm/routed.py) remembers for that model."""
+        if model is None:
+            return self
+        view = Capabilities(lambda: model)
+        view._rejected_fields, view._plan_formats = self._rejected_fields, self._plan_formats
+        return view
+
     def accepts(self, field: str) -> bool:
         """False once the server has rejected the request field `field`."""
         return field not in self._rejected_fields

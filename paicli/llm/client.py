@@ -92,7 +92,7 @@ class LLMClient:
         while True:
             body = self._body(messages, tools, response_format, model, max_tokens)
             try:
-                return await self._attempt(body, on_text)
+                response = await self._attempt(body, on_text)
             except ModelError as error:
                 if isinstance(error, ModelHTTPError) and error.status == 400 and self._adapt(str(error), body):
                     continue
@@ -106,6 +106,8 @@ class LLMClient:
                 )
                 await asyncio.sleep(delay)
                 attempt += 1
+            else:  # the usage counts for the model this request named (`Usage.by_model`)
+                return response.model_copy(update={"usage": response.usage.of_model(body["model"])})
 
     # ---- one attempt ---------------------------------------------------------------------------------
 

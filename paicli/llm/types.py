@@ -7,9 +7,9 @@ can be sent as they are; everything the client returns is typed.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from paicli.llm.capabilities import Capabilities
 
@@ -18,29 +18,105 @@ ToolSpec = dict[str, Any]
 TextCallback = Callable[[str], None]
 
 
-class Usage(BaseModel):
+class ModelTokens(BaseModel):
+    """The tokens of the requests sent to one model (a value of `Usage.by_model`)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    @property
-    def total(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
+    def __add__(self, other: ModelTokens) -> ModelTokens:
+        return ModelTokens(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
         )
 
 
-class Estimate(BaseModel):
-    """Model requests and prompt tokens expected before something runs (see paicli/plan/estimate.py)."""
+class Usage(BaseModel):
+    """Tokens used. `by_model` splits them by the model each request named (the client fills it in for
+    its own requests); it is written out only when it holds something."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    by_model: dict[str, ModelTokens] = Field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def of_model(self, model: str) -> Usage:
+        """These tokens, all counted for `model`."""
+        tokens = ModelTokens(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens)
+        return Usage(
+            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, by_model={model: tokens}
+        )
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            by_model=_merged(self.by_model, other.by_model),
+        )
+
+    @model_serializer(mode="wrap")
+    def _by_model_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.by_model:
+            data.pop("by_model", None)
+        return data
+
+
+class ModelEstimate(BaseModel):
+    """What the requests expected of one model come to (a value of `Estimate.by_model`)."""
 
     requests: int = 0
     prompt_tokens: int = 0
 
+    def __add__(self, other: ModelEstimate) -> ModelEstimate:
+        return ModelEstimate(
+            requests=self.requests + other.requests, prompt_tokens=self.prompt_tokens + other.prompt_tokens
+        )
+
+
+class Estimate(BaseModel):
+    """Model requests and prompt tokens expected before something runs (see paicli/plan/estimate.py).
+
+    Additions, written out only when known: `by_model` (the same split by model), `task_models` (task
+    id → the model that runs it; a direct action has none) and `cost` (the prompt tokens priced, only when
+    a price is configured for every model in `by_model`; completion tokens are not estimated)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    by_model: dict[str, ModelEstimate] = Field(default_factory=dict)
+    task_models: dict[str, str] = Field(default_factory=dict)
+    cost: float | None = None
+
     def __add__(self, other: Estimate) -> Estimate:
-        return Estimate(requests=self.requests + other.requests, prompt_tokens=self.prompt_tokens + other.prompt_tokens)
+        """The sum; its cost is known only when both are."""
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return Estimate(
+            requests=self.requests + other.requests,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            by_model=_merged(self.by_model, other.by_model),
+            task_models={**self.task_models, **other.task_models},
+            cost=cost,
+        )
+
+    @model_serializer(mode="wrap")
+    def _additions_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {
+            key: value for key, value in data.items() if key in ("requests", "prompt_tokens") or value not in (None, {})
+        }
+
+
+_Summable = TypeVar("_Summable", ModelTokens, ModelEstimate)
+
+
+def _merged(a: dict[str, _Summable], b: dict[str, _Summable]) -> dict[str, _Summable]:
+    merged = dict(a)
+    for name, value in b.items():
+        merged[name] = merged[name] + value if name in merged else value
+    return merged
 
 
 class ToolCall(BaseModel):

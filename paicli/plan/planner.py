@@ -3,9 +3,8 @@
 Structured output: the first request asks for `response_format` json_schema (the plan schema below),
 then `{"type": "json_object"}`, then nothing (a plain prompt). A 400, 422 or 500 answer to a request
 that carried a `response_format` means "not supported": the same request is sent again in the next mode.
-The mode that worked is remembered for the rest of the process, keyed by the client's base URL and
-model (found on the model object or the `inner` model it wraps); when neither is reachable, for the
-life of this Planner only.
+The mode that worked is remembered on the client's `capabilities`, per model (the planner's own when it
+is routed to one, paicli/llm/routed.py), for the life of the client.
 
 Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message (cut to
 `REASK_EXCERPT` characters, head and tail, so a megabyte of junk is not sent back and doubled), followed

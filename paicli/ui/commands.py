@@ -36,6 +36,14 @@ async def model(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def usage(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.render import usage_report
+
+    for line in usage_report(ctx.session_usage, ctx.prices):
+        ctx.say(line)
+    return Outcome.CONTINUE
+
+
 async def leave(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.EXIT
 
@@ -107,5 +115,6 @@ COMMANDS: list[Command] = [
     Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
             usage="[TASK_ID | ID]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
+    Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

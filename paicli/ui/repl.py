@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -29,7 +29,8 @@ from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
-from paicli.llm.types import Message
+from paicli.llm.price import Price
+from paicli.llm.types import Message, Usage
 from paicli.plan.model import PlanStatus
 from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
@@ -142,6 +143,14 @@ class Repl:
     @property
     def model(self) -> str:
         return self.runtime.llm.model
+
+    @property
+    def session_usage(self) -> Usage:
+        return self.renderer.session_usage
+
+    @property
+    def prices(self) -> Mapping[str, Price]:
+        return self.runtime.settings.prices
 
     @property
     def checkpoints(self) -> Checkpoints | None:

@@ -131,6 +131,31 @@ def test_a_second_paicli_waits_for_the_lock_and_says_so(fake: FakeLLM, workspace
     assert waiting.returncode == 0 and "nothing to undo yet" in out
 
 
+def test_a_turn_waits_for_another_paicli_holding_the_lock_and_says_so(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    script_write(fake)
+    folder = store_of(workspace, home)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    lock = os.open(folder.with_name(folder.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        running = subprocess.Popen(
+            [sys.executable, "-m", "paicli", "-C", str(workspace), "run", "write", "--json"],
+            env=paicli_env(fake, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert running.stdout is not None
+        line = running.stdout.readline()
+        assert '"notice"' in line and "another paicli is writing checkpoints of this workspace" in line
+        assert fake.requests == []  # the turn has not started: its checkpoint comes first
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        os.close(lock)
+    out, err = running.communicate(timeout=60)
+    assert running.returncode == 0, err
+    assert '"run_finished"' in out and (workspace / "a.txt").exists()
+
+
 FILES = 600
 
 

@@ -66,8 +66,12 @@ class CheckpointStore:
         self.keep_entries = keep
         self.git = ShadowGit(git_program, folder / "git", self.root, folder / "gitconfig")
         self.journal = Journal(folder / "entries")
-        self.lock = StoreLock(folder.with_name(folder.name + ".lock"), notify=notify)
-        self.snapshots = Snapshotter(self.git, self.root, max_file_bytes=max_file_bytes, notify=notify)
+        self.lock = StoreLock(folder.with_name(folder.name + ".lock"), notify=self.tell)
+        self.snapshots = Snapshotter(self.git, self.root, max_file_bytes=max_file_bytes, notify=self.tell)
+
+    def tell(self, message: str) -> None:
+        """A notice for the user, through whatever `notify` is now (a front end sets its own later)."""
+        self.notify(message)
 
     # ---- the repository itself ----
 
@@ -92,7 +96,7 @@ class CheckpointStore:
             f"(earlier checkpoints cannot be undone; the old one is in {aside})"
         )
         self.snapshots = Snapshotter(
-            self.git, self.root, max_file_bytes=self.snapshots.max_file_bytes, notify=self.notify
+            self.git, self.root, max_file_bytes=self.snapshots.max_file_bytes, notify=self.tell
         )
         self.git.init()
         (self.folder / "workspace").write_text(str(self.root) + "\n", encoding="utf-8", errors="surrogateescape")
