@@ -1,4 +1,4 @@
-"""9. Sandbox start overhead: what bubblewrap adds to starting one command.
+"""10. Sandbox start overhead: what bubblewrap adds to starting one command.
 
 `bash -c true` run bare and run under the sandbox's real options (paicli/sandbox/bwrap.py, for a
 throw-away workspace and home: every namespace, the mounts, `--as-pid-1`), the two alternating, each

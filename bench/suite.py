@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from bench import (
+    checkpoints,
     dag_ops,
     dispatch,
     makespan,
@@ -21,7 +22,9 @@ from bench import (
 )
 from bench.common import Result
 
-ORDER = (makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, sandbox)
+ORDER = (
+    makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, checkpoints, sandbox,
+)  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 
 

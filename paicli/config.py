@@ -95,6 +95,9 @@ class Settings(BaseModel):
     unsandboxed: list[str] = Field(
         default_factory=list, description='command prefixes that always run outside the sandbox ("git push")'
     )
+    checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
+    checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
+    checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
 
     @field_validator("models", mode="before")
     @classmethod

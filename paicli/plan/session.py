@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from paicli.errors import BudgetExceeded, ConfigError, PaicliError
-from paicli.events import EventSink, Notice, PlanApproved, PlanCreated, PlanFinished, ReplanEvent, ReviewEvent
+from paicli.events import (
+    EventSink,
+    FileChange,
+    Notice,
+    PlanApproved,
+    PlanCreated,
+    PlanFinished,
+    ReplanEvent,
+    ReviewEvent,
+)
 from paicli.llm.meter import MeteredModel
 from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
@@ -68,6 +77,9 @@ class PlanSession:
     requests_before: int | None = None  # the meter's requests when the first round was approved
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
+    saved_id: Callable[[], str | None] = field(default=lambda: None)  # the id the plan is saved under, once saved
+    discard: Callable[[], Awaitable[None]] | None = None  # forgets a new plan cancelled before it ran
+    changes: Callable[[], list[FileChange] | None] = field(default=lambda: None)  # files changed so far (checkpoints)
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
@@ -80,6 +92,7 @@ class PlanSession:
         Every way a plan can end is an outcome, except cancellation, which announces the end and then
         travels on as asyncio.CancelledError (the caller's task is what was cancelled)."""
         self.current = plan
+        planned_here = plan is None
         try:
             if plan is None:
                 assert goal is not None
@@ -87,6 +100,8 @@ class PlanSession:
             else:
                 self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
             if not await self._approve(plan):
+                if planned_here and self.discard is not None:  # nothing ran: no entry to resume
+                    await self.discard()
                 return self._finish(self.current or plan, PlanStatus.CANCELLED)
             finished = await self._execute(self.current or plan)
             summary = await self._summary(finished)  # None unless COMPLETED
@@ -187,15 +202,16 @@ class PlanSession:
         usage = self._announce(status, summary, sum((t.usage for t in plan.tasks), Usage()))
         failure = self.failure if status is PlanStatus.FAILED else None
         return PlanOutcome(status, plan, summary=summary if status is PlanStatus.COMPLETED else None,
-                           failure=failure, usage=usage)  # fmt: skip
+                           failure=failure, usage=usage, saved_id=self.saved_id())  # fmt: skip
 
     def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage
         # what the estimate covers: requests after the first approval (a replan's own request included)
         requests = self.meter.requests - (self.requests_before or 0) if self.meter is not None else None
         self.sink.emit(
-            PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests)
-        )
+            PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests,
+                         changes=self.changes())
+        )  # fmt: skip
         return usage
 
 
