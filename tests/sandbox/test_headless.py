@@ -5,11 +5,13 @@ config cannot switch the sandbox off until trusted."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from tests.conftest import Finished, paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, has_tool_result
+from tests.plan_script import PLANNER, system_is
 from tests.sandboxing import require_bwrap
 
 
@@ -91,3 +93,24 @@ def test_a_repository_cannot_switch_the_sandbox_off_until_trusted(
     assert "ignoring sandbox, sandbox_network, sandbox_writable, unsandboxed" in done.stderr
     [result] = done.of("tool_result")
     assert result["ok"] and "fake pytest ran" in result["output"]  # contained, so it ran unasked
+
+
+def test_a_command_task_that_writes_outside_its_declared_files_fails_plainly(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    """The plan contract for commands (issue 12 item 5), end to end: `paicli plan --yes` with a COMMAND
+    task that declares `dist/` and writes beside it."""
+    require_bwrap()
+    command = "mkdir -p dist && echo b > dist/bundle.js && echo x > notes.txt"
+    plan = {"summary": "build", "tasks": [
+        {"id": "build", "description": "build it", "type": "COMMAND", "dependencies": [], "files": ["dist/"],
+         "action": {"tool": "execute_command", "args": {"command": command}}},
+    ]}  # fmt: skip
+    fake.on(system_is(PLANNER), Reply.text(json.dumps(plan)))
+    env = paicli_env(fake, home)
+    done = run_paicli(["-C", str(workspace), "plan", "build it", "--yes", "--json", "--max-replans", "0"], env)
+    assert done.code == 1, done.stderr
+    [finished] = [e for e in done.of("task_finished") if e["task_id"] == "build"]
+    assert finished["status"] == "FAILED"
+    assert "this task's declared files (dist/)" in finished["error"], finished
+    assert (workspace / "dist" / "bundle.js").exists() and not (workspace / "notes.txt").exists()
