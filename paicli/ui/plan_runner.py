@@ -14,6 +14,7 @@ from rich.text import Text
 from paicli.app.driver import run_plan, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
+from paicli.app.servers import settle_servers
 from paicli.config import Settings
 from paicli.events import EventSink, FanOutSink
 from paicli.plan.model import Plan, PlanStatus, Task
@@ -104,6 +105,7 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
         for notice in request.notices:
             console.print(Text(one_line(notice, limit=1000), style="yellow"))
         try:
+            await settle_servers(runtime, runtime.sink)
             outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),
                                            request, also=also)  # fmt: skip
         finally:

@@ -10,7 +10,7 @@ import enum
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -20,6 +20,9 @@ from paicli.app.plan_inputs import PlanRequest
 from paicli.llm.price import Price
 from paicli.llm.types import Usage
 from paicli.policy.approval import ApprovalPolicy
+
+if TYPE_CHECKING:
+    from paicli.mcp.manager import McpManager
 
 
 class Outcome(enum.Enum):
@@ -47,6 +50,9 @@ class CommandContext(Protocol):
 
     @property
     def prices(self) -> Mapping[str, Price]: ...
+
+    @property
+    def mcp(self) -> McpManager | None: ...
 
     def say(self, text: str, style: str = "") -> None: ...
 

@@ -113,6 +113,7 @@ def awkward(
 
 
 def main(argv: list[str]) -> None:
+    mark("pids", str(os.getpid()))
     if "--exit-at-start" in argv:
         print("fatal: the test server was told to exit at start", file=sys.stderr, flush=True)
         sys.exit(3)
