@@ -157,3 +157,17 @@ def test_a_plan_uses_mcp_tools_in_tasks_and_as_direct_actions(
     task_requests = [r.body for r in fake.requests if r.body.get("tools")]
     assert len(task_requests) >= 4
     assert len({json.dumps(body["tools"]) for body in task_requests}) == 1  # the same bytes for every task
+
+
+def test_allow_and_deny_rules_name_mcp_tools_by_pattern(
+    fake: FakeLLM, workspace: Path, home: Path, marks: Path
+) -> None:
+    configure(home, 'allow = ["mcp__t__*"]\ndeny = ["mcp__t__boom"]\n' + server_toml("t", marks))
+    fake.on(has_tool_result("mcp__t__echo"), Reply.text("over"))
+    fake.on("go", Reply.tool_calls([("mcp__t__boom", {}), ("mcp__t__echo", {"text": "hi"})]))
+    done = run(fake, workspace, home, "go")  # auto: only the rules decide
+    assert done.code == 0, done.stderr
+    boom, echo = done.of("tool_result")
+    assert not boom["ok"] and "refused by the deny rule 'mcp__t__boom'" in boom["output"]
+    assert echo["ok"] and echo["output"].endswith("echo: hi")
+    assert read_marks(marks, "calls") == ["echo"]
