@@ -115,6 +115,7 @@ class Runtime:
             fixed_tokens=fixed // 4,
             closing_fixed_tokens=len(self.system_prompt("summarizer")) // 4,
             review=s.review,
+            workspace=self.workspace,
             route=lambda task_type: model_for_task(s, task_type),
             summarizer_model=model_for_summarizer(s),
             reviewer_model=model_for_reviewer(s),

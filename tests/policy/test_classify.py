@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from paicli.policy.classify import Risk, classify_command, command_prefix, normalise_name
+from paicli.tools.shims import shim_folder
+from tests.repos import git_init
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
+    root = git_init(tmp_path / "ws")
     (root / "src").mkdir(parents=True)
     (root / "src" / "a.py").write_text("x = 1\n")
     (tmp_path / "secret.txt").write_text("s3cret\n")
@@ -65,7 +67,7 @@ def test_read_only_commands_inside_the_workspace_are_safe(project: Path, command
         ("git commit -m wip", "git commit changes"),
         ("git push --force", "git push changes"),
         ("git branch -D old", "git branch with these arguments"),
-        ("git -c core.pager=less log", "global options"),
+        ("git -c user.name=x log", "changes git's configuration"),
         ("git log --output=/tmp/x", "--output"),
         ("git diff --ext-diff", "--ext-diff"),
         ("find . -delete", "-delete"),
@@ -126,7 +128,7 @@ def test_after_cd_paths_are_checked_from_every_folder_the_shell_may_be_in(projec
 @pytest.mark.parametrize(
     "command",
     ["$(echo rm) -rf /", "`echo rm` -rf build", "$'\\x72m' -rf build", "$CMD build", "x=rm; $x -rf build",
-     "echo 'unterminated", "*.sh"],
+     "echo 'unterminated", "*.sh", "git -c core.pager=less log"],
 )  # fmt: skip
 def test_what_cannot_be_read_is_opaque(project: Path, command: str) -> None:
     assert classify_command(command, project).risk is Risk.OPAQUE
@@ -175,3 +177,20 @@ def test_system_paths_name_the_program_but_workspace_paths_do_not() -> None:
     assert normalise_name("/usr/bin/git") == "git"
     assert normalise_name("./git") == "./git"
     assert normalise_name("tools/git") == "tools/git"
+
+
+def test_a_search_path_the_model_can_write_makes_program_names_untrustworthy(project: Path) -> None:
+    assert classify_command("ls", project, search_path="/usr/bin:/bin").risk is Risk.SAFE
+    for path in (f"{project}/bin:/usr/bin", "::/usr/bin", "bin:/usr/bin", f"/usr/bin:{project}"):
+        found = classify_command("ls && cat src/a.py", project, search_path=path)
+        assert found.risk is Risk.ASK and "PATH holds" in found.reason, path
+    assert classify_command("echo hi && pwd", project, search_path="::").risk is Risk.SAFE  # builtins
+
+
+def test_the_path_checked_is_the_one_commands_get_with_the_editor_stand_ins_first(project: Path) -> None:
+    # execute_command puts the stand-ins' folder first on PATH: a workspace holding it (paicli started in
+    # the temporary folder) lets write_file plant an `ls` there that a SAFE `ls` would run
+    assert classify_command("ls", project).risk is Risk.SAFE
+    holder = shim_folder().parent
+    found = classify_command("ls", holder)
+    assert found.risk is Risk.ASK and str(shim_folder()) in found.reason
