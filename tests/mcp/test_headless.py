@@ -171,3 +171,24 @@ def test_allow_and_deny_rules_name_mcp_tools_by_pattern(
     assert not boom["ok"] and "refused by the deny rule 'mcp__t__boom'" in boom["output"]
     assert echo["ok"] and echo["output"].endswith("echo: hi")
     assert read_marks(marks, "calls") == ["echo"]
+
+
+def test_a_plan_file_with_mcp_actions_is_checked_once_the_servers_run(
+    fake: FakeLLM, workspace: Path, home: Path, marks: Path, tmp_path: Path
+) -> None:
+    configure(home, server_toml("t", marks, trust_annotations=True))
+    good = {"goal": "sum", "summary": "s", "tasks": [
+        {"id": "a", "description": "add", "type": "FILE_READ", "dependencies": [],
+         "action": {"tool": "mcp__t__add", "args": {"a": 20, "b": 22}}}]}  # fmt: skip
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    script_summary(fake, "It is 42.")
+    env = paicli_env(fake, home)
+    done = run_paicli(["-C", str(workspace), "plan", "--from", str(tmp_path / "good.json"), "--yes", "--json"], env)
+    assert done.code == 0, done.stderr
+    assert done.of("task_finished")[0]["result"].endswith("\n42")
+    bad = json.loads(json.dumps(good))
+    bad["tasks"][0]["action"]["tool"] = "mcp__t__nope"
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    refused = run_paicli(["-C", str(workspace), "plan", "--from", str(tmp_path / "bad.json"), "--yes", "--json"], env)
+    assert refused.code == 2
+    assert "the plan breaks the plan contract" in refused.stderr and "unknown tool 'mcp__t__nope'" in refused.stderr
