@@ -144,3 +144,26 @@ def test_a_symlinked_mcp_json_is_refused(workspace: Path, home: Path, tmp_path: 
     warnings: list[str] = []
     settings = load_settings(workspace=workspace, env={}, home=home, warn=warnings.append, confirm_trust=lambda r: True)
     assert settings.mcp_servers == {} and any("symlink" in w for w in warnings)
+
+
+def test_credentials_of_server_configs_are_masked(workspace: Path, home: Path) -> None:
+    from paicli.runtime import secret_values
+
+    db = '[mcp_servers.db]\ncommand = "db"\nenv = { DB_PASSWORD = "hunter2-long" }\n'
+    write(home / ".paicli" / "config.toml", HOME_SERVERS + db)
+    settings = load_settings(workspace=workspace, env={}, home=home)
+    secrets = secret_values(settings, {"TRACKER_TOKEN": "tt-0123456789", "HOME": "/home/someone"})
+    assert {"tt-0123456789", "Bearer tt-0123456789", "hunter2-long"} <= set(secrets)
+    assert "/home/someone" not in secrets
+
+
+def test_paicli_without_servers_never_imports_the_sdk() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, paicli.cli, paicli.config, paicli.runtime, paicli.headless, paicli.ui.repl; "
+        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'paicli.mcp.manager'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
