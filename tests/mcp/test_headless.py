@@ -54,36 +54,25 @@ def test_the_model_calls_an_mcp_tool_and_events_name_it(
     assert wait_gone(pids(marks)) == []
 
 
-def test_auto_refuses_a_risky_mcp_tool_and_yolo_runs_it(
+def test_auto_refuses_a_risky_mcp_tool_and_a_failed_server_is_a_notice(
     fake: FakeLLM, workspace: Path, home: Path, marks: Path
 ) -> None:
-    configure(home, server_toml("t", marks))  # no trust_annotations: even the read-only hint asks
-    fake.on(has_tool_result("mcp__t__add"), Reply.text("over"), repeat=True)
-    fake.on("add", Reply.tool_calls([("mcp__t__add", {"a": 1, "b": 2})]), repeat=True)
+    # no trust_annotations: even the read-only hint does not count; and a server that cannot start
+    configure(home, server_toml("t", marks) + server_toml("dead", None, "--exit-at-start"))
+    fake.on(has_tool_result("mcp__t__add"), Reply.text("over"))
+    fake.on("add", Reply.tool_calls([("mcp__t__add", {"a": 1, "b": 2})]))
     refused = run(fake, workspace, home, "add")
     assert refused.code == 0, refused.stderr
     (result,) = refused.of("tool_result")
     assert not result["ok"] and "needs the user's approval" in result["output"]
-    assert "approval mode is auto" in result["output"]
+    assert "approval mode is auto" in result["output"] and 'allow = ["mcp__t__add"]' in result["output"]
     assert "add" not in read_marks(marks, "calls")
-    ran = run(fake, workspace, home, "add", "--approval", "yolo")
-    assert ran.of("tool_result")[0]["ok"] and ran.of("tool_result")[0]["output"].endswith("\n3")
-    audit = (home / ".paicli" / "audit").glob("*.jsonl")
-    decisions = [json.loads(line) for file in audit for line in file.read_text().splitlines()]
-    assert [(d["tool"], d["decision"]) for d in decisions] == [
-        ("mcp__t__add", "refused_by_policy"), ("mcp__t__add", "approved_by_mode"),
-    ]  # fmt: skip
-
-
-def test_a_failed_server_is_a_notice_and_paicli_works_on(fake: FakeLLM, workspace: Path, home: Path) -> None:
-    configure(home, server_toml("dead", None, "--exit-at-start"))
-    fake.on("hi", Reply.text("hello"))
-    done = run(fake, workspace, home, "hi")
-    assert done.code == 0 and done.of("run_finished")[0]["content"] == "hello"
-    (notice,) = [n for n in done.of("notice") if "dead" in n["message"]]
+    audit = [json.loads(line) for file in (home / ".paicli" / "audit").glob("*.jsonl") for line in file.open()]
+    assert [(d["tool"], d["decision"]) for d in audit] == [("mcp__t__add", "refused_by_policy")]
+    (notice,) = [n for n in refused.of("notice") if "dead" in n["message"]]
     assert notice["level"] == "warning"
     assert "exited with code 3" in notice["message"] and "told to exit at start" in notice["message"]
-    assert not any(name.startswith("mcp__") for name in offered(fake))
+    assert not any(name.startswith("mcp__dead__") for name in offered(fake))
 
 
 def test_an_untrusted_mcp_json_is_not_started_headless(
