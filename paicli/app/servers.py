@@ -5,22 +5,25 @@ so the model's first request already carries every tool that could be had."""
 
 from __future__ import annotations
 
+import asyncio
+
 from paicli.events import EventSink, Notice
 from paicli.runtime import Runtime
 
 
-def start_servers(runtime: Runtime) -> None:
-    """Starts the configured MCP servers in the background, once; returns at once."""
-    if runtime.mcp is not None and not runtime.mcp.started:
-        runtime.mcp.start()
+def start_servers_after_this_step(runtime: Runtime) -> None:
+    """Starts the MCP servers on the event loop's next step: called while the REPL draws its prompt, so
+    that drawing (and the keys typed next) never waits for loading paicli/mcp or starting a server."""
+    if runtime.settings.mcp_servers and runtime.mcp is None:
+        asyncio.get_running_loop().call_soon(runtime.start_mcp)
 
 
 async def settle_servers(runtime: Runtime, sink: EventSink) -> None:
     """Starts the servers and waits until none is starting; a failed one, and each tool schema keyword
     dropped, becomes a notice."""
+    runtime.start_mcp()
     if runtime.mcp is None:
         return
-    start_servers(runtime)
     await runtime.mcp.settled()
     for view in runtime.mcp.views():
         if view.status == "failed":

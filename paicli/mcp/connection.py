@@ -1,6 +1,7 @@
 """One connection to an MCP server through the SDK: transport, `ClientSession`, `initialize`, the tool
 list, and calls. This is the only module that imports the SDK; the manager imports it once, in a worker
-thread (the import takes most of a second), and only when a server is configured.
+thread (the import takes most of a second), and only when a server is configured. What the SDK would
+import later on the event loop (anyio's asyncio backend) is imported here too.
 
 Cancelling the task awaiting `call` (ESC, Ctrl-C, SIGTERM) makes the SDK send the server
 `notifications/cancelled` for that request, as the protocol says; so does a call running past its
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
+import anyio._backends._asyncio  # anyio loads its backend on first use: here, in the thread
 import httpx2
 import mcp.types as types
 from mcp.client.session import ClientSession

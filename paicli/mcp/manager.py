@@ -137,7 +137,7 @@ class McpServer:
                 except TimeoutError:
                     raise _NotStarted(f"no answer to {progress.stage} within {self.config.startup_timeout:g} s "
                                       "(startup_timeout)") from None  # fmt: skip
-                self._ready(connection)
+                await self._ready(connection)
                 process = progress.process
                 await (process.closed.wait() if process is not None else asyncio.Event().wait())
                 self._set("failed", f"{_exited(await process.exit_code()) if process else 'closed'}; "
@@ -164,13 +164,14 @@ class McpServer:
         exited = f" ({_exited(await process.exit_code(CRASH_WAIT))})" if process is not None else ""
         return f"failed during {progress.stage}: {self._module.describe(error)}{exited}"
 
-    def _ready(self, connection: Any) -> None:
+    async def _ready(self, connection: Any) -> None:
         names = tool_names(self.name, [tool.name for tool in connection.tools])
         tools: list[McpTool] = []
         notes: list[str] = []
         for name, remote in zip(names, connection.tools, strict=True):
             tool, dropped = make_tool(self.name, name, remote, self.call,
                                       trust_annotations=self.config.trust_annotations)  # fmt: skip
+            await asyncio.sleep(0)  # a few ms per tool: the prompt gets its turn between two
             tools.append(tool)
             if dropped:
                 notes.append(f"{name}: dropped schema keywords {', '.join(dropped[:8])}"

@@ -26,7 +26,7 @@ from rich.console import Console, RenderableType
 from paicli import __version__
 from paicli.app.driver import run_turn
 from paicli.app.plan_inputs import PlanRequest
-from paicli.app.servers import start_servers
+from paicli.app.servers import start_servers_after_this_step
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import TextDelta
@@ -215,7 +215,7 @@ class Repl:
             try:
                 # The MCP servers start once the first prompt is on screen: their start never delays it.
                 text = await self.session.prompt_async(
-                    self._prompt, default=self.typeahead, pre_run=lambda: start_servers(self.runtime)
+                    self._prompt, default=self.typeahead, pre_run=self._start_servers
                 )
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
@@ -277,6 +277,9 @@ class Repl:
                 yield
             finally:
                 self.typeahead = keys.typeahead
+
+    def _start_servers(self) -> None:
+        start_servers_after_this_step(self.runtime)
 
     def _prompt(self) -> FormattedText:
         if self.plan_next:
