@@ -92,12 +92,22 @@ def marks(tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The test server over streamable HTTP on 127.0.0.1, once per module: (its URL, its marks folder)."""
-    marks = tmp_path_factory.mktemp("http-marks")
+    yield from _network_server(tmp_path_factory, "--http", "/mcp")
+
+
+@pytest.fixture(scope="module")
+def sse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The test server over the older SSE transport on 127.0.0.1, once per module."""
+    yield from _network_server(tmp_path_factory, "--sse", "/sse")
+
+
+def _network_server(factory: pytest.TempPathFactory, flag: str, path: str) -> Iterator[tuple[str, Path]]:
+    marks = factory.mktemp("http-marks")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http", str(port)],
+        [sys.executable, str(SERVER), flag, str(port)],
         env={**os.environ, "MCP_TEST_MARKS": str(marks)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
     )  # fmt: skip
@@ -111,7 +121,7 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise RuntimeError("the HTTP test server did not start") from None
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", marks
+        yield f"http://127.0.0.1:{port}{path}", marks
     finally:
         process.terminate()
         try:

@@ -2,13 +2,15 @@
 
     python tests/mcp/server.py                    stdio
     python tests/mcp/server.py --http PORT        streamable HTTP on 127.0.0.1:PORT, path /mcp
+    python tests/mcp/server.py --sse PORT         the older SSE transport on 127.0.0.1:PORT, path /sse
     python tests/mcp/server.py --exit-at-start    writes to stderr and exits 3 before reading anything
     python tests/mcp/server.py --never-initialize reads stdin and never answers
 
 Tools: add (read-only hint), echo, boom (raises), slow (sleeps; a cancellation is recorded), leak (prints
-$LEAK, a fake secret), crash (kills its own process mid-call), whoami (its pid and working folder), and
-awkward (an odd name and a schema with keywords OpenAI does not take). $MCP_TEST_MARKS names a folder
-where slow writes `cancelled` when the client cancels it, and every call appends its tool to `calls`.
+$LEAK, a fake secret), crash (kills its own process mid-call), header (an HTTP request header), whoami
+(its pid and working folder), and awkward (an odd name and a schema with keywords OpenAI does not take).
+$MCP_TEST_MARKS names a folder where slow writes `cancelled` when the client cancels it, and every call
+appends its tool to `calls`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Annotated
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -85,6 +87,13 @@ def crash() -> str:
     return "unreachable"
 
 
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header (over HTTP)."""
+    headers = ctx.headers or {}
+    return str(headers.get(name.lower(), "(none)"))
+
+
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def whoami() -> str:
     """The server's pid and working folder."""
@@ -126,6 +135,10 @@ def main(argv: list[str]) -> None:
     if "--http" in argv:
         port = int(argv[argv.index("--http") + 1])
         server.run("streamable-http", host="127.0.0.1", port=port)
+        return
+    if "--sse" in argv:
+        port = int(argv[argv.index("--sse") + 1])
+        server.run("sse", host="127.0.0.1", port=port)
         return
     server.run()
 

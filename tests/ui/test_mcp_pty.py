@@ -60,7 +60,7 @@ def test_mcp_lists_servers_a_failed_one_with_its_stderr_and_paicli_works_on(
     wait_ready(child, "t")
     wait_ready(child, "dead", "failed")
     child.send("/mcp" + ENTER)
-    child.expect(r"t\s+ready\s+stdio\s+8 tools")
+    child.expect(r"t\s+ready\s+stdio\s+9 tools")
     child.expect(r"dead\s+failed\s+stdio\s+0 tools\s+failed during initialize")
     expect_text(child, "stderr: fatal: the test server was told to exit at start")
     child.expect_exact(PROMPT)
