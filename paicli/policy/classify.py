@@ -42,7 +42,7 @@ from paicli.shell.programs import program_name, script_file
 from paicli.shell.syntax import Arithmetic, Compound, Inner, Kind, Redirect, SimpleCommand, Unreadable, Word
 from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.commands import dangerous_reason
-from paicli.tools.shims import with_shims
+from paicli.tools.shims import command_search_path
 
 __all__ = ["Classification", "Finding", "Risk", "classify_command", "command_prefix", "normalise_name"]
 
@@ -68,8 +68,8 @@ def classify_command(command: str, workspace: Path, *, search_path: str | None =
     if reason := dangerous_reason(command, workspace=root):
         return Classification(Risk.DENY, reason, (Finding(Risk.DENY, reason),))
     try:
-        path = with_shims(os.environ.get("PATH", os.defpath)) if search_path is None else search_path
-        classifier = _Classifier(Places(root), writable_path=_writable_path(path, root))
+        path = command_search_path() if search_path is None else search_path
+        classifier = _Classifier(Places(root), programs=_ProgramLookup(path, root))
         walk(parse_script(command), classifier)
         return classifier.result()
     except Exception as error:  # fail closed, never open
@@ -101,7 +101,7 @@ def command_prefix(words: tuple[str, ...]) -> str | None:
 @dataclass
 class _Classifier(Visitor):
     places: Places
-    writable_path: str | None = None  # why a program name may find a program the model wrote
+    programs: _ProgramLookup | None = None  # where a program name leads (a program the model wrote?)
     findings: list[Finding] = field(default_factory=list)
     commands: list[tuple[str, ...]] = field(default_factory=list)
     written: set[str] = field(default_factory=set)  # files echo/printf/cat wrote earlier in the line
@@ -189,8 +189,9 @@ class _Classifier(Visitor):
             self.note(Risk.OPAQUE, f"it runs {script.text}, which this command line has just written")
 
     def _check(self, name: str, args: tuple[Word, ...]) -> Reasons:
-        if self.writable_path and name not in _BUILTINS and "/" not in name:
-            return [(Risk.ASK, f"{self.writable_path}, so {name} may be a program the model wrote")]
+        looked_up = self.programs is not None and name not in _BUILTINS and "/" not in name
+        if looked_up and self.programs and (untrusted := self.programs.untrusted(name)):
+            return [(Risk.ASK, untrusted)]
         if name in _ASSIGNS_BY_NAME:
             return check_variable_names(name, args) or [(Risk.ASK, _why_not_read_only(name))]
         if name == "time" and args and args[0].text.startswith("-") and args[0].text != "-p":
@@ -233,15 +234,30 @@ class _Classifier(Visitor):
                 self.note(Risk.OPAQUE, f"{arithmetic.source} {why}")
 
 
-def _writable_path(search_path: str, root: Path) -> str | None:
-    """Why a program looked up on `search_path` may be one the model wrote (a folder of the workspace, or
-    a relative or empty entry, which means the folder the command runs in)."""
-    for entry in search_path.split(os.pathsep):
-        if not entry or not os.path.isabs(entry):
-            return f"PATH holds the relative folder {entry or '(empty)'!r}"
-        if Path(os.path.realpath(entry)).is_relative_to(root):
-            return f"PATH holds {entry}, a folder of the workspace"
-    return None
+@dataclass(frozen=True)
+class _ProgramLookup:
+    """Finds a program name on the search path as bash will. A workspace folder on PATH (an activated
+    `.venv/bin`) is harmless for the names it does not hold: the file tools refuse to write into it (the
+    guard) and a command that writes is never SAFE, so nothing can appear there unapproved."""
+
+    search_path: str
+    root: Path
+
+    def untrusted(self, name: str) -> str | None:
+        """Why `name` may run a program the model wrote; None when it runs one from outside the workspace
+        (or none at all)."""
+        for entry in self.search_path.split(os.pathsep):
+            if not entry or not os.path.isabs(entry):
+                shown = entry or "(empty)"
+                return f"PATH holds the relative folder {shown!r}, so {name} may be a program the model wrote"
+            folder = Path(os.path.realpath(entry))
+            candidate = folder / name
+            if folder.is_relative_to(self.root):
+                if os.path.lexists(candidate):
+                    return f"PATH holds {entry}, a workspace folder, whose {name} may be a program the model wrote"
+            elif candidate.is_file() and os.access(candidate, os.X_OK):
+                return None
+        return None
 
 
 def _arithmetic_parts(words: list[Word] | tuple[Word, ...]) -> list[Arithmetic]:
