@@ -2,9 +2,10 @@
 
 Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL, falling back to OPENAI_API_KEY /
 OPENAI_BASE_URL; PAICLI_PLAN_MAX_REPLANS for the replan limit. Config files use the field names below
-(`model = "deepseek-chat"`, `max_parallel = 4`, ...), plus two tables: `[models]` (task type → model,
-see paicli/plan/routing.py) and `[prices."NAME"]` (`input`, `output` per million tokens), which merge
-entry by entry across the two files.
+(`model = "deepseek-chat"`, `max_parallel = 4`, ...), plus tables: `[models]` (task type → model,
+see paicli/plan/routing.py), `[prices."NAME"]` (`input`, `output` per million tokens) and
+`[mcp_servers.NAME]` (paicli/mcp/config.py), which merge entry by entry across the two files. A
+workspace's `.mcp.json` adds MCP servers too; a server of the same name in a config file wins.
 
 The workspace's own config is a repository's text: it is read without following a symlink (a symlinked
 `.paicli` or `config.toml` is ignored with a warning), at most 1 MB, and what it may set without the
@@ -23,6 +24,7 @@ from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationE
 
 from paicli.errors import ConfigError
 from paicli.llm.price import Price
+from paicli.mcp.config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json
 from paicli.policy.rules import check_rules
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
@@ -32,11 +34,14 @@ from paicli.trust import (
     Warn,
     read_repo_file,
     screen_prompt_overrides,
+    screen_repo_file,
     screen_workspace_config,
     warn_on_stderr,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MCP_JSON = ".mcp.json"  # a workspace's MCP servers in the format Claude Code uses
+TABLES = ("models", "prices", "mcp_servers")  # merged entry by entry across the config files
 DEFAULT_MODEL = "gpt-4o-mini"
 # The task types of a plan (paicli/plan/model.py TaskType, which sits above this layer; a test keeps the
 # two lists equal), the keys of the [models] table.
@@ -83,11 +88,21 @@ class Settings(BaseModel):
     checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
     checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
     checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict, description="[mcp_servers.NAME] MCP servers whose tools the model gets (paicli/mcp/)"
+    )
 
     @field_validator("models", mode="before")
     @classmethod
     def _known_task_types(cls, value: Any) -> Any:
         return task_models(value) if isinstance(value, dict) else value
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _server_names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        for name in servers:
+            check_server_name(name)
+        return servers
 
     @field_validator("allow", "deny")
     @classmethod
@@ -204,6 +219,8 @@ def load_settings(
         if not own_folder:
             _merge_config(merged, _repository_config(root, home, {**_defaults(), **merged}, confirm_trust, warn))
         screen_prompt_overrides(root, home=home, confirm=confirm_trust, warn=warn)
+    if from_json := _workspace_mcp_servers(root, home, confirm_trust, warn):
+        merged["mcp_servers"] = {**from_json, **merged.get("mcp_servers", {})}  # a config file's server wins
     merged.update(env_values(env))
     merged.update({k: v for k, v in (flags or {}).items() if v is not None})
     merged["workspace"] = root
@@ -233,6 +250,33 @@ def _repository_config(
     return screen_workspace_config(values, repo_file, home=home, baseline=baseline, confirm=confirm, warn=warn)
 
 
+def _workspace_mcp_servers(
+    root: Path, home: Path, confirm: ConfirmTrust | None, warn: Warn
+) -> dict[str, McpServerConfig]:
+    """The servers of the workspace's `.mcp.json`, once the user trusts that file (they run programs)."""
+    try:
+        file = read_repo_file(root, MCP_JSON)
+    except UnsafeFile as err:
+        warn(f"{err}: its MCP servers are ignored")
+        return {}
+    except OSError as err:
+        warn(f"cannot read {root / MCP_JSON}: {err.strerror or err}: its MCP servers are ignored")
+        return {}
+    if file is None:
+        return {}
+    try:
+        servers, problems = servers_from_mcp_json(file.data)
+    except ValueError as err:
+        warn(f"{file.path}: {err}: its MCP servers are ignored")
+        return {}
+    for problem in problems:
+        warn(f"{file.path}: {problem}")
+    what = {"MCP servers (programs paicli starts)": describe_servers(servers)}
+    if servers and screen_repo_file(file, what, home=home, confirm=confirm, warn=warn):
+        return servers
+    return {}
+
+
 def _defaults() -> dict[str, Any]:
     return {name: field.default for name, field in Settings.model_fields.items() if field.default_factory is None}
 
@@ -243,7 +287,7 @@ def _merge_config(merged: dict[str, Any], values: Mapping[str, Any]) -> None:
     for key, value in values.items():
         if key in ("allow", "deny") and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
-        elif key in ("models", "prices") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+        elif key in TABLES and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value

@@ -17,6 +17,7 @@ from paicli.app.checkpoints.service import attach_checkpoints, open_store
 from paicli.app.driver import run_plan, run_turn, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
+from paicli.app.servers import settle_servers
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.events import (
@@ -150,6 +151,7 @@ def fail(message: str, code: int) -> int:
 async def with_runtime(settings: Settings, sink: EventSink, body: Callable[[Runtime], Awaitable[int]]) -> int:
     runtime = build_runtime(settings, sink)
     try:
+        await settle_servers(runtime, sink)
         return await body(runtime)
     except PaicliError as err:  # raised before any turn or plan ran (e.g. by building the client)
         return fail(str(err), EXIT_USAGE if isinstance(err, ConfigError) else EXIT_FAILED)

@@ -21,6 +21,7 @@ from paicli.events import EventSink, FileChange
 from paicli.llm.types import Message
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
+from paicli.plan.parse import joined
 from paicli.plan.session import Review
 from paicli.runtime import Runtime, build_plan_session
 
@@ -65,6 +66,10 @@ async def run_plan(
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
     With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
     carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
+    if plan is not None and (problems := runtime.contract().problems(plan, require_files=False)):
+        # a saved or hand-written plan was checked before its MCP tools were known (paicli/app/plan_inputs.py)
+        return PlanOutcome(PlanStatus.FAILED, plan, failure=f"the plan breaks the plan contract: {joined(problems)}",
+                           configuration=True)  # fmt: skip
     session = build_plan_session(runtime, sink, plan_id=plan_id)
     steps = None
     if checkpoints is not None:

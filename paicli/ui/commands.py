@@ -94,6 +94,14 @@ async def changes(ctx: CommandContext, arg: str) -> Outcome:
     return await changes_command(ctx, arg)
 
 
+async def mcp(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.mcp_command import mcp_command
+
+    for text, style in await mcp_command(ctx.mcp, arg):
+        ctx.say(text, style)
+    return Outcome.CONTINUE
+
+
 async def compact(ctx: CommandContext, arg: str) -> Outcome:
     await ctx.compact()
     return Outcome.CONTINUE
@@ -115,6 +123,8 @@ COMMANDS: list[Command] = [
     Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
             usage="[TASK_ID | ID]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
+    Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
+            usage="[restart NAME]"),
     Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

@@ -15,6 +15,7 @@ from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_plan, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
+from paicli.app.servers import settle_servers
 from paicli.config import Settings
 from paicli.events import EventSink, FanOutSink
 from paicli.plan.model import Plan, PlanStatus, Task
@@ -113,6 +114,7 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
             console.print(Text(one_line(notice, limit=1000), style="yellow"))
         checkpoints = attach_checkpoints(runtime, renderer)
         try:
+            await settle_servers(runtime, runtime.sink)
             outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),
                                            request, also=also, checkpoints=checkpoints)  # fmt: skip
         finally:

@@ -13,6 +13,7 @@ import contextlib
 import signal
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -26,6 +27,7 @@ from paicli import __version__
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_turn
 from paicli.app.plan_inputs import PlanRequest
+from paicli.app.servers import start_servers_after_this_step
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
@@ -40,6 +42,9 @@ from paicli.ui.commands import COMMANDS
 from paicli.ui.render import ChatRenderer
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.watch import cancel_keys
+
+if TYPE_CHECKING:
+    from paicli.mcp.manager import McpManager, ServerView
 
 PROMPT = "› "
 
@@ -178,6 +183,10 @@ class Repl:
 
             self.console.print(changed_text(changes), soft_wrap=True)
 
+    @property
+    def mcp(self) -> McpManager | None:
+        return self.runtime.mcp
+
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
         self.runtime.settings = self.runtime.settings.model_copy(update={"model": name})
@@ -240,7 +249,10 @@ class Repl:
         )
         while True:
             try:
-                text = await self.session.prompt_async(self._prompt, default=self.typeahead)
+                # The MCP servers start once the first prompt is on screen: their start never delays it.
+                text = await self.session.prompt_async(
+                    self._prompt, default=self.typeahead, pre_run=self._start_servers
+                )
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
             except EOFError:
@@ -307,6 +319,9 @@ class Repl:
             finally:
                 self.typeahead = keys.typeahead
 
+    def _start_servers(self) -> None:
+        start_servers_after_this_step(self.runtime)
+
     def _prompt(self) -> FormattedText:
         if self.plan_next:
             return FormattedText([("bold ansimagenta", "plan" + PROMPT)])
@@ -314,6 +329,19 @@ class Repl:
 
     def _toolbar(self) -> FormattedText:
         usage = self.renderer.session_usage
+        servers = f" · {mcp_summary(self.runtime.mcp.views())}" if self.runtime.mcp is not None else ""
         return FormattedText(
-            [("", f" {self.model} · ↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens · /help")]
+            [("", f" {self.model} · ↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens{servers} · /help")]
         )
+
+
+def mcp_summary(views: list[ServerView]) -> str:
+    """`MCP 2/3` (ready of enabled), with `starting` or `1 failed` when it applies."""
+    enabled = [view for view in views if view.status != "disabled"]
+    ready = sum(view.status == "ready" for view in enabled)
+    text = f"MCP {ready}/{len(enabled)}"
+    if starting := sum(view.status == "starting" for view in enabled):
+        text += f" ({starting} starting)"
+    if failed := sum(view.status == "failed" for view in enabled):
+        text += f" ({failed} failed: /mcp)"
+    return text

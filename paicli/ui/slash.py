@@ -23,6 +23,7 @@ from paicli.policy.approval import ApprovalPolicy
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
+    from paicli.mcp.manager import McpManager
 
 
 class Outcome(enum.Enum):
@@ -53,6 +54,9 @@ class CommandContext(Protocol):
 
     @property
     def checkpoints(self) -> Checkpoints | None: ...
+
+    @property
+    def mcp(self) -> McpManager | None: ...
 
     def say(self, text: str, style: str = "") -> None: ...
 
