@@ -19,7 +19,8 @@ once, and `repeat=True` keeps serving the last one. No rule matched → HTTP 500
 recorded like any other request, so the test fails with a clear message.
 
 Replies (all take `latency`, seconds before the first byte; streamed ones also `chunk_delay`):
-    Reply.text(content, chunk=7, finish_reason="stop", usage=None)
+    Reply.text(content, chunk=7, finish_reason="stop", usage=None)   usage: a dict to send, None to compute
+                                    one, False to send none (like llama.cpp's server in a stream)
     Reply.tool_calls([(name, args), (name, args, call_id), ...], content="", chunk=5, omit_index=False,
                      finish_reason="tool_calls")  args: a dict (JSON-encoded here) or a raw string
     Reply.error(status, message, headers=None, html=False)
@@ -73,7 +74,7 @@ class Reply:
     content: str = ""
     calls: tuple[tuple[str, str, str | None], ...] = ()  # (name, arguments text, id or None)
     finish_reason: str | None = "stop"
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | Literal[False] | None = None  # False: never sent (like llama.cpp's stream)
     chunk: int = 7
     omit_index: bool = False
     after_chunks: int | None = None
@@ -94,7 +95,7 @@ class Reply:
         latency: float = 0.0,
         chunk_delay: float = 0.0,
         finish_reason: str | None = "stop",
-        usage: dict[str, int] | None = None,
+        usage: dict[str, Any] | Literal[False] | None = None,
     ) -> Reply:
         return cls(
             kind="completion",
@@ -117,7 +118,7 @@ class Reply:
         latency: float = 0.0,
         chunk_delay: float = 0.0,
         finish_reason: str | None = "tool_calls",
-        usage: dict[str, int] | None = None,
+        usage: dict[str, Any] | Literal[False] | None = None,
     ) -> Reply:
         specs = []
         for spec in calls:
@@ -343,6 +344,7 @@ class FakeLLM:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._call_counter = 0
+        self.models_reply: Reply | None = None  # what GET /models answers (default: one "fake-model")
 
     # lifecycle
 
@@ -459,7 +461,10 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        models = self.server.fake.models_reply
+        if self.path.rstrip("/").endswith("/models") and models is not None:
+            self._send(models.status, models.body, models.content_type, dict(models.headers))
+        elif self.path.rstrip("/").endswith("/models"):
             self._send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
         else:
             self._send_json(404, {"error": {"message": f"fakellm: unknown path {self.path}"}})
@@ -561,7 +566,7 @@ class _Handler(BaseHTTPRequestHandler):
                 frames.append(frame({"tool_calls": [{**where, "function": {"arguments": piece}}]}))
         if reply.kind == "completion":
             frames.append(frame({}, reply.finish_reason))
-            if (body.get("stream_options") or {}).get("include_usage"):
+            if reply.usage is not False and (body.get("stream_options") or {}).get("include_usage"):
                 frames.append(_sse({**envelope, "choices": [], "usage": _usage(reply, body)}))
             frames.append(b"data: [DONE]\n\n")
         return frames
@@ -577,14 +582,16 @@ class _Handler(BaseHTTPRequestHandler):
                 }
                 for name, arguments, call_id in reply.calls
             ]
-        return {
+        completion = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": 0,
             "model": body.get("model", "fake-model"),
             "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
-            "usage": _usage(reply, body),
         }
+        if reply.usage is not False:
+            completion["usage"] = _usage(reply, body)
+        return completion
 
     # wire helpers
 
@@ -645,8 +652,8 @@ def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _usage(reply: Reply, body: Body) -> dict[str, int]:
-    if reply.usage is not None:
+def _usage(reply: Reply, body: Body) -> dict[str, Any]:
+    if reply.usage:
         usage = dict(reply.usage)
     else:
         prompt = len(json.dumps(list(body.get("messages", [])) + list(body.get("tools") or []))) // 4

@@ -27,6 +27,7 @@ from paicli.events import EventSink, Notice, NullSink
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
 from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
+from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
 
 HTML_REPLY = "the server answered with an HTML page, not JSON — is the base URL the API root?"
@@ -92,7 +93,7 @@ class LLMClient:
         while True:
             body = self._body(messages, tools, response_format, model, max_tokens)
             try:
-                return await self._attempt(body, on_text)
+                response = await self._attempt(body, on_text)
             except ModelError as error:
                 if isinstance(error, ModelHTTPError) and error.status == 400 and self._adapt(str(error), body):
                     continue
@@ -106,6 +107,8 @@ class LLMClient:
                 )
                 await asyncio.sleep(delay)
                 attempt += 1
+            else:
+                return _with_usage(response, body)
 
     # ---- one attempt ---------------------------------------------------------------------------------
 
@@ -225,6 +228,17 @@ class LLMClient:
 
 
 # ---- reading replies -----------------------------------------------------------------------------------
+
+
+def _with_usage(response: ChatResponse, body: dict[str, Any]) -> ChatResponse:
+    """The reply with the usage the server left out estimated (paicli/llm/tokens.py) and marked so."""
+    usage = response.usage
+    if usage.prompt_tokens and (usage.completion_tokens or not (response.content or response.tool_calls)):
+        return response
+    prompt = estimate_prompt(body["messages"], body.get("tools"))
+    calls = ((call.name, call.arguments) for call in response.tool_calls)
+    completion = estimate_completion(response.content, "", calls)
+    return response.model_copy(update={"usage": fill_in(usage, prompt, completion)})
 
 
 async def _read_stream(response: httpx.Response, assembler: ReplyAssembler) -> ChatResponse:

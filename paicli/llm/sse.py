@@ -114,10 +114,7 @@ class ReplyAssembler:
             )
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = Usage(
-                prompt_tokens=_count(usage.get("prompt_tokens")),
-                completion_tokens=_count(usage.get("completion_tokens")),
-            )
+            self.usage = read_usage(usage)
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return
@@ -187,6 +184,21 @@ class ReplyAssembler:
         call = _PartialCall(id=call_id)
         self._calls.append(call)
         return call
+
+
+def read_usage(usage: dict[str, Any]) -> Usage:
+    """A `usage` object as servers send it. Cached prompt tokens come as OpenAI's
+    `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens` or Kimi's `cached_tokens`."""
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    for alternative in ("prompt_cache_hit_tokens", "cached_tokens"):
+        if not cached:
+            cached = usage.get(alternative)
+    return Usage(
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        cached_tokens=_count(cached),
+    )
 
 
 def _count(value: object) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
 from paicli.llm.capabilities import Capabilities
 
@@ -19,8 +19,14 @@ TextCallback = Callable[[str], None]
 
 
 class Usage(BaseModel):
+    """Tokens used. Additions, written out only when they say something: `cached_tokens` (prompt tokens
+    the provider served from its cache) and `estimated` (true when any part of the total was counted by
+    paicli's estimate, paicli/llm/tokens.py, because the server reported none; kept through sums)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    estimated: bool = False
 
     @property
     def total(self) -> int:
@@ -30,7 +36,18 @@ class Usage(BaseModel):
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            estimated=self.estimated or other.estimated,
         )
+
+    @model_serializer(mode="wrap")
+    def _additions_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.cached_tokens:
+            data.pop("cached_tokens", None)
+        if not self.estimated:
+            data.pop("estimated", None)
+        return data
 
 
 class Estimate(BaseModel):

@@ -326,7 +326,7 @@ class LivePlanView:
         here only the last one, the activity, is cut)."""
         elapsed = [row.elapsed(now) for row in rows]
         times = [format_duration(seconds) if seconds is not None else "" for seconds in elapsed]
-        tokens = [format_tokens(row.usage.total) if row.usage.total else "" for row in rows]
+        tokens = [format_tokens(row.usage.total, row.usage.estimated) if row.usage.total else "" for row in rows]
         id_width = min(MAX_ID_WIDTH, max((len(row.id) for row in rows), default=0))
         time_width = max(map(len, times), default=0)
         token_width = max(map(len, tokens), default=0)

@@ -65,10 +65,25 @@ def result_summary(ok: bool, output: str) -> str:
 
 
 def usage_line(turn: Usage, session: Usage | None = None) -> str:
-    line = f"↑ {turn.prompt_tokens:,} ↓ {turn.completion_tokens:,} tokens"
+    """`↑ 1,234 ↓ 56 tokens`; `↑ ~1.2k ↓ ~56 tokens (estimated)` when the server reported none."""
+    line = f"{arrows(turn)} tokens"
+    if turn.cached_tokens:
+        line += f" ({token_count(turn.cached_tokens, turn.estimated)} cached)"
     if session is not None and session != turn:
-        line += f" · session ↑ {session.prompt_tokens:,} ↓ {session.completion_tokens:,}"
+        line += f" · session {arrows(session)}"
+    if turn.estimated or (session is not None and session.estimated):
+        line += " (~ estimated: the server reported no usage)"
     return line
+
+
+def arrows(usage: Usage) -> str:
+    sent = token_count(usage.prompt_tokens, usage.estimated)
+    return f"↑ {sent} ↓ {token_count(usage.completion_tokens, usage.estimated)}"
+
+
+def token_count(count: int, estimated: bool = False) -> str:
+    """`1,234` as the server reported it; `~1.2k` when any part was estimated (paicli/llm/tokens.py)."""
+    return f"~{compact_count(count)}" if estimated else f"{count:,}"
 
 
 class MarkdownBlocks:
@@ -327,10 +342,15 @@ def format_duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-def format_tokens(count: int) -> str:
-    """`532 tok`, `12.3k tok`, `1.2M tok`."""
+def format_tokens(count: int, estimated: bool = False) -> str:
+    """`532 tok`, `12.3k tok`, `1.2M tok`; `~12.3k tok` when estimated."""
+    return f"{'~' if estimated else ''}{compact_count(count)} tok"
+
+
+def compact_count(count: int) -> str:
+    """`532`, `12.3k`, `1.2M`."""
     if count < 1000:
-        return f"{count} tok"
+        return f"{count}"
     if count < 1_000_000:
-        return f"{count / 1000:.1f}k tok"
-    return f"{count / 1_000_000:.1f}M tok"
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"

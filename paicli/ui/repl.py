@@ -35,7 +35,7 @@ from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
-from paicli.ui.render import ChatRenderer
+from paicli.ui.render import ChatRenderer, arrows
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.watch import cancel_keys
 
@@ -265,5 +265,5 @@ class Repl:
     def _toolbar(self) -> FormattedText:
         usage = self.renderer.session_usage
         return FormattedText(
-            [("", f" {self.model} · ↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens · /help")]
+            [("", f" {self.model} · {arrows(usage)} tokens · /help")]
         )
