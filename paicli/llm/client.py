@@ -6,9 +6,13 @@ leaves as a `paicli.errors.ModelError` whose message starts with "model request 
 server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
 HTTP stream at once (the `async with` around it exits).
 
-A 400 that names a request field the server does not support (`stream_options`, `temperature`,
-`max_tokens` where `max_completion_tokens` is wanted) is answered by adapting the request and sending it
-again, once per field, without counting an attempt; the adaptation sticks for the life of the client.
+An error reply (4xx or 5xx) whose body names a request field or value the server does not support is
+recognised on the first reply (paicli/llm/rejections.py), never retried as it was: a field the client
+adds itself (`stream_options`, `temperature`, `parallel_tool_calls`, `max_tokens` where
+`max_completion_tokens` is wanted, reasoning sent back) is dropped or changed and the request sent again
+at once, without counting an attempt; a field the caller asked for (`response_format` json_schema or
+json_object, `tools`) ends the request with `UnsupportedRequest`, so the caller picks another way. Either
+way it is recorded in `capabilities` (per model, remembered across runs when the client has a store).
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from typing import Any, Literal
 import httpx
 
 from paicli import __version__
-from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
+from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError, UnsupportedRequest
 from paicli.events import EventSink, Notice, NullSink
 from paicli.llm.capabilities import Capabilities
+from paicli.llm.capability_store import CapabilityStore
+from paicli.llm.rejections import rejected_field
 from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
 from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
@@ -33,6 +39,13 @@ from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
 HTML_REPLY = "the server answered with an HTML page, not JSON — is the base URL the API root?"
 KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
 _DRAIN_SECONDS = 1.0  # after [DONE], how long to wait for the body's end so the connection can be reused
+
+
+_UNSUPPORTED = {
+    "response_format.json_schema": "the server does not support response_format json_schema",
+    "response_format.json_object": "the server does not support response_format json_object",
+    "tools": "the model (or its server) does not support tool calls; choose one that does (`paicli doctor` checks)",
+}
 
 
 class _RetryLater(ModelHTTPError):
@@ -59,6 +72,7 @@ class LLMClient:
         backoff_base: float = 1.0,
         backoff_max: float = 30.0,
         sink: EventSink | None = None,
+        store: CapabilityStore | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -73,7 +87,7 @@ class LLMClient:
         self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout)
         self._backoff = Backoff(base=backoff_base, cap=backoff_max)
         self._sink = sink or NullSink()
-        self.capabilities = Capabilities(lambda: self.model)
+        self.capabilities = Capabilities(lambda: self.model, base_url=self.base_url, store=store)
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -95,8 +109,11 @@ class LLMClient:
             try:
                 response = await self._attempt(body, on_text)
             except ModelError as error:
-                if isinstance(error, ModelHTTPError) and error.status == 400 and self._adapt(str(error), body):
-                    continue
+                if isinstance(error, ModelHTTPError) and (field := rejected_field(error.status, str(error), body)):
+                    if self._adapt(field, body):
+                        continue
+                    unsupported = UnsupportedRequest(f"{error} — {_UNSUPPORTED.get(field, field)}", error.status, field)
+                    raise self._final(unsupported, attempt) from error
                 if not error.retryable or attempt >= self.max_attempts:
                     raise self._final(error, attempt) from error
                 retry_after = error.retry_after if isinstance(error, _RetryLater) else None
@@ -120,19 +137,20 @@ class LLMClient:
         model: str | None,
         max_tokens: int | None,
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": model or self.model, "messages": messages, "stream": True}
-        if self.capabilities.accepts("stream_options"):
+        name = model or self.model
+        accepts = self.capabilities.for_model(name).accepts
+        body: dict[str, Any] = {"model": name, "messages": messages, "stream": True}
+        if accepts("stream_options"):
             body["stream_options"] = {"include_usage": True}
         if tools:
             body["tools"] = tools
         if response_format is not None:
             body["response_format"] = response_format
-        if self.temperature is not None and self.capabilities.accepts("temperature"):
+        if self.temperature is not None and accepts("temperature"):
             body["temperature"] = self.temperature
         limit = max_tokens or self.max_tokens
         if limit:
-            field = "max_tokens" if self.capabilities.accepts("max_tokens") else "max_completion_tokens"
-            body[field] = limit
+            body["max_tokens" if accepts("max_tokens") else "max_completion_tokens"] = limit
         return body
 
     async def _attempt(self, body: dict[str, Any], on_text: TextCallback | None) -> ChatResponse:
@@ -199,6 +217,8 @@ class LLMClient:
         if attempts > 1:
             message += f" (gave up after {attempts} attempts)"
         message = self._redact(message)
+        if isinstance(error, UnsupportedRequest):
+            return UnsupportedRequest(message, error.status, error.field)
         if isinstance(error, ModelHTTPError):
             return ModelHTTPError(message, error.status, retryable=error.retryable)
         if isinstance(error, ModelProtocolError):
@@ -207,17 +227,24 @@ class LLMClient:
         final.retryable = error.retryable
         return final
 
-    def _adapt(self, server_message: str, body: dict[str, Any]) -> bool:
-        """Drop or rename one request field the server said it does not support; False if none applies."""
-        lowered = server_message.lower()
-        for field, sent in (
-            ("stream_options", "stream_options" in body),
-            ("max_tokens", "max_tokens" in body and "max_completion_tokens" in lowered),
-            ("temperature", "temperature" in body),
-        ):
-            if sent and field in lowered and self.capabilities.reject(field):
-                self._notify(f"the model server does not accept `{field}`; sending the request without it", "info")
-                return True
+    def _adapt(self, field: str, body: dict[str, Any]) -> bool:
+        """Records that the model's server rejects `field`; True when the request can go again without it
+        (a field the client adds itself), False when the caller must decide (response_format, tools) or
+        the field was already known to be rejected (the same refusal twice: give up)."""
+        if not self.capabilities.reject(field, body["model"]):
+            return False
+        if field in ("stream_options", "temperature", "parallel_tool_calls", "max_tokens"):
+            what = "`max_tokens` (sending `max_completion_tokens`)" if field == "max_tokens" else f"`{field}`"
+            self._notify(f"the model server does not accept {what}; sending the request without it", "info")
+            return True
+        if field == "reasoning.required":
+            self.capabilities.allow("reasoning.refused", body["model"])
+            self._notify("the model server wants its reasoning sent back; sending it", "info")
+            return True
+        if field == "reasoning.refused":
+            self._notify("the model server does not accept reasoning sent back; leaving it out", "info")
+            return True
+        self._notify(f"the model server does not support {field.replace('.', ' ')} for {body['model']}", "info")
         return False
 
     def _notify(self, message: str, level: Literal["info", "warning"] = "warning") -> None:

@@ -2,7 +2,9 @@
 
 Structured output: the first request asks for `response_format` json_schema (the plan schema below),
 then `{"type": "json_object"}`, then nothing (a plain prompt). A 400, 422 or 500 answer to a request
-that carried a `response_format` means "not supported": the same request is sent again in the next mode.
+that carried a `response_format` means "not supported" (the client recognises a body naming the field
+on the first reply and does not retry it): the same request is sent again in the next mode. Modes the
+client's capabilities know a model rejects are skipped from the start, in this run and the next ones.
 The mode that worked is remembered for the rest of the process, keyed by the client's base URL and
 model (found on the model object or the `inner` model it wraps); when neither is reachable, for the
 life of this Planner only.
@@ -27,7 +29,7 @@ from collections.abc import Collection
 from functools import partial
 from typing import Any
 
-from paicli.errors import ModelHTTPError, PlanError
+from paicli.errors import ModelHTTPError, PlanError, UnsupportedRequest
 from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
@@ -99,7 +101,7 @@ class Planner:
         self.sink = sink
         self.max_tasks = max_tasks
         self.max_reasks = max(0, max_reasks)
-        self._mode = llm.capabilities.plan_format()  # what a server accepted is remembered on its client
+        self._mode = self._usable(llm.capabilities.plan_format())  # remembered on the client, across runs
 
     @property
     def mode(self) -> str:
@@ -210,9 +212,10 @@ class Planner:
             try:
                 response = await self.llm.chat(messages, response_format=RESPONSE_FORMATS[mode])
             except ModelHTTPError as error:
-                if mode == "plain" or error.status not in NOT_SUPPORTED_STATUSES:
+                refused = isinstance(error, UnsupportedRequest) or error.status in NOT_SUPPORTED_STATUSES
+                if mode == "plain" or not refused:
                     raise
-                self._mode += 1
+                self._mode = self._usable(self._mode + 1)
                 self.sink.emit(
                     Notice(
                         level="info",
@@ -224,6 +227,13 @@ class Planner:
             self.llm.capabilities.remember_plan_format(self._mode)
             self.sink.emit(ModelUsage(task_id=None, usage=response.usage))
             return response
+
+    def _usable(self, mode: int) -> int:
+        """`mode`, or the first mode after it whose response_format the model is not known to reject."""
+        accepts = self.llm.capabilities.accepts
+        while MODES[mode] != "plain" and not accepts(f"response_format.{MODES[mode]}"):
+            mode += 1
+        return mode
 
 
 # ---- messages --------------------------------------------------------------------------------------
