@@ -1,7 +1,7 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
 The first ten are the contract other programs read (README, "Headless"); the rest are additions that the REPL
-uses and that `--json` also writes, except `text_delta`, which is too chatty for a JSON stream.
+uses and that `--json` also writes, except `text_delta` and `reasoning_delta`, too chatty for a JSON stream.
 """
 
 from __future__ import annotations
@@ -120,6 +120,14 @@ class TextDelta(Event):
     """A piece of streamed assistant text (not written by `--json`)."""
 
     event: Literal["text_delta"] = "text_delta"
+    task_id: str | None
+    text: str
+
+
+class ReasoningDelta(Event):
+    """A piece of a reasoning model's thinking as it streams (not written by `--json`; never a result)."""
+
+    event: Literal["reasoning_delta"] = "reasoning_delta"
     task_id: str | None
     text: str
 

@@ -23,6 +23,8 @@ Replies (all take `latency`, seconds before the first byte; streamed ones also `
                                     one, False to send none (like llama.cpp's server in a stream)
     Reply.tool_calls([(name, args), (name, args, call_id), ...], content="", chunk=5, omit_index=False,
                      finish_reason="tool_calls")  args: a dict (JSON-encoded here) or a raw string
+    Both take `reasoning="…"`: streamed first as `reasoning_content` deltas (Reply.text: `reasoning_field`
+    "reasoning" for the OpenRouter/Ollama spelling).
     Reply.error(status, message, headers=None, html=False)
     Reply.hang(after_chunks=None)   never finishes; None sends nothing at all, n sends headers + n content
                                     chunks (of `content`), then waits for the client or the server to quit
@@ -72,6 +74,8 @@ class Reply:
 
     kind: Literal["completion", "error", "hang", "drop", "raw"]
     content: str = ""
+    reasoning: str = ""  # streamed before the content, in `reasoning_field` deltas
+    reasoning_field: str = "reasoning_content"
     calls: tuple[tuple[str, str, str | None], ...] = ()  # (name, arguments text, id or None)
     finish_reason: str | None = "stop"
     usage: dict[str, Any] | Literal[False] | None = None  # False: never sent (like llama.cpp's stream)
@@ -96,10 +100,14 @@ class Reply:
         chunk_delay: float = 0.0,
         finish_reason: str | None = "stop",
         usage: dict[str, Any] | Literal[False] | None = None,
+        reasoning: str = "",
+        reasoning_field: str = "reasoning_content",
     ) -> Reply:
         return cls(
             kind="completion",
             content=content,
+            reasoning=reasoning,
+            reasoning_field=reasoning_field,
             chunk=chunk,
             latency=latency,
             chunk_delay=chunk_delay,
@@ -119,6 +127,7 @@ class Reply:
         chunk_delay: float = 0.0,
         finish_reason: str | None = "tool_calls",
         usage: dict[str, Any] | Literal[False] | None = None,
+        reasoning: str = "",
     ) -> Reply:
         specs = []
         for spec in calls:
@@ -128,6 +137,7 @@ class Reply:
         return cls(
             kind="completion",
             content=content,
+            reasoning=reasoning,
             calls=tuple(specs),
             chunk=chunk,
             omit_index=omit_index,
@@ -552,6 +562,7 @@ class _Handler(BaseHTTPRequestHandler):
             return _sse({**envelope, "choices": [choice]})
 
         frames = [frame({"role": "assistant", "content": ""})]
+        frames += [frame({reply.reasoning_field: piece}) for piece in _pieces(reply.reasoning, reply.chunk)]
         frames += [frame({"content": piece}) for piece in _pieces(reply.content, reply.chunk)]
         for index, (name, arguments, call_id) in enumerate(reply.calls):
             where = {} if reply.omit_index else {"index": index}
@@ -573,6 +584,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _completion(self, reply: Reply, body: Body) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+        if reply.reasoning:
+            message[reply.reasoning_field] = reply.reasoning
         if reply.calls:
             message["tool_calls"] = [
                 {

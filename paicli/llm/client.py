@@ -30,6 +30,7 @@ from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError, Unsupp
 from paicli.events import EventSink, Notice, NullSink
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import CapabilityStore
+from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
 from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
@@ -38,6 +39,7 @@ from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
 
 HTML_REPLY = "the server answered with an HTML page, not JSON — is the base URL the API root?"
 KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
+MAX_ADAPTATIONS = 4  # request changes for one call, so a server that keeps changing its mind cannot loop
 _DRAIN_SECONDS = 1.0  # after [DONE], how long to wait for the body's end so the connection can be reused
 
 
@@ -102,15 +104,17 @@ class LLMClient:
         on_text: TextCallback | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        on_reasoning: TextCallback | None = None,
     ) -> ChatResponse:
-        attempt = 1
+        attempt, adaptations = 1, 0
         while True:
             body = self._body(messages, tools, response_format, model, max_tokens)
             try:
-                response = await self._attempt(body, on_text)
+                response = await self._attempt(body, on_text, on_reasoning)
             except ModelError as error:
                 if isinstance(error, ModelHTTPError) and (field := rejected_field(error.status, str(error), body)):
-                    if self._adapt(field, body):
+                    if adaptations < MAX_ADAPTATIONS and self._adapt(field, body):
+                        adaptations += 1
                         continue
                     unsupported = UnsupportedRequest(f"{error} — {_UNSUPPORTED.get(field, field)}", error.status, field)
                     raise self._final(unsupported, attempt) from error
@@ -139,7 +143,8 @@ class LLMClient:
     ) -> dict[str, Any]:
         name = model or self.model
         accepts = self.capabilities.for_model(name).accepts
-        body: dict[str, Any] = {"model": name, "messages": messages, "stream": True}
+        rule = rule_for(name, required=not accepts("reasoning.required"), refused=not accepts("reasoning.refused"))
+        body: dict[str, Any] = {"model": name, "messages": outgoing(messages, rule), "stream": True}
         if accepts("stream_options"):
             body["stream_options"] = {"include_usage": True}
         if tools:
@@ -153,8 +158,10 @@ class LLMClient:
             body["max_tokens" if accepts("max_tokens") else "max_completion_tokens"] = limit
         return body
 
-    async def _attempt(self, body: dict[str, Any], on_text: TextCallback | None) -> ChatResponse:
-        assembler = ReplyAssembler(on_text)
+    async def _attempt(
+        self, body: dict[str, Any], on_text: TextCallback | None, on_reasoning: TextCallback | None
+    ) -> ChatResponse:
+        assembler = ReplyAssembler(on_text, on_reasoning)
         headers = {
             "Authorization": f"Bearer {self._api_key}",
             "Accept": "text/event-stream",
@@ -242,6 +249,7 @@ class LLMClient:
             self._notify("the model server wants its reasoning sent back; sending it", "info")
             return True
         if field == "reasoning.refused":
+            self.capabilities.allow("reasoning.required", body["model"])
             self._notify("the model server does not accept reasoning sent back; leaving it out", "info")
             return True
         self._notify(f"the model server does not support {field.replace('.', ' ')} for {body['model']}", "info")
@@ -260,11 +268,12 @@ class LLMClient:
 def _with_usage(response: ChatResponse, body: dict[str, Any]) -> ChatResponse:
     """The reply with the usage the server left out estimated (paicli/llm/tokens.py) and marked so."""
     usage = response.usage
-    if usage.prompt_tokens and (usage.completion_tokens or not (response.content or response.tool_calls)):
+    said_something = response.content or response.reasoning or response.tool_calls
+    if usage.prompt_tokens and (usage.completion_tokens or not said_something):
         return response
     prompt = estimate_prompt(body["messages"], body.get("tools"))
     calls = ((call.name, call.arguments) for call in response.tool_calls)
-    completion = estimate_completion(response.content, "", calls)
+    completion = estimate_completion(response.content, response.reasoning, calls)
     return response.model_copy(update={"usage": fill_in(usage, prompt, completion)})
 
 

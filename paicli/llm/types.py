@@ -71,13 +71,17 @@ class ToolCall(BaseModel):
 
 class ChatResponse(BaseModel):
     content: str = ""
+    reasoning: str = ""  # what a reasoning model thought before answering; never part of `content`
     tool_calls: list[ToolCall] = []
     finish_reason: str | None = None
     usage: Usage = Usage()
 
     def to_message(self) -> Message:
-        """The assistant message to append to the conversation."""
+        """The assistant message to append to the conversation. Its reasoning travels as
+        `reasoning_content`; the client decides per model whether it is sent back (paicli/llm/reasoning.py)."""
         message: Message = {"role": "assistant", "content": self.content or None}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [call.to_wire() for call in self.tool_calls]
         return message
@@ -87,8 +91,9 @@ class ChatModel(Protocol):
     """What the agent, planner and reviewer need from a model. `paicli.llm.client.LLMClient` is the real one.
 
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
-    content deltas as they stream. Errors raise `paicli.errors.ModelError`; cancelling the awaiting task
-    closes the stream at once. `capabilities` is what the server is known to accept (shared by wrappers).
+    content deltas as they stream, `on_reasoning` the deltas of a reasoning model's thinking. Errors
+    raise `paicli.errors.ModelError`; cancelling the awaiting task closes the stream at once.
+    `capabilities` is what the server is known to accept (shared by wrappers).
     """
 
     @property
@@ -103,4 +108,5 @@ class ChatModel(Protocol):
         on_text: TextCallback | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        on_reasoning: TextCallback | None = None,
     ) -> Awaitable[ChatResponse]: ...

@@ -36,6 +36,14 @@ async def model(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def thinking(ctx: CommandContext, arg: str) -> Outcome:
+    if ctx.last_thinking:
+        ctx.say(ctx.last_thinking, "dim italic")
+    else:
+        ctx.say("no thinking yet: the model has not shown any reasoning in this session", "dim")
+    return Outcome.CONTINUE
+
+
 async def leave(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.EXIT
 
@@ -84,5 +92,6 @@ COMMANDS: list[Command] = [
             usage="[ask|auto|yolo]"),
     Command("/audit", "the latest N tool calls and what was decided about them", audit, usage="[N]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
+    Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

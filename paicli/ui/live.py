@@ -40,6 +40,7 @@ from paicli.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    ReasoningDelta,
     ReplanEvent,
     ReviewEvent,
     TaskFinished,
@@ -196,6 +197,8 @@ class LivePlanView:
             self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
         elif isinstance(event, ToolResultEvent) and row is not None:
             row.activity_failed = not event.ok
+        elif isinstance(event, ReasoningDelta) and row is not None:
+            row.activity, row.activity_failed = "thinking…", False
         elif isinstance(event, ModelUsage):
             self.usage = self.usage + event.usage
             if row is not None:

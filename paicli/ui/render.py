@@ -24,10 +24,11 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
-from paicli.events import Event, ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.events import Event, ModelUsage, Notice, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
+from paicli.ui.thinking import Thinking, with_thinking
 
 PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
@@ -176,14 +177,22 @@ class ChatRenderer:
         self._after_tool_lines = False  # text printed next gets a blank line before it
         self._waiting_since: float | None = None  # the model was asked and has not answered yet
         self._ticker: asyncio.Task[None] | None = None
+        self.thinking = Thinking()  # a reasoning model's thought: live while it streams, then one line
 
     # ---- EventSink ----
 
     def emit(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
+        if isinstance(event, ReasoningDelta):
+            self.thinking.add(event.text)
+            self.begin_wait()
+            if self.live_preview:
+                self._preview()
+        elif isinstance(event, TextDelta):
+            self._close_thinking()
             self._stop_waiting()
             self._text(event.text)
         elif isinstance(event, ToolCallEvent):
+            self._close_thinking()
             self._stop_waiting()
             self.flush()
             self._tool_call(event)
@@ -225,6 +234,7 @@ class ChatRenderer:
 
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
+        self._close_thinking()
         self._stop_preview()
         rest = self._blocks.finish()
         if rest.strip():
@@ -283,8 +293,14 @@ class ChatRenderer:
             return Markdown(self._mask(text), hyperlinks=False)
         if self._waiting_since is not None:
             waited = format_duration(time.monotonic() - self._waiting_since)
-            return Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+            header = Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+            return with_thinking(header, self.thinking, self.console.width, rows)
         return Text("")
+
+    def _close_thinking(self) -> None:
+        summary = self.thinking.close()
+        if summary is not None:
+            self.line(summary, "dim")
 
     def _stop_preview(self) -> None:
         if self._live is not None:

@@ -135,6 +135,10 @@ class Repl:
     def model(self) -> str:
         return self.runtime.llm.model
 
+    @property
+    def last_thinking(self) -> str:
+        return self.renderer.thinking.last
+
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
         self.runtime.settings = self.runtime.settings.model_copy(update={"model": name})
