@@ -36,10 +36,21 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument("--resume", metavar="ID", default=default, help="continue a saved plan (with `plan`)")
     parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
                         help="run a plan written by hand (with `plan`)")
+    parser.add_argument("--provider", metavar="NAME", default=default,
+                        help="a provider preset: base URL, default model, key variable (see below)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="paicli", description="A plan-then-execute coding agent for the terminal.")
+    from paicli.llm.providers import presets_help
+
+    parser = argparse.ArgumentParser(
+        prog="paicli",
+        description="A plan-then-execute coding agent for the terminal.",
+        epilog="provider presets (--provider NAME):\n" + presets_help() + "\n\nkeys: PAICLI_API_KEY, else the "
+        "provider's own (DEEPSEEK_API_KEY, MOONSHOT_API_KEY, DASHSCOPE_API_KEY, ZHIPUAI_API_KEY,\n"
+        "OPENROUTER_API_KEY; OPENAI_API_KEY for openai or a custom base URL only); local servers need none.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _global_options(parser, suppress=False)
     commands = parser.add_subparsers(dest="command", metavar="{run,plan}")
@@ -55,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-SETTING_FLAGS = ("model", "base_url", "max_parallel", "max_replans", "schedule", "approval")
+SETTING_FLAGS = ("model", "base_url", "provider", "max_parallel", "max_replans", "schedule", "approval")
 
 
 def settings_flags(args: argparse.Namespace) -> dict[str, Any]:

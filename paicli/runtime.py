@@ -148,6 +148,7 @@ def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
         backoff_base=s.retry_backoff,
         sink=sink,
         store=capability_store(home),
+        headers=dict(s.preset.headers) if s.preset is not None else None,
     )
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)

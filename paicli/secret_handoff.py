@@ -24,7 +24,8 @@ import stat
 import sys
 from collections.abc import Mapping, MutableMapping, Sequence
 
-KEY_VARIABLES = ("PAICLI_API_KEY", "OPENAI_API_KEY")
+from paicli.llm.providers import KEY_VARIABLES  # PAICLI_API_KEY and each provider's own (DEEPSEEK_API_KEY, ...)
+
 HANDOFF_VARIABLE = "PAICLI_KEY_FD"
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 _PIPE_SIZE = 1 << 20  # what Linux lets an unprivileged process ask for (fs.pipe-max-size)

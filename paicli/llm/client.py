@@ -75,6 +75,7 @@ class LLMClient:
         backoff_max: float = 30.0,
         sink: EventSink | None = None,
         store: CapabilityStore | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -82,6 +83,7 @@ class LLMClient:
         self.max_tokens = max_tokens
         self.max_attempts = max(1, max_attempts)
         self._api_key = api_key
+        self._headers = dict(headers or {})  # a provider's own (OpenRouter's app name)
         self._url = f"{self.base_url}/chat/completions"
         self._read_timeout = read_timeout
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
@@ -162,11 +164,9 @@ class LLMClient:
         self, body: dict[str, Any], on_text: TextCallback | None, on_reasoning: TextCallback | None
     ) -> ChatResponse:
         assembler = ReplyAssembler(on_text, on_reasoning)
-        headers = {
-            "Authorization": f"Bearer {self._api_key}",
-            "Accept": "text/event-stream",
-            "User-Agent": f"paicli/{__version__}",
-        }
+        headers = {**self._headers, "Accept": "text/event-stream", "User-Agent": f"paicli/{__version__}"}
+        if self._api_key:  # a local server may need none
+            headers["Authorization"] = f"Bearer {self._api_key}"
         try:
             async with self._http.stream(
                 "POST", self._url, json=body, headers=headers, timeout=self._timeout
