@@ -86,10 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
     from paicli.errors import EXIT_CANCELLED, EXIT_USAGE, ConfigError
+    from paicli.llm.providers import KEY_VARIABLES
     from paicli.secret_handoff import HandoffError, secure_start
 
     try:
-        handed_over = secure_start() if argv is None else {}
+        handed_over = secure_start(KEY_VARIABLES) if argv is None else {}
     except HandoffError as err:
         print(f"paicli: {err}", file=sys.stderr)
         return EXIT_USAGE
