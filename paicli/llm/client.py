@@ -18,9 +18,6 @@ way it is recorded in `capabilities` (per model, remembered across runs when the
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 import httpx
@@ -32,15 +29,14 @@ from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
+from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
 from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
-from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
+from paicli.llm.sse import ReplyAssembler
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
 
-HTML_REPLY = "the server answered with an HTML page, not JSON — is the base URL the API root?"
 KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
 MAX_ADAPTATIONS = 4  # request changes for one call, so a server that keeps changing its mind cannot loop
-_DRAIN_SECONDS = 1.0  # after [DONE], how long to wait for the body's end so the connection can be reused
 
 
 _UNSUPPORTED = {
@@ -179,8 +175,8 @@ class LLMClient:
                     raise ModelProtocolError(f"{HTML_REPLY} (POST {self._url})")
                 if "json" in content_type:  # the server ignored `stream: true`
                     await response.aread()
-                    return _whole_reply(response.text, assembler)
-                return await _read_stream(response, assembler)
+                    return whole_reply(response.text, assembler)
+                return await read_stream(response, assembler)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, assembler.started) from exc
         except httpx.InvalidURL as exc:
@@ -190,7 +186,7 @@ class LLMClient:
 
     def _http_error(self, response: httpx.Response, model: str) -> ModelHTTPError:
         status = response.status_code
-        explanation = _server_message(response)
+        explanation = server_message(response)
         message = f"HTTP {status}: {explanation}"
         if explanation == HTML_REPLY:
             message += f" (POST {self._url})"
@@ -275,78 +271,3 @@ def _with_usage(response: ChatResponse, body: dict[str, Any]) -> ChatResponse:
     calls = ((call.name, call.arguments) for call in response.tool_calls)
     completion = estimate_completion(response.content, response.reasoning, calls)
     return response.model_copy(update={"usage": fill_in(usage, prompt, completion)})
-
-
-async def _read_stream(response: httpx.Response, assembler: ReplyAssembler) -> ChatResponse:
-    events = SSEDecoder().events(response.aiter_text())
-    saw_done = False
-    try:
-        async for data in events:
-            if data.strip() == "[DONE]":
-                saw_done = True
-                break
-            assembler.feed_json(data)
-        if saw_done:
-            await _drain(events)
-    except httpx.HTTPError:
-        if assembler.finish_reason is None:
-            raise
-        # the reply was complete; only the optional usage chunk and [DONE] were lost
-    finally:
-        await events.aclose()
-    if not saw_done and assembler.finish_reason is None:
-        if assembler.started:
-            raise ModelProtocolError("the stream ended before the reply was complete (no finish_reason, no [DONE])")
-        raise ModelProtocolError("the stream ended before any content arrived", retryable=True)
-    return assembler.result()
-
-
-async def _drain(events: AsyncGenerator[str, None]) -> None:
-    with contextlib.suppress(TimeoutError, httpx.HTTPError):
-        async with asyncio.timeout(_DRAIN_SECONDS):
-            async for _ in events:
-                pass
-
-
-def _whole_reply(text: str, assembler: ReplyAssembler) -> ChatResponse:
-    """A non-streamed completion (or an SSE body mislabelled as JSON)."""
-    if text.lstrip().startswith("data:"):
-        decoder = SSEDecoder()
-        for data in [*decoder.feed(text), *decoder.close()]:
-            if data.strip() != "[DONE]":
-                assembler.feed_json(data)
-        return assembler.result()
-    try:
-        completion = json.loads(text)
-    except ValueError:
-        raise ModelProtocolError(f"the model server answered with invalid JSON: {snippet(text)}") from None
-    if not isinstance(completion, dict):
-        raise ModelProtocolError(f"the model server answered with unexpected JSON: {snippet(text)}")
-    chunk = dict(completion)
-    for choice in chunk.get("choices") or []:
-        message = choice.get("message") if isinstance(choice, dict) else None
-        if isinstance(message, dict):
-            calls = [{"index": n, **call} for n, call in enumerate(message.get("tool_calls") or [])]
-            choice["delta"] = {**message, "tool_calls": calls}
-    assembler.feed(chunk)
-    return assembler.result()
-
-
-def _server_message(response: httpx.Response) -> str:
-    """The server's own explanation: JSON `error.message` (or similar), else a short text snippet."""
-    text = response.text
-    content_type = response.headers.get("content-type", "").lower()
-    if "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")):
-        return HTML_REPLY
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return snippet(str(error["message"]))
-        for candidate in (error, data.get("message"), data.get("detail")):
-            if isinstance(candidate, str) and candidate:
-                return snippet(candidate)
-    return snippet(text) or response.reason_phrase or "(no message)"
