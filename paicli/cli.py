@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _global_options(parser, suppress=False)
-    commands = parser.add_subparsers(dest="command", metavar="{run,plan}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,plan,doctor}")
     run = commands.add_parser("run", help="one ReAct turn, no plan; the final answer goes to stdout")
     run.add_argument("prompt", help="what to do")
     run.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked")
     plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
     _global_options(plan, suppress=True)
+    doctor = commands.add_parser("doctor", help="probe the configured endpoint's capabilities")
+    doctor.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    doctor.add_argument("--refresh", action="store_true", help="forget what was remembered about servers first")
+    _global_options(doctor, suppress=True)
     return parser
 
 
@@ -118,6 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from paicli.ui.repl import run_repl
 
             return run_repl(settings)
+        if args.command == "doctor":
+            from paicli.doctor import doctor_command
+
+            return doctor_command(settings, json_mode=args.json, refresh=args.refresh)
         if args.command == "run":
             from paicli.headless import run_command
 

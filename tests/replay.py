@@ -36,3 +36,8 @@ def recorded_http(name: str) -> Reply:
     assert int(lowered["content-length"]) == len(body)
     kept = tuple((k, v) for k, v in headers.items() if k.lower() not in ("content-length", "content-type"))
     return Reply(kind="error", status=status, body=body, content_type=lowered["content-type"], headers=kept)
+
+
+def recorded_json(name: str) -> Reply:
+    """A recorded non-streamed JSON completion, sent as is with status 200."""
+    return Reply(kind="error", status=200, body=recording(name), content_type="application/json")
