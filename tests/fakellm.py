@@ -37,6 +37,7 @@ fragments (id + name first, arguments in `chunk`-sized pieces), a finish chunk, 
 `stream: true` get one plain JSON completion. Unless `usage` is given it is computed deterministically:
 prompt_tokens = len(json.dumps(messages + tools)) // 4, completion_tokens = len(content + arguments) // 4.
 Tool-call ids are "call_1", "call_2", … in the order the fake sends them, unless given.
+`fake.models_reply` (a Reply, e.g. a recorded one from tests/replay.py) replaces what GET /models answers.
 
 Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), last_message_contains(text),
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
