@@ -1,9 +1,11 @@
-"""Planner replies for the robustness benchmark: the corpus of tests/plan/corpus.py plus mutations of
-its replies, each with what `parse_plan_reply` must do with it.
+"""Planner replies for the robustness benchmark: the corpus of tests/plan/corpus.py and
+tests/plan/corpus_contract.py plus mutations of its replies, each with what the planner must do with it
+(`parse_plan_reply`, and for the contract's cases the plan contract too).
 
 Mutations of the accepted replies (all seeded): random truncation with finish_reason "length" (must be
 rejected) and with "stop" (must be rejected, or give the very same full plan when only trailing prose
-was cut); the reply in a code fence; prose around it; key aliases (depends_on, task_id, ...); a cycle
+was cut); the reply in a code fence; prose around it; key aliases (depends_on, task_id, writes,
+tool_call, ...); a cycle
 or a self-dependency added (must be rejected with the cycle named).
 """
 
@@ -14,13 +16,16 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tests.plan.corpus import CASES, Accept, Case, TaskSpec
+from tests.plan.corpus import Accept, Case, TaskSpec
+from tests.plan.corpus_contract import EVERY_CASE
 
 MUTATE_AT_MOST = 20_000  # characters; the corpus's 200 KB and 400 KB replies are only used as they are
 CUT_OFF_HINTS = ("cut off", "unterminated", "contains no JSON", "was empty", 'no "tasks" array', "has no tasks")
 DEPENDENCY_ALIASES = ("depends_on", "dependsOn", "deps", "depends")
 ID_ALIASES = ("task_id", "taskId")
 TYPE_ALIASES = ("task_type", "taskType", "kind")
+FILES_ALIASES = ("files", "writes", "paths")
+ACTION_ALIASES = ("action", "tool_call")
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,16 @@ class Trial:
     either: bool = False  # a rejection (with a hint) and the `accept` plan are both correct
     external_ids: frozenset[str] = field(default_factory=frozenset)
     max_tasks: int = 50
+    contract: bool = False  # checked against the plan contract too (in tests/plan/corpus_contract.py's workspace)
+    files: dict[str, list[str]] | None = None  # as Accept's: checked when given
+    actions: dict[str, tuple[str, dict[str, Any]]] | None = None
+
+    @property
+    def label(self) -> Accept | None:
+        """What must come out, as the corpus labels it (None: it must be rejected)."""
+        if self.accept is None:
+            return None
+        return Accept(self.accept, summary=self.summary, files=self.files, actions=self.actions)
 
     @property
     def must_accept(self) -> bool:
@@ -46,15 +61,22 @@ class Trial:
 
 
 def from_case(case: Case) -> Trial:
-    common = {"external_ids": case.external_ids, "max_tasks": case.max_tasks, "finish_reason": case.finish_reason}
+    common: dict[str, Any] = {
+        "external_ids": case.external_ids,
+        "max_tasks": case.max_tasks,
+        "finish_reason": case.finish_reason,
+        "contract": case.contract,
+    }
     if isinstance(case.expect, Accept):
-        return Trial(case.name, "corpus", case.reply, accept=case.expect.tasks, summary=case.expect.summary, **common)
+        expect = case.expect
+        return Trial(case.name, "corpus", case.reply, accept=expect.tasks, summary=expect.summary,
+                     files=expect.files, actions=expect.actions, **common)  # fmt: skip
     return Trial(case.name, "corpus", case.reply, hints=(case.expect.contains,), **common)
 
 
 def trials(seed: int = 6) -> list[Trial]:
     rng = random.Random(seed)
-    base = [from_case(case) for case in CASES]
+    base = [from_case(case) for case in EVERY_CASE]
     mutated: list[Trial] = []
     for trial in base:
         if not trial.must_accept or len(trial.reply) > MUTATE_AT_MOST:
@@ -136,6 +158,10 @@ def _aliased(trial: Trial, value: dict[str, Any], rng: random.Random) -> Trial:
                 key = rng.choice(ID_ALIASES)
             elif key == "type":
                 key = rng.choice(TYPE_ALIASES)
+            elif key == "files":
+                key = rng.choice(FILES_ALIASES)
+            elif key == "action":
+                key = rng.choice(ACTION_ALIASES)
             renamed[key] = item
         tasks.append(renamed)
     key = "steps" if rng.random() < 0.3 else "tasks"

@@ -2,7 +2,9 @@
 
 Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL / PAICLI_PROVIDER, falling back to
 OPENAI_API_KEY / OPENAI_BASE_URL (for the openai provider or none only); PAICLI_PLAN_MAX_REPLANS for the
-replan limit. Config files use the field names below (`model = "deepseek-chat"`, `max_parallel = 4`, ...).
+replan limit. Config files use the field names below (`model = "deepseek-chat"`, `max_parallel = 4`, ...),
+plus two tables: `[models]` (task type → model, see paicli/plan/routing.py) and `[prices."NAME"]`
+(`input`, `output` per million tokens), which merge entry by entry across the two files.
 
 A provider preset (paicli/llm/providers.py) fills in `base_url` and `model` unless they are set at the
 same level as `provider` or a higher one (levels: ~/.paicli < workspace config < environment < flags),
@@ -19,11 +21,12 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationError, field_validator
 
 from paicli.errors import ConfigError
+from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
 from paicli.policy.rules import check_rules
 from paicli.tools.confined import UnsafeFile, read_path
@@ -40,6 +43,10 @@ from paicli.trust import (
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
+# The task types of a plan (paicli/plan/model.py TaskType, which sits above this layer; a test keeps the
+# two lists equal), the keys of the [models] table.
+TASK_TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
+ModelName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^\S+$")]
 
 
 class Settings(BaseModel):
@@ -65,11 +72,25 @@ class Settings(BaseModel):
     review_threshold: float = Field(8.0, ge=0, le=10, description="review score that counts as done")
     max_rounds: int = Field(3, ge=1, description="plan → execute → review rounds at most")
     reviewer_model: str | None = Field(None, description="model for the reviewer; None = `model`")
+    planner_model: ModelName | None = Field(None, description="model for planning and replanning; None = `model`")
+    executor_model: ModelName | None = Field(None, description="model for plan tasks; None = `model`")
+    summarizer_model: ModelName | None = Field(None, description="model for a plan's final answer; None = `model`")
+    models: dict[str, ModelName] = Field(
+        default_factory=dict, description="[models] task type → model for its tasks; beats executor_model"
+    )
+    prices: dict[ModelName, Price] = Field(
+        default_factory=dict, description='[prices."NAME"] input, output: per million tokens'
+    )
     approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="None = ask in the REPL, auto headless")
     context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
     allow: list[str] = Field(default_factory=list, description="rules for calls that run unasked (policy/rules.py)")
     deny: list[str] = Field(default_factory=list, description="rules for calls refused in every mode; deny wins")
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _known_task_types(cls, value: Any) -> Any:
+        return task_models(value) if isinstance(value, dict) else value
 
     @field_validator("allow", "deny")
     @classmethod
@@ -109,6 +130,20 @@ OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"} 
 HOME_LEVEL, WORKSPACE_LEVEL, ENV_LEVEL, FLAG_LEVEL = 1, 2, 3, 4
 
 
+def task_models(table: Mapping[str, Any]) -> dict[str, Any]:
+    """The [models] table keyed by task type names (`analysis`, `file-read` → `ANALYSIS`, `FILE_READ`);
+    ValueError for a name that is no task type, or a type named twice."""
+    models: dict[str, Any] = {}
+    for name, model in table.items():
+        key = str(name).strip().upper().replace("-", "_").replace(" ", "_")
+        if key not in TASK_TYPES:
+            raise ValueError(f"unknown task type {str(name)[:40]!r} (the types are {', '.join(TASK_TYPES)})")
+        if key in models:
+            raise ValueError(f"{key} is set twice")
+        models[key] = model
+    return models
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
     """The user's own config file (symlinks followed: the user put it there); {} when there is none."""
     try:
@@ -132,6 +167,11 @@ def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
     data.pop("workspace", None)
+    if isinstance(data.get("models"), dict):
+        try:
+            data["models"] = task_models(data["models"])
+        except ValueError as err:
+            raise ConfigError(f"{path}: [models]: {err}") from None
     return data
 
 
@@ -222,10 +262,14 @@ def _defaults() -> dict[str, Any]:
 
 
 def _merge_config(merged: dict[str, Any], values: Mapping[str, Any], levels: dict[str, int], level: int) -> None:
+    """A later source's values over an earlier one's (each key's `level` noted, for the provider preset);
+    rule lists add up, and the [models] and [prices] tables merge entry by entry."""
     for key, value in values.items():
         levels[key] = level
         if key in ("allow", "deny") and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
+        elif key in ("models", "prices") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
         else:
             merged[key] = value
 

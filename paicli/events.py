@@ -2,15 +2,20 @@
 
 The first ten are the contract other programs read (README, "Headless"); the rest are additions that the REPL
 uses and that `--json` also writes, except `text_delta` and `reasoning_delta`, too chatty for a JSON stream.
+
+Statuses and types are the enums of `paicli.kinds` (written as their names). `AnyEvent` is the union of
+every event, discriminated by its `event` field: `parse_event` reads a JSON line back into its class, so
+consumers switch on types, never on dictionaries.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter, field_validator, model_serializer
 
+from paicli.kinds import FINAL_PLAN_STATUSES, FINISHED_TASK_STATUSES, PlanStatus, TaskStatus, TaskType
 from paicli.llm.types import Estimate, Usage
 
 
@@ -27,9 +32,9 @@ class ActionView(BaseModel):
 class TaskView(BaseModel):
     id: str
     description: str
-    type: str
+    type: TaskType
     dependencies: list[str]
-    status: str
+    status: TaskStatus
     files: list[str] | None = None  # the plan contract: paths it may change (None: not declared)
     action: ActionView | None = None  # one exact tool call run without a model request
 
@@ -80,9 +85,16 @@ class ToolResultEvent(Event):
 class TaskFinished(Event):
     event: Literal["task_finished"] = "task_finished"
     task_id: str
-    status: Literal["COMPLETED", "FAILED", "SKIPPED"]
+    status: TaskStatus  # COMPLETED, FAILED or SKIPPED
     result: str | None = None
     error: str | None = None
+
+    @field_validator("status")
+    @classmethod
+    def _finished(cls, status: TaskStatus) -> TaskStatus:
+        if status not in FINISHED_TASK_STATUSES:
+            raise ValueError(f"a task that finished is COMPLETED, FAILED or SKIPPED, not {status}")
+        return status
 
 
 class ReplanEvent(Event):
@@ -100,11 +112,18 @@ class ReviewEvent(Event):
 
 class PlanFinished(Event):
     event: Literal["plan_finished"] = "plan_finished"
-    status: Literal["COMPLETED", "FAILED", "CANCELLED"]
+    status: PlanStatus  # COMPLETED, FAILED or CANCELLED
     summary: str | None = None
     usage: Usage
     estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
-    requests: int | None = None  # addition: model requests actually made
+    requests: int | None = None  # addition: model requests made after the plan was approved
+
+    @field_validator("status")
+    @classmethod
+    def _final(cls, status: PlanStatus) -> PlanStatus:
+        if status not in FINAL_PLAN_STATUSES:
+            raise ValueError(f"a plan that finished is COMPLETED, FAILED or CANCELLED, not {status}")
+        return status
 
 
 class RunFinished(Event):
@@ -146,6 +165,19 @@ class Notice(Event):
     event: Literal["notice"] = "notice"
     level: Literal["info", "warning", "error"] = "info"
     message: str
+
+
+AnyEvent = Annotated[
+    PlanCreated | PlanApproved | TaskStarted | ToolCallEvent | ToolResultEvent | TaskFinished | ReplanEvent
+    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ReasoningDelta | ModelUsage | Notice,
+    Field(discriminator="event"),
+]  # fmt: skip
+_ANY_EVENT: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+
+def parse_event(line: str | bytes) -> AnyEvent:
+    """One JSON line of `--json` output back into its event class (pydantic.ValidationError if it is none)."""
+    return _ANY_EVENT.validate_json(line)
 
 
 class EventSink(Protocol):

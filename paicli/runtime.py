@@ -17,6 +17,7 @@ from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
+from paicli.llm.routed import RoutedModel
 from paicli.llm.types import ChatModel
 from paicli.plan.contract import Contract, scope_of
 from paicli.plan.estimate import Estimator
@@ -24,6 +25,7 @@ from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
 from paicli.plan.review import Reviewer
+from paicli.plan.routing import model_for_planner, model_for_reviewer, model_for_summarizer, model_for_task
 from paicli.plan.scheduler import Scheduler
 from paicli.plan.session import Approve, PlanSession, approve_unasked
 from paicli.plan.store import PlanRecorder, PlanStore
@@ -87,10 +89,16 @@ class Runtime:
     def estimator(self) -> Estimator:
         """What a plan will cost (paicli/plan/estimate.py), from this session's prompts and tool schemas."""
         fixed = len(self.system_prompt("executor")) + len(json.dumps(self.tools.specs()))
+        s = self.settings
         return Estimator(
             fixed_tokens=fixed // 4,
             closing_fixed_tokens=len(self.system_prompt("summarizer")) // 4,
-            review=self.settings.review,
+            review=s.review,
+            workspace=self.workspace,
+            route=lambda task_type: model_for_task(s, task_type),
+            summarizer_model=model_for_summarizer(s),
+            reviewer_model=model_for_reviewer(s),
+            prices=s.prices,
         )
 
     def system_prompt(self, mode: str | None) -> str:
@@ -175,14 +183,16 @@ def build_plan_session(
     plan_id: str | None = None,
 ) -> PlanSession:
     """Everything one plan needs, sharing the runtime's client and locks. Its own usage meter (with the
-    hard budget) wraps the client, so the plan's usage and budget count only this plan's requests."""
+    hard budget) wraps the client, so the plan's usage and budget count only this plan's requests. The
+    planner, each task, the summarizer and the reviewer name the model paicli/plan/routing.py gives them."""
     s = runtime.settings
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
     summarizer_prompt = runtime.system_prompt("summarizer")
 
     def make_loop(task: Task) -> ReactLoop:
-        return runtime.react(sink, llm=meter, task_id=task.id, scope=scope_of(task), answer_on_budget=False)
+        llm = RoutedModel(meter, model_for_task(s, task.type))
+        return runtime.react(sink, llm=llm, task_id=task.id, scope=scope_of(task), answer_on_budget=False)
 
     recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
     scheduler = Scheduler(
@@ -192,7 +202,12 @@ def build_plan_session(
         schedule=s.schedule,
         on_change=recorder,
     )
-    planner = Planner(meter, system_prompt=runtime.system_prompt("planner"), sink=sink, contract=runtime.contract())
+    planner = Planner(
+        RoutedModel(meter, model_for_planner(s)),
+        system_prompt=runtime.system_prompt("planner"),
+        sink=sink,
+        contract=runtime.contract(),
+    )
     session = PlanSession(
         planner=planner,
         scheduler=scheduler,
@@ -203,12 +218,12 @@ def build_plan_session(
         meter=meter,
         on_change=recorder,
         flush=recorder.flush,
-        reviewer=Reviewer(meter, system_prompt=runtime.system_prompt("reviewer"), model=s.reviewer_model)
+        reviewer=Reviewer(meter, system_prompt=runtime.system_prompt("reviewer"), model=model_for_reviewer(s))
         if s.review
         else None,
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
-        summarize=Summarizer(meter, system_prompt=summarizer_prompt),
+        summarize=Summarizer(RoutedModel(meter, model_for_summarizer(s)), system_prompt=summarizer_prompt),
         estimator=runtime.estimator(),
     )
     recorder.failure = lambda: session.failure

@@ -5,9 +5,8 @@ apply only once the user has confirmed that file for that repository, and some o
 
 Trust-only (`requires_trust`): ignored with a warning until trusted.
 - where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`;
-- model names (`model`, `reviewer_model`, any other `*_model`) and prices (any key with "price" in its
-  name; none exist yet, the rule is by name so a new one is covered the day it is added): a repository
-  must not pick what the user pays per token.
+- model names (`model`, `reviewer_model`, any other `*_model`, the `[models]` table) and prices (any key
+  with "price" in its name, `[prices]` included): a repository must not pick what the user pays per token.
 
 Downwards only (`SPENDING_LIMITS`): a repository may lower them (a smaller budget, fewer rounds, less
 parallelism, the reviewer off) without being trusted, never raise them above the user's own value (their
@@ -65,7 +64,7 @@ MAX_PROMPT_FILES = 500  # entries of .paicli/prompts looked at
 
 def requires_trust(key: str) -> bool:
     """Keys a repository's config may set only once trusted, whatever their value."""
-    return key in SENSITIVE_KEYS or key == "model" or key.endswith("_model") or "price" in key
+    return key in SENSITIVE_KEYS or key in ("model", "models") or key.endswith("_model") or "price" in key
 
 
 @dataclass(frozen=True)

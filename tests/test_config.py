@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from paicli.config import load_settings
+from paicli.config import Settings, load_settings
 from paicli.errors import ConfigError
+from paicli.trust import TrustStore, read_repo_file
 
 
 def write_toml(path: Path, text: str) -> None:
@@ -90,6 +91,81 @@ def test_the_users_own_config_may_be_a_symlink_but_not_a_fifo(tmp_path: Path) ->
     os.mkfifo(home / ".paicli" / "config.toml")
     with pytest.raises(ConfigError, match="is a FIFO, not a regular file"):
         load_settings(workspace=tmp_path, env={}, home=home)
+
+
+# ---- model routing and prices --------------------------------------------------------------------------
+
+
+ROUTING = """
+planner_model = "plan-model"
+executor_model = "exec-model"
+summarizer_model = "sum-model"
+
+[models]
+analysis = "deep-model"
+File-Read = "cheap-model"
+
+[prices."deep-model"]
+input = 0.55
+output = 2.19
+
+[prices.cheap-model]
+input = 0
+output = 0.5
+"""
+
+
+def test_model_routing_settings_and_prices_are_read_from_the_config(tmp_path: Path) -> None:
+    write_toml(tmp_path / "home" / ".paicli" / "config.toml", ROUTING)
+    s = load_settings(workspace=tmp_path, env={}, home=tmp_path / "home")
+    assert (s.planner_model, s.executor_model, s.summarizer_model) == ("plan-model", "exec-model", "sum-model")
+    assert s.models == {"ANALYSIS": "deep-model", "FILE_READ": "cheap-model"}  # type names, any case
+    assert s.prices["deep-model"].input == 0.55 and s.prices["deep-model"].output == 2.19
+    assert s.prices["cheap-model"].cost(1_000_000, 2_000_000) == 1.0
+
+
+def test_models_and_prices_merge_entry_by_entry_across_the_two_files(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_toml(home / ".paicli" / "config.toml", ROUTING)
+    write_toml(tmp_path / "ws" / ".paicli" / "config.toml", '[models]\nANALYSIS = "other"\n')
+    repo_file = read_repo_file((tmp_path / "ws").resolve(), ".paicli/config.toml")
+    assert repo_file is not None
+    TrustStore(home).trust(repo_file)  # a repository's models apply once the user trusts its config
+    s = load_settings(workspace=tmp_path / "ws", env={}, home=home)
+    assert s.models == {"ANALYSIS": "other", "FILE_READ": "cheap-model"}
+    assert set(s.prices) == {"deep-model", "cheap-model"}
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('[models]\nANALYSYS = "x"', r"\[models\]: unknown task type 'ANALYSYS' \(the types are FILE_READ, FILE_WRITE, "
+         r"COMMAND, ANALYSIS, VERIFICATION\)"),
+        ('[models]\n"bad\\nname" = "x"', r"unknown task type 'bad\\nname'"),
+        ('[models]\nanalysis = "x"\nANALYSIS = "y"', "ANALYSIS is set twice"),
+        ('[models]\nANALYSIS = ""', "models.ANALYSIS"),
+        ('[models]\nANALYSIS = "two words"', "models.ANALYSIS"),
+        ('[models]\nANALYSIS = 3', "models.ANALYSIS"),
+        ("models = 3", "models"),
+        ('planner_model = ""', "planner_model"),
+        ('[prices.m]\ninput = -1\noutput = 1', r"prices\.m\.input: .*greater than or equal to 0"),
+        ('[prices.m]\ninput = "0.27"\noutput = 1', r"prices\.m\.input: .*valid number"),
+        ("[prices.m]\ninput = true\noutput = 1", r"prices\.m\.input: .*valid number"),
+        ("[prices.m]\ninput = inf\noutput = 1", r"prices\.m\.input: .*finite number"),
+        ("[prices.m]\ninput = 1\noutput = 1\ncached = 0.1", r"prices\.m\.cached: Extra inputs"),
+        ("prices = 1", "prices"),
+    ],
+)
+def test_bad_routing_or_prices_are_one_line_configuration_errors(tmp_path: Path, text: str, message: str) -> None:
+    write_toml(tmp_path / "home" / ".paicli" / "config.toml", text)
+    with pytest.raises(ConfigError, match=message) as err:
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "home")
+    assert "\n" not in str(err.value)
+
+
+def test_an_unknown_task_type_is_refused_whatever_the_source() -> None:
+    with pytest.raises(ValueError, match="unknown task type 'review'"):
+        Settings.model_validate({"models": {"review": "x"}})
 
 
 def test_the_home_folder_is_home_when_set_else_the_accounts(tmp_path: Path) -> None:

@@ -83,7 +83,8 @@ def test_hard_budget_fails_the_plan_and_starts_no_request_after_it(
     assert done.code == 1
     finished = done.of("plan_finished")[0]
     assert finished["status"] == "FAILED" and "budget spent" in finished["summary"]
-    assert finished["usage"] == {"prompt_tokens": 1000, "completion_tokens": 20}
+    spent = {"prompt_tokens": 1000, "completion_tokens": 20}
+    assert finished["usage"] == {**spent, "by_model": {"fake-model": spent}}
     assert requests_of(fake, "b") == []
 
 

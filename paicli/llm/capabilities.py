@@ -26,7 +26,7 @@ class Capabilities:
 
     def for_model(self, model: str | None) -> Capabilities:
         """The same knowledge (shared, not copied) as seen by requests that name `model` when they name
-        none: how a wrapper routing to its own model remembers for that model."""
+        none: how a wrapper routing to its own model remembers for that model (paicli/llm/routed.py)."""
         if model is None:
             return self
         view = Capabilities(lambda: model, base_url=self.base_url, store=self.store)

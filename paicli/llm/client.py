@@ -126,8 +126,9 @@ class LLMClient:
                 )
                 await asyncio.sleep(delay)
                 attempt += 1
-            else:
-                return _with_usage(response, body)
+            else:  # estimated where the server reported none; counted for the model the request named
+                response = _with_usage(response, body)
+                return response.model_copy(update={"usage": response.usage.of_model(body["model"])})
 
     # ---- one attempt ---------------------------------------------------------------------------------
 

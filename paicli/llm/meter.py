@@ -2,6 +2,8 @@
 
 Meters nest: the session's meter wraps the client, a plan's meter wraps the session's, so one request
 counts in both. A spent budget refuses to *start* a request; requests already running finish.
+The usage is also kept per model (`usage.by_model`): the client counts each reply for the model its
+request named, and sums of `Usage` add up per model.
 """
 
 from __future__ import annotations

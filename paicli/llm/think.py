@@ -71,3 +71,12 @@ def _partial_tag_length(text: str) -> int:
         if CLOSE.startswith(text[-size:]):
             return size
     return 0
+
+
+def split_reply(text: str) -> tuple[str, str]:
+    """(reasoning, content) of a whole reply, as a stream of it is split, however it is cut."""
+    splitter = ThinkSplitter()
+    reasoning, content = splitter.feed(text)
+    rest_reasoning, rest_content = splitter.finish()
+    late_reasoning, content = split_closing_tag(content + rest_content)
+    return reasoning + rest_reasoning + late_reasoning, content

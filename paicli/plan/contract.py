@@ -7,9 +7,9 @@ changes the files it declares in `files` (a path ending in `/` covers that folde
 `Contract.problems` checks a plan before it runs (the planner re-asks with these lines; a hand-edited
 plan gets them too), each problem one line naming the task:
 - a FILE_WRITE task without `files` (plans written before contracts are accepted by `accept_legacy`
-  instead: such a task may write anywhere and is ordered after every other writer);
+  instead: such a task may write anywhere and is ordered after every other writer), or with none in it;
 - `files` on a task that writes nothing, or a path the workspace guard refuses (outside the workspace,
-  `.git/`, `.paicli/`) or that leads through a symlink;
+  `.git/`, `.paicli/`), that leads through a symlink, or that names an existing folder without its `/`;
 - an `action` whose tool is unknown, not allowed for the task's type (read-only tools for FILE_READ,
   commands for COMMAND and VERIFICATION, none for the others) or whose arguments do not validate;
 - two tasks whose `files` overlap while neither depends on the other, even through other tasks: they
@@ -97,12 +97,12 @@ class Contract:
 
     def _task_problems(self, task: Task, *, require_files: bool) -> list[str]:
         found: list[str] = []
-        if task.files is None:
-            if task.type is TaskType.FILE_WRITE and require_files:
-                found.append(f'task "{task.id}" is FILE_WRITE and must list the paths it may change in "files"')
-        elif task.type not in DECLARES_FILES:
+        undeclared = task.files == [] or (task.files is None and require_files)  # [] could change nothing at all
+        if task.type is TaskType.FILE_WRITE and undeclared:
+            found.append(f'task "{task.id}" is FILE_WRITE and must list the paths it may change in "files"')
+        elif task.files is not None and task.type not in DECLARES_FILES:
             found.append(f'task "{task.id}" is {task.type.value}, which changes nothing: it has no "files"')
-        else:
+        elif task.files:
             found += [problem for path in task.files if (problem := self._path_problem(task, path))]
         if task.action is not None:
             found += self._action_problems(task)
@@ -119,6 +119,9 @@ class Contract:
         if resolved != Path(os.path.normpath(root / path)):
             shown = resolved.relative_to(root).as_posix()
             return f'task "{task.id}" declares {path}, which leads through a symlink to {shown}; declare {shown}'
+        if not path.endswith("/") and resolved.is_dir():
+            # The gate would let the task change only the folder itself, nothing in it.
+            return f'task "{task.id}" declares {path}, which is a folder; write {path}/ to cover what is in it'
         return None
 
     def _action_problems(self, task: Task) -> list[str]:

@@ -41,7 +41,7 @@ def task_brief(plan: Plan, task: Task) -> str:
     for dep_id in task.dependencies:
         dep = plan.task(dep_id)
         result = (dep.result or "").strip() or "(no result text)"
-        result = truncate_middle(result, caps.DEPENDENCY_RESULT)
+        result = truncate_middle(result, caps.DEPENDENCY_RAW_RESULT if dep.raw_result else caps.DEPENDENCY_RESULT)
         origin = ", from the saved plan it was resumed from" if dep.from_saved else ""
         lines += [
             "",

@@ -11,50 +11,17 @@ every task id in a plan names exactly one task for the whole run.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from paicli.events import ActionView, PlanView, TaskView
+from paicli.kinds import PlanStatus as PlanStatus  # re-exported: the plan model is where callers look
+from paicli.kinds import TaskStatus as TaskStatus
+from paicli.kinds import TaskType as TaskType
 from paicli.llm.types import Usage
 from paicli.plan import caps, dag
 from paicli.tools.output import truncate_middle
-
-
-class TaskType(StrEnum):
-    FILE_READ = "FILE_READ"
-    FILE_WRITE = "FILE_WRITE"
-    COMMAND = "COMMAND"
-    ANALYSIS = "ANALYSIS"
-    VERIFICATION = "VERIFICATION"
-
-    @classmethod
-    def lenient(cls, value: object) -> TaskType:
-        """The type a model meant: case-insensitive, `-` or space for `_`; anything unknown is ANALYSIS."""
-        if isinstance(value, str):
-            key = value.strip().upper().replace("-", "_").replace(" ", "_")
-            if key in cls.__members__:
-                return cls[key]
-        return cls.ANALYSIS
-
-
-class TaskStatus(StrEnum):
-    PENDING = "PENDING"
-    RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
-    FAILED = "FAILED"
-    SKIPPED = "SKIPPED"
-
-
-class PlanStatus(StrEnum):
-    CREATED = "CREATED"
-    RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
-    FAILED = "FAILED"
-    CANCELLED = "CANCELLED"
-
-
 
 
 class TaskAction(BaseModel):
@@ -103,9 +70,9 @@ class Task(BaseModel):
         return TaskView(
             id=self.id,
             description=self.description,
-            type=self.type.value,
+            type=self.type,
             dependencies=list(self.dependencies),
-            status=self.status.value,
+            status=self.status,
             files=list(self.files) if self.files is not None else None,
             action=ActionView(tool=self.action.tool, args=dict(self.action.args)) if self.action else None,
         )

@@ -3,11 +3,10 @@
 Structured output: the first request asks for `response_format` json_schema (the plan schema below),
 then `{"type": "json_object"}`, then nothing (a plain prompt). A 400, 422 or 500 answer to a request
 that carried a `response_format` means "not supported" (the client recognises a body naming the field
-on the first reply and does not retry it): the same request is sent again in the next mode. Modes the
-client's capabilities know a model rejects are skipped from the start, in this run and the next ones.
-The mode that worked is remembered for the rest of the process, keyed by the client's base URL and
-model (found on the model object or the `inner` model it wraps); when neither is reachable, for the
-life of this Planner only.
+on the first reply and does not retry it): the same request is sent again in the next mode. The mode
+that worked, and the modes a model rejects, are kept on the client's `capabilities`, per model (the
+planner's own when it is routed to one, paicli/llm/routed.py), and remembered across runs when the
+client has a store: rejected modes are skipped from the start.
 
 Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message (cut to
 `REASK_EXCERPT` characters, head and tail, so a megabyte of junk is not sent back and doubled), followed

@@ -105,12 +105,12 @@ class Scheduler:
         if error is None:
             task.status = TaskStatus.COMPLETED
             task.result = future.result()
-            self.sink.emit(TaskFinished(task_id=task.id, status="COMPLETED", result=task.result))
+            self.sink.emit(TaskFinished(task_id=task.id, status=TaskStatus.COMPLETED, result=task.result))
             self.on_change(plan)
             return state.completed(task.id)
         task.status = TaskStatus.FAILED
         task.error = str(error) if isinstance(error, PaicliError) else f"{type(error).__name__}: {error}"
-        self.sink.emit(TaskFinished(task_id=task.id, status="FAILED", error=task.error))
+        self.sink.emit(TaskFinished(task_id=task.id, status=TaskStatus.FAILED, error=task.error))
         for dependent_id in state.dependents_closure(task.id):
             dependent = state.task(dependent_id)
             if dependent.status is TaskStatus.PENDING:
@@ -124,7 +124,7 @@ class Scheduler:
         verb = "failed" if blocking.status is TaskStatus.FAILED else "was skipped"
         task.error = f"depends on {blocker}, which {verb}"
         task.finished_at = time.time()
-        self.sink.emit(TaskFinished(task_id=task.id, status="SKIPPED", error=task.error))
+        self.sink.emit(TaskFinished(task_id=task.id, status=TaskStatus.SKIPPED, error=task.error))
 
     async def _stop(self, plan: Plan, running: dict[asyncio.Task[str], Task]) -> None:
         for future in running:

@@ -65,6 +65,7 @@ class PlanSession:
     meter: MeteredModel | None = None
     estimator: Callable[[Plan], Estimate] | None = None  # what an approved round is expected to cost
     estimate: Estimate | None = None  # the sum over the approved rounds
+    requests_before: int | None = None  # the meter's requests when the first round was approved
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
     failure: str | None = None  # why the plan FAILED, for the user
@@ -115,7 +116,10 @@ class PlanSession:
             return False
         self.current = approved
         if self.estimator is not None:
-            self.estimate = (self.estimate or Estimate()) + self.estimator(approved)
+            expected = self.estimator(approved)  # summed with earlier rounds; a cost stays known only if both are
+            self.estimate = expected if self.estimate is None else self.estimate + expected
+        if self.requests_before is None and self.meter is not None:
+            self.requests_before = self.meter.requests
         self.sink.emit(PlanApproved(round=approved.round))
         return True
 
@@ -187,9 +191,11 @@ class PlanSession:
 
     def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage
-        requests = self.meter.requests if self.meter is not None else None
-        self.sink.emit(PlanFinished(status=status.value, summary=summary, usage=usage,  # type: ignore[arg-type]
-                                    estimate=self.estimate, requests=requests))  # fmt: skip
+        # what the estimate covers: requests after the first approval (a replan's own request included)
+        requests = self.meter.requests - (self.requests_before or 0) if self.meter is not None else None
+        self.sink.emit(
+            PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests)
+        )
         return usage
 
 

@@ -44,6 +44,14 @@ async def thinking(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def usage(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.render import usage_report
+
+    for line in usage_report(ctx.session_usage, ctx.prices):
+        ctx.say(line)
+    return Outcome.CONTINUE
+
+
 async def leave(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.EXIT
 
@@ -93,5 +101,6 @@ COMMANDS: list[Command] = [
     Command("/audit", "the latest N tool calls and what was decided about them", audit, usage="[N]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
+    Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

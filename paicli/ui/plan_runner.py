@@ -16,7 +16,7 @@ from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
 from paicli.events import EventSink, FanOutSink
-from paicli.plan.model import Plan, PlanStatus
+from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.session import Amend
 from paicli.runtime import Runtime, build_runtime, secret_values
@@ -67,7 +67,15 @@ def plan_facts(runtime: Runtime) -> PlanFacts:
             contract.accept_legacy(plan)
         return found
 
-    return PlanFacts(problems=problems, estimate=runtime.estimator())
+    estimator, session_model = runtime.estimator(), runtime.settings.model
+
+    def routed_model(task: Task) -> str | None:
+        model = estimator.model_of(task)
+        return model if model != session_model else None
+
+    return PlanFacts(
+        problems=problems, estimate=estimator, model_of=routed_model, cost=lambda plan: estimator(plan).cost
+    )
 
 
 async def plan_on_screen(

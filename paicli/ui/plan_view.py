@@ -114,25 +114,30 @@ def tasks_to_run(plan: Plan) -> list[Task]:
     return [task for task in plan.tasks if task.id not in earlier]
 
 
+def _analysis(tasks: Sequence[Task]) -> dag.Analysis | None:
+    """Levels and critical path of these tasks (dependencies outside them count as done, each task one
+    step); None if they form a cycle."""
+    ids = {task.id for task in tasks}
+    analysis = dag.analyse({task.id: [dep for dep in task.dependencies if dep in ids] for task in tasks})
+    return None if analysis.problems else analysis
+
+
 def plan_levels(tasks: Sequence[Task]) -> list[list[str]] | None:
     """The levels of these tasks (dependencies outside them count as done); None if they form a cycle."""
-    try:
-        return dag.levels({task.id: task.dependencies for task in tasks})
-    except dag.CycleError:
-        return None
+    analysis = _analysis(tasks)
+    return None if analysis is None else analysis.levels
 
 
 def summary_line(plan: Plan, *, show_path: bool = False) -> Text:
     """`4 tasks · 3 levels · critical path 3 tasks` (for the tasks still to run)."""
     tasks = tasks_to_run(plan)
-    graph = {task.id: task.dependencies for task in tasks}
     parts = [_count(len(tasks), "task")]
-    levels = plan_levels(tasks)
-    if levels is None:
+    analysis = _analysis(tasks)
+    if analysis is None:
         parts.append("dependencies form a cycle")
     else:
-        parts.append(_count(len(levels), "level"))
-        _, path = dag.critical_path(graph, dict.fromkeys(graph, 1.0))
+        parts.append(_count(len(analysis.levels), "level"))
+        path = analysis.critical_path
         critical = f"critical path {_count(len(path), 'task')}"
         if show_path and len(path) > 1:
             critical += " (" + " → ".join(fold(task_id) for task_id in path) + ")"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -28,7 +28,8 @@ from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import TextDelta
-from paicli.llm.types import Message
+from paicli.llm.price import Price
+from paicli.llm.types import Message, Usage
 from paicli.plan.model import PlanStatus
 from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
@@ -138,6 +139,14 @@ class Repl:
     @property
     def last_thinking(self) -> str:
         return self.renderer.thinking.last
+
+    @property
+    def session_usage(self) -> Usage:
+        return self.renderer.session_usage
+
+    @property
+    def prices(self) -> Mapping[str, Price]:
+        return self.runtime.settings.prices
 
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name

@@ -7,7 +7,7 @@ text after the name. The table of commands is in paicli/ui/commands.py.
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -17,6 +17,8 @@ from prompt_toolkit.document import Document
 from rich.console import RenderableType
 
 from paicli.app.plan_inputs import PlanRequest
+from paicli.llm.price import Price
+from paicli.llm.types import Usage
 from paicli.policy.approval import ApprovalPolicy
 
 
@@ -42,6 +44,12 @@ class CommandContext(Protocol):
 
     @property
     def last_thinking(self) -> str: ...
+
+    @property
+    def session_usage(self) -> Usage: ...
+
+    @property
+    def prices(self) -> Mapping[str, Price]: ...
 
     def say(self, text: str, style: str = "") -> None: ...
 

@@ -247,3 +247,13 @@ async def test_the_connection_is_reused_after_a_complete_reply(fake: FakeLLM, cl
     for _ in range(3):
         await client.chat(USER)
     assert len({r.client_port for r in fake.requests}) == 1
+
+
+async def test_usage_is_counted_for_the_model_the_request_named(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.text("hi", usage={"prompt_tokens": 12, "completion_tokens": 3}), repeat=True)
+    routed = await client.chat(USER, model="other-model")
+    default = await client.chat(USER)
+    tokens = {"prompt_tokens": 12, "completion_tokens": 3}
+    assert [r.body["model"] for r in fake.requests if r.body] == ["other-model", "fake-model"]
+    assert routed.usage.model_dump() == {**tokens, "by_model": {"other-model": tokens}}
+    assert (routed.usage + default.usage).model_dump()["by_model"] == {"other-model": tokens, "fake-model": tokens}

@@ -11,7 +11,7 @@ import pytest
 from paicli.llm.client import LLMClient
 from paicli.llm.reasoning import SendBack, family_rule, outgoing
 from paicli.llm.sse import ReplyAssembler
-from paicli.llm.think import ThinkSplitter
+from paicli.llm.think import ThinkSplitter, split_reply
 from paicli.llm.types import Message
 from tests.fakellm import Body, FakeLLM, Reply, any_request
 
@@ -57,6 +57,7 @@ def test_inline_think_tags_are_split_out_in_any_chunking(size: int) -> None:
     response = assembler.result()
     assert response.content == "It prints 4."
     assert response.reasoning.strip() == "add 2 and 2; </thin is not the end"
+    assert (response.reasoning, response.content) == split_reply(text)  # the same however the stream is cut
 
 
 def test_text_that_does_not_start_with_a_think_tag_is_content_at_once() -> None:

@@ -46,6 +46,7 @@ async def test_the_recorded_llamacpp_stream_has_no_usage_so_it_is_estimated(fake
     assert usage.model_dump() == {
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
+        "by_model": {"smollm2": {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}},
         "estimated": True,
     }
 
@@ -54,7 +55,8 @@ async def test_reported_usage_is_taken_as_is_and_not_marked(fake: FakeLLM, clien
     fake.on("hello", Reply.text("hi", usage={"prompt_tokens": 12, "completion_tokens": 3}))
     usage = (await client.chat(USER)).usage
     assert (usage.prompt_tokens, usage.completion_tokens, usage.estimated) == (12, 3, False)
-    assert usage.model_dump() == {"prompt_tokens": 12, "completion_tokens": 3}
+    tokens = {"prompt_tokens": 12, "completion_tokens": 3}
+    assert usage.model_dump() == {**tokens, "by_model": {"smollm2": tokens}}
 
 
 async def test_a_missing_part_alone_is_estimated(fake: FakeLLM, client: LLMClient) -> None:

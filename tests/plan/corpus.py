@@ -1,7 +1,9 @@
 """Planner replies as models really write them, each labelled with what `parse_plan_reply` must do.
 
-`Accept(tasks=[(id, type, dependencies), ...])` — the plan that must come out, in the model's order.
+`Accept(tasks=[(id, type, dependencies), ...])` — the plan that must come out, in the model's order
+(with `files` and `actions`: exactly the tasks that declare them, with these values).
 `Reject("text")` — a PlanError whose message contains the text.
+Replies with the plan contract's fields, checked against the contract too, are in corpus_contract.py.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from paicli.plan.model import Plan
+
 TaskSpec = tuple[str, str, list[str]]
 
 
@@ -17,6 +21,19 @@ TaskSpec = tuple[str, str, list[str]]
 class Accept:
     tasks: list[TaskSpec]
     summary: str | None = None  # checked when given
+    files: dict[str, list[str]] | None = None  # id → its declared files, for every task with some (when given)
+    actions: dict[str, tuple[str, dict[str, Any]]] | None = None  # id → (tool, args), likewise
+
+    def matches(self, plan: Plan) -> bool:
+        """Whether `plan` is exactly the plan this label describes."""
+        if [(t.id, t.type.value, t.dependencies) for t in plan.tasks] != self.tasks:
+            return False
+        if self.summary is not None and plan.summary != self.summary:
+            return False
+        if self.files is not None and {t.id: t.files for t in plan.tasks if t.files is not None} != self.files:
+            return False
+        actions = {t.id: (t.action.tool, t.action.args) for t in plan.tasks if t.action is not None}
+        return self.actions is None or actions == self.actions
 
 
 @dataclass(frozen=True)
@@ -32,6 +49,7 @@ class Case:
     finish_reason: str | None = "stop"
     external_ids: frozenset[str] = field(default_factory=frozenset)
     max_tasks: int = 50
+    contract: bool = False  # also checked against the plan contract, as the planner does (corpus_contract.py)
 
 
 def task(id: Any, description: str = "do it", type: str = "ANALYSIS", deps: Any = None, **extra: Any) -> dict[str, Any]:

@@ -27,3 +27,16 @@ def test_the_summarizer_sees_the_head_and_the_tail_within_its_cap() -> None:
     text = outcome_brief(plan())
     assert "HEAD-MARK" in text and "TAIL-CONCLUSION" in text
     assert len(text) < caps.CLOSING_RESULT + 1_000
+
+
+def test_a_direct_actions_output_reaches_its_dependents_whole_up_to_the_tools_own_cap() -> None:
+    from paicli.plan.model import TaskAction
+
+    text = "HEAD " + "y" * 12_000 + " TAIL"  # a 12 KB file read directly
+    read = Task(id="r", description="read", type=TaskType.FILE_READ, status=TaskStatus.COMPLETED, result=text,
+                action=TaskAction(tool="read_file", args={"path": "a.py"}), raw_result=True)  # fmt: skip
+    user = Task(id="u", description="use", dependencies=["r"])
+    brief = task_brief(Plan(goal="g", summary="s", tasks=[read, user]), user)
+    assert text in brief  # not cut: the model would have read all of it through read_file
+    shown = read.shown_result(caps.CLOSING_RESULT)
+    assert len(shown) < caps.RAW_RESULT_SHOWN + 200  # the summarizer gets a marked excerpt

@@ -234,3 +234,46 @@ def test_a_10000_task_cycle_is_found_in_full() -> None:
     graph = {name: [names[i - 1]] for i, name in enumerate(names)}  # task_0 depends on the last one
     cycle = dag.find_cycle(graph)
     assert cycle is not None and len(cycle) == CHAIN + 1 and cycle[0] == cycle[-1]
+
+
+# ---- analyse: the four operations in one pass -------------------------------------------------------
+
+
+@st.composite
+def any_graphs(draw: st.DrawFn) -> dict[str, list[str]]:
+    """Graphs with everything that can go wrong: cycles, self-loops, unknown and repeated dependencies."""
+    size = draw(st.integers(0, 12))
+    names = [f"t{i}" for i in range(size)]
+    pool = [*names, "gone", "done_earlier"]
+    order = draw(st.permutations(names))
+    return {name: draw(st.lists(st.sampled_from(pool), max_size=4)) if pool else [] for name in order}
+
+
+@settings(max_examples=400, deadline=None)
+@given(any_graphs(), st.data())
+def test_analyse_agrees_with_each_operation(graph: dict[str, list[str]], data: st.DataObject) -> None:
+    external = {"done_earlier"}
+    durations = {node: data.draw(st.sampled_from([0.0, 0.5, 1.0, 2.0])) for node in graph}
+    analysis = dag.analyse(graph, durations, external)
+    assert analysis.problems == dag.validate(graph, external)
+    if analysis.problems:
+        assert analysis.order == [] and analysis.levels == [] and analysis.critical_path == []
+        return
+    inner = {node: [d for d in deps if d in graph] for node, deps in graph.items()}
+    assert analysis.order == dag.topological_order(inner)
+    assert analysis.levels == dag.levels(inner)
+    assert (analysis.critical_length, analysis.critical_path) == dag.critical_path(inner, durations)
+
+
+def test_analyse_counts_each_task_as_one_step_without_durations() -> None:
+    analysis = dag.analyse(DIAMOND)
+    assert analysis.critical_length == 3.0 and analysis.critical_path == ["a", "b", "d"]
+    assert analysis.levels == [["a"], ["b", "c"], ["d"]]
+    assert dag.analyse({}) == dag.Analysis([], [], [], 0.0, [])
+
+
+def test_analyse_handles_a_10000_task_chain_in_reverse_order() -> None:
+    graph = {f"t{i}": [f"t{i - 1}"] if i else [] for i in reversed(range(10_000))}
+    analysis = dag.analyse(graph)
+    assert analysis.order == [f"t{i}" for i in range(10_000)]
+    assert len(analysis.levels) == 10_000 and analysis.critical_length == 10_000.0

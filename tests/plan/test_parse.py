@@ -3,69 +3,78 @@ accepted as a (shorter) plan."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from paicli.errors import PlanError
 from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.parse import parse_plan_reply
-from tests.plan.corpus import CASES, THREE, TRUNCATE_ME, Accept, Case, Reject
+from tests.plan.corpus import THREE, TRUNCATE_ME, Accept, Case, Reject
+from tests.plan.corpus_contract import CONTRACT_CASES, EVERY_CASE, contract_workspace, planner_accepts
 
 
-def parse(case: Case) -> Plan:
-    return parse_plan_reply(
-        case.reply,
-        finish_reason=case.finish_reason,
-        goal="the goal",
+@pytest.fixture(scope="module")
+def contract_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return contract_workspace(tmp_path_factory.mktemp("contract"))
+
+
+def parse(case: Case, workspace: Path, reply: str | None = None, finish_reason: str | None = None) -> Plan:
+    """What the planner makes of the case's reply (or of `reply`): parsed, and for a contract case checked
+    against the plan contract too."""
+    return planner_accepts(
+        case.reply if reply is None else reply,
+        finish_reason=case.finish_reason if reply is None else finish_reason,
+        workspace=workspace if case.contract else None,
         max_tasks=case.max_tasks,
         external_ids=case.external_ids,
     )
 
 
 def test_the_corpus_is_large_and_covers_both_outcomes() -> None:
-    assert len(CASES) >= 60
-    assert len({case.name for case in CASES}) == len(CASES)
-    assert sum(isinstance(case.expect, Accept) for case in CASES) >= 25
-    assert sum(isinstance(case.expect, Reject) for case in CASES) >= 25
+    assert len(EVERY_CASE) >= 60
+    assert len({case.name for case in EVERY_CASE}) == len(EVERY_CASE)
+    assert sum(isinstance(case.expect, Accept) for case in EVERY_CASE) >= 25
+    assert sum(isinstance(case.expect, Reject) for case in EVERY_CASE) >= 25
+    assert sum(isinstance(case.expect, Accept) for case in CONTRACT_CASES) >= 15
+    assert sum(isinstance(case.expect, Reject) for case in CONTRACT_CASES) >= 30
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if isinstance(c.expect, Accept)], ids=lambda c: c.name)
-def test_accepted_reply(case: Case) -> None:
+@pytest.mark.parametrize("case", [c for c in EVERY_CASE if isinstance(c.expect, Accept)], ids=lambda c: c.name)
+def test_accepted_reply(case: Case, contract_ws: Path) -> None:
     assert isinstance(case.expect, Accept)
-    plan = parse(case)
+    plan = parse(case, contract_ws)
     assert [(t.id, t.type.value, t.dependencies) for t in plan.tasks] == case.expect.tasks
-    if case.expect.summary is not None:
-        assert plan.summary == case.expect.summary
+    assert case.expect.matches(plan)
     assert plan.goal == "the goal"
     assert all(t.description and t.description == t.description.strip() for t in plan.tasks)
     assert all(t.status is TaskStatus.PENDING for t in plan.tasks)
     assert sorted(plan.topological_order()) == sorted(plan.ids())
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if isinstance(c.expect, Reject)], ids=lambda c: c.name)
-def test_rejected_reply(case: Case) -> None:
+@pytest.mark.parametrize("case", [c for c in EVERY_CASE if isinstance(c.expect, Reject)], ids=lambda c: c.name)
+def test_rejected_reply(case: Case, contract_ws: Path) -> None:
     assert isinstance(case.expect, Reject)
     with pytest.raises(PlanError) as caught:
-        parse(case)
+        parse(case, contract_ws)
     message = str(caught.value)
     assert case.expect.contains in message
     assert "\n" not in message  # one line, sent back to the model as it is
 
 
-def test_no_truncated_plan_is_ever_accepted() -> None:
+def test_no_truncated_plan_is_ever_accepted(contract_ws: Path) -> None:
     """Cut every accepted reply at many points: the result is a rejection or the very same full plan."""
     checked = 0
-    for case in CASES:
+    for case in EVERY_CASE:
         if not isinstance(case.expect, Accept) or len(case.reply) > 5_000:
             continue
-        full = parse(case)
+        full = parse(case, contract_ws)
         step = 1 if case.reply in (THREE, TRUNCATE_ME) else 5
         for cut in range(0, len(case.reply), step):
             prefix = case.reply[:cut]
             for finish_reason in ("stop", "length"):
                 try:
-                    plan = parse_plan_reply(
-                        prefix, finish_reason=finish_reason, goal="the goal", external_ids=case.external_ids
-                    )
+                    plan = parse(case, contract_ws, prefix, finish_reason)
                 except PlanError:
                     continue
                 assert finish_reason == "stop", f"{case.name}: accepted a reply cut off by length"

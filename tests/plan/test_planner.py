@@ -14,10 +14,11 @@ from paicli.errors import ModelHTTPError, PlanError
 from paicli.events import ListSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
+from paicli.llm.routed import RoutedModel
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.planner import REASK_EXCERPT, Planner
 from paicli.plan.scheduler import Scheduler
-from tests.fakellm import FakeLLM, RecordedRequest, Reply, last_message_contains, no_tools
+from tests.fakellm import FakeLLM, RecordedRequest, Reply, all_of, last_message_contains, no_tools
 
 SYSTEM = "You are the planner. Reply with JSON."
 REPLANNER = "You are the replanner. Reply with JSON."
@@ -246,6 +247,22 @@ async def test_json_schema_rejected_with_500_falls_back_to_json_object_and_is_re
     before = len(fake.requests)
     await planner_for(client, ListSink()).plan("a third goal")  # a new planner for the same server and model
     assert [response_format(r) for r in fake.requests[before:]] == ["json_object"]
+
+
+async def test_structured_output_is_remembered_for_the_planners_own_model(
+    fake: FakeLLM, client: LLMClient, sink: ListSink
+) -> None:
+    routed = "planner-model"
+    fake.on(all_of(asks_for("json_schema"), lambda body: body["model"] == routed), Reply.error(400, "no json_schema"))
+    fake.on(no_tools, Reply.text(VALID), repeat=True)
+    await Planner(RoutedModel(MeteredModel(client), routed), system_prompt=SYSTEM, sink=sink).plan(GOAL)
+    assert [(r.body or {})["model"] for r in fake.requests] == [routed, routed]
+    before = len(fake.requests)
+    await Planner(RoutedModel(MeteredModel(client), routed), system_prompt=SYSTEM, sink=sink).plan(GOAL)
+    assert [response_format(r) for r in fake.requests[before:]] == ["json_object"]  # remembered for `routed`
+    before = len(fake.requests)
+    await planner_for(client, sink).plan(GOAL)  # the session model was never refused anything
+    assert [response_format(r) for r in fake.requests[before:]] == ["json_schema"]
 
 
 async def test_a_server_rejecting_every_response_format_gets_a_plain_prompt(

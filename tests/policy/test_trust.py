@@ -269,3 +269,13 @@ def test_flags_still_win_over_an_untrusted_raise(tmp_path: Path, home: Path) -> 
     (repo / CONFIG).write_text("max_parallel = 64\n")
     settings = load_settings({"max_parallel": 16}, workspace=repo, env={}, home=home, warn=lambda m: None)
     assert settings.max_parallel == 16
+
+
+def test_a_repository_cannot_choose_models_or_prices_untrusted(tmp_path: Path, home: Path) -> None:
+    config = 'planner_model = "o1-pro"\nexecutor_model = "o1-pro"\nsummarizer_model = "o1-pro"\n'
+    config += '[models]\nANALYSIS = "o1-pro"\n[prices.o1-pro]\ninput = 0\noutput = 0\n'
+    settings, [warning] = settings_with(tmp_path, home, config)
+    assert (settings.planner_model, settings.executor_model, settings.summarizer_model) == (None, None, None)
+    assert settings.models == {} and settings.prices == {}
+    for key in ("planner_model", "executor_model", "summarizer_model", "models", "prices"):
+        assert key in warning

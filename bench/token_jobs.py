@@ -1,0 +1,218 @@
+"""The job of benchmark 6, scripted on the fake server and run by the real CLI as a subprocess.
+
+The job: review four source files of a workspace (fan-out reads), two analyses (a.py with b.py, c.py with
+d.py), write REVIEW.md, verify it. Every way of doing it gets the same texts from the "model":
+
+- plan, model reads (`paicli plan GOAL --yes --json --no-review`): one planner request, then per task a
+  ReAct loop of its own (reads: read_file then the answer; analyses: the answer; write: write_file then
+  the answer; verification: execute_command then the answer), then the summary request.
+- plan, direct actions: the same plan, but the four reads are `read_file` actions and the check an
+  `execute_command` action: those five tasks run without a model request, and each analysis gets the
+  raw files of its two reads (capped as every dependency's result is).
+- ReAct (`paicli run GOAL --json`): one conversation carrying its whole history, one tool call per step,
+  the way a one-step-at-a-time agent works: four reads, the write (with the analyses as its text), the
+  check, the final answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.common import REPO
+from tests.fakellm import Body, FakeLLM, Reply, all_of, has_tool_result
+from tests.plan_script import PLANNER, SUMMARIZER, system_is, task_is
+
+GOAL = "Review src/a.py, src/b.py, src/c.py and src/d.py for duplicated logic and open TODOs; write REVIEW.md."
+MODULES = ("a", "b", "c", "d")
+FINDINGS = [
+    "- a.py and b.py repeat the same trim-and-cap logic in every function; extract one helper.",
+    "- c.py and d.py repeat it as well; the helper can serve all four modules.",
+    "- Every function carries the TODO about duplicate items; none of them handles duplicates.",
+    "- The `limit` default (10) is repeated in each signature; make it one module constant.",
+    "- Blank items are skipped silently; say so in the docstrings or log the count.",
+    "- No module has tests; add one test per helper once it exists.",
+]
+REVIEW = "# Review of src/\n\n" + "\n".join(FINDINGS) + "\n"
+ANALYSIS = {
+    "task_5": "a.py and b.py implement the same trim-and-cap step in each function; both leave the duplicate-items "
+    "TODO open. One shared helper would remove the copies.",
+    "task_6": "c.py and d.py follow the same pattern as a.py and b.py: identical trimming, identical TODO, the same "
+    "default limit. The helper proposed for a.py and b.py fits here too.",
+}
+SUMMARY = "Reviewed src/a.py to src/d.py: REVIEW.md lists 6 findings (duplicated trimming logic, open TODOs)."
+CHECK = "grep -c '^- ' REVIEW.md"
+TASKS = 8
+JOBS = ("model reads", "direct actions")
+
+
+def source_file(module: str, size: int) -> str:
+    """Plausible Python of about `size` bytes."""
+    parts, number = [f'"""Module {module}: list helpers."""\n\n'], 0
+    while sum(map(len, parts)) < size:
+        parts.append(
+            f"def {module}_step_{number}(items: list[str], limit: int = 10) -> list[str]:\n"
+            f'    """Return the first `limit` non-blank items of step {number}, trimmed."""\n'
+            f"    kept = [item.strip() for item in items if item.strip()]\n"
+            f"    # TODO: handle duplicate items in step {number}\n"
+            f"    return kept[:limit]\n\n\n"
+        )
+        number += 1
+    return "".join(parts)
+
+
+def read_result(module: str, size: int) -> str:
+    return (
+        f"src/{module}.py ({size // 1024} KB) defines {module}_step_0 … {module}_step_N: each trims the items, skips "
+        f"blanks and returns the first `limit` (default 10). Every function has a TODO about duplicate items."
+    )
+
+
+def plan_reply(direct: bool) -> str:
+    """The planner's reply; with `direct`, the reads and the check are actions (no model request)."""
+    reads = []
+    for n, module in enumerate(MODULES, start=1):
+        read: dict[str, Any] = {
+            "id": f"task_{n}",
+            "description": f"Read src/{module}.py and summarize its functions and TODOs",
+            "type": "FILE_READ",
+            "dependencies": [],
+        }
+        if direct:
+            read["description"] = f"Read src/{module}.py"
+            read["action"] = {"tool": "read_file", "args": {"path": f"src/{module}.py"}}
+        reads.append(read)
+    check: dict[str, Any] = {
+        "id": "task_8",
+        "description": "Check that REVIEW.md exists and lists the findings",
+        "type": "VERIFICATION",
+        "dependencies": ["task_7"],
+    }
+    if direct:
+        check["action"] = {"tool": "execute_command", "args": {"command": CHECK}}
+    tasks = [
+        *reads,
+        {
+            "id": "task_5",
+            "description": "Compare a.py and b.py: duplicated logic, open TODOs",
+            "type": "ANALYSIS",
+            "dependencies": ["task_1", "task_2"],
+        },
+        {
+            "id": "task_6",
+            "description": "Compare c.py and d.py: duplicated logic, open TODOs",
+            "type": "ANALYSIS",
+            "dependencies": ["task_3", "task_4"],
+        },
+        {
+            "id": "task_7",
+            "description": "Write REVIEW.md with one bullet per finding",
+            "type": "FILE_WRITE",
+            "dependencies": ["task_5", "task_6"],
+            "files": ["REVIEW.md"],
+        },
+        check,
+    ]
+    return json.dumps({"summary": "Review the four modules and write REVIEW.md", "tasks": tasks}, indent=2)
+
+
+def task_types(direct: bool) -> dict[str, str]:
+    return {task["id"]: task["type"] for task in json.loads(plan_reply(direct))["tasks"]}
+
+
+def script_plan(fake: FakeLLM, size: int, latency: float, *, direct: bool) -> None:
+    fake.on(system_is(PLANNER), Reply.text(plan_reply(direct), latency=latency))
+    fake.on(system_is(SUMMARIZER), Reply.text(SUMMARY, latency=latency))
+    if not direct:
+        for n, module in enumerate(MODULES, start=1):
+            tid = f"task_{n}"
+            fake.on(all_of(task_is(tid), has_tool_result()), Reply.text(read_result(module, size), latency=latency))
+            fake.on(task_is(tid), Reply.tool_calls([("read_file", {"path": f"src/{module}.py"})], latency=latency))
+        done = Reply.text("REVIEW.md lists 6 findings: PASS.", latency=latency)
+        fake.on(all_of(task_is("task_8"), has_tool_result()), done)
+        fake.on(task_is("task_8"), Reply.tool_calls([("execute_command", {"command": CHECK})], latency=latency))
+    for tid, text in ANALYSIS.items():
+        fake.on(task_is(tid), Reply.text(text, latency=latency))
+    wrote = Reply.text("Wrote REVIEW.md with 6 findings.", latency=latency)
+    fake.on(all_of(task_is("task_7"), has_tool_result()), wrote)
+    write = Reply.tool_calls([("write_file", {"path": "REVIEW.md", "content": REVIEW})], latency=latency)
+    fake.on(task_is("task_7"), write)
+
+
+def react_step(step: int) -> Callable[[Body], bool]:
+    """Matches the request made after `step` tool results."""
+    return lambda body: sum(m.get("role") == "tool" for m in body.get("messages", [])) == step
+
+
+def script_react(fake: FakeLLM, latency: float) -> None:
+    for step, module in enumerate(MODULES):
+        fake.on(react_step(step), Reply.tool_calls([("read_file", {"path": f"src/{module}.py"})], latency=latency))
+    analysis = "\n\n".join(ANALYSIS.values())
+    write = Reply.tool_calls(
+        [("write_file", {"path": "REVIEW.md", "content": REVIEW})], content=analysis, latency=latency
+    )
+    fake.on(react_step(4), write)
+    fake.on(react_step(5), Reply.tool_calls([("execute_command", {"command": CHECK})], latency=latency))
+    fake.on(react_step(6), Reply.text(SUMMARY, latency=latency))
+
+
+@dataclass
+class Outcome:
+    prompt_tokens: int
+    completion_tokens: int
+    requests: int
+    wall: float  # of the whole command
+    span: float  # from the first request's start to the last reply's end: the wall time without start-up
+    bodies: list[Body]  # in the order the requests started
+    estimate: dict[str, int] = field(default_factory=dict)  # plan_finished's estimate (plans only)
+
+
+def run_job(mode: str, size: int, latency: float) -> Outcome:
+    """`mode`: "react", or one of JOBS (a plan)."""
+    with FakeLLM() as fake, tempfile.TemporaryDirectory() as folder:
+        workspace, home = Path(folder) / "workspace", Path(folder) / "home"
+        (workspace / "src").mkdir(parents=True)
+        (home / ".paicli").mkdir(parents=True)
+        for module in MODULES:
+            (workspace / "src" / f"{module}.py").write_text(source_file(module, size))
+        if mode == "react":
+            script_react(fake, latency)
+            args = ["run", GOAL, "--json"]
+        else:
+            script_plan(fake, size, latency, direct=mode == "direct actions")
+            args = ["plan", GOAL, "--yes", "--json", "--no-review"]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
+        env.update(
+            HOME=str(home), PAICLI_API_KEY="bench-key-0000", PAICLI_BASE_URL=fake.base_url, PAICLI_MODEL="fake-model"
+        )
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "paicli", "-C", str(workspace), *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        wall = time.perf_counter() - start
+        events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+        final = [e for e in events if e["event"] in ("plan_finished", "run_finished")]
+        if done.returncode != 0 or not final or (workspace / "REVIEW.md").read_text() != REVIEW:
+            raise RuntimeError(f"paicli {mode} did not do the job (exit {done.returncode}): {done.stderr[-2000:]}")
+        usage = final[-1]["usage"]
+        records = sorted((r for r in fake.requests if r.body is not None), key=lambda r: r.started)
+        bodies = [r.body for r in records if r.body is not None]
+        estimate = final[-1].get("estimate") or {}
+        span = max(r.finished or r.started for r in records) - records[0].started
+        return Outcome(
+            usage["prompt_tokens"], usage["completion_tokens"], len(fake.requests), wall, span, bodies, estimate
+        )

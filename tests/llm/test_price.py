@@ -1,0 +1,34 @@
+"""What usage costs: priced from its split by model, and only when all of it can be priced."""
+
+from __future__ import annotations
+
+import pytest
+
+from paicli.llm.price import Price, cost_of
+from paicli.llm.types import Usage
+
+PRICES = {"chat": Price(input=0.27, output=1.10), "reasoner": Price(input=0.55, output=2.19)}
+
+
+def test_usage_is_priced_per_model() -> None:
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=100_000).of_model("chat") + Usage(
+        prompt_tokens=200_000, completion_tokens=50_000
+    ).of_model("reasoner")
+    assert usage.by_model["chat"].prompt_tokens == 1_000_000
+    assert cost_of(usage, PRICES) == pytest.approx(0.27 + 0.11 + 0.11 + 0.1095)
+
+
+def test_a_model_without_a_price_or_tokens_of_no_known_model_make_the_cost_unknown() -> None:
+    assert cost_of(Usage(prompt_tokens=10).of_model("other"), PRICES) is None
+    assert cost_of(Usage(prompt_tokens=10), PRICES) is None  # nobody knows which model
+    assert cost_of(Usage(prompt_tokens=10).of_model("chat") + Usage(completion_tokens=5), PRICES) is None
+    assert cost_of(Usage(), PRICES) == 0.0
+
+
+def test_by_model_is_written_only_when_known() -> None:
+    assert Usage(prompt_tokens=3, completion_tokens=1).model_dump() == {"prompt_tokens": 3, "completion_tokens": 1}
+    assert Usage(prompt_tokens=3).of_model("chat").model_dump() == {
+        "prompt_tokens": 3,
+        "completion_tokens": 0,
+        "by_model": {"chat": {"prompt_tokens": 3, "completion_tokens": 0}},
+    }
