@@ -67,7 +67,7 @@ class Capabilities:
 
     def remember_plan_format(self, index: int, model: str | None = None) -> None:
         learned = self.learned(model)
-        if learned.plan_format != index:
+        if (learned.plan_format or 0) != index:  # the first mode working is the default: nothing to write
             learned.plan_format = index
             self._save(model, learned)
 
