@@ -9,17 +9,30 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from paicli.app.driver import run_plan, run_turn, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
 from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import Event, EventSink, Notice, RunFinished
+from paicli.events import (
+    Event,
+    EventSink,
+    Notice,
+    PlanCreated,
+    PlanFinished,
+    ReplanEvent,
+    ReviewEvent,
+    RunFinished,
+    TaskFinished,
+    TaskStarted,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime, secret_values
-from paicli.sanitize import terminal_safe
+from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
 
 
@@ -29,8 +42,14 @@ class ProgressSink:
     def __init__(self, stream: TextIO, secrets: list[str]) -> None:
         self.stream = stream
         self.secrets = secrets
+        self.finished: PlanFinished | None = None  # the plan's end, for the report on stdout
 
     def emit(self, event: Event) -> None:
+        if isinstance(event, PlanFinished):
+            self.finished = event
+        if isinstance(event, PlanCreated):
+            for text in plan_lines(event):
+                self.stream.write(mask_secrets(text, self.secrets) + "\n")
         line = progress_line(event)
         if line:
             self.stream.write(mask_secrets(line, self.secrets) + "\n")
@@ -39,32 +58,79 @@ class ProgressSink:
 
 def progress_line(event: Event) -> str | None:
     """One plain line for a human, or None. Model and tool text goes through the sanitizer (one line), so
-    nothing it contains can drive the terminal."""
+    nothing it contains can drive the terminal; long text is cut at a word, with "…"."""
     line = _progress_line(event)
-    return None if line is None else " ".join(terminal_safe(line).split())
+    return None if line is None else one_line(line, limit=PROGRESS_LIMIT)
+
+
+PROGRESS_LIMIT = 400  # characters of one progress line (a refusal keeps its hint)
+ARGUMENTS_LIMIT = 160  # characters of a call's arguments in its line
 
 
 def _progress_line(event: Event) -> str | None:
-    data = event.model_dump()
-    kind = event.event
-    prefix = f"[{data['task_id']}] " if data.get("task_id") else ""
-    if kind == "tool_call":
-        summary = data.get("summary") or json.dumps(data["arguments"], ensure_ascii=False)
-        return f"{prefix}→ {data['name']} {summary[:160]}"
-    if kind == "tool_result" and not data["ok"]:
-        return f"{prefix}✗ {data['name']}: {data['output'].splitlines()[0][:160] if data['output'] else ''}"
-    if kind == "notice":
-        return f"paicli: {data['message']}"
-    if kind == "task_started":
-        return f"▶ {data['task_id']} started"
-    if kind == "task_finished":
-        why = data.get("error") or ""
-        return f"■ {data['task_id']} {data['status']}{': ' + why if why else ''}"
-    if kind == "replan":
-        return f"↻ replanning (round {data['round']}): {data['reason']}"
-    if kind == "review":
-        return f"★ review round {data['round']}: {data['score']}/10 — {data['reflection']}"
-    return None
+    match event:
+        case ToolCallEvent(task_id=task_id, name=name, arguments=arguments, summary=summary):
+            return f"{_prefix(task_id)}→ {name} {cut_at_word(summary or call_arguments(arguments), ARGUMENTS_LIMIT)}"
+        case ToolResultEvent(task_id=task_id, name=name, ok=False, output=output):
+            first = next((line for line in output.split("\n") if line.strip()), "failed")
+            return f"{_prefix(task_id)}✗ {name}: {cut_at_word(one_line(first, limit=PROGRESS_LIMIT), 300)}"
+        case Notice(message=message):
+            return f"paicli: {message}"
+        case TaskStarted(task_id=task_id):
+            return f"▶ {task_id} started"
+        case TaskFinished(task_id=task_id, status=status, error=error):
+            return f"■ {task_id} {status}{': ' + error if error else ''}"
+        case ReplanEvent(round=number, reason=reason):
+            return f"↻ replanning (round {number}): {reason}"
+        case ReviewEvent(round=number, score=score, reflection=reflection):
+            return f"★ review round {number}: {score:g}/10 — {reflection}"
+        case _:
+            return None
+
+
+def _prefix(task_id: str | None) -> str:
+    return f"[{task_id}] " if task_id else ""
+
+
+def call_arguments(arguments: dict[str, Any] | str) -> str:
+    """A call's arguments as a person would write them: `path=src/a.py content="def add(a, b): …"`."""
+    if isinstance(arguments, str):
+        return one_line(arguments, limit=ARGUMENTS_LIMIT)
+    parts = []
+    for key, value in arguments.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        flat = one_line(text, limit=ARGUMENTS_LIMIT)
+        parts.append(f'{key}="{flat}"' if " " in flat or not flat else f"{key}={flat}")
+    return " ".join(parts)
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """`text` of at most `limit` characters, cut at the last space before it (with "…") when too long."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
+
+
+def plan_lines(event: PlanCreated) -> list[str]:
+    """The plan once, before it runs: a heading, then a line per task."""
+    tasks = event.plan.tasks
+    heading = f"Plan (round {event.round}, {len(tasks)} task{'s' if len(tasks) != 1 else ''}): {event.plan.summary}"
+    lines = [one_line(heading, limit=PROGRESS_LIMIT)]
+    for task in tasks:
+        after = f" after {', '.join(task.dependencies)}" if task.dependencies else ""
+        lines.append("  " + one_line(f"{task.id} {task.type}{after}: {task.description}", limit=PROGRESS_LIMIT))
+    return lines
+
+
+def final_report(event: PlanFinished) -> list[str]:
+    """What `paicli plan --yes` prints on stdout at the end: the summary, the status and the tokens."""
+    lines = [terminal_safe(event.summary).strip()] if event.summary and event.summary.strip() else []
+    usage = event.usage
+    tokens = f"↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens"
+    lines.append(f"Plan {event.status} · {tokens}")
+    return lines
 
 
 def make_sink(settings: Settings, json_mode: bool) -> EventSink:
@@ -117,6 +183,9 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
         for message in request.notices:
             sink.emit(Notice(level="warning", message=message))
         outcome = await run_plan(runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id)
+        if isinstance(sink, ProgressSink) and sink.finished is not None:
+            for line in final_report(sink.finished):
+                print(mask_secrets(line, runtime.secrets()))
         if outcome.status is PlanStatus.FAILED:
             return fail(outcome.message() or "", outcome.exit_code())
         return outcome.exit_code()

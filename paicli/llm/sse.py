@@ -234,8 +234,10 @@ def read_usage(usage: dict[str, Any]) -> Usage:
 
 def _count(value: object) -> int:
     """A token count as servers send it (int, float, numeric string); anything else counts as 0."""
+    if not isinstance(value, int | float | str):
+        return 0
     try:
-        return max(0, int(float(value)))  # type: ignore[arg-type]
+        return max(0, int(float(value)))
     except (TypeError, ValueError, OverflowError):
         return 0
 

@@ -3,118 +3,75 @@
 SAFE    every simple command is on the read-only list, with arguments that stay inside the workspace
         (`ls`, `cat src/a.py`, `grep -rn TODO .`, `git status`, `find . -name '*.py'`, `sed -n 1,20p f`)
 ASK     it changes something, runs project code, or reads outside the workspace: needs a yes
-OPAQUE  paicli cannot tell what would run (`$(echo rm) -rf /`, `$'\\x72m'`, `$cmd`, open quotes):
-        fails closed, so it needs a yes in every mode, `yolo` included
+OPAQUE  paicli cannot tell what would run (`$(echo rm) -rf /`, `$'\\x72m'`, `$cmd`, open quotes, code fed
+        to a shell or interpreter on stdin, `git -c core.pager=...`): fails closed, so it needs a yes in
+        every mode, `yolo` included
 DENY    on the hard denylist (paicli.tools.commands): refused in every mode
 
-The command is read the way bash reads it (paicli.tools.shell_words): here-documents, `$(...)`,
-backticks and `<(...)` are classified as commands of their own; `;`, `&&`, `||`, `|`, `&` and
-newlines separate commands; quotes are removed before names are looked up (`r"m"` is `rm`).
-Test runners and interpreters (`pytest`, `python app.py`, `make`) run the project's code, which can do
-anything, so they ASK; allow them with a rule (`allow = ["pytest"]`) or the "always" answer.
+The command is parsed once (paicli.shell) and walked as bash would run it: substitutions, here-document
+expansions, code handed to `bash -c`/`eval` and the commands of `find -exec`/`xargs`/wrappers are
+classified as commands of their own. Test runners and interpreters (`pytest`, `python app.py`, `make`)
+run the project's code, which can do anything, so they ASK; allow them with a rule (`allow = ["pytest"]`)
+or the "always" answer.
 """
 
 from __future__ import annotations
 
-import enum
-import glob
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.tools.commands import basename, dangerous_reason, is_interpreter, runs_stdin, shell_code, strip_wrappers
-from paicli.tools.shell_words import (
-    PLACEHOLDER,
-    SimpleCommand,
-    extract_substitutions,
-    join_continued_lines,
-    pipelines,
-    restore,
-    split_heredocs,
-    tokenize,
+from paicli.policy.checks import (
+    HARMLESS,
+    Reasons,
+    check_cd,
+    check_printf,
+    check_reader,
+    check_test,
+    check_variable_names,
+    unknowable_arguments,
 )
+from paicli.policy.git import check_git, dynamic_global_option
+from paicli.policy.paths import HARMLESS_FILES, Places, option_like_glob
+from paicli.policy.readers import READERS
+from paicli.policy.risk import Classification, Finding, Risk
+from paicli.shell.options import stdin_file
+from paicli.shell.parse import parse_script
+from paicli.shell.programs import program_name, script_file
+from paicli.shell.syntax import Arithmetic, Compound, Inner, Kind, Redirect, SimpleCommand, Unreadable, Word
+from paicli.shell.walk import Site, Visitor, walk, written_file
+from paicli.tools.commands import dangerous_reason
+from paicli.tools.shims import command_search_path
 
-_MAX_DEPTH = 8
-_MAX_GLOB_MATCHES = 2000
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=.*", re.DOTALL)
-_ANSI_C_QUOTE = re.compile(r"\$['\"]")
-_SYSTEM_BIN = {"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"}
-_FD = re.compile(r"[0-9]+-?|-")
-_KEYWORDS = {"if", "then", "elif", "else", "fi", "while", "until", "do", "done", "!", "{", "}", "time"}
-_HARMLESS_FILES = {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"}
+__all__ = ["Classification", "Finding", "Risk", "classify_command", "command_prefix", "normalise_name"]
 
-# Commands that only print: no path checks on their arguments.
-_PRINTERS = {"echo", "printf", "true", "false", "pwd", "whoami", "id", "uname", "sleep", "which", "type",
-             "test", "[", "date", "printenv", "nproc", "popd", "dirs"}  # fmt: skip
-# Read-only commands whose operands are files: each must resolve inside the workspace.
-_READERS = {"ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find", "file", "stat", "du",
-            "tree", "basename", "dirname", "realpath", "readlink", "cut", "tr", "diff", "cmp", "nl", "sort",
-            "uniq", "sed", "git", "jq", "md5sum", "sha1sum", "sha256sum", "column", "df"}  # fmt: skip
-_PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg"}
-_PATTERN_OPTIONS = {"-e", "-f", "--regexp", "--file"}
-# Options that make an otherwise read-only command write, run programs or follow links out.
-_FIND_UNSAFE = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-L",
-                "-follow")  # fmt: skip
-_UNSAFE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "find": _FIND_UNSAFE,
-    "rg": ("--pre", "--pre-glob", "-z", "--search-zip", "-L", "--follow", "--hostname-bin"),
-    "grep": ("-R", "--dereference-recursive"),
-    "sort": ("-o", "--output", "--compress-program"),
-    "date": ("-s", "--set"),
-    "tree": ("-o", "-R"),
-    "file": ("-C", "--compile"),
-}
-_UNSAFE_OPTIONS["egrep"] = _UNSAFE_OPTIONS["fgrep"] = _UNSAFE_OPTIONS["grep"]
-_GIT_READ_ONLY = {"status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog",
-                  "branch", "tag", "remote"}  # fmt: skip
-_GIT_LISTING_OPTIONS = {"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--remotes", "--show-current",
-                        "--verbose", "--no-color", "--color", "-n"}  # fmt: skip
-_GIT_UNSAFE_OPTIONS = ("--output", "--ext-diff", "-o", "--exec", "--upload-pack", "--run")
-_SED_PRINT_SCRIPT = re.compile(r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p|/[^/]*/p")
 # Commands whose first argument names what they do ("git commit", "npm test"): the unit of "always".
 _SUBCOMMAND_TOOLS = {"git", "npm", "npx", "pnpm", "yarn", "bun", "cargo", "go", "pip", "pip3", "uv", "poetry",
                      "docker", "podman", "kubectl", "make", "dotnet", "gradle", "mvn", "bundle", "rake", "brew", "apt",
                      "apt-get", "conda", "terraform", "helm", "systemctl", "gh", "hatch", "tox", "nox"}  # fmt: skip
 _INTERPRETER = re.compile(r"(?:python|pypy)[0-9.]*|perl|ruby|node|php|deno|bash|sh|zsh|dash")
+# Shell builtins (and keywords) bash never looks up on PATH.
+_BUILTINS = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "test", "[", "pwd", "true", "false", ":",
+                       "type", "time", "read", "export", "declare", "local", "unset", "set", "shift", "exit",
+                       "return", "eval", "exec", "source", ".", "alias", "hash", "let", "trap", "wait"})  # fmt: skip
+# Builtins whose arguments name variables: bash evaluates a subscript in a name (`a[$(cmd)]`) as arithmetic.
+_ASSIGNS_BY_NAME = frozenset({"declare", "typeset", "local", "export", "readonly", "unset", "read", "mapfile",
+                              "readarray", "let", "wait", "getopts"})  # fmt: skip
+_RUNS_PROJECT_CODE = {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}
 
 
-class Risk(enum.IntEnum):
-    SAFE = 0
-    ASK = 1
-    OPAQUE = 2
-    DENY = 3
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One reason a command is not SAFE."""
-
-    risk: Risk
-    reason: str
-    words: tuple[str, ...] | None = None  # the simple command it is about (name normalised); None: not one
-    prefix: str | None = None  # what "always" would allow ("git commit", "rm"); None: only this exact text
-
-
-@dataclass(frozen=True)
-class Classification:
-    risk: Risk
-    reason: str = ""  # the reason of the first finding with the highest risk
-    findings: tuple[Finding, ...] = ()
-    commands: tuple[tuple[str, ...], ...] = ()  # every simple command seen, wrappers kept, names normalised
-
-    @property
-    def asks(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.risk is Risk.ASK)
-
-
-def classify_command(command: str, workspace: Path) -> Classification:
-    """Classify `command` as run with `bash -c` in `workspace`. Never raises: a bug here is OPAQUE."""
+def classify_command(command: str, workspace: Path, *, search_path: str | None = None) -> Classification:
+    """Classify `command` as run with `bash -c` in `workspace` (programs found on `search_path`, by default
+    the PATH execute_command gives it). Never raises: a bug here is OPAQUE."""
     root = Path(os.path.realpath(workspace))
     if reason := dangerous_reason(command, workspace=root):
         return Classification(Risk.DENY, reason, (Finding(Risk.DENY, reason),))
     try:
-        return _Classifier(root).run(command)
+        path = command_search_path() if search_path is None else search_path
+        classifier = _Classifier(Places(root), programs=_ProgramLookup(path, root))
+        walk(parse_script(command), classifier)
+        return classifier.result()
     except Exception as error:  # fail closed, never open
         reason = f"the command could not be classified ({type(error).__name__})"
         return Classification(Risk.OPAQUE, reason, (Finding(Risk.OPAQUE, reason),))
@@ -123,7 +80,7 @@ def classify_command(command: str, workspace: Path) -> Classification:
 def normalise_name(word: str) -> str:
     """`/usr/bin/rm` → `rm` (a system program); `./rm` and `bin/rm` stay as written (a project file)."""
     folder, _, name = word.rpartition("/")
-    return name if folder in _SYSTEM_BIN and name else word
+    return name if folder in {"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"} and name else word
 
 
 def command_prefix(words: tuple[str, ...]) -> str | None:
@@ -132,7 +89,7 @@ def command_prefix(words: tuple[str, ...]) -> str | None:
     operands = [a for a in args if not a.startswith("-")]
     if name in _SUBCOMMAND_TOOLS:
         return f"{name} {operands[0]}" if operands else name
-    if _INTERPRETER.fullmatch(name):
+    if _interpreter(name):
         if len(args) >= 2 and args[0] == "-m":
             return f"{name} -m {args[1]}"
         if args and not args[0].startswith("-"):
@@ -142,17 +99,14 @@ def command_prefix(words: tuple[str, ...]) -> str | None:
 
 
 @dataclass
-class _Classifier:
-    root: Path
-    cwds: list[Path] = field(default_factory=list)
+class _Classifier(Visitor):
+    places: Places
+    programs: _ProgramLookup | None = None  # where a program name leads (a program the model wrote?)
     findings: list[Finding] = field(default_factory=list)
     commands: list[tuple[str, ...]] = field(default_factory=list)
+    written: set[str] = field(default_factory=set)  # files echo/printf/cat wrote earlier in the line
 
-    def __post_init__(self) -> None:
-        self.cwds = [self.root]
-
-    def run(self, command: str) -> Classification:
-        self.visit(command, depth=0)
+    def result(self) -> Classification:
         if not self.findings:
             return Classification(Risk.SAFE, commands=tuple(self.commands))
         worst = max(f.risk for f in self.findings)
@@ -163,222 +117,164 @@ class _Classifier:
         prefix = command_prefix(words) if words and risk is Risk.ASK and not exact else None
         self.findings.append(Finding(risk, reason, words, prefix))
 
-    def visit(self, text: str, depth: int) -> None:
-        if depth > _MAX_DEPTH:
-            self.note(Risk.OPAQUE, "commands nested too deeply to classify")
-            return
-        text, heredocs = split_heredocs(join_continued_lines(text))
-        for doc in heredocs:
-            for sub in extract_substitutions(doc.body, quotes=False)[1] if doc.expands else []:
-                self.visit(sub, depth + 1)
-        if _ANSI_C_QUOTE.search(text):
-            self.note(Risk.OPAQUE, "it uses $'...' or $\"...\" quoting, which paicli does not decode")
-        flat, subs = extract_substitutions(text)
-        for sub in subs:
-            self.visit(sub, depth + 1)
-        try:
-            tokenize(flat)
-        except ValueError:
-            self.note(Risk.OPAQUE, "its quotes are not balanced, so paicli cannot tell what would run")
-            return
-        for pipeline in pipelines(flat):
-            for index, simple in enumerate(pipeline):
-                self.simple(simple, subs, depth)
-                words = strip_wrappers(simple.words)
-                if index and words and is_interpreter(basename(words[0])) and runs_stdin(words[1:]):
-                    self.note(Risk.OPAQUE, f"{basename(words[0])} runs code that it reads from the pipe")
+    # ---- what the walk reports ----
 
-    def simple(self, command: SimpleCommand, subs: list[str], depth: int) -> None:
-        for operator, target in command.redirects:
-            self.redirect(operator, target)
-        words = command.words
-        while words and words[0] in _KEYWORDS:  # `then rm ...`, `do rm ...`: the command follows the keyword
-            words = words[1:]
-        assignments = 0
-        while assignments < len(words) and _ASSIGNMENT.fullmatch(words[assignments]):
-            assignments += 1
-        if assignments == len(words):
-            if words:
-                names = ", ".join(w.split("=", 1)[0].rstrip("+") for w in words)
-                self.note(Risk.ASK, f"it sets shell variables ({names}) that later commands use")
-            return
-        first = words[assignments]
-        if PLACEHOLDER.search(first) or any(c in first for c in "$*?[{~`"):
-            self.note(Risk.OPAQUE, f"the command name {restore(first, subs)!r} is only known when it runs")
-            return
-        normalised = (normalise_name(first), *words[assignments + 1 :])
-        self.commands.append(normalised)
-        if assignments:
-            # Rules must name the variables too (`CI=1 pytest`): `PATH=... ls` is not `ls`.
-            names = ", ".join(w.split("=", 1)[0].rstrip("+") for w in words[:assignments])
-            reason = f"it sets environment variables ({names}) for {normalised[0]}"
-            self.note(Risk.ASK, reason, (*words[:assignments], *normalised), exact=True)
-            return
-        name, args = normalised[0], list(normalised[1:])
-        if name == "rm" and _recursive(args) and any(_runtime_only(a) for a in args if not a.startswith("-")):
-            self.note(Risk.OPAQUE, "rm -r of a path that is only known when it runs")
-        for code in shell_code(name, args):  # `bash -c CODE`: its commands count too (deny rules see them)
-            self.visit(restore(code, subs), depth + 1)
-        if name in ("cd", "pushd"):
-            self.change_folder(normalised)
-        elif name in _PRINTERS:
-            if reason := self.unsafe_option(name, args):
-                self.note(Risk.ASK, reason, normalised)
-        elif name in _READERS:
-            if reason := self.unsafe_option(name, args) or self.outside_operand(name, args):
-                self.note(Risk.ASK, reason, normalised)
-        else:
-            self.note(Risk.ASK, _why_not_read_only(name), normalised)
+    def unreadable(self, item: Unreadable, depth: int) -> None:
+        self.note(Risk.OPAQUE, item.reason)
 
-    def redirect(self, operator: str, target: str) -> None:
-        if operator in ("<<", "<<-", "<<<"):
-            return  # a here-document delimiter or here-string: data
-        if operator in (">&", "<&") and _FD.fullmatch(target):
-            return  # `2>&1`: duplicates a descriptor
-        if PLACEHOLDER.search(target) or "$" in target:
-            self.note(Risk.ASK, f"it redirects to {target!r}, which is only known when it runs")
-        elif ">" in operator:
-            if target not in _HARMLESS_FILES:
-                self.note(Risk.ASK, f"it writes to {target} (shell redirection)")
-        elif reason := self.outside_path(target):
+    def nested(self, site: Site, found: Inner) -> None:
+        if found.human is not None:
+            self.note(Risk.OPAQUE, found.human)
+        elif found.code is not None and found.dynamic:
+            self.note(Risk.OPAQUE, f"the code that {found.via} runs is only known when it runs")
+
+    def stdin_code(self, site: Site, language: str, text: str | None) -> None:
+        redirected = any("<" in r.operator for r in site.command.redirects)
+        if site.fed or site.stage > 0 or site.command.inputs or redirected:
+            self.note(Risk.OPAQUE, f"{language} runs code that it reads from stdin")
+
+    def compound(self, compound: Compound, depth: int) -> None:
+        self._arithmetic([*compound.arithmetic, *_arithmetic_parts(compound.words)])
+        if compound.kind is Kind.TEST and not compound.source.startswith("[["):
+            for reason in check_test(compound.words):
+                self.note(*reason)
+
+    def redirect(self, redirect: Redirect, depth: int) -> None:
+        target = redirect.target
+        if target is None or redirect.duplicates:
+            return
+        if not target.static:
+            self.note(Risk.ASK, f"it redirects to {target.text!r}, which is only known when it runs")
+        elif redirect.writes or redirect.operator == "<>":
+            if target.text not in HARMLESS_FILES:
+                self.note(Risk.ASK, f"it writes to {target.text} (shell redirection)")
+        elif reason := self.places.outside(target):
             self.note(Risk.ASK, reason)
 
-    def change_folder(self, words: tuple[str, ...]) -> None:
-        targets = [w for w in words[1:] if w != "--"]
-        if len(targets) != 1 or targets[0] == "-" or targets[0].startswith("-"):
-            self.note(Risk.ASK, f"{' '.join(words)} changes to a folder paicli cannot check", words)
+    def command(self, site: Site) -> None:
+        command = site.command
+        self._arithmetic(_arithmetic_parts([*command.words, *(w for a in command.assignments for w in a.words)]))
+        if not command.words:
+            if command.assignments:
+                names = ", ".join(a.name for a in command.assignments)
+                self.note(Risk.ASK, f"it sets shell variables ({names}) that later commands use")
             return
-        if reason := self.outside_path(targets[0]):
-            self.note(Risk.ASK, reason, words)
+        first = command.words[0]
+        if not first.static or first.glob or first.tilde:
+            self.note(Risk.OPAQUE, f"the command name {first.text!r} is only known when it runs")
             return
-        self.cwds += [Path(os.path.realpath(cwd / targets[0])) for cwd in self.cwds]
+        normalised = (program_name(first), *(w.text for w in command.words[1:]))
+        self.commands.append(normalised)
+        self._written(command)
+        if command.assignments:
+            # Rules must name the variables too (`CI=1 pytest`): `PATH=... ls` is not `ls`.
+            assigned = tuple(f"{a.name}={a.value.text if a.value else ''}" for a in command.assignments)
+            names = ", ".join(a.name for a in command.assignments)
+            reason = f"it sets environment variables ({names}) for {normalised[0]}"
+            self.note(Risk.ASK, reason, (*assigned, *normalised), exact=True)
+            return
+        if site.appended:
+            self.note(Risk.ASK, f"{normalised[0]} gets more arguments from {site.via} when it runs", normalised)
+        for risk, reason in self._check(normalised[0], command.words[1:]):
+            self.note(risk, reason, normalised if risk is Risk.ASK else None)
 
-    def unsafe_option(self, name: str, args: list[str]) -> str | None:
-        for arg in args:
-            if arg == "--":
-                break
-            if banned := _banned_option(name, arg):
-                return f"{name} {banned} can write files or run programs"
+    def _written(self, command: SimpleCommand) -> None:
+        """`echo CODE > s; sh s` feeds code to a shell as surely as `sh <<< CODE` does."""
+        if written := written_file(command):
+            self.written.add(os.path.normpath(written[0]))
+        script = script_file(command.words)
+        if script is not None and stdin_file(script):
+            self.note(Risk.OPAQUE, f"it runs a script only known when it runs ({script.text})")
+        elif script is not None and os.path.normpath(script.text) in self.written:
+            self.note(Risk.OPAQUE, f"it runs {script.text}, which this command line has just written")
+
+    def _check(self, name: str, args: tuple[Word, ...]) -> Reasons:
+        looked_up = self.programs is not None and name not in _BUILTINS and "/" not in name
+        if looked_up and self.programs and (untrusted := self.programs.untrusted(name)):
+            return [(Risk.ASK, untrusted)]
+        if name in _ASSIGNS_BY_NAME:
+            return check_variable_names(name, args) or [(Risk.ASK, _why_not_read_only(name))]
+        if name == "time" and args and args[0].text.startswith("-") and args[0].text != "-p":
+            return [(Risk.ASK, f"time {args[0].text} can write a file")]
+        if name == "rm" and _recursive(args) and any(not w.static for w in args if not w.text.startswith("-")):
+            return [(Risk.OPAQUE, "rm -r of a path that is only known when it runs")]
+        if name in ("cd", "pushd"):
+            return check_cd(args, self.places)
+        if name in HARMLESS:
+            return []
+        if name == "printf":
+            return check_printf(args)
+        if name in ("test", "["):
+            return check_test(args)
         if name == "git":
-            return _git_unsafe(args)
-        if name == "sed":
-            return _sed_unsafe(args)
-        if name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1:
-            return "uniq with two file names writes the second one"
-        return None
+            if reason := dynamic_global_option(args):
+                return [(Risk.OPAQUE, reason)]
+            if reasons := unknowable_arguments(name, args):
+                return reasons
+            found = check_git(args, self.places.root, self.places.only_root)
+            if found is not None:
+                return [(Risk.OPAQUE if found[1] else Risk.ASK, found[0])]
+            return self._git_paths(args)
+        if name in READERS:
+            return check_reader(name, args, self.places)
+        return [(Risk.ASK, _why_not_read_only(name))]
 
-    def outside_operand(self, name: str, args: list[str]) -> str | None:
-        """Why an operand of this reader leaves the workspace, or None."""
-        skip_first = name in _PATTERN_FIRST and not any(a.split("=", 1)[0] in _PATTERN_OPTIONS for a in args)
-        skip_first = skip_first or name == "sed"
-        options_done = False
-        for arg in args[1:] if name == "git" else args:
-            if not options_done and arg == "--":
-                options_done = True
+    def _git_paths(self, args: tuple[Word, ...]) -> Reasons:
+        for word in args[1:]:
+            if word.text.startswith("-") or option_like_glob(word):
                 continue
-            if not options_done and arg.startswith("-") and arg != "-":
-                if "=" in arg:
-                    value = arg.split("=", 1)[1]
-                    if any(c in value for c in "/~$") and (reason := self.outside_path(value)):
-                        return reason
-                elif any(c in arg for c in "/~$") or PLACEHOLDER.search(arg):
-                    return f"the option {arg!r} may name a path outside the workspace"
-                continue
-            if skip_first:
-                skip_first = False
-                continue
-            if reason := self.outside_path(arg):
-                return reason
+            if ("/" in word.text or word.text.startswith(("~", ".."))) and (reason := self.places.outside(word)):
+                return [(Risk.ASK, reason)]
+        return []
+
+    def _arithmetic(self, found: list[Arithmetic]) -> None:
+        for arithmetic in found:
+            if arithmetic.names or arithmetic.scripts:
+                why = "evaluates values only known when it runs as arithmetic, which can run code"
+                self.note(Risk.OPAQUE, f"{arithmetic.source} {why}")
+
+
+@dataclass(frozen=True)
+class _ProgramLookup:
+    """Finds a program name on the search path as bash will. A workspace folder on PATH (an activated
+    `.venv/bin`) is harmless for the names it does not hold: the file tools refuse to write into it (the
+    guard) and a command that writes is never SAFE, so nothing can appear there unapproved."""
+
+    search_path: str
+    root: Path
+
+    def untrusted(self, name: str) -> str | None:
+        """Why `name` may run a program the model wrote; None when it runs one from outside the workspace
+        (or none at all)."""
+        for entry in self.search_path.split(os.pathsep):
+            if not entry or not os.path.isabs(entry):
+                shown = entry or "(empty)"
+                return f"PATH holds the relative folder {shown!r}, so {name} may be a program the model wrote"
+            folder = Path(os.path.realpath(entry))
+            candidate = folder / name
+            if folder.is_relative_to(self.root):
+                if os.path.lexists(candidate):
+                    return f"PATH holds {entry}, a workspace folder, whose {name} may be a program the model wrote"
+            elif candidate.is_file() and os.access(candidate, os.X_OK):
+                return None
         return None
 
-    def outside_path(self, arg: str) -> str | None:
-        """Why `arg`, used as a path from any folder the command may be in, leaves the workspace."""
-        if arg == "-" or arg in _HARMLESS_FILES:
-            return None
-        if PLACEHOLDER.search(arg) or "$" in arg or "`" in arg:
-            return f"the path {arg!r} is only known when it runs"
-        if arg.startswith("~"):
-            return f"{arg} is in a home folder, outside the workspace"
-        if "{" in arg:
-            return f"{arg!r} uses brace expansion, which paicli does not expand"
-        for cwd in self.cwds:
-            try:
-                paths = self.expand(cwd, arg)
-            except _TooManyMatches:
-                return f"{arg} matches too many files to check"
-            for path in paths:
-                resolved = Path(os.path.realpath(path))
-                if not resolved.is_relative_to(self.root):
-                    return f"it reads {arg}, which is outside the workspace"
-        return None
 
-    def expand(self, cwd: Path, arg: str) -> list[Path]:
-        if not any(c in arg for c in "*?["):
-            return [cwd / arg]
-        matches = glob.glob(arg, root_dir=cwd)
-        if len(matches) > _MAX_GLOB_MATCHES:
-            raise _TooManyMatches(arg)
-        return [cwd / m for m in matches] or [cwd / arg]
+def _arithmetic_parts(words: list[Word] | tuple[Word, ...]) -> list[Arithmetic]:
+    return [p for w in words for p in w.parts if isinstance(p, Arithmetic)]
 
 
-class _TooManyMatches(Exception):
-    pass
+def _recursive(args: tuple[Word, ...]) -> bool:
+    return any(w.text == "--recursive" or (w.text.startswith("-") and not w.text.startswith("--")
+               and ("r" in w.text or "R" in w.text)) for w in args)  # fmt: skip
 
 
-def _banned_option(name: str, arg: str) -> str | None:
-    """The banned option `arg` stands for: exact, `--opt=value`, a GNU abbreviation (`--out` for
-    `--output`) or one letter of a short-option cluster (`-uo` holds `-o`)."""
-    banned = _UNSAFE_OPTIONS.get(name, ())
-    option = arg.split("=", 1)[0]
-    for candidate in banned:
-        if option == candidate:
-            return candidate
-        if option.startswith("--") and len(option) > 3 and candidate.startswith(option):
-            return candidate
-        clustered = name != "find" and len(candidate) == 2 and not option.startswith("--")
-        if clustered and option.startswith("-") and candidate[1] in option[1:]:
-            return candidate
-    return None
-
-
-def _git_unsafe(args: list[str]) -> str | None:
-    if not args or args == ["--no-pager"]:
-        return None
-    rest = args[1:] if args[0] == "--no-pager" else args
-    sub = rest[0] if rest else ""
-    if sub.startswith("-"):
-        return "git with global options (-c, -C, ...) can change what git runs"
-    if sub not in _GIT_READ_ONLY:
-        return f"git {sub} changes the repository or talks to a remote"
-    options = rest[1:]
-    for option in options:
-        if option.split("=", 1)[0] in _GIT_UNSAFE_OPTIONS:
-            return f"git {sub} {option.split('=', 1)[0]} can write files or run programs"
-    if sub in {"branch", "tag", "remote"} and any(o not in _GIT_LISTING_OPTIONS for o in options):
-        return f"git {sub} with these arguments changes the repository"
-    return None
-
-
-def _sed_unsafe(args: list[str]) -> str | None:
-    """Only `sed -n 'N,Mp' FILE...` (printing lines) counts as reading."""
-    options = [a for a in args if a.startswith("-")]
-    operands = [a for a in args if not a.startswith("-")]
-    if options != ["-n"] or not operands or not _SED_PRINT_SCRIPT.fullmatch(operands[0]):
-        return "sed can edit files in place or run commands; only `sed -n 'N,Mp' FILE` counts as reading"
-    return None
-
-
-def _recursive(args: list[str]) -> bool:
-    return "--recursive" in args or any(a.startswith("-") and not a.startswith("--") and a[1:] and
-                                        ("r" in a or "R" in a) for a in args)  # fmt: skip
-
-
-def _runtime_only(word: str) -> bool:
-    return bool(PLACEHOLDER.search(word)) or "$" in word or "`" in word
+def _interpreter(name: str) -> bool:
+    return bool(_INTERPRETER.fullmatch(name))
 
 
 def _why_not_read_only(name: str) -> str:
-    if _INTERPRETER.fullmatch(name) or name in {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}:
+    if _interpreter(name) or name in _RUNS_PROJECT_CODE:
         return f"{name} runs the project's code, which can do anything"
     if "/" in name:
         return f"{name} runs a program from the workspace"

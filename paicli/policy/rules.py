@@ -11,8 +11,9 @@ A rule is one of:
 
 A command prefix matches whole words with quotes removed: `git push` matches `git push -f origin` and
 `/usr/bin/git push`, not `git pushx`. A trailing `*` or `:*` is accepted and ignored (`npm run test:*`).
-A deny rule matches when ANY command of a command line matches (also inside `$(...)` and after wrappers
-such as `env`, `timeout 5`); an allow rule must cover EVERY command of the line that needs approval.
+A deny rule matches when ANY command of a command line matches (also inside `$(...)`, `bash -c`, after
+wrappers such as `env`, `timeout 5`, run by `find -exec` or `xargs`, and given to options such as
+`tar --to-command` or sed's `e`); an allow rule must cover EVERY command of the line that needs approval.
 Allow rules never cover what the classifier cannot read (OPAQUE) or what the hard denylist refuses.
 """
 
@@ -27,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from paicli.policy.classify import Classification, Risk, normalise_name
-from paicli.tools.commands import strip_wrappers
+from paicli.shell.parse import parse_script
+from paicli.shell.syntax import SimpleCommand
 from paicli.tools.execute_command import ExecuteCommand
-from paicli.tools.shell_words import tokenize
 from paicli.tools.toolbox import BUILTIN_TOOLS
 
 COMMAND_TOOL = ExecuteCommand.name  # what a rule without a tool name is about
@@ -60,12 +61,7 @@ def parse_rule(text: str) -> Rule:
     if tool != COMMAND_TOOL:
         return Rule(text, tool, path_glob=_normalise_glob(pattern) if pattern else None)
     pattern = re.sub(r":?\*$", "", pattern).strip()
-    try:
-        words = tokenize(pattern)
-    except ValueError:
-        raise ValueError(f"the rule {text!r} has unbalanced quotes") from None
-    if any(_is_operator(w) for w in words):
-        raise ValueError(f"the rule {text!r} holds shell operators; write one command prefix per rule")
+    words = _command_words(text, pattern)
     if words:
         words[0] = normalise_name(words[0])
     return Rule(text, tool, words=tuple(words))
@@ -103,8 +99,8 @@ class Rules:
             if rule.tool != tool:
                 continue
             if classification is not None:
-                variants = [variant for command in classification.commands for variant in _variants(command)]
-                if not rule.words or any(_starts_with(variant, rule.words) for variant in variants):
+                commands = classification.commands
+                if not rule.words or any(_starts_with(command, rule.words) for command in commands):
                     return rule
             elif self._path_matches(rule, arguments, path_argument, any_spelling=True):
                 return rule
@@ -166,12 +162,21 @@ class Rules:
         return spellings
 
 
-def _variants(command: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """The command as written and without wrappers (`env X=1 timeout 5 git push` → `git push`)."""
-    stripped = strip_wrappers(list(command))
-    if stripped and stripped != list(command):
-        return [command, (normalise_name(stripped[0]), *stripped[1:])]
-    return [command]
+def _command_words(text: str, pattern: str) -> list[str]:
+    """The words of a rule's command prefix, read as bash reads one simple command."""
+    if not pattern:
+        return []
+    script = parse_script(pattern)
+    if script.unreadable:
+        raise ValueError(f"the rule {text!r} cannot be read as a command ({script.unreadable[0].reason})")
+    commands = [c for p in script.pipelines for c in p.commands]
+    if len(commands) != 1 or not isinstance(commands[0], SimpleCommand):
+        raise ValueError(f"the rule {text!r} holds shell operators; write one command prefix per rule")
+    command = commands[0]
+    if command.redirects or command.inputs or any(not w.static for w in command.words):
+        raise ValueError(f"the rule {text!r} must be plain words: no redirections, variables or substitutions")
+    assigned = [f"{a.name}={a.value.text if a.value else ''}" for a in command.assignments]
+    return assigned + [w.text for w in command.words]
 
 
 def _starts_with(words: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
@@ -181,7 +186,3 @@ def _starts_with(words: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
 def _normalise_glob(path: str) -> str:
     normal = os.path.normpath(path.strip()).replace(os.sep, "/")
     return normal[2:] if normal.startswith("./") else normal
-
-
-def _is_operator(word: str) -> bool:
-    return bool(word) and all(c in "();<>|&\n" for c in word)

@@ -1,64 +1,69 @@
 """The hard denylist: shell commands refused in every approval mode, `yolo` included.
 
-`dangerous_reason` looks at what bash would run, not at the text: the command is split on `;`, `&&`,
-`||`, `|`, `&` and newlines, quotes are removed (`r"m"` is rm), wrappers are skipped (`env`, `nohup`,
-`timeout 5`, ...), and the code inside `bash -c '...'`, `eval`, `$(...)`, backticks and `<(...)` is
-checked too, and so is the `$(...)` inside an unquoted here-document. Quoted text is data:
-`echo 'rm -rf /'` is fine.
+`dangerous_reason` walks the parsed command (paicli.shell) as bash would run it: every simple command,
+with quotes removed (`r"m"` is rm), behind wrappers (`env`, `nohup`, `timeout 5`, `xargs`, `find -exec`,
+`busybox`), and inside the code handed to a shell (`bash -c`, `eval`, `$(...)`, backticks, `<(...)`,
+here-documents and here-strings fed to a shell, `echo ... | sh`, `git -c alias.x='!...'`, `alias`, options
+that take a command line such as `tar --to-command`), and the command a project runner starts (`uv run`).
+Quoted text is data: `echo 'rm -rf /'` is fine. What the grammar cannot read is not dangerous by itself
+here; the approval layer fails closed on it.
 
-It errs on the side of refusing: `#` comments are not recognised (`a#b` is a word in bash, and
-telling the two apart is not worth a bypass), `rm -rf *` is refused even after a `cd`, and a quoted
-`;` counts as a separator. Text that shlex cannot split (unbalanced quotes) is not dangerous by itself
-here; the approval layer fails closed on it. Anything subtler (scripts, `find -delete`, aliases) is the
-approval policy's business, not this list's.
+It errs on the side of refusing: `rm -rf *` is refused even after a `cd`, any program given a block
+device as an argument is refused unless it only reads, and copying a denylisted program (a renamed
+`mkfs` runs just the same) is refused. Anything subtler (scripts written to files, interpreter code,
+`python -c`) is the approval policy's and the sandbox's business, not this list's.
 """
 
 from __future__ import annotations
 
-import itertools
+import glob
 import os
-import re
 from pathlib import Path
 
-from paicli.tools.shell_words import (
-    PLACEHOLDER,
+from paicli.shell.parse import parse_script
+from paicli.shell.programs import SHELLS, basename, is_interpreter, script_file, stdin_language
+from paicli.shell.syntax import (
+    NESTED_TOO_DEEPLY,
+    Compound,
+    Expansion,
+    Kind,
+    Pipeline,
+    Redirect,
+    Script,
     SimpleCommand,
-    extract_substitutions,
-    join_continued_lines,
-    pipelines,
-    placeholders,
-    restore,
-    split_heredocs,
-    substitution,
-    tokenize,
+    Unreadable,
+    Word,
 )
-
-_MAX_DEPTH = 8
+from paicli.shell.walk import Site, Visitor, walk, written_file
+from paicli.shell.wrappers import runner_commands
+from paicli.tools.critical import critical, is_block_device
+from paicli.tools.fetches import Fetches, fetchers_in, is_fetcher
 
 _PRIVILEGE = {"sudo", "doas", "su", "pkexec", "run0"}
 _POWER = {"shutdown", "reboot", "halt", "poweroff"}
 _SYSTEMCTL_POWER = {"poweroff", "reboot", "halt", "kexec"}
-_FETCHERS = {"curl", "wget", "fetch"}
-_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish"}
-_INTERPRETER = re.compile(r"(?:python|pypy)[0-9.]*|perl|ruby|node|php|bun|deno")
-_CODE_RUNNERS = {"eval", "source", "."}
-_WRAPPERS = {
-    "env", "command", "builtin", "exec", "nohup", "setsid", "time", "nice", "ionice", "timeout",
-    "stdbuf", "xargs", "unbuffer", "then", "do", "else", "elif", "if", "while", "until", "!", "{",
-}  # fmt: skip
-_WRAPPER_OPTIONS_WITH_VALUE = {"-u", "-C", "-n", "-s", "-k", "-I", "-P", "-L", "-c"}
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=.*", re.DOTALL)
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?[smhd]?")
-_BARE_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-_BLOCK_DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|mapper/|md|loop|mem$|kmem$|port$)")
-_HARMLESS_DEVICES = {"null", "zero", "stdout", "stderr", "tty", "full", "random", "urandom"}
-_NAME = r"[^\s(){}|;&<>]{1,64}"
-_SAME_NAME = r"(?:(?P=a)|(?P=b))"
-# A function that pipes itself into itself: `:(){ :|:& };:`, `function f { f | f & }`.
-_FORK_BOMB = re.compile(
-    rf"(?:function\s+(?P<a>{_NAME})\s*(?:\(\s*\))?|(?P<b>{_NAME})\s*\(\s*\))"
-    rf"\s*\{{[^}}]{{0,200}}?{_SAME_NAME}\s*\|\s*&?\s*{_SAME_NAME}"
-)
+_DISK_TOOLS = {"mke2fs", "mkswap", "wipefs", "blkdiscard", "mkdosfs", "mkntfs", "mkexfatfs", "mkfs", "fdisk",
+               "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "sg_format", "zerofree"}  # fmt: skip
+# Listing forms of the partitioning tools, which only read.
+_DISK_LISTING = {"fdisk": {"-l", "--list"}, "sfdisk": {"-l", "--list", "-d", "--dump", "-s", "--show-size", "-J",
+                 "--json", "-V", "--verify"}, "parted": {"-l", "--list"}, "gdisk": {"-l"},
+                 "sgdisk": {"-p", "--print", "-i", "--info", "-v", "--verify"}}  # fmt: skip
+# name -> arguments that make it destroy a disk's data
+_DESTROYING = {"cryptsetup": {"luksFormat", "erase", "luksErase", "reencrypt"}, "lvremove": {"*"},
+               "vgremove": {"*"}, "pvremove": {"*"}, "mdadm": {"--zero-superblock", "--create", "-C"},
+               "zpool": {"destroy", "labelclear"}, "nvme": {"format", "sanitize"},
+               "hdparm": {"--security-erase", "--security-erase-enhanced", "--trim-sector-ranges"},
+               "badblocks": {"-w"}}  # fmt: skip
+# Programs that only read from a device named as an argument.
+_DEVICE_READERS = {"cat", "head", "tail", "less", "more", "hexdump", "od", "xxd", "strings", "file", "stat", "ls",
+                   "lsblk", "blkid", "findmnt", "df", "smartctl", "udevadm", "cmp", "diff", "md5sum", "sha1sum",
+                   "sha256sum", "sha512sum", "b2sum", "wc", "readlink", "realpath", "test", "[", "echo", "printf",
+                   "grep", "dmesg", "mount", "umount", "pv", "dumpe2fs", "tune2fs", "lsof", "fuser"}  # fmt: skip
+_COPIERS = {"cp", "ln", "install", "mv", "rsync", "scp", "cat", "tee", "dd", "link", "objcopy", "ditto"}
+_DESTINATION_LAST = {"cp", "mv", "install", "rsync", "scp", "ln", "ditto"}
+_DELETERS = {"rm", "shred", "unlink"}
+_CODE_OPTIONS = ("-c", "-e", "-E", "--eval")
+_SYSTEM_BIN = ("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin")
 
 
 def dangerous_reason(command: str, *, workspace: Path | None = None) -> str | None:
@@ -68,270 +73,240 @@ def dangerous_reason(command: str, *, workspace: Path | None = None) -> str | No
     """
     root = Path(os.path.realpath(workspace)) if workspace is not None else None
     try:
-        return _Checker(root).check(command, depth=0)
+        denylist = Denylist(root)
+        walk(parse_script(command), denylist)
+        return denylist.reason
     except Exception as error:  # a bug here must refuse, not let the command through
         return f"the command could not be checked ({type(error).__name__})"
 
 
-class _Checker:
+def denylisted_program(name: str) -> bool:
+    """Whether running `name` (any arguments) may be refused by the denylist: a renamed copy may not run."""
+    return name in _PRIVILEGE | _POWER | _DISK_TOOLS or name.startswith("mkfs") or name in _DESTROYING
+
+
+class Denylist(Visitor):
     def __init__(self, workspace: Path | None) -> None:
         self.workspace = workspace
+        self.reason: str | None = None
+        self.fetches = Fetches()
+        self.program_variables: set[str] = set()  # variables holding the path of a denylisted program
+        self.written: dict[str, str] = {}  # files this command line writes with echo/printf/cat, and their text
 
-    def check(self, text: str, depth: int) -> str | None:
-        if depth > _MAX_DEPTH:
-            return "commands nested too deeply to check"
-        if _FORK_BOMB.search(text):
-            return "a fork bomb"
-        text, heredocs = split_heredocs(join_continued_lines(text))
-        for doc in heredocs:
-            for sub in extract_substitutions(doc.body, quotes=False)[1] if doc.expands else []:
-                if reason := self.check(sub, depth + 1):
-                    return reason
-        flat, subs = extract_substitutions(text)
-        for sub in subs:
-            if reason := self.check(sub, depth + 1):
-                return reason
-        for pipeline in pipelines(flat):
-            if reason := self._check_pipeline(pipeline, subs, depth):
-                return reason
-        return None
+    def refuse(self, reason: str | None) -> None:
+        if reason and self.reason is None:
+            self.reason = reason
 
-    def _check_pipeline(self, pipeline: list[SimpleCommand], subs: list[str], depth: int) -> str | None:
-        for command in pipeline:
-            for operator, target in command.redirects:
-                if ">" in operator and _BLOCK_DEVICE.match(target):
-                    return f"writing to the device {target}"
-        commands = [strip_wrappers(command.words) for command in pipeline]
-        for words in commands:
-            if words and (reason := self._check_command(words, subs, depth)):
-                return reason
-        fetched = False
-        for words in commands:
-            if not words:
-                continue
-            name = basename(words[0])
-            if fetched and is_interpreter(name) and runs_stdin(words[1:]):
-                return f"piping a download into {name} runs unreviewed code"
-            fetched = fetched or name in _FETCHERS
-        return None
+    def unreadable(self, item: Unreadable, depth: int) -> None:
+        if item.reason == NESTED_TOO_DEEPLY:
+            self.refuse(NESTED_TOO_DEEPLY)
 
-    def _check_command(self, words: list[str], subs: list[str], depth: int) -> str | None:
-        name, args = basename(words[0]), words[1:]
+    def compound(self, compound: Compound, depth: int) -> None:
+        if compound.kind is Kind.FUNCTION and compound.name and _calls_itself_in_a_pipeline(compound):
+            self.refuse("a fork bomb")
+
+    def redirect(self, redirect: Redirect, depth: int) -> None:
+        target = redirect.target
+        if target is not None and (redirect.writes or redirect.operator == "<>") and is_block_device(target.text):
+            self.refuse(f"writing to the device {target.text}")
+
+    def command(self, site: Site) -> None:
+        for assignment in site.command.assignments:
+            if assignment.value is not None and _names_denylisted_program(assignment.value):
+                self.program_variables.add(assignment.name)
+        words = site.words
+        if not words:
+            return
+        name, args = basename(words[0].text), words[1:]
+        self.refuse(self._program(name, args) or self._devices(name, args) or self._copies(name, args))
+        self.refuse(self._targets(name, args) or self._fetched_code(site, name, args))
+        self.fetches.record(name, args, site.command.redirects)
+        if written := written_file(site.command):
+            self.written[os.path.normpath(written[0])] = written[1]
+        for runs in runner_commands(words):  # `uv run mkfs.ext4 img`
+            if self.reason is None:
+                text = " ".join(w.text for w in runs)
+                walk(Script(text, (Pipeline((SimpleCommand(text, runs),)),)), self, site.depth + 1)
+        script = script_file(words)
+        code = self.written.get(os.path.normpath(script.text)) if script is not None and script.static else None
+        if code is not None and self.reason is None:  # `echo 'mkfs ...' > s; sh s`: the code it wrote
+            walk(parse_script(code), self, site.depth + 1)
+
+    def _program(self, name: str, args: tuple[Word, ...]) -> str | None:
+        texts = [a.text for a in args]
         if name in _PRIVILEGE:
             return f"{name}: running commands as another user is not allowed"
-        if name.startswith("mkfs"):
+        if name.startswith("mkfs") or name in ("mke2fs", "mkdosfs", "mkntfs", "mkexfatfs"):
             return f"{name} formats a filesystem"
-        if name in _POWER or (name == "systemctl" and _SYSTEMCTL_POWER & set(args)):
+        if name in _DISK_TOOLS:
+            listing = _DISK_LISTING.get(name, set())
+            options = {t for t in texts if t.startswith("-")}
+            if not (options and options <= listing) and not (name == "parted" and "print" in texts[-1:]):
+                return f"{name} can erase, format or repartition a disk"
+        if name in _DESTROYING and (_DESTROYING[name] & set(texts) or "*" in _DESTROYING[name]):
+            return f"{name} {' '.join(texts[:2])} destroys the data on a disk"
+        if name in _POWER or (name == "systemctl" and _SYSTEMCTL_POWER & set(texts)):
             return "shutting down or rebooting the machine"
-        if name in {"init", "telinit"} and args[:1] in (["0"], ["6"]):
+        if name in {"init", "telinit"} and texts[:1] in (["0"], ["6"]):
             return "shutting down or rebooting the machine"
-        if name == "rm":
-            return self._check_rm(args, subs)
-        if name in {"chmod", "chown", "chgrp"}:
-            return self._check_recursive_owner_or_mode(name, args, subs)
-        if name == "find":
-            return self._check_find(args, subs)
-        if name == "alias":  # `alias x='rm -rf /'` then `x` (with expand_aliases): the value is code
-            for arg in args:
-                if "=" in arg and (reason := self.check(arg.split("=", 1)[1], depth + 1)):
-                    return f"an alias for: {reason}"
+        return None
+
+    def _devices(self, name: str, args: tuple[Word, ...]) -> str | None:
         if name == "dd":
             for arg in args:
-                if arg.startswith("of=/dev/") and not _harmless_device(arg[len("of=/dev/") :]):
-                    return f"dd writing to the device {arg[3:]}"
-        code = _code_arguments(name, args)
-        for arg in code:
-            for index in placeholders(arg):
-                if _mentions_fetcher(substitution(subs, index)):
-                    return f"{name} running downloaded code"
-            if reason := self.check(restore(arg, subs), depth + 1):
-                return reason
-        return None
-
-    def _check_rm(self, args: list[str], subs: list[str]) -> str | None:
-        recursive, targets = False, []
-        options_done = False
-        for arg in args:
-            if not options_done and arg == "--":
-                options_done = True
-            elif not options_done and arg.startswith("--"):
-                recursive = recursive or arg == "--recursive"
-            elif not options_done and arg.startswith("-") and len(arg) > 1:
-                recursive = recursive or "r" in arg or "R" in arg
-            else:
-                targets.append(arg)
-        if not recursive:
+                if arg.text.startswith("of=") and is_block_device(arg.text[3:]):
+                    return f"dd writing to the device {arg.text[3:]}"
             return None
-        for target in targets:
-            if why := self._critical(target, subs, include_workspace=True):
-                return f"rm -r of {restore(target, subs)} ({why})"
+        if name in _DEVICE_READERS or name in _DISK_LISTING:
+            return None
+        operands = [a for a in args if not a.text.startswith("-")]
+        if name in _DESTINATION_LAST:
+            operands = operands[-1:]
+        for arg in operands:
+            if is_block_device(arg.text.split("=", 1)[-1]):
+                return f"{name} given the device {arg.text} can write to it"
         return None
 
-    def _check_find(self, args: list[str], subs: list[str]) -> str | None:
+    def _copies(self, name: str, args: tuple[Word, ...]) -> str | None:
+        """A copy or link of a denylisted program runs just like it under another name."""
+        if name == "hash":  # `hash -p /sbin/mkfs.ext4 ls`: `ls` now runs mkfs
+            texts = [a.text for a in args]
+            path = args[texts.index("-p") + 1] if "-p" in texts[:-1] else None
+            if path is not None and _names_denylisted_program(path):
+                return f"hash -p maps a name to the denylisted program {path.text}"
+            return None
+        if name not in _COPIERS:
+            return None
+        sources = [a for a in args if not a.text.startswith("-") or a.text.startswith("if=")]
+        if name in _DESTINATION_LAST:
+            sources = sources[:-1] if len(sources) > 1 else sources
+        for word in sources:
+            if _names_denylisted_program(word) or any(p.name in self.program_variables for p in _expansions(word)):
+                return f"{name} copies the denylisted program {word.text} (a copy runs just the same)"
+        return None
+
+    def _targets(self, name: str, args: tuple[Word, ...]) -> str | None:
+        if name == "rm" and _recursive(args, "rR"):
+            for target in _operands(args):
+                if why := critical(target, self.workspace, include_workspace=True):
+                    return f"rm -r of {target.text} ({why})"
+        if name in {"chmod", "chown", "chgrp"} and _recursive(args, "R"):
+            for target in _operands(args):
+                if why := critical(target, self.workspace, include_workspace=False):
+                    return f"{name} -R on {target.text} ({why})"
+        if name == "find":
+            return self._find(args)
+        if name == "rsync" and any(a.text.startswith("--del") for a in args):
+            for target in _operands(args)[-1:]:
+                if why := critical(target, self.workspace, include_workspace=True):
+                    return f"rsync --delete onto {target.text} ({why})"
+        if name == "mv":
+            for source in _operands(args)[:-1]:
+                if why := critical(source, self.workspace, include_workspace=False):
+                    return f"mv of {source.text} ({why})"
+        return None
+
+    def _find(self, args: tuple[Word, ...]) -> str | None:
         """`find / -delete`, `find ~ -exec rm {} +`: deleting below the root, a home or an ancestor."""
-        deleting = "-delete" in args or any(
-            arg in ("-exec", "-execdir", "-ok", "-okdir") and basename(nxt) in {"rm", "shred", "unlink"}
-            for arg, nxt in itertools.pairwise(args)
+        texts = [a.text for a in args]
+        deleting = "-delete" in texts or any(
+            texts[i] in ("-exec", "-execdir", "-ok", "-okdir") and basename(texts[i + 1]) in _DELETERS
+            for i in range(len(texts) - 1)
         )
         if not deleting:
             return None
-        roots = []
-        for arg in args:
-            if arg.startswith(("-", "(", "!")) and arg not in ("-H", "-L", "-P"):
+        for root in args:
+            if root.text.startswith(("-", "(", "!")) and root.text not in ("-H", "-L", "-P"):
                 break
-            if arg not in ("-H", "-L", "-P"):
-                roots.append(arg)
-        for root in roots:
-            if why := self._critical(root, subs, include_workspace=False):
-                return f"find deleting files below {restore(root, subs)} ({why})"
+            if root.text not in ("-H", "-L", "-P") and (why := critical(root, self.workspace, include_workspace=False)):
+                return f"find deleting files below {root.text} ({why})"
         return None
 
-    def _check_recursive_owner_or_mode(self, name: str, args: list[str], subs: list[str]) -> str | None:
-        recursive = "--recursive" in args or any(
-            a.startswith("-") and not a.startswith("--") and "R" in a for a in args
-        )
-        if not recursive:
+    def _fetched_code(self, site: Site, name: str, args: tuple[Word, ...]) -> str | None:
+        """Downloaded code run unread: `curl ... | sh`, `sh <(curl ...)`, `curl -o f ...; sh f`."""
+        if not (is_interpreter(name) or name in ("eval", "source", ".")):
             return None
-        for target in args:
-            if not target.startswith("-") and (why := self._critical(target, subs, include_workspace=False)):
-                return f"{name} -R on {restore(target, subs)} ({why})"
-        return None
-
-    def _critical(self, target: str, subs: list[str], *, include_workspace: bool) -> str | None:
-        """Why deleting (or re-owning) `target` recursively would be a disaster, or None."""
-        match = PLACEHOLDER.fullmatch(target)
-        if match and substitution(subs, int(match.group(1))).strip() == "pwd":
-            target = "."
-        target = re.sub(r"^(?:\$HOME|\$\{HOME\})(?=/|$)", "~", target)
-        target = re.sub(r"^(?:\$PWD|\$\{PWD\})(?=/|$)", ".", target)
-        core = _strip_trailing(target)
-        if core == "/":
-            return "the filesystem root"
-        if core.startswith("~"):
-            return "a home folder" if "/" not in core else None
-        if core.startswith("$"):
-            variable = _BARE_VARIABLE.fullmatch(core)
-            if variable and core != target:
-                name = variable.group(1)
-                return f"this is / when ${name} is empty; write ${{{name}:?}}/ to fail instead"
-            return None
-        if PLACEHOLDER.search(core):
-            return None
-        if core.startswith("/"):
-            return self._critical_absolute(Path(os.path.normpath(core)), include_workspace)
-        if include_workspace and core in {"*", ".*"}:
-            return "everything in the workspace"
-        if _has_glob(core):
-            return None
-        if self.workspace is not None:
-            return self._critical_absolute(Path(os.path.normpath(self.workspace / core)), include_workspace)
-        parts = set(core.split("/"))
-        if parts <= {".", ".."}:
-            if ".." in parts:
-                return "a folder above the workspace"
-            return "the workspace root" if include_workspace else None
-        return None
-
-    def _critical_absolute(self, path: Path, include_workspace: bool) -> str | None:
-        if len(path.parts) <= 2:
-            return "the filesystem root" if len(path.parts) <= 1 else f"the top-level folder {path}"
-        if path == Path(os.path.expanduser("~")):
-            return "a home folder"
-        if self.workspace is not None:
-            if path == self.workspace and include_workspace:
-                return "the workspace root"
-            if path != self.workspace and self.workspace.is_relative_to(path):
-                return "a folder that contains the workspace"
+        if stdin_language(site.words) and site.pipeline is not None:
+            stages = site.pipeline.commands[: site.stage]
+            if any(isinstance(s, SimpleCommand) and s.words and is_fetcher(s.words[0].text) for s in stages):
+                return f"piping a download into {name} runs unreviewed code"
+            if any("<" in r.operator and r.target and self.fetches.holds(r.target) for r in site.command.redirects):
+                return f"{name} running a file it just downloaded"
+        for word in _code_words(name, args):
+            if any(fetchers_in(s) for s in word.scripts):
+                return f"{name} running downloaded code"
+            if self.fetches.holds(word):
+                return f"{name} running a file it just downloaded"
+        if site.words and self.fetches.holds(site.words[0]):
+            return "running a file it just downloaded"
         return None
 
 
-def strip_wrappers(words: list[str]) -> list[str]:
-    """The command proper: leading assignments and wrappers like `env X=1`, `nohup`, `timeout 5` removed."""
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if _ASSIGNMENT.fullmatch(word):
-            i += 1
-            continue
-        if basename(word) not in _WRAPPERS:
-            break
-        i += 1
-        while i < len(words) and words[i].startswith("-") and words[i] != "-":
-            i += 2 if words[i] in _WRAPPER_OPTIONS_WITH_VALUE else 1
-        if i < len(words) and _NUMBER.fullmatch(words[i]):
-            i += 1
-    return words[i:]
-
-
-def basename(word: str) -> str:
-    return word.rsplit("/", 1)[-1] if word not in ("/", "") else word
-
-
-def is_interpreter(name: str) -> bool:
-    return name in _SHELLS or bool(_INTERPRETER.fullmatch(name))
-
-
-def runs_stdin(args: list[str]) -> bool:
-    """Whether an interpreter with these arguments reads its program from stdin."""
-    for arg in args:
-        if arg in ("-", "-s"):
-            return True
-        if arg in ("-c", "-m", "-e", "-E", "--eval") or not arg.startswith("-"):
-            return False
-    return True
-
-
-def shell_code(name: str, args: list[str]) -> list[str]:
-    """The shell code that `name args` runs itself: `bash -c CODE`, `eval CODE...` (else [])."""
-    return _code_arguments(name, args) if name in _SHELLS or name == "eval" else []
-
-
-def _code_arguments(name: str, args: list[str]) -> list[str]:
-    """The arguments that this command runs as shell code (`bash -c CODE`, `eval CODE...`)."""
-    if name in _CODE_RUNNERS:
-        return [" ".join(args)] if args else []
-    if name in _SHELLS:
-        for index, arg in enumerate(args):
-            if arg.startswith("-") and not arg.startswith("--") and "c" in arg:
-                rest = [a for a in args[index + 1 :] if not a.startswith("-")]
-                return rest[:1]
-            if not arg.startswith("-"):
-                return [arg] if PLACEHOLDER.search(arg) else []
-        return []
-    if is_interpreter(name):
-        for index, arg in enumerate(args):
-            if arg in ("-c", "-e", "-E", "--eval"):
-                code = args[index + 1 : index + 2]
-                return [c for c in code if PLACEHOLDER.search(c)]
-            if not arg.startswith("-"):
-                return [arg] if PLACEHOLDER.search(arg) else []
+def _code_words(name: str, args: tuple[Word, ...]) -> list[Word]:
+    """The arguments this command runs as code or as a script file."""
+    if name in ("eval", "source", "."):
+        return list(args)
+    for index, arg in enumerate(args):
+        text = arg.text
+        if text in _CODE_OPTIONS or (name in SHELLS and text[:1] == "-" and text[1:2] != "-" and "c" in text[1:]):
+            return list(args[index + 1 : index + 2])
+        if not text.startswith("-"):
+            return [arg]
     return []
 
 
-def _mentions_fetcher(code: str) -> bool:
-    flat, _ = extract_substitutions(code)
-    try:
-        tokens = tokenize(flat)
-    except ValueError:
-        tokens = flat.split()
-    return any(basename(token) in _FETCHERS for token in tokens)
+def _calls_itself_in_a_pipeline(function: Compound) -> bool:
+    """`:(){ :|:& };:`, `bomb() { bomb | bomb & }`: a function that pipes itself into itself."""
+
+    def pipes_itself(script: Script) -> bool:
+        for pipeline in script.pipelines:
+            calls = [c for c in pipeline.commands if isinstance(c, SimpleCommand) and c.words
+                     and c.words[0].text == function.name]  # fmt: skip
+            if len(calls) >= 2:
+                return True
+            if any(isinstance(c, Compound) and any(pipes_itself(s) for s in c.scripts) for c in pipeline.commands):
+                return True
+        return False
+
+    return any(pipes_itself(script) for script in function.scripts)
 
 
-def _strip_trailing(target: str) -> str:
-    core = target
-    while core != "/":
-        for suffix in ("/*", "/.", "/"):
-            if core.endswith(suffix):
-                core = core[: -len(suffix)] or "/"
-                break
-        else:
-            break
-    return core
+def _names_denylisted_program(word: Word) -> bool:
+    """`/sbin/mkfs.ext4`, `/usr/sbin/mk*`, `$(command -v mkfs.ext4)`: a word that names a denylisted program."""
+    if denylisted_program(basename(word.text)):
+        return True
+    if word.glob and word.static and word.text.startswith(_SYSTEM_BIN):
+        matches = glob.glob(word.pattern)[:200]
+        if any(denylisted_program(os.path.basename(m)) for m in matches):
+            return True
+    for script in word.scripts:
+        for pipeline in script.pipelines:
+            for command in pipeline.commands:
+                if isinstance(command, SimpleCommand) and any(_names_denylisted_program(w) for w in command.words[1:]):
+                    return True
+    return False
 
 
-def _has_glob(text: str) -> bool:
-    return any(c in text for c in "*?[")
+def _expansions(word: Word) -> list[Expansion]:
+    return [p for p in word.parts if isinstance(p, Expansion) and p.name]
 
 
-def _harmless_device(name: str) -> bool:
-    return name in _HARMLESS_DEVICES or name.startswith(("fd/", "pts/", "shm/"))
+def _recursive(args: tuple[Word, ...], letters: str) -> bool:
+    for arg in args:
+        text = arg.text
+        if text == "--":
+            return False
+        if text == "--recursive" or (text.startswith("-") and not text.startswith("--") and set(letters) & set(text)):
+            return True
+    return False
+
+
+def _operands(args: tuple[Word, ...]) -> list[Word]:
+    operands = []
+    options_done = False
+    for arg in args:
+        if not options_done and arg.text == "--":
+            options_done = True
+        elif options_done or not arg.text.startswith("-") or arg.text == "-":
+            operands.append(arg)
+    return operands

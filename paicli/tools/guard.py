@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from paicli.tools.base import ToolFailure
+from paicli.tools.shims import workspace_program_folders
 
 # Writes below these folders are refused even inside the workspace (git internals; paicli's own config
 # and plans). Compared case-insensitively so a case-insensitive filesystem cannot be used to sneak by.
@@ -98,3 +99,10 @@ def _refuse_protected(root: Path, resolved: Path) -> None:
     protected = {name.casefold() for name in PROTECTED_FOLDERS}
     if any(part.casefold() in protected for part in relative.parts):
         raise ToolFailure(f"refused: {relative.as_posix()} is protected")
+    shown = str(resolved).casefold()
+    for folder in workspace_program_folders(root):
+        if shown == str(folder).casefold() or shown.startswith(str(folder).casefold() + os.sep):
+            raise ToolFailure(
+                f"refused: {relative.as_posix()} is in {display_path(root, folder)}, a folder on the PATH commands "
+                "run with: a file written there could run in place of a program (use a command, which is approved)"
+            )

@@ -45,3 +45,20 @@ def shim_folder() -> Path:
 
 def with_shims(path: str) -> str:
     return f"{shim_folder()}{os.pathsep}{path}" if path else str(shim_folder())
+
+
+def command_search_path() -> str:
+    """The PATH `execute_command` gives commands: the stand-ins first, then paicli's own PATH."""
+    return with_shims(os.environ.get("PATH", os.defpath))
+
+
+def workspace_program_folders(root: Path, search_path: str | None = None) -> list[Path]:
+    """The folders on the commands' PATH that lie inside the workspace `root` (resolved): a file written
+    there could run in place of a program (an activated `.venv/bin`, a `bin/` added by direnv)."""
+    folders: list[Path] = []
+    for entry in (command_search_path() if search_path is None else search_path).split(os.pathsep):
+        if entry and os.path.isabs(entry):
+            folder = Path(os.path.realpath(entry))
+            if folder.is_relative_to(root):
+                folders.append(folder)
+    return folders

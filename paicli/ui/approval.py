@@ -224,7 +224,7 @@ def approval_command(policy: ApprovalPolicy | None, arg: str) -> str:
     if choice and choice not in MODES:
         return "usage: /approval [ask|auto|yolo]"
     if choice:
-        policy.mode = choice  # type: ignore[assignment]  # checked against MODES just above
+        policy.mode = choice  # checked against MODES just above
         return f"approval mode: {choice} for this session — {MODE_NOTES[choice]}"
     mode = policy.mode or "ask"
     lines = [f"approval mode: {mode} — {MODE_NOTES[mode]}"]

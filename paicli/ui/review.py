@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -50,6 +50,7 @@ ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the s
 T = TypeVar("T")
 
 
+@runtime_checkable
 class Amender(Protocol):
     """What the review needs from the planner: the plan revised with the user's supplement."""
 
@@ -105,10 +106,9 @@ async def review_plan(
 
 
 def _amend_function(amend: Amender | AmendFunction) -> AmendFunction:
-    method = getattr(amend, "amend", None)
-    if callable(method):
-        return method  # type: ignore[no-any-return]
-    return amend  # type: ignore[return-value]
+    if isinstance(amend, Amender):
+        return amend.amend
+    return amend
 
 
 class _Review:

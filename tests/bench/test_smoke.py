@@ -47,6 +47,12 @@ def test_parse_robustness_has_no_false_accepts_or_crashes(results: dict[str, Res
     assert metric(parse, "accepted correctly") == 100.0
 
 
+def test_the_shell_differential_finds_no_false_safe(results: dict[str, Result]) -> None:
+    shelldiff = results["shelldiff"]
+    assert metric(shelldiff, "false SAFE") == 0
+    assert int(metric(shelldiff, "called SAFE") or 0) > 0  # some commands really ran
+
+
 def test_tokens_job_is_done_by_every_mode_with_the_scripted_requests(results: dict[str, Result]) -> None:
     runs = results["tokens"].details["2 KB files"]
     assert runs["model reads"]["requests"] == 16  # planner, 14 in the tasks, summary

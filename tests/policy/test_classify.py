@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from paicli.policy.classify import Risk, classify_command, command_prefix, normalise_name
+from paicli.tools.shims import shim_folder
+from tests.repos import git_init
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
+    root = git_init(tmp_path / "ws")
     (root / "src").mkdir(parents=True)
     (root / "src" / "a.py").write_text("x = 1\n")
     (tmp_path / "secret.txt").write_text("s3cret\n")
@@ -65,7 +67,7 @@ def test_read_only_commands_inside_the_workspace_are_safe(project: Path, command
         ("git commit -m wip", "git commit changes"),
         ("git push --force", "git push changes"),
         ("git branch -D old", "git branch with these arguments"),
-        ("git -c core.pager=less log", "global options"),
+        ("git -c user.name=x log", "changes git's configuration"),
         ("git log --output=/tmp/x", "--output"),
         ("git diff --ext-diff", "--ext-diff"),
         ("find . -delete", "-delete"),
@@ -126,7 +128,7 @@ def test_after_cd_paths_are_checked_from_every_folder_the_shell_may_be_in(projec
 @pytest.mark.parametrize(
     "command",
     ["$(echo rm) -rf /", "`echo rm` -rf build", "$'\\x72m' -rf build", "$CMD build", "x=rm; $x -rf build",
-     "echo 'unterminated", "*.sh"],
+     "echo 'unterminated", "*.sh", "git -c core.pager=less log"],
 )  # fmt: skip
 def test_what_cannot_be_read_is_opaque(project: Path, command: str) -> None:
     assert classify_command(command, project).risk is Risk.OPAQUE
@@ -175,3 +177,56 @@ def test_system_paths_name_the_program_but_workspace_paths_do_not() -> None:
     assert normalise_name("/usr/bin/git") == "git"
     assert normalise_name("./git") == "./git"
     assert normalise_name("tools/git") == "tools/git"
+
+
+def test_a_program_found_in_a_workspace_folder_on_path_is_untrustworthy(project: Path) -> None:
+    assert classify_command("ls", project, search_path="/usr/bin:/bin").risk is Risk.SAFE
+    # an activated in-repo virtualenv: names it does not hold still run the system's programs
+    (project / ".venv" / "bin").mkdir(parents=True)
+    venv = f"{project}/.venv/bin:/usr/bin:/bin"
+    assert classify_command("ls && cat src/a.py", project, search_path=venv).risk is Risk.SAFE
+    planted = project / ".venv" / "bin" / "ls"
+    planted.write_text("#!/bin/sh\necho pwned\n")
+    planted.chmod(0o755)
+    found = classify_command("ls && cat src/a.py", project, search_path=venv)
+    assert found.risk is Risk.ASK and ".venv/bin" in found.reason and "ls" in found.reason
+    (project / ".venv" / "bin" / "cat").symlink_to("/bin/cat")  # even a link to the real one: it may change
+    assert classify_command("cat src/a.py", project, search_path=venv).risk is Risk.ASK
+    # a workspace folder after the system's: ls is found in /usr/bin first
+    assert classify_command("ls", project, search_path=f"/usr/bin:/bin:{project}/.venv/bin").risk is Risk.SAFE
+    for path in ("::/usr/bin", "bin:/usr/bin", ".:/usr/bin"):  # relative entries: the folder the command runs in
+        found = classify_command("ls && cat src/a.py", project, search_path=path)
+        assert found.risk is Risk.ASK and "relative folder" in found.reason, path
+    assert classify_command("echo hi && pwd", project, search_path="::").risk is Risk.SAFE  # builtins
+
+
+def test_a_workspace_folder_on_path_cannot_be_written_by_the_file_tools(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paicli.tools.base import ToolFailure
+    from paicli.tools.guard import resolve_in_workspace
+
+    monkeypatch.setenv("PATH", f"{project}/.venv/bin:/usr/bin:/bin")
+    for target in (".venv/bin/ls", "./.venv/bin/ls", ".venv/bin/../bin/ls", ".VENV/BIN/ls", ".venv/bin"):
+        with pytest.raises(ToolFailure, match="a folder on the PATH"):
+            resolve_in_workspace(project, target, for_write=True)
+    (project / "link").symlink_to(project / ".venv" / "bin")
+    with pytest.raises(ToolFailure, match="a folder on the PATH"):
+        resolve_in_workspace(project, "link/ls", for_write=True)
+    assert resolve_in_workspace(project, ".venv/bin/ls", for_write=False)  # reading is fine
+    assert resolve_in_workspace(project, ".venv/lib/x.py", for_write=True)  # only the PATH folder itself
+
+
+def test_the_path_checked_is_the_one_commands_get_with_the_editor_stand_ins_first(project: Path) -> None:
+    # execute_command puts the stand-ins' folder first on PATH: a workspace holding it (paicli started in
+    # the temporary folder) lets write_file plant an `ls` there that a SAFE `ls` would run
+    assert classify_command("ls", project).risk is Risk.SAFE
+    holder = shim_folder().parent
+    assert classify_command("ls", holder).risk is Risk.SAFE  # the stand-ins' folder holds no ls
+    found = classify_command("vi --version", holder)  # but its vi is a file of that workspace
+    assert found.risk is Risk.ASK and str(shim_folder()) in found.reason
+    from paicli.tools.base import ToolFailure
+    from paicli.tools.guard import resolve_in_workspace
+
+    with pytest.raises(ToolFailure, match="a folder on the PATH"):  # and nothing can be planted there
+        resolve_in_workspace(holder, f"{shim_folder().name}/ls", for_write=True)

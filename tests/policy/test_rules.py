@@ -76,6 +76,14 @@ def test_a_deny_rule_matches_any_part_wrappers_and_inner_shells_included(tmp_pat
     assert not command(rules, "echo 'git push'", tmp_path, allow=False)
 
 
+def test_a_deny_rule_matches_a_command_run_through_an_option(tmp_path: Path) -> None:
+    rules = Rules(deny=["git push"], workspace=tmp_path)
+    for text in ["tar -xf a.tar --to-command='git push'", "git rebase -x 'git push' HEAD~2", "sed -n '1e git push' f",
+                 "ssh -o ProxyCommand='git push' h", "find . -exec git push \\;", "echo x | xargs git push",
+                 "git config alias.p '!git push' && git p"]:  # fmt: skip
+        assert command(rules, text, tmp_path, allow=False), text
+
+
 def test_path_rules_match_the_path_as_written_and_as_resolved(tmp_path: Path) -> None:
     (tmp_path / "migrations").mkdir()
     os.symlink(tmp_path / "migrations", tmp_path / "m")

@@ -117,13 +117,19 @@ def test_a_bare_repository_the_model_writes_runs_none_of_its_configuration(
     assert done.code == 0, done.stderr
     results = done.of("tool_result")
     assert [r["ok"] for r in results[: len(writes)]] == [True] * len(writes), results
-    ran = [r for r in results[len(writes) :] if "exit code" in r["output"]]
-    assert ran, "no git command ran at all"
-    if mode == "yolo":
-        assert len(ran) == len(COMMANDS_IN_SUB), results
+    executed = results[len(writes) :]
+    ran = [r for r in executed if "exit code" in r["output"]]
     assert canaries(outside) == [], [r["output"] for r in ran]
-    # git still works: it just does not open the bare repository
-    assert any("-one" in r["output"] and "+two" in r["output"] for r in ran), [r["output"] for r in ran]
+    if mode == "auto":
+        # The classifier's half: git below the workspace root may use a repository the model wrote, so it
+        # needs approval, which auto never gives.
+        assert ran == [] and all("needs the user's approval" in r["output"] for r in executed), executed
+    else:
+        # The environment's half: everything runs, and an alias (`git st`) needs a human even in yolo.
+        refused = [r for r in executed if "exit code" not in r["output"]]
+        assert len(ran) == len(COMMANDS_IN_SUB) - 1 and "may be an alias" in refused[0]["output"], executed
+        # git still works: it just does not open the bare repository
+        assert any("-one" in r["output"] and "+two" in r["output"] for r in ran), [r["output"] for r in ran]
 
     # The repository is real and its configuration fires when git is pointed at it without paicli.
     os.chmod(workspace / "sub" / "hooks" / "post-index-change", 0o755)

@@ -171,9 +171,21 @@ def test_without_a_workspace_the_relative_root_is_still_protected() -> None:
     assert dangerous_reason("rm -rf build") is None
 
 
-@pytest.mark.parametrize("command", ["echo 'oops", 'echo "$(', "echo `unclosed", "a && ((", "\\", "$("])
-def test_untokenisable_text_does_not_crash(command: str) -> None:
-    dangerous_reason(command)
+@pytest.mark.parametrize("command", ["echo 'oops", 'echo "$(', "echo `unclosed", "a && ((", "$("])
+def test_untokenisable_text_is_left_to_bash_which_refuses_it_and_the_classifier_fails_closed(command: str) -> None:
+    import subprocess
+
+    from paicli.policy.classify import Risk, classify_command
+
+    assert dangerous_reason(command, workspace=WORKSPACE) is None  # nothing destructive to name
+    assert classify_command(command, WORKSPACE).risk is Risk.OPAQUE  # so no mode runs it unasked
+    checked = subprocess.run(["bash", "-n", "-c", command], capture_output=True, timeout=10)
+    assert checked.returncode != 0  # and bash would not run it either
+
+
+@pytest.mark.parametrize("command", ["rm -rf / $(", "echo 'x' ; rm -rf / '", "rm -rf ~ && echo `x"])
+def test_a_destructive_command_before_unreadable_text_is_still_refused(command: str) -> None:
+    assert dangerous_reason(command, workspace=WORKSPACE) is not None
 
 
 def test_deep_nesting_is_refused_rather_than_recursed_forever() -> None:

@@ -1,0 +1,208 @@
+"""`parse_script`: one command line, read once with the tree-sitter bash grammar, as a `Script`.
+
+Two places where the grammar and bash disagree are put right before the tree is used:
+- bash splits words only on space, tab and newline; the grammar also on `\\r`, `\\f` and `\\v`, so
+  `x\\r#; rm -rf /` would hide a command behind a comment bash never sees. Those three characters (and
+  every character beyond U+FFFF, on which the grammar's scanner can crash) are swapped for private-use
+  stand-ins before parsing and back in every text taken from the tree.
+- bash removes backslash-newline before it reads words (`r\\<newline>m` is `rm`), except inside single
+  quotes, comments and quoted here-documents; the grammar treats it as a blank. Where that matters
+  (between two characters of code, or in an unquoted here-document body, whose end it can move), the
+  pairs bash removes are removed and the text parsed again; if the second tree does not agree with
+  the first about where they were, the command is unreadable.
+
+Results are cached by text, so the hard denylist, the classifier and the rule matcher share one parse.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser, Tree
+
+from paicli.shell.build import Builder
+from paicli.shell.lexical import continuation_points
+from paicli.shell.syntax import NESTED_TOO_DEEPLY, Script, Unreadable
+
+MAX_NESTING = 12  # code inside backticks inside backticks ...: deeper than this is unreadable
+_LANGUAGE = Language(tree_sitter_bash.language())
+_FOREIGN_BLANKS = frozenset("\v\f\r")
+_PRIVATE_USE = range(0xE000, 0xF900)
+_BLANKS = b" \t\n"
+# Nodes whose text is read from their byte range, gaps between their children included.
+_READ_BY_RANGE = {"heredoc_body", "string", "raw_string", "ansi_c_string", "translated_string", "comment"}
+# Nodes that end at an unquoted newline for bash, unless an operator before it carries the line on.
+_ONE_LINE = {"command", "declaration_command", "unset_command", "redirected_statement", "file_redirect", "pipeline",
+             "list", "variable_assignments"}  # fmt: skip
+_LINE_CONTINUING = {"|", "|&", "&&", "||"}
+# Where bash keeps a backslash-newline as it is.
+_KEEPS_CONTINUATIONS = {"comment", "raw_string", "ansi_c_string"}
+
+
+def parse_script(text: str) -> Script:
+    """The command line as bash would read it. Never raises: what cannot be read is `Unreadable`."""
+    return _parse_nested(text, 0)
+
+
+@lru_cache(maxsize=512)
+def _parse_nested(text: str, depth: int) -> Script:
+    if depth > MAX_NESTING:
+        return _unreadable(text, NESTED_TOO_DEEPLY)
+    if "\x00" in text:
+        return _unreadable(text, "it holds a NUL byte")
+    stand_ins = _stand_ins(text)
+    if stand_ins is None:
+        return _unreadable(text, "it holds too many unusual characters to read")
+    try:
+        data = text.translate({ord(k): v for k, v in stand_ins.items()}).encode("utf-8")
+    except UnicodeEncodeError:
+        return _unreadable(text, "it is not valid UTF-8")
+    back = {ord(v): k for k, v in stand_ins.items()}
+    tree = grammar_parse(data)
+    joins = _joins(tree, data)
+    problem = None
+    if joins:
+        data, points = _remove(data, joins)
+        tree = grammar_parse(data)
+        problem = _disagreement(tree, data, points)
+    problem = problem or _uncovered(tree.root_node, data) or _joined_lines(tree.root_node, data)
+    builder = Builder(data, lambda part: part.translate(back), lambda code: _parse_nested(code, depth + 1))
+    script = builder.script(tree.root_node.named_children, text)
+    extra = []
+    if problem:
+        extra.append(Unreadable(text, problem))
+    if tree.root_node.has_error and not script.unreadable:
+        extra.append(Unreadable(text, "it does not parse as bash"))
+    if extra:
+        script = Script(script.source, script.pipelines, (*script.unreadable, *extra))
+    return script
+
+
+def grammar_parse(data: bytes) -> Tree:
+    """The one place the grammar runs (tests count the calls)."""
+    return Parser(_LANGUAGE).parse(data)
+
+
+def _uncovered(root: Node, data: bytes) -> str | None:
+    """Text the grammar skipped without an error (it drops the `-` of `python3 - <<EOF`): bash reads it."""
+    covered = bytearray(len(data))
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0 or node.type in _READ_BY_RANGE:
+            covered[node.start_byte : node.end_byte] = b"\x01" * (node.end_byte - node.start_byte)
+        else:
+            stack.extend(node.children)
+    for point in continuation_points(data):
+        covered[point : point + 2] = b"\x01\x01"
+    for index, flag in enumerate(covered):
+        if not flag and data[index] not in _BLANKS:
+            return f"the grammar skips part of it ({data[index : index + 20].decode('utf-8', 'replace')!r})"
+    return None
+
+
+def _joined_lines(root: Node, data: bytes) -> str | None:
+    """A newline the grammar read as a blank inside one command, pipeline or list, where bash ends the
+    command (it only goes on after `|`, `&&` or `||`): `a | b | c` newline `rm -rf / && d` becomes
+    `c rm -rf /` in the grammar's tree."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type not in _ONE_LINE:
+            continue
+        children = node.children
+        for previous, child in itertools.pairwise(children):
+            gap = data[previous.end_byte : child.start_byte].replace(b"\\\n", b"")
+            if b"\n" in gap and not (previous.type in _LINE_CONTINUING and node.type in ("pipeline", "list")):
+                return "the grammar joins lines that bash runs as separate commands"
+    return None
+
+
+def _stand_ins(text: str) -> dict[str, str] | None:
+    """Private-use stand-ins for the characters the grammar must not see: `\\r`, `\\f`, `\\v` (it splits words
+    on them, bash does not) and characters outside the Basic Multilingual Plane (a `{` followed by one
+    crashes the grammar's scanner: tree-sitter-bash issue 337). None when there are not enough free ones."""
+    needed = sorted({c for c in text if c in _FOREIGN_BLANKS or ord(c) > 0xFFFF})
+    if not needed:
+        return {}
+    used = set(text)
+    free = (chr(cp) for cp in _PRIVATE_USE if chr(cp) not in used)
+    stand_ins = {}
+    for char in needed:
+        stand_in = next(free, None)
+        if stand_in is None:
+            return None
+        stand_ins[char] = stand_in
+    return stand_ins
+
+
+def _unreadable(text: str, reason: str) -> Script:
+    return Script(text, (), (Unreadable(text, reason),))
+
+
+def _joins(tree: Tree, data: bytes) -> list[int]:
+    """The backslash-newlines that bash removes and whose removal changes what the grammar reads."""
+    joins = []
+    matters = False
+    for point in continuation_points(data):
+        place = _place(tree.root_node, point)
+        if place == "keeps":
+            continue
+        joins.append(point)
+        if place == "heredoc":
+            matters = True
+        elif place == "gap":
+            before = data[point - 1 : point] if point else b" "
+            after = data[point + 2 : point + 3] or b" "
+            matters = matters or (before[0] not in _BLANKS and after[0] not in _BLANKS)
+    return joins if matters else []
+
+
+def _place(root: Node, point: int) -> str:
+    """Where a backslash-newline at `point` sits: `keeps` (bash leaves it), `heredoc` (an unquoted body),
+    `text` (a word or double-quoted string: quote removal drops it) or `gap` (between tokens)."""
+    node: Node | None = root.descendant_for_byte_range(point, point + 2)
+    innermost = node
+    while node is not None:
+        if node.type in _KEEPS_CONTINUATIONS:
+            return "keeps"
+        if node.type == "heredoc_body":
+            return "heredoc" if _heredoc_expands(node) else "keeps"
+        node = node.parent
+    if innermost is not None and innermost.child_count == 0 and innermost.start_byte <= point < innermost.end_byte:
+        return "text"
+    if innermost is not None and innermost.type in ("string", "string_content", "concatenation", "word"):
+        return "text"
+    return "gap"
+
+
+def _heredoc_expands(body: Node) -> bool:
+    redirect = body.parent
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None) if redirect else None
+    return start is not None and not any(c in (start.text or b"") for c in b"'\"\\")
+
+
+def _remove(data: bytes, joins: list[int]) -> tuple[bytes, list[int]]:
+    """`data` without the backslash-newlines at `joins`, and where each one was in the new text."""
+    out = bytearray()
+    points = []
+    cursor = 0
+    for point in joins:
+        out += data[cursor:point]
+        points.append(len(out))
+        cursor = point + 2
+    out += data[cursor:]
+    return bytes(out), points
+
+
+def _disagreement(tree: Tree, data: bytes, points: list[int]) -> str | None:
+    """Why the re-parsed tree contradicts the joins made for it, or None."""
+    for point in points:
+        if point and _place(tree.root_node, point - 1) == "keeps":
+            return "its line continuations cannot be placed the way bash reads them"
+    if _joins(tree, data):
+        return "its line continuations cannot be placed the way bash reads them"
+    return None
