@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TextIO
 
 from paicli.app.driver import run_plan, run_turn, run_with_signals
+from paicli.app.figures import arrows
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings
@@ -128,7 +129,7 @@ def final_report(event: PlanFinished) -> list[str]:
     """What `paicli plan --yes` prints on stdout at the end: the summary, the status and the tokens."""
     lines = [terminal_safe(event.summary).strip()] if event.summary and event.summary.strip() else []
     usage = event.usage
-    tokens = f"↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens"
+    tokens = f"{arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" if usage.estimated else "")
     lines.append(f"Plan {event.status} · {tokens}")
     return lines
 

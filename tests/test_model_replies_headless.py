@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paicli.events import PlanFinished
+from paicli.headless import final_report
+from paicli.kinds import PlanStatus
+from paicli.llm.types import Usage
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import PLANNER, SUMMARIZER, plan_json, requests_of, script_summary, system_is, task_is
@@ -43,3 +47,13 @@ def test_an_empty_chat_answer_says_so(fake: FakeLLM, workspace: Path, home: Path
     done = run_paicli(["-C", str(workspace), "run", "hello"], paicli_env(fake, home))
     assert done.code == 1
     assert "the model returned an empty answer" in done.stderr and done.stdout == ""
+
+
+def test_the_headless_report_marks_estimated_tokens() -> None:
+    guessed = PlanFinished(status=PlanStatus.COMPLETED, summary="Done.",
+                           usage=Usage(prompt_tokens=12_345, completion_tokens=67, estimated=True))  # fmt: skip
+    assert final_report(guessed)[-1] == (
+        "Plan COMPLETED · ↑ ~12.3k ↓ ~67 tokens (~ estimated: the server reported no usage)"
+    )
+    exact = PlanFinished(status=PlanStatus.COMPLETED, usage=Usage(prompt_tokens=12_345, completion_tokens=67))
+    assert final_report(exact) == ["Plan COMPLETED · ↑ 12,345 ↓ 67 tokens"]

@@ -24,6 +24,7 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
+from paicli.app.figures import arrows, compact_count, token_count
 from paicli.events import Event, ModelUsage, Notice, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.price import Price, cost_of
 from paicli.llm.types import Usage
@@ -76,16 +77,6 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
     if turn.estimated or (session is not None and session.estimated):
         line += " (~ estimated: the server reported no usage)"
     return line
-
-
-def arrows(usage: Usage) -> str:
-    sent = token_count(usage.prompt_tokens, usage.estimated)
-    return f"↑ {sent} ↓ {token_count(usage.completion_tokens, usage.estimated)}"
-
-
-def token_count(count: int, estimated: bool = False) -> str:
-    """`1,234` as the server reported it; `~1.2k` when any part was estimated (paicli/llm/tokens.py)."""
-    return f"~{compact_count(count)}" if estimated else f"{count:,}"
 
 
 def format_cost(cost: float) -> str:
@@ -382,11 +373,3 @@ def format_tokens(count: int, estimated: bool = False) -> str:
     """`532 tok`, `12.3k tok`, `1.2M tok`; `~12.3k tok` when estimated."""
     return f"{'~' if estimated else ''}{compact_count(count)} tok"
 
-
-def compact_count(count: int) -> str:
-    """`532`, `12.3k`, `1.2M`."""
-    if count < 1000:
-        return f"{count}"
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k"
-    return f"{count / 1_000_000:.1f}M"

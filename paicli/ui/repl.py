@@ -24,6 +24,7 @@ from rich.console import Console, RenderableType
 
 from paicli import __version__
 from paicli.app.driver import run_turn
+from paicli.app.figures import arrows
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
@@ -36,7 +37,7 @@ from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
-from paicli.ui.render import ChatRenderer, arrows
+from paicli.ui.render import ChatRenderer
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.watch import cancel_keys
 
