@@ -21,8 +21,9 @@ from paicli.events import NullSink
 from paicli.llm.client import LLMClient
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Plan, Task, TaskStatus
+from paicli.plan.recorder import PlanRecorder
 from paicli.plan.scheduler import Scheduler, TaskRunner
-from paicli.plan.store import PlanRecorder, PlanStore
+from paicli.plan.store import PlanStore
 from paicli.runtime import Runtime, build_policy
 from paicli.tools.toolbox import ToolBox
 

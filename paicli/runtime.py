@@ -24,11 +24,12 @@ from paicli.plan.estimate import Estimator
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
+from paicli.plan.recorder import PlanRecorder
 from paicli.plan.review import Reviewer
 from paicli.plan.routing import model_for_planner, model_for_reviewer, model_for_summarizer, model_for_task
 from paicli.plan.scheduler import Scheduler
 from paicli.plan.session import Approve, PlanSession, approve_unasked
-from paicli.plan.store import PlanRecorder, PlanStore
+from paicli.plan.store import PlanStore
 from paicli.plan.summary import Summarizer
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.rules import Rules
@@ -218,6 +219,8 @@ def build_plan_session(
         meter=meter,
         on_change=recorder,
         flush=recorder.flush,
+        saved_id=lambda: recorder.saved_id,
+        discard=recorder.discard,
         reviewer=Reviewer(meter, system_prompt=runtime.system_prompt("reviewer"), model=model_for_reviewer(s))
         if s.review
         else None,

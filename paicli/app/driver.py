@@ -70,11 +70,11 @@ async def run_plan(
         session.approve = approve
     job = await until_done(session.run(goal, plan=plan), watch)
     if job.cancelled():
-        return PlanOutcome.cancelled(session.current)
+        return PlanOutcome.cancelled(session.current, session.saved_id())
     error = job.exception()
     if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
         return PlanOutcome(PlanStatus.FAILED, session.current, failure=str(error),
-                           configuration=isinstance(error, ConfigError))  # fmt: skip
+                           configuration=isinstance(error, ConfigError), saved_id=session.saved_id())  # fmt: skip
     return job.result()
 
 

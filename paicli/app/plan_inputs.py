@@ -30,7 +30,8 @@ class PlanRequest:
 def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_file: str | None) -> PlanRequest:
     """What `paicli plan` was asked to run; ConfigError (exit 2) when it cannot be."""
     if resume:
-        record = PlanStore(workspace).load(resume)
+        store = PlanStore(workspace)
+        record = store.load(store.resolve(resume))
         return _checked(workspace, goal, prepare_resume(record.plan), record.id, f"the saved plan {record.id}")
     if from_file:
         return _checked(workspace, goal, plan_from_file(Path(from_file)), None, from_file)
@@ -40,9 +41,10 @@ def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_
 
 
 def saved_plan(workspace: Path, plan_id: str) -> PlanRequest:
-    """The REPL's `/plan resume [ID]`: that saved plan, or the latest one that can be resumed."""
+    """The REPL's `/plan resume [ID]`: that saved plan (any unique beginning of its id), or the latest one
+    that can be resumed."""
     store = PlanStore(workspace)
-    record = store.load(plan_id) if plan_id else store.latest_resumable()
+    record = store.load(store.resolve(plan_id)) if plan_id else store.latest_resumable()
     if record is None:
         raise ConfigError("no saved plan to resume (/plans lists them)")
     return _checked(workspace, None, prepare_resume(record.plan), record.id, f"the saved plan {record.id}")

@@ -21,10 +21,11 @@ class PlanOutcome:
     failure: str | None = None  # why it FAILED, one line for the user
     usage: Usage = field(default_factory=Usage)
     configuration: bool = False  # the failure is a usage or configuration problem (exit 2, not 1)
+    saved_id: str | None = None  # the id it is saved under (what `/plan resume` takes); None: not saved
 
     @classmethod
-    def cancelled(cls, plan: Plan | None = None) -> PlanOutcome:
-        return cls(PlanStatus.CANCELLED, plan)
+    def cancelled(cls, plan: Plan | None = None, saved_id: str | None = None) -> PlanOutcome:
+        return cls(PlanStatus.CANCELLED, plan, saved_id=saved_id)
 
     def exit_code(self) -> int:
         if self.status is PlanStatus.COMPLETED:

@@ -68,6 +68,8 @@ class PlanSession:
     requests_before: int | None = None  # the meter's requests when the first round was approved
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
+    saved_id: Callable[[], str | None] = field(default=lambda: None)  # the id the plan is saved under
+    discard: Callable[[], Awaitable[None]] | None = None  # forgets a new plan cancelled before it ran
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
@@ -80,6 +82,7 @@ class PlanSession:
         Every way a plan can end is an outcome, except cancellation, which announces the end and then
         travels on as asyncio.CancelledError (the caller's task is what was cancelled)."""
         self.current = plan
+        planned_here = plan is None
         try:
             if plan is None:
                 assert goal is not None
@@ -87,6 +90,8 @@ class PlanSession:
             else:
                 self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
             if not await self._approve(plan):
+                if planned_here and self.discard is not None:  # nothing ran: no entry to resume
+                    await self.discard()
                 return self._finish(self.current or plan, PlanStatus.CANCELLED)
             finished = await self._execute(self.current or plan)
             summary = await self._summary(finished)  # None unless COMPLETED
@@ -187,7 +192,7 @@ class PlanSession:
         usage = self._announce(status, summary, sum((t.usage for t in plan.tasks), Usage()))
         failure = self.failure if status is PlanStatus.FAILED else None
         return PlanOutcome(status, plan, summary=summary if status is PlanStatus.COMPLETED else None,
-                           failure=failure, usage=usage)  # fmt: skip
+                           failure=failure, usage=usage, saved_id=self.saved_id())  # fmt: skip
 
     def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage

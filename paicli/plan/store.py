@@ -13,13 +13,13 @@ reached without following symlinks, only regular files of at most `MAX_PLAN_BYTE
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
 import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -31,7 +31,7 @@ from paicli.plan.parse import parse_plan_reply
 from paicli.plan.resume import MAX_FILE_TASKS, prepare_resume
 from paicli.tools.confined import UnsafeFile, create_new, entries, open_folder, read_path, read_regular, write_atomic
 
-__all__ = ["PlanRecord", "PlanRecorder", "PlanStore", "plan_from_file", "prepare_resume", "render_markdown"]
+__all__ = ["PlanRecord", "PlanStore", "plan_from_file", "prepare_resume", "render_markdown"]
 
 MAX_PLAN_BYTES = 8 << 20  # a saved plan or a --from file larger than this is refused unread
 LIST_LIMIT = 20  # saved plans `list()` reads (newest first)
@@ -100,6 +100,33 @@ class PlanStore:
             write_atomic(folder, f"{plan_id}.md", markdown.encode("utf-8"))
         finally:
             os.close(folder)
+
+    def delete(self, plan_id: str) -> None:
+        """Removes a saved plan's files (a plan cancelled before anything ran is not worth keeping)."""
+        check_plan_id(plan_id)
+        folder = self._open(create=False)
+        try:
+            for name in (f"{plan_id}.json", f"{plan_id}.md"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=folder)
+        finally:
+            os.close(folder)
+
+    def resolve(self, given: str) -> str:
+        """The id of the saved plan `given` names: its whole id or any unique beginning of it (as `/plans`
+        shows them). ConfigError naming the candidates when the beginning fits several; `given` itself
+        when it fits none (loading it then says why: no such plan, a symlinked folder, ...)."""
+        ids = self.ids()
+        if given in ids:
+            return given
+        matches = [plan_id for plan_id in ids if plan_id.startswith(given)] if given else []
+        if len(matches) == 1:
+            return matches[0]
+        shown = given if len(given) <= 60 else given[:59] + "…"
+        if matches:
+            listed = ", ".join(matches[:5]) + (f" and {len(matches) - 5} more" if len(matches) > 5 else "")
+            raise ConfigError(f"{shown!r} fits several saved plans: {listed}; give more of the id")
+        return check_plan_id(given)  # not a beginning of any: `load` says why it cannot be read
 
     def load(self, plan_id: str) -> PlanRecord:
         """The saved plan `plan_id`; ConfigError (one line) when there is none or it cannot be used."""
@@ -257,111 +284,3 @@ def task_markdown(task: Task) -> list[str]:
         lines += ["", f"Error: {task.error}"]
     lines.append("")
     return lines
-
-
-class PlanRecorder:
-    """The plan listener that saves a plan on every change. The id is chosen (and reserved) at the first
-    save unless given (a resumed plan keeps its id).
-
-    The first call checks the plans folder and reserves the id at once, on the caller's thread, and
-    raises ConfigError if the plan cannot be saved there (a symlinked `.paicli`, say): the session then
-    ends the plan FAILED with that line. After a failure the recorder stays silent.
-
-    Inside an event loop, saving never holds up a task: the file writes (fsync included) run in a worker
-    thread, one after another, and the plan is rendered to JSON again only when the previous write is
-    done, so all the changes made meanwhile go to disk together in the next one. `flush()` waits until
-    the latest state is on disk, and raises ConfigError if a write in the background failed.
-    """
-
-    def __init__(
-        self,
-        store: PlanStore,
-        *,
-        plan_id: str | None = None,
-        usage: Callable[[], Usage] = Usage,
-        failure: Callable[[], str | None] = lambda: None,
-    ) -> None:
-        self.store = store
-        self.plan_id = None if plan_id is None else check_plan_id(plan_id)
-        self.usage = usage
-        self.failure = failure
-        self.created_at = time.time()
-        self.error: ConfigError | None = None  # saving failed: later calls do nothing
-        self._unreported: ConfigError | None = None  # a failed write nobody has been told of yet
-        self._ready = False
-        self._plan: Plan | None = None
-        self._dirty = False
-        self._writer: asyncio.Task[None] | None = None
-
-    def __call__(self, plan: Plan) -> None:
-        if self.error is not None:
-            return
-        self._plan = plan
-        if not self._ready:
-            self._prepare(plan)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._write(plan)
-            self._raise_unreported()
-            return
-        self._dirty = True
-        if self._writer is None or self._writer.done():
-            self._writer = loop.create_task(self._write_while_dirty())
-
-    async def flush(self) -> None:
-        if self._dirty and self.error is None and (self._writer is None or self._writer.done()):
-            self._writer = asyncio.get_running_loop().create_task(self._write_while_dirty())
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
-        self._raise_unreported()
-
-    def _raise_unreported(self) -> None:
-        error, self._unreported = self._unreported, None
-        if error is not None:
-            raise error
-
-    def _prepare(self, plan: Plan) -> None:
-        try:
-            if self.plan_id is None:
-                self.plan_id = self.store.new_id(plan.goal)
-            else:
-                self.store.check_folder()
-        except (ConfigError, OSError) as error:
-            self.error = _save_error(error)
-            raise self.error from None
-        self._ready = True
-
-    def _render(self, plan: Plan) -> tuple[str, str, str]:
-        assert self.plan_id is not None
-        record = PlanRecord(
-            id=self.plan_id,
-            created_at=self.created_at,
-            updated_at=time.time(),
-            plan=plan,
-            usage=self.usage(),
-            failure=self.failure(),
-        )
-        return self.plan_id, record.model_dump_json(indent=2), render_markdown(record)
-
-    def _write(self, plan: Plan) -> None:
-        try:
-            self.store.write(*self._render(plan))
-        except (ConfigError, OSError) as error:
-            self.error = self._unreported = _save_error(error)
-
-    async def _write_while_dirty(self) -> None:
-        await asyncio.sleep(0)  # let the tasks the scheduler just started send their requests first
-        while self._dirty and self._plan is not None and self.error is None:
-            self._dirty = False
-            rendered = self._render(self._plan)
-            try:
-                await asyncio.to_thread(self.store.write, *rendered)
-            except (ConfigError, OSError) as error:
-                self.error = self._unreported = _save_error(error)
-
-
-def _save_error(error: ConfigError | OSError) -> ConfigError:
-    if isinstance(error, ConfigError):
-        return ConfigError(f"cannot save the plan: {error}")
-    return ConfigError(f"cannot save the plan: {error.strerror or error}")

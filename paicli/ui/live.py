@@ -49,7 +49,7 @@ from paicli.events import (
     ToolResultEvent,
 )
 from paicli.llm.types import Usage
-from paicli.plan.model import Plan, TaskStatus, TaskType
+from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.plan_facts import estimate_vs_actual
@@ -244,6 +244,10 @@ class LivePlanView:
         return row
 
     def _plan_finished(self, event: PlanFinished) -> None:
+        if event.status is PlanStatus.CANCELLED:  # stopped tasks go back to PENDING, as the saved plan has them
+            for row in self.rows.values():
+                if row.status is TaskStatus.RUNNING:
+                    row.status = TaskStatus.PENDING
         self._finished = True
         self._waiting_for = None
         self._update_display()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
+from rich.table import Table
 from rich.text import Text
 
 from paicli.app.plan_inputs import PlanRequest, saved_plan
 from paicli.errors import ConfigError
+from paicli.plan.model import PlanStatus, TaskStatus
 from paicli.plan.store import PlanStore
 from paicli.sanitize import one_line
 from paicli.ui.slash import CommandContext, Outcome
@@ -24,18 +28,41 @@ async def plan_slash(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def list_plans(ctx: CommandContext, arg: str) -> Outcome:
+    """`/plans`: the saved plans, newest first, as an aligned table; `/plan resume` takes any unique
+    beginning of an id."""
     records = PlanStore(ctx.workspace).list()
     if not records:
         ctx.say("no saved plans yet", "dim")
+        return Outcome.CONTINUE
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim")
+    for name in ("id", "age", "status", "done"):
+        table.add_column(name, justify="right" if name in ("age", "done") else "left", no_wrap=True)
+    table.add_column("goal", overflow="fold", ratio=1)
+    now = time.time()
     for record in records[:20]:
         plan = record.plan
-        done = sum(1 for t in plan.tasks if t.status.value == "COMPLETED")
-        ctx.show(Text.assemble(
-            (one_line(record.id, limit=80), "bold"),
-            f"  {plan.status.value:<9} {done}/{len(plan.tasks)} tasks · round {plan.round}  ",
-            (one_line(plan.goal, limit=80), "dim"),
-        ))  # fmt: skip
+        done = sum(1 for t in plan.tasks if t.status is TaskStatus.COMPLETED)
+        table.add_row(
+            Text(one_line(record.id, limit=80), style="bold"),
+            age(now - record.updated_at),
+            Text(plan.status.value, style=STATUS_STYLES.get(plan.status, "")),
+            f"{done}/{len(plan.tasks)}",
+            Text(one_line(plan.goal, limit=200), style="dim"),
+        )
+    ctx.show(table)
     return Outcome.CONTINUE
+
+
+STATUS_STYLES = {PlanStatus.COMPLETED: "green", PlanStatus.FAILED: "red", PlanStatus.CANCELLED: "yellow"}
+
+
+def age(seconds: float) -> str:
+    """`40s`, `12m`, `3h`, `5d`: how long ago, in the largest unit that fits."""
+    seconds = max(0.0, seconds)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
 
 
 async def resume_plan(ctx: CommandContext, plan_id: str) -> None:
@@ -44,5 +71,6 @@ async def resume_plan(ctx: CommandContext, plan_id: str) -> None:
     except ConfigError as err:
         ctx.error(one_line(str(err), limit=1000))
         return
-    ctx.say(f"resuming {request.plan_id}", "dim")
+    goal = one_line(request.plan.goal, limit=200) if request.plan is not None else ""
+    ctx.say(f"resuming {request.plan_id}: {goal}" if goal else f"resuming {request.plan_id}", "dim")
     await ctx.run_plan(request)

@@ -169,7 +169,8 @@ class Repl:
         outcome = await plan_on_screen(self.runtime, screen, request)
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
         if outcome.status is PlanStatus.CANCELLED:
-            self.say("plan cancelled · /plan resume continues it", "dim")
+            saved = outcome.saved_id
+            self.say(f"plan cancelled · /plan resume {saved} continues it" if saved else "plan cancelled", "dim")
         elif outcome.status is PlanStatus.FAILED:
             self.error(one_line(outcome.message() or "", limit=1000))
         elif outcome.plan is not None:

@@ -11,7 +11,8 @@ import pytest
 
 from paicli.errors import ConfigError
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
-from paicli.plan.store import PlanRecorder, PlanStore, plan_from_file, prepare_resume
+from paicli.plan.recorder import PlanRecorder
+from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
 
 
 def sample_plan() -> Plan:

@@ -311,3 +311,14 @@ def test_without_an_estimate_the_report_has_no_comparison() -> None:
     view.emit(PlanCreated(round=1, plan=plan().view()))
     view.emit(PlanFinished(status="CANCELLED", usage=Usage()))
     assert "estimated" not in out.getvalue()
+
+
+def test_a_cancelled_plan_shows_its_stopped_tasks_as_pending_not_running() -> None:
+    out = io.StringIO()
+    view = LivePlanView(Console(file=out, width=100))
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    view.emit(PlanApproved(round=1))
+    view.emit(TaskStarted(task_id="task_1"))
+    view.emit(PlanFinished(status="CANCELLED", usage=Usage()))
+    report = out.getvalue()[out.getvalue().index("Plan CANCELLED") :]
+    assert "running" not in report.splitlines()[0] and "4 pending" in report.splitlines()[0]
