@@ -15,6 +15,8 @@ from paicli.agent.react import ReactLoop
 from paicli.audit import AuditLog, audit_folder
 from paicli.config import Settings, user_home
 from paicli.events import EventSink
+from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
+from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.routed import RoutedModel
@@ -183,6 +185,7 @@ class Runtime:
 def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
     """The runtime of one process; the REPL sets `approve` afterwards (headless has nobody to ask)."""
     s = settings
+    home = user_home()
     llm = LLMClient(
         base_url=s.base_url,
         api_key=s.require_key(),
@@ -194,11 +197,17 @@ def build_runtime(settings: Settings, sink: EventSink) -> Runtime:
         max_attempts=s.max_attempts,
         backoff_base=s.retry_backoff,
         sink=sink,
+        store=capability_store(home),
+        headers=dict(s.preset.headers) if s.preset is not None else None,
     )
-    home = user_home()
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy)
+
+
+def capability_store(home: Path) -> CapabilityStore:
+    """Where what servers do not support is remembered across runs (`paicli doctor --refresh` clears it)."""
+    return CapabilityStore(home / ".paicli" / CAPABILITIES_FILE)
 
 
 def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:

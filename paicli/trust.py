@@ -4,7 +4,7 @@ A repository is someone else's text. Its config may choose timeouts, deny rules,
 apply only once the user has confirmed that file for that repository, and some only downwards:
 
 Trust-only (`requires_trust`): ignored with a warning until trusted.
-- where the key goes and what runs unasked: `base_url`, `api_key`, `approval`, `allow`, and
+- where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`, and
   `mcp_servers` (programs paicli starts); a workspace's `.mcp.json` as a whole (`screen_repo_file`);
 - model names (`model`, `reviewer_model`, any other `*_model`, the `[models]` table) and prices (any key
   with "price" in its name, `[prices]` included): a repository must not pick what the user pays per token.
@@ -48,7 +48,7 @@ from paicli.sanitize import terminal_safe
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
-SENSITIVE_KEYS = ("base_url", "api_key", "approval", "allow", "mcp_servers")
+SENSITIVE_KEYS = ("base_url", "api_key", "provider", "approval", "allow", "mcp_servers")
 SPENDING_LIMITS = frozenset(
     {
         "max_rounds", "max_replans", "max_steps", "max_attempts", "max_parallel", "context_tokens",

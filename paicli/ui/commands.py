@@ -36,6 +36,14 @@ async def model(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def thinking(ctx: CommandContext, arg: str) -> Outcome:
+    if ctx.last_thinking:
+        ctx.say(ctx.last_thinking, "dim italic")
+    else:
+        ctx.say("no thinking yet: the model has not shown any reasoning in this session", "dim")
+    return Outcome.CONTINUE
+
+
 async def usage(ctx: CommandContext, arg: str) -> Outcome:
     from paicli.ui.render import usage_report
 
@@ -125,6 +133,7 @@ COMMANDS: list[Command] = [
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
             usage="[restart NAME]"),
+    Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
     Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

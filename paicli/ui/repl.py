@@ -26,6 +26,7 @@ from rich.console import Console, RenderableType
 from paicli import __version__
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_turn
+from paicli.app.figures import arrows
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
 from paicli.config import Settings, user_home
@@ -148,6 +149,10 @@ class Repl:
     @property
     def model(self) -> str:
         return self.runtime.llm.model
+
+    @property
+    def last_thinking(self) -> str:
+        return self.renderer.thinking.last
 
     @property
     def session_usage(self) -> Usage:
@@ -331,7 +336,7 @@ class Repl:
         usage = self.renderer.session_usage
         servers = f" · {mcp_summary(self.runtime.mcp.views())}" if self.runtime.mcp is not None else ""
         return FormattedText(
-            [("", f" {self.model} · ↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens{servers} · /help")]
+            [("", f" {self.model} · {arrows(usage)} tokens{servers} · /help")]
         )
 
 

@@ -47,6 +47,9 @@ class CommandContext(Protocol):
     def model(self) -> str: ...
 
     @property
+    def last_thinking(self) -> str: ...
+
+    @property
     def session_usage(self) -> Usage: ...
 
     @property
