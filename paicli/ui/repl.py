@@ -23,7 +23,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console, RenderableType
 
 from paicli import __version__
-from paicli.app.driver import run_turn
+from paicli.app.driver import run_turn, until_done
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
@@ -34,9 +34,11 @@ from paicli.plan.model import PlanStatus
 from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sanitize import one_line
+from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
 from paicli.ui.render import ChatRenderer
+from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.watch import cancel_keys
 
@@ -218,6 +220,9 @@ class Repl:
     async def handle(self, text: str) -> Outcome:
         if not text.strip():
             return Outcome.CONTINUE
+        if (line := shell_command(text)) is not None:
+            await self.run_shell(line)
+            return Outcome.CONTINUE
         if self.plan_next and not text.lstrip().startswith("/"):
             self.plan_next = False
             await self.run_plan(PlanRequest(text.strip()))
@@ -231,6 +236,19 @@ class Repl:
             return await command.run(self, arg)
         await self.run_turn(text)
         return Outcome.CONTINUE
+
+    async def run_shell(self, command: str) -> None:
+        """`!command`: runs it as the user (no model); ESC stops it; it joins the conversation."""
+        from paicli.ui.shell_escape import run_shell
+
+        ctx = self.runtime.tool_context()
+        if reason := dangerous_reason(command, workspace=ctx.workspace):
+            self.error(f"refused: {one_line(reason, limit=1000)}")
+            return
+        job = await until_done(run_shell(command, ctx, lambda line: self.say(line)), self._watch)
+        ran = job.result()
+        self.say(ran.status, "dim")
+        self.messages.append(ran.message())
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
