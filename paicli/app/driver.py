@@ -57,6 +57,7 @@ async def run_plan(
     plan_id: str | None = None,
     review: Review | None = None,
     watch: CancelWatch | None = None,
+    attached: str = "",
 ) -> PlanOutcome:
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
     A bug (not a PaicliError) is raised, never hidden."""
@@ -68,7 +69,7 @@ async def run_plan(
             return await reviewing(candidate, session.planner.amend)
 
         session.approve = approve
-    job = await until_done(session.run(goal, plan=plan), watch)
+    job = await until_done(session.run(goal, plan=plan, attached=attached), watch)
     if job.cancelled():
         return PlanOutcome.cancelled(session.current, session.saved_id())
     error = job.exception()

@@ -85,7 +85,7 @@ async def plan_on_screen(
     sink: EventSink = screen.live if also is None else FanOutSink(screen.live, also)
     return await run_plan(
         runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
-        review=screen.review, watch=screen.watch,
+        review=screen.review, watch=screen.watch, attached=request.attached,
     )  # fmt: skip
 
 

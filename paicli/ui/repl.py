@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
+from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -37,6 +39,7 @@ from paicli.sanitize import one_line
 from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
+from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.render import ChatRenderer
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
@@ -110,11 +113,12 @@ class Repl:
             self.plan_next = False
             event.app.invalidate()
 
+        mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home),
             multiline=True,
             key_bindings=keys,
-            completer=SlashCompleter(COMMANDS),
+            completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
             prompt_continuation="  ",
@@ -160,6 +164,17 @@ class Repl:
         """Runs a plan on the screen; a completed one joins the conversation, so later turns know of it."""
         from paicli.ui.plan_runner import PlanScreen, plan_on_screen  # plan mode loads on first use
 
+        if request.goal is not None and request.plan is None:
+            from paicli.ui.mentions import MentionError, attach, attached_text, attachment_note
+
+            try:
+                attachments = await attach(request.goal, self.runtime.tool_context())
+            except MentionError as err:
+                self.error(f"{one_line(str(err), limit=1000)} — the plan was not started")
+                return
+            for attachment in attachments:
+                self.say(attachment_note(attachment) + " · for the planner", "dim")
+            request = dataclasses.replace(request, attached=attached_text(attachments))
         for notice in request.notices:
             self.say(notice, "yellow")
         screen = PlanScreen(self.runtime, self.console, self.approval)
@@ -234,8 +249,23 @@ class Repl:
                 self.error(f"unknown command {name} — /help lists the commands")
                 return Outcome.CONTINUE
             return await command.run(self, arg)
-        await self.run_turn(text)
+        if (sent := await self.with_mentions(text)) is not None:
+            await self.run_turn(sent)
         return Outcome.CONTINUE
+
+    async def with_mentions(self, text: str) -> str | None:
+        """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
+        from paicli.ui.mentions import MentionError, attachment_note, expand_mentions
+
+        try:
+            sent, attachments = await expand_mentions(text, self.runtime.tool_context())
+        except MentionError as err:
+            self.error(f"{one_line(str(err), limit=1000)} — the message was not sent")
+            self.typeahead = text  # nothing is lost: the message waits in the prompt to be fixed
+            return None
+        for attachment in attachments:
+            self.say(attachment_note(attachment), "dim")
+        return sent
 
     async def run_shell(self, command: str) -> None:
         """`!command`: runs it as the user (no model); ESC stops it; it joins the conversation."""
