@@ -18,9 +18,8 @@ from pathlib import Path
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console, RenderableType
 
@@ -39,6 +38,7 @@ from paicli.sanitize import one_line
 from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
+from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.render import ChatRenderer
 from paicli.ui.shell_escape import shell_command
@@ -70,20 +70,16 @@ async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -
         await runtime.aclose()
 
 
-def history_file(home: Path) -> History:
-    folder = home / ".paicli"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        return FileHistory(str(folder / "history"))
-    except OSError:
-        return InMemoryHistory()
-
-
 def prompt_keys() -> KeyBindings:
-    """Enter sends; Alt+Enter (Esc then Enter) inserts a newline."""
+    """Enter sends; Alt+Enter (Esc then Enter) inserts a newline; Ctrl-L clears the screen. (Ctrl-R searches
+    the history and a bracketed paste stays one message: prompt_toolkit's own bindings.)"""
     keys = KeyBindings()
 
-    @keys.add("enter")
+    @keys.add("c-l")
+    def _clear(event: KeyPressEvent) -> None:
+        event.app.renderer.clear()
+
+    @keys.add("enter", filter=~is_searching)
     def _send(event: KeyPressEvent) -> None:
         event.current_buffer.validate_and_handle()
 
@@ -115,7 +111,7 @@ class Repl:
 
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
-            history=history_file(home),
+            history=history_file(home, runtime.workspace),
             multiline=True,
             key_bindings=keys,
             completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
