@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 
 from prompt_toolkit.output import Output, create_output
 from rich.console import Console
@@ -34,8 +35,15 @@ class PlanScreen:
     """What a running plan shows and reads on the terminal."""
 
     def __init__(
-        self, runtime: Runtime, console: Console, approval: ApprovalPrompt, *, output: Output | None = None
+        self,
+        runtime: Runtime,
+        console: Console,
+        approval: ApprovalPrompt,
+        *,
+        output: Output | None = None,
+        reviewing: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
+        self.reviewing = reviewing  # entered while the review waits for the user (a notification)
         self.console = console
         self.approval = approval
         self.output = output  # where the review screen draws
@@ -52,7 +60,8 @@ class PlanScreen:
 
     async def review(self, plan: Plan, amend: Amend) -> Plan | None:
         keys = self._keys.suspended() if self._keys is not None else contextlib.nullcontext()
-        with self.live.paused(), keys:
+        waiting = self.reviewing() if self.reviewing is not None else contextlib.nullcontext()
+        with self.live.paused(), keys, waiting:
             return await review_plan(plan, console=self.console, amend=amend, output=self.output, facts=self.facts)
 
 

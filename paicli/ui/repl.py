@@ -40,6 +40,7 @@ from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
+from paicli.ui.notify import Notifier
 from paicli.ui.render import ChatRenderer
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
@@ -173,8 +174,11 @@ class Repl:
             request = dataclasses.replace(request, attached=attached_text(attachments))
         for notice in request.notices:
             self.say(notice, "yellow")
-        screen = PlanScreen(self.runtime, self.console, self.approval)
+        notify = self._notifier()
+        screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
         outcome = await plan_on_screen(self.runtime, screen, request)
+        if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
+            notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
         if outcome.status is PlanStatus.CANCELLED:
             saved = outcome.saved_id
@@ -187,6 +191,14 @@ class Repl:
                 {"role": "user", "content": f"/plan {plan.goal}"},
                 {"role": "assistant", "content": outcome.summary or plan.summary or "The plan completed."},
             ]
+
+    def _notifier(self) -> Notifier:
+        def write(text: str) -> None:
+            self.console.file.write(text)
+            self.console.file.flush()
+
+        settings = self.runtime.settings
+        return Notifier(write, enabled=settings.notify, after=settings.notify_after)
 
     async def compact(self) -> None:
         from paicli.agent.compress import estimate_tokens
