@@ -7,12 +7,34 @@ import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from bench import dag_ops, dispatch, makespan, overhead, parse_robustness, render, shell_diff, startup, tokens
+from bench import (
+    checkpoints,
+    dag_ops,
+    dispatch,
+    makespan,
+    overhead,
+    parse_robustness,
+    render,
+    shell_diff,
+    startup,
+    tokens,
+)
 from bench.common import Result
 
 BENCHMARKS: dict[str, ModuleType] = {
     module.NAME: module
-    for module in (makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff)
+    for module in (
+        makespan,
+        dispatch,
+        overhead,
+        dag_ops,
+        parse_robustness,
+        tokens,
+        startup,
+        render,
+        shell_diff,
+        checkpoints,
+    )
 }
 
 

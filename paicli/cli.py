@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="paicli", description="A plan-then-execute coding agent for the terminal.")
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _global_options(parser, suppress=False)
-    commands = parser.add_subparsers(dest="command", metavar="{run,plan}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo}")
     run = commands.add_parser("run", help="one ReAct turn, no plan; the final answer goes to stdout")
     run.add_argument("prompt", help="what to do")
     run.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
@@ -52,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked")
     plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
     _global_options(plan, suppress=True)
+    undo = commands.add_parser("undo", help="take back the latest (or the named) plan or turn, or one task of it")
+    undo.add_argument("id", nargs="?", default=None, metavar="ID", help="a plan id or a turn id (--list shows them)")
+    undo.add_argument("--task", metavar="TASK_ID", help="take back only this task of the plan")
+    undo.add_argument("--dry-run", dest="dry_run", action="store_true", help="show what would change; change nothing")
+    undo.add_argument("--force", action="store_true", help="also overwrite files changed since")
+    undo.add_argument("--list", action="store_true", help="list the turns and plans that can be undone")
+    undo.add_argument("--redo", action="store_true", help="take the last undo back")
+    _global_options(undo, suppress=True)
     return parser
 
 
@@ -110,6 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from paicli.headless import run_command
 
             return run_command(settings, args.prompt, json_mode=args.json)
+        if args.command == "undo":
+            from paicli.headless import undo_command
+
+            return undo_command(settings, args.id, task=args.task, dry_run=args.dry_run, force=args.force,
+                                list_only=args.list, redo=args.redo)  # fmt: skip
         return plan_front_end(settings, args)
     except ConfigError as err:
         from paicli.sanitize import terminal_safe

@@ -82,6 +82,9 @@ class Settings(BaseModel):
     notify_after: float = Field(10.0, ge=0, description="seconds a plan must have run before it notifies")
     allow: list[str] = Field(default_factory=list, description="rules for calls that run unasked (policy/rules.py)")
     deny: list[str] = Field(default_factory=list, description="rules for calls refused in every mode; deny wins")
+    checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
+    checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
+    checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
 
     @field_validator("models", mode="before")
     @classmethod

@@ -110,13 +110,38 @@ class ReviewEvent(Event):
     reflection: str
 
 
-class PlanFinished(Event):
+class FileChange(BaseModel):
+    """A file a turn or a plan changed. `added`/`removed` are None for a binary file; `task_id` is the one
+    task that changed it, None in chat or when several tasks may have (all of them in `task_ids`)."""
+
+    path: str
+    status: Literal["created", "modified", "deleted"]
+    added: int | None
+    removed: int | None
+    task_id: str | None = None
+    task_ids: list[str] = Field(default_factory=list)
+
+
+class _WithChanges(Event):
+    """A subclass's `changes` is left out of the JSON when checkpoints are off (None), [] when nothing
+    changed."""
+
+    @model_serializer(mode="wrap")
+    def _drop_unknown_changes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("changes", []) is None:
+            del data["changes"]
+        return data
+
+
+class PlanFinished(_WithChanges):
     event: Literal["plan_finished"] = "plan_finished"
     status: PlanStatus  # COMPLETED, FAILED or CANCELLED
     summary: str | None = None
     usage: Usage
     estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
     requests: int | None = None  # addition: model requests made after the plan was approved
+    changes: list[FileChange] | None = None
 
     @field_validator("status")
     @classmethod
@@ -126,10 +151,11 @@ class PlanFinished(Event):
         return status
 
 
-class RunFinished(Event):
+class RunFinished(_WithChanges):
     event: Literal["run_finished"] = "run_finished"
     content: str
     usage: Usage
+    changes: list[FileChange] | None = None
 
 
 # ---- additions -----------------------------------------------------------------------------------

@@ -11,14 +11,18 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TextIO
 
+from paicli.app.checkpoints.command import undo_answer
+from paicli.app.checkpoints.report import changed_line
+from paicli.app.checkpoints.service import attach_checkpoints, open_store
 from paicli.app.driver import run_plan, run_turn, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
-from paicli.config import Settings
+from paicli.config import Settings, user_home
 from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.events import (
     Event,
     EventSink,
+    FileChange,
     Notice,
     PlanCreated,
     PlanFinished,
@@ -162,12 +166,13 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool) -> int:
             {"role": "system", "content": runtime.system_prompt(None)},
             {"role": "user", "content": prompt},
         ]
-        turn = await run_turn(runtime, sink, messages)
+        turn = await run_turn(runtime, sink, messages, checkpoints=attach_checkpoints(runtime, sink))
+        tell_changes(turn.changes, json_mode)
         if turn.error is not None:
             return fail(str(turn.error), turn.exit_code())
         if turn.result is None:  # cancelled: SIGINT/SIGTERM cancel the whole run, see run_with_signals
             return turn.exit_code()
-        sink.emit(RunFinished(content=turn.result.content, usage=turn.result.usage))
+        sink.emit(RunFinished(content=turn.result.content, usage=turn.result.usage, changes=turn.changes))
         if not json_mode:
             print(terminal_safe(mask_secrets(turn.result.content, runtime.secrets())))
         return EXIT_OK
@@ -182,13 +187,46 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
     async def body(runtime: Runtime) -> int:
         for message in request.notices:
             sink.emit(Notice(level="warning", message=message))
-        outcome = await run_plan(runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id)
+        outcome = await run_plan(
+            runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
+            checkpoints=attach_checkpoints(runtime, sink),
+        )  # fmt: skip
         if isinstance(sink, ProgressSink) and sink.finished is not None:
             for line in final_report(sink.finished):
                 print(mask_secrets(line, runtime.secrets()))
+        tell_changes(outcome.changes, json_mode)
         if outcome.status is PlanStatus.FAILED:
             return fail(outcome.message() or "", outcome.exit_code())
         return outcome.exit_code()
 
     return run_with_signals(lambda: with_runtime(settings, sink, body))
 
+
+def tell_changes(changes: list[FileChange] | None, json_mode: bool) -> None:
+    """The "Changed: …" line on stderr for a human (with --json the end event carries the changes)."""
+    if changes and not json_mode:
+        print(changed_line(changes, "paicli undo to revert"), file=sys.stderr)
+
+
+def undo_command(
+    settings: Settings,
+    entry_id: str | None,
+    *,
+    task: str | None,
+    dry_run: bool,
+    force: bool,
+    list_only: bool,
+    redo: bool,
+) -> int:
+    """`paicli undo`: exit 0 done, 1 nothing to undo or refused, 2 usage (an unknown id included)."""
+    store = open_store(settings, user_home(), lambda text: print(f"paicli: {terminal_safe(text)}", file=sys.stderr))
+    if store is None:
+        return fail("paicli undo needs git, and git is not installed", EXIT_USAGE)
+    answer = undo_answer(
+        store, entry_id, task=task, dry_run=dry_run, force=force, list_only=list_only, redo=redo
+    )  # fmt: skip
+    for line in answer.out:
+        print(line)
+    for line in answer.err:
+        print(f"paicli: {line}" if line is answer.err[0] else line, file=sys.stderr)
+    return answer.code

@@ -221,4 +221,5 @@ def build_plan_session(
         estimator=runtime.estimator(),
     )
     recorder.failure = lambda: session.failure
+    recorder.changes = lambda: session.changes()
     return session

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager
@@ -13,8 +14,10 @@ from typing import Any, TypeVar
 
 from paicli.agent.conversation import answered_part
 from paicli.agent.react import ReactResult
+from paicli.app.checkpoints.plan_steps import CheckpointedRunner, PlanSteps
+from paicli.app.checkpoints.service import Checkpoints
 from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import EventSink
+from paicli.events import EventSink, FileChange
 from paicli.llm.types import Message
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
@@ -57,11 +60,18 @@ async def run_plan(
     plan_id: str | None = None,
     review: Review | None = None,
     watch: CancelWatch | None = None,
+    checkpoints: Checkpoints | None = None,
     attached: str = "",
 ) -> PlanOutcome:
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
-    A bug (not a PaicliError) is raised, never hidden."""
+    With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
+    carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
     session = build_plan_session(runtime, sink, plan_id=plan_id)
+    steps = None
+    if checkpoints is not None:
+        steps = PlanSteps(checkpoints, session.saved_id, goal or (plan.goal if plan else ""))
+        session.scheduler.runner = CheckpointedRunner(session.scheduler.runner, steps)
+        session.changes = steps.changes
     if review is not None:
         reviewing = review
 
@@ -69,14 +79,18 @@ async def run_plan(
             return await reviewing(candidate, session.planner.amend)
 
         session.approve = approve
-    job = await until_done(session.run(goal, plan=plan, attached=attached), watch)
+    try:
+        job = await until_done(session.run(goal, plan=plan, attached=attached), watch)
+    finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
+        changes = await steps.finish() if steps is not None else None
     if job.cancelled():
-        return PlanOutcome.cancelled(session.current, session.saved_id())
+        return dataclasses.replace(PlanOutcome.cancelled(session.current, session.saved_id()), changes=changes)
     error = job.exception()
     if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
         return PlanOutcome(PlanStatus.FAILED, session.current, failure=str(error),
-                           configuration=isinstance(error, ConfigError), saved_id=session.saved_id())  # fmt: skip
-    return job.result()
+                           configuration=isinstance(error, ConfigError), changes=changes,
+                           saved_id=session.saved_id())  # fmt: skip
+    return dataclasses.replace(job.result(), changes=changes)
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,7 @@ class TurnOutcome:
     result: ReactResult | None = None
     cancelled: bool = False
     error: PaicliError | None = None
+    changes: list[FileChange] | None = None  # the files the turn changed; None when checkpoints are off
 
     def exit_code(self) -> int:
         if self.cancelled:
@@ -98,18 +113,32 @@ class TurnOutcome:
 
 
 async def run_turn(
-    runtime: Runtime, sink: EventSink, messages: list[Message], *, watch: CancelWatch | None = None
+    runtime: Runtime,
+    sink: EventSink,
+    messages: list[Message],
+    *,
+    watch: CancelWatch | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> TurnOutcome:
-    """One ReAct turn on `messages` (the last one is the user's). A bug is raised, never hidden."""
+    """One ReAct turn on `messages` (the last one is the user's). With `checkpoints` the workspace is
+    checkpointed before and after, and the outcome carries the files the turn changed. A bug is
+    raised, never hidden."""
     start = len(messages) - 1
-    job = await until_done(runtime.react(sink).run(messages), watch)
+    recording = None
+    if checkpoints is not None:
+        content = messages[-1].get("content")
+        recording = await checkpoints.begin_turn(content if isinstance(content, str) else "")
+    try:
+        job = await until_done(runtime.react(sink).run(messages), watch)
+    finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
+        changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
     if job.cancelled():
-        return TurnOutcome(answered_part(messages, start), cancelled=True)
+        return TurnOutcome(answered_part(messages, start), cancelled=True, changes=changes)
     error = job.exception()
     if isinstance(error, PaicliError):
-        return TurnOutcome(answered_part(messages, start), error=error)
+        return TurnOutcome(answered_part(messages, start), error=error, changes=changes)
     result = job.result()  # re-raises a bug
-    return TurnOutcome(result.messages, result)
+    return TurnOutcome(result.messages, result, changes=changes)
 
 
 def run_with_signals(main: Callable[[], Coroutine[Any, Any, int]]) -> int:

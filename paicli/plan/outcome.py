@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from paicli.events import FileChange
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus
 
@@ -22,6 +23,7 @@ class PlanOutcome:
     usage: Usage = field(default_factory=Usage)
     configuration: bool = False  # the failure is a usage or configuration problem (exit 2, not 1)
     saved_id: str | None = None  # the id it is saved under (what `/plan resume` takes); None: not saved
+    changes: list[FileChange] | None = None  # the files it changed; None when checkpoints are off
 
     @classmethod
     def cancelled(cls, plan: Plan | None = None, saved_id: str | None = None) -> PlanOutcome:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 from paicli.errors import ConfigError
+from paicli.events import FileChange
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan
 from paicli.plan.store import PlanRecord, PlanStore, check_plan_id, render_markdown
@@ -35,12 +36,14 @@ class PlanRecorder:
         plan_id: str | None = None,
         usage: Callable[[], Usage] = Usage,
         failure: Callable[[], str | None] = lambda: None,
+        changes: Callable[[], list[FileChange] | None] = lambda: None,
     ) -> None:
         self.store = store
         self.plan_id = None if plan_id is None else check_plan_id(plan_id)
         self._given_id = plan_id is not None  # a resumed plan: its files are the user's, never discarded
         self.usage = usage
         self.failure = failure
+        self.changes = changes
         self.created_at = time.time()
         self.error: ConfigError | None = None  # saving failed: later calls do nothing
         self._unreported: ConfigError | None = None  # a failed write nobody has been told of yet
@@ -114,6 +117,7 @@ class PlanRecorder:
             plan=plan,
             usage=self.usage(),
             failure=self.failure(),
+            changes=self.changes(),
         )
         return self.plan_id, record.model_dump_json(indent=2), render_markdown(record)
 

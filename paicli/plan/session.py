@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from paicli.errors import BudgetExceeded, ConfigError, PaicliError
-from paicli.events import EventSink, Notice, PlanApproved, PlanCreated, PlanFinished, ReplanEvent, ReviewEvent
+from paicli.events import (
+    EventSink,
+    FileChange,
+    Notice,
+    PlanApproved,
+    PlanCreated,
+    PlanFinished,
+    ReplanEvent,
+    ReviewEvent,
+)
 from paicli.llm.meter import MeteredModel
 from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
@@ -68,8 +77,9 @@ class PlanSession:
     requests_before: int | None = None  # the meter's requests when the first round was approved
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
-    saved_id: Callable[[], str | None] = field(default=lambda: None)  # the id the plan is saved under
+    saved_id: Callable[[], str | None] = field(default=lambda: None)  # the id the plan is saved under, once saved
     discard: Callable[[], Awaitable[None]] | None = None  # forgets a new plan cancelled before it ran
+    changes: Callable[[], list[FileChange] | None] = field(default=lambda: None)  # files changed so far (checkpoints)
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
@@ -199,8 +209,9 @@ class PlanSession:
         # what the estimate covers: requests after the first approval (a replan's own request included)
         requests = self.meter.requests - (self.requests_before or 0) if self.meter is not None else None
         self.sink.emit(
-            PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests)
-        )
+            PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests,
+                         changes=self.changes())
+        )  # fmt: skip
         return usage
 
 

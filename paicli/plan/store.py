@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from paicli.errors import ConfigError, PlanError
+from paicli.events import FileChange
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.parse import parse_plan_reply
@@ -38,6 +39,7 @@ LIST_LIMIT = 20  # saved plans `list()` reads (newest first)
 LIST_BYTES = 32 << 20  # and the most it reads for them together
 PLAN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no "/", no leading ".": a name in the folder
 PLANS_FOLDER = (".paicli", "plans")
+PLANS_GITIGNORE = b"# paicli's saved plans: local state, ignored by git (delete this file to commit them)\n*\n"
 RESUMABLE = (PlanStatus.CANCELLED, PlanStatus.FAILED, PlanStatus.RUNNING, PlanStatus.CREATED)
 STATUS_ICON = {"PENDING": "○", "RUNNING": "●", "COMPLETED": "✓", "FAILED": "✗", "SKIPPED": "↷"}
 
@@ -49,6 +51,7 @@ class PlanRecord(BaseModel):
     plan: Plan
     usage: Usage = Usage()
     failure: str | None = None
+    changes: list[FileChange] | None = None  # the files it changed (None: checkpoints were off)
 
 
 def check_plan_id(plan_id: str) -> str:
@@ -72,7 +75,18 @@ class PlanStore:
         self.folder = self.workspace.joinpath(*PLANS_FOLDER)
 
     def _open(self, *, create: bool) -> int:
-        return open_folder(self.workspace, PLANS_FOLDER, create=create)
+        try:
+            return open_folder(self.workspace, PLANS_FOLDER, create=False)
+        except FileNotFoundError:
+            if not create:
+                raise
+        folder = open_folder(self.workspace, PLANS_FOLDER, create=True)
+        try:  # paicli made the folder: its contents stay out of the user's `git status`
+            if create_new(folder, ".gitignore"):
+                write_atomic(folder, ".gitignore", PLANS_GITIGNORE)
+        except OSError:
+            pass  # the plans themselves still work
+        return folder
 
     def check_folder(self) -> None:
         """Creates the folder if need be; UnsafeFile when it (or `.paicli`) is a symlink or not a folder."""

@@ -9,6 +9,10 @@ runtime.build_runtime) asks it about every valid call before the call runs, and 
 invalid one, so each call is decided and audited. A box without a gate runs every valid call (tests);
 execute_command still refuses the hard denylist itself.
 
+Observers (`observe`) are told about every admitted call just before its tool runs, and are awaited:
+the checkpoints keep what a file holds before a write tool replaces it (paicli.app.checkpoints). An
+observer that fails is passed over; the call runs anyway.
+
 What a file or a command says is untrusted: with `mark_data` (on in a real session) the output of the
 tools whose `untrusted_output` is set starts with a line that marks it as data, so text in a repository cannot pass
 for instructions (the system prompt already tells the model that tool results are data).
@@ -17,9 +21,10 @@ for instructions (the system prompt already tells the model that tool results ar
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -61,10 +66,15 @@ class Gate(Protocol):
         ...
 
 
+# Told about an admitted call before its tool runs: (tool, parsed arguments, context).
+ToolObserver = Callable[[Tool, Mapping[str, Any], ToolContext], Awaitable[None]]
+
+
 class ToolBox:
     def __init__(self, tools: Sequence[Tool], *, gate: Gate | None = None, mark_data: bool = False) -> None:
         self.gate = gate
         self.mark_data = mark_data
+        self._observers: list[ToolObserver] = []
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in self._tools:
@@ -77,6 +87,9 @@ class ToolBox:
     def default(cls, *, gate: Gate | None = None, mark_data: bool = False) -> ToolBox:
         """The seven tools of the contract, in contract order."""
         return cls([tool() for tool in BUILTIN_TOOLS], gate=gate, mark_data=mark_data)
+
+    def observe(self, observer: ToolObserver) -> None:
+        self._observers.append(observer)
 
     @property
     def names(self) -> list[str]:
@@ -114,6 +127,9 @@ class ToolBox:
             return self._invalid(tool.name, describe_validation_error(tool, error), arguments, ctx)
         if self.gate is not None and (refusal := await self.gate.admit(tool, arguments, ctx)) is not None:
             return self._failure(refusal, arguments, ctx)
+        for observer in self._observers:
+            with contextlib.suppress(Exception):  # an observer's failure must not fail the call
+                await observer(tool, arguments, ctx)
 
         try:
             output = await tool.run(args, ctx)

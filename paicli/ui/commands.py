@@ -85,6 +85,24 @@ async def audit(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def undo(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.undo_commands import undo as undo_command
+
+    return await undo_command(ctx, arg)
+
+
+async def redo(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.undo_commands import redo as redo_command
+
+    return await redo_command(ctx, arg)
+
+
+async def changes(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.undo_commands import changes as changes_command
+
+    return await changes_command(ctx, arg)
+
+
 async def compact(ctx: CommandContext, arg: str) -> Outcome:
     await ctx.compact()
     return Outcome.CONTINUE
@@ -100,6 +118,11 @@ COMMANDS: list[Command] = [
     Command("/approval", "show the approval mode and rules, or switch to ask, auto or yolo", approval,
             usage="[ask|auto|yolo]"),
     Command("/audit", "the latest N tool calls and what was decided about them", audit, usage="[N]"),
+    Command("/undo", "take back the last turn or plan, one task of the last plan, or the turn or plan ID", undo,
+            usage="[TASK_ID | ID]"),
+    Command("/redo", "take the last undo back", redo),
+    Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
+            usage="[TASK_ID | ID]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),

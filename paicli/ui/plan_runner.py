@@ -12,6 +12,7 @@ from prompt_toolkit.output import Output, create_output
 from rich.console import Console
 from rich.text import Text
 
+from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_plan, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
@@ -23,6 +24,7 @@ from paicli.plan.session import Amend
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
+from paicli.ui.changes_view import changed_text
 from paicli.ui.keys import CancelKeys
 from paicli.ui.live import LivePlanView
 from paicli.ui.plan_facts import PlanFacts
@@ -88,13 +90,18 @@ def plan_facts(runtime: Runtime) -> PlanFacts:
 
 
 async def plan_on_screen(
-    runtime: Runtime, screen: PlanScreen, request: PlanRequest, *, also: EventSink | None = None
+    runtime: Runtime,
+    screen: PlanScreen,
+    request: PlanRequest,
+    *,
+    also: EventSink | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> PlanOutcome:
     """`also` receives every event too (a JSON-lines writer)."""
     sink: EventSink = screen.live if also is None else FanOutSink(screen.live, also)
     return await run_plan(
         runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
-        review=screen.review, watch=screen.watch, attached=request.attached,
+        review=screen.review, watch=screen.watch, checkpoints=checkpoints, attached=request.attached,
     )  # fmt: skip
 
 
@@ -107,16 +114,22 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
     also = JsonLinesSink(sys.stdout, secret_values(settings)) if json_mode else None
 
     async def main() -> int:
-        runtime = build_runtime(settings, ChatRenderer(console, secrets=secret_values(settings)))
+        renderer = ChatRenderer(console, secrets=secret_values(settings))
+        runtime = build_runtime(settings, renderer)
         approval = ApprovalPrompt(output=output)
         runtime.approve = approval
         for notice in request.notices:
             console.print(Text(one_line(notice, limit=1000), style="yellow"))
+        checkpoints = attach_checkpoints(runtime, renderer)
         try:
             outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),
-                                           request, also=also)  # fmt: skip
+                                           request, also=also, checkpoints=checkpoints)  # fmt: skip
         finally:
             await runtime.aclose()
+            if checkpoints is not None:
+                checkpoints.close()
+        if outcome.changes:
+            console.print(changed_text(outcome.changes, "paicli undo to revert"), soft_wrap=True)
         if outcome.status is PlanStatus.FAILED:
             console.print(Text(f"paicli: {one_line(outcome.message() or '', limit=1000)}", style="red"))
         return outcome.exit_code()

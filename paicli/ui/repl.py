@@ -24,11 +24,12 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console, RenderableType
 
 from paicli import __version__
+from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_turn, until_done
 from paicli.app.plan_inputs import PlanRequest
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
-from paicli.events import TextDelta
+from paicli.events import FileChange, TextDelta
 from paicli.llm.price import Price
 from paicli.llm.types import Message, Usage
 from paicli.plan.model import PlanStatus
@@ -62,13 +63,16 @@ async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -
     assert main is not None
     loop.add_signal_handler(signal.SIGTERM, main.cancel)
     runtime = build_runtime(settings, renderer)
+    checkpoints = attach_checkpoints(runtime, renderer)
     try:
-        return await Repl(runtime, renderer, console).run()
+        return await Repl(runtime, renderer, console, checkpoints=checkpoints).run()
     except asyncio.CancelledError:
         return EXIT_CANCELLED
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
         await runtime.aclose()
+        if checkpoints is not None:
+            checkpoints.close()
 
 
 def prompt_keys() -> KeyBindings:
@@ -92,10 +96,14 @@ def prompt_keys() -> KeyBindings:
 
 
 class Repl:
-    def __init__(self, runtime: Runtime, renderer: ChatRenderer, console: Console) -> None:
+    def __init__(
+        self, runtime: Runtime, renderer: ChatRenderer, console: Console, *, checkpoints: Checkpoints | None = None
+    ) -> None:
         self.runtime = runtime
         self.renderer = renderer
         self.console = console
+        self._checkpoints = checkpoints
+        self._notes: list[str] = []  # told to the model with the next message
         self.messages: list[Message] = []
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
@@ -147,6 +155,32 @@ class Repl:
     def prices(self) -> Mapping[str, Price]:
         return self.runtime.settings.prices
 
+    @property
+    def checkpoints(self) -> Checkpoints | None:
+        return self._checkpoints
+
+    async def page(self, renderable: RenderableType) -> None:
+        from paicli.ui.changes_view import page
+
+        await page(self.console, renderable)
+
+    async def confirm(self, question: str) -> bool:
+        asking: PromptSession[str] = PromptSession()
+        try:
+            answer = await asking.prompt_async(FormattedText([("ansiyellow", question)]))
+        except (EOFError, KeyboardInterrupt):
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    def note_for_model(self, text: str) -> None:
+        self._notes.append(text)
+
+    def _changed(self, changes: list[FileChange] | None) -> None:
+        if changes:
+            from paicli.ui.changes_view import changed_text
+
+            self.console.print(changed_text(changes), soft_wrap=True)
+
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
         self.runtime.settings = self.runtime.settings.model_copy(update={"model": name})
@@ -176,10 +210,11 @@ class Repl:
             self.say(notice, "yellow")
         notify = self._notifier()
         screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
-        outcome = await plan_on_screen(self.runtime, screen, request)
+        outcome = await plan_on_screen(self.runtime, screen, request, checkpoints=self._checkpoints)
         if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
             notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
+        self._changed(outcome.changes)
         if outcome.status is PlanStatus.CANCELLED:
             saved = outcome.saved_id
             self.say(f"plan cancelled · /plan resume {saved} continues it" if saved else "plan cancelled", "dim")
@@ -290,11 +325,15 @@ class Repl:
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
+        if self._notes:
+            text = "\n".join(self._notes) + "\n\n" + text
+            self._notes.clear()
         self.renderer.begin_wait()
         try:
             turn = await run_turn(
-                self.runtime, self.renderer, [*self.messages, {"role": "user", "content": text}], watch=self._watch
-            )
+                self.runtime, self.renderer, [*self.messages, {"role": "user", "content": text}],
+                watch=self._watch, checkpoints=self._checkpoints,
+            )  # fmt: skip
         except Exception as error:  # a bug: shown in full, and the REPL goes on
             from rich.traceback import Traceback  # only for bugs: not worth its import time at start
 
@@ -313,6 +352,7 @@ class Repl:
         elif not self.renderer.streamed and turn.result.content:
             self.renderer.emit(TextDelta(task_id=None, text=turn.result.content))
         self.renderer.end_turn()
+        self._changed(turn.changes)
 
     @contextlib.contextmanager
     def _watch(self, cancel: Callable[[], None]) -> Iterator[None]:

@@ -10,7 +10,7 @@ import enum
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -20,6 +20,9 @@ from paicli.app.plan_inputs import PlanRequest
 from paicli.llm.price import Price
 from paicli.llm.types import Usage
 from paicli.policy.approval import ApprovalPolicy
+
+if TYPE_CHECKING:
+    from paicli.app.checkpoints.service import Checkpoints
 
 
 class Outcome(enum.Enum):
@@ -48,11 +51,26 @@ class CommandContext(Protocol):
     @property
     def prices(self) -> Mapping[str, Price]: ...
 
+    @property
+    def checkpoints(self) -> Checkpoints | None: ...
+
     def say(self, text: str, style: str = "") -> None: ...
 
     def error(self, text: str) -> None: ...
 
     def show(self, renderable: RenderableType) -> None: ...
+
+    async def page(self, renderable: RenderableType) -> None:
+        """Shows `renderable`, through a pager when it is longer than the screen."""
+        ...
+
+    async def confirm(self, question: str) -> bool:
+        """Asks a yes/no question; only a yes is True."""
+        ...
+
+    def note_for_model(self, text: str) -> None:
+        """Told to the model with the next message (what the user changed behind its back)."""
+        ...
 
     def switch_model(self, name: str) -> None: ...
 

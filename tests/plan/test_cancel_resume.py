@@ -44,7 +44,7 @@ async def test_a_new_plan_cancelled_in_review_leaves_no_entry(tmp_path: Path) ->
     store = PlanStore(tmp_path)
     outcome = await recorded_session(store, ScriptedPlanner(one_task_plan("a")), decline).run("g")
     assert outcome.status is PlanStatus.CANCELLED and outcome.saved_id is None
-    assert store.ids() == [] and list(store.folder.iterdir()) == []  # the reserved id is gone too
+    assert store.ids() == [] and [p.name for p in store.folder.iterdir()] == [".gitignore"]  # the reserved id too
 
 
 async def test_a_resumed_plan_cancelled_in_review_keeps_its_file(tmp_path: Path) -> None:

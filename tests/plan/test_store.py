@@ -4,6 +4,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,24 @@ def test_a_plan_is_saved_as_json_and_markdown_and_loads_back(tmp_path: Path) -> 
     markdown = (tmp_path / ".paicli" / "plans" / f"{saved.id}.md").read_text()
     assert "✓ a [ANALYSIS] COMPLETED" in markdown and "> read 3 files" in markdown
     assert "Error: model exploded" in markdown
+
+
+def test_the_plans_folder_paicli_creates_stays_out_of_git_status(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, env=env, check=True)
+    (tmp_path / ".paicli").mkdir()
+    (tmp_path / ".paicli" / "config.toml").write_text("review = false\n")
+    PlanRecorder(PlanStore(tmp_path))(sample_plan())
+    assert (tmp_path / ".paicli" / "plans" / ".gitignore").read_text().endswith("*\n")
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, env=env,
+                            check=True, capture_output=True, text=True).stdout  # fmt: skip
+    assert status == "?? .paicli/config.toml\n"  # the config stays committable; the plans do not show
+
+
+def test_a_plans_folder_the_user_made_gets_no_gitignore(tmp_path: Path) -> None:
+    (tmp_path / ".paicli" / "plans").mkdir(parents=True)
+    PlanRecorder(PlanStore(tmp_path))(sample_plan())
+    assert not (tmp_path / ".paicli" / "plans" / ".gitignore").exists()
 
 
 def test_unknown_or_unsafe_ids_are_a_clear_error(tmp_path: Path) -> None:
@@ -141,7 +160,7 @@ def test_the_id_is_the_file_name_never_the_field_inside(tmp_path: Path, inner_id
     PlanRecorder(store, plan_id=record.id)(prepare_resume(record.plan))
     assert outside_files(workspace) == before
     assert sorted(p.name for p in store.folder.iterdir()) == sorted(
-        [f"{plan_id}.json", f"{plan_id}.md", "innocent.json", "innocent.md"]
+        [".gitignore", f"{plan_id}.json", f"{plan_id}.md", "innocent.json", "innocent.md"]
     )
 
 

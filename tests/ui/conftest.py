@@ -42,8 +42,8 @@ def spawn_repl(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Spawn]:
     """Starts `python -m paicli -C <workspace>` in a pseudo-terminal and waits for its first prompt."""
     children: list[pexpect.spawn] = []
 
-    def start(*args: str) -> pexpect.spawn:
-        env = pty_env(fake, home)
+    def start(*args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
+        env = pty_env(fake, home) | (env or {})
         child = pexpect.spawn(
             sys.executable,
             ["-m", "paicli", "-C", str(workspace), *args],

@@ -75,9 +75,11 @@ def test_esc_in_review_cancels_the_plan(spawn_repl: Spawn, fake: FakeLLM, worksp
     expect_text(child, "a plan to refuse")
     expect_text(child, "Enter")
     child.send(ESC)
+    expect_text(child, "plan cancelled")
     child.expect_exact(PROMPT, timeout=5)
+    assert "/plan resume" not in child.before  # nothing ran, nothing was kept to resume
     assert not [r for r in fake.requests if r.body and task_is("a")(r.body)]
-    assert saved_status(workspace) == "CANCELLED"
+    assert list((workspace / ".paicli" / "plans").glob("*.json")) == []
 
 
 def test_esc_while_a_task_runs_a_command_kills_it_and_cancels_the_plan(
