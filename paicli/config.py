@@ -90,6 +90,8 @@ class Settings(BaseModel):
     approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="None = ask in the REPL, auto headless")
     context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
+    notify: bool = Field(True, description="REPL: bell + OSC 9 when a plan waits for review or finishes")
+    notify_after: float = Field(10.0, ge=0, description="seconds a plan must have run before it notifies")
     allow: list[str] = Field(default_factory=list, description="rules for calls that run unasked (policy/rules.py)")
     deny: list[str] = Field(default_factory=list, description="rules for calls refused in every mode; deny wins")
     checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")

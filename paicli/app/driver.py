@@ -62,6 +62,7 @@ async def run_plan(
     review: Review | None = None,
     watch: CancelWatch | None = None,
     checkpoints: Checkpoints | None = None,
+    attached: str = "",
 ) -> PlanOutcome:
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
     With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
@@ -84,7 +85,7 @@ async def run_plan(
 
         session.approve = approve
     try:
-        job = await until_done(session.run(goal, plan=plan), watch)
+        job = await until_done(session.run(goal, plan=plan, attached=attached), watch)
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await steps.finish() if steps is not None else None
     if job.cancelled():

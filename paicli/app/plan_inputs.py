@@ -25,6 +25,7 @@ class PlanRequest:
     plan: Plan | None = None  # a resumed or hand-written plan, ready to run
     plan_id: str | None = None  # a resumed plan keeps its id (and its files)
     notices: tuple[str, ...] = field(default=())  # what the user should know before it runs
+    attached: str = ""  # what `@path` mentions in the goal attached: for the planner only
 
 
 def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_file: str | None) -> PlanRequest:

@@ -107,9 +107,16 @@ class Planner:
         """The structured-output mode the next request will use."""
         return MODES[self._mode]
 
-    async def plan(self, goal: str, *, round: int = 1) -> Plan:
-        """A new plan for `goal`; emits `plan_created`. PlanError when no valid plan came back."""
-        request = f"# Goal\n\n{goal.strip()}\n\n{_reply_instruction()}"
+    async def plan(self, goal: str, *, round: int = 1, attached: str = "") -> Plan:
+        """A new plan for `goal`; emits `plan_created`. PlanError when no valid plan came back.
+
+        `attached`: what the user's `@path` mentions attached; the planner alone sees it (a task that
+        needs a file reads it), and it is not part of the plan's goal."""
+        parts = [f"# Goal\n\n{goal.strip()}"]
+        if attached.strip():
+            heading = "# Attached by the user (tasks do not see this; a task that needs a file reads it)"
+            parts.append(f"{heading}\n\n{attached}")
+        request = "\n\n".join([*parts, _reply_instruction()])
         plan = await self._ask(self.system_prompt, request, goal=goal, round=round)
         self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
         return plan

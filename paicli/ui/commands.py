@@ -13,9 +13,18 @@ async def show_help(ctx: CommandContext, arg: str) -> Outcome:
         aliases = f" (also {', '.join(command.aliases)})" if command.aliases else ""
         ctx.say(f"  {names:<{width}}  {command.summary}{aliases}")
     ctx.say("")
-    ctx.say("  Enter sends · Alt+Enter (or Esc then Enter) starts a new line · ESC or Ctrl-C cancels a running")
-    ctx.say("  turn · Ctrl-C at the prompt clears the line · Ctrl-D exits")
+    for line in KEYS_HELP:
+        ctx.say(line)
     return Outcome.CONTINUE
+
+
+KEYS_HELP = (
+    "  Enter sends · Alt+Enter (or Esc then Enter) starts a new line · a pasted block stays one message",
+    "  Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
+    "  ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
+    "  !COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file,",
+    "  a folder's listing or a glob's names (Tab completes the path)",
+)
 
 
 async def clear_conversation(ctx: CommandContext, arg: str) -> Outcome:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 
 from prompt_toolkit.output import Output, create_output
 from rich.console import Console
@@ -37,8 +38,15 @@ class PlanScreen:
     """What a running plan shows and reads on the terminal."""
 
     def __init__(
-        self, runtime: Runtime, console: Console, approval: ApprovalPrompt, *, output: Output | None = None
+        self,
+        runtime: Runtime,
+        console: Console,
+        approval: ApprovalPrompt,
+        *,
+        output: Output | None = None,
+        reviewing: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
+        self.reviewing = reviewing  # entered while the review waits for the user (a notification)
         self.console = console
         self.approval = approval
         self.output = output  # where the review screen draws
@@ -55,7 +63,8 @@ class PlanScreen:
 
     async def review(self, plan: Plan, amend: Amend) -> Plan | None:
         keys = self._keys.suspended() if self._keys is not None else contextlib.nullcontext()
-        with self.live.paused(), keys:
+        waiting = self.reviewing() if self.reviewing is not None else contextlib.nullcontext()
+        with self.live.paused(), keys, waiting:
             return await review_plan(plan, console=self.console, amend=amend, output=self.output, facts=self.facts)
 
 
@@ -93,7 +102,7 @@ async def plan_on_screen(
     sink: EventSink = screen.live if also is None else FanOutSink(screen.live, also)
     return await run_plan(
         runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
-        review=screen.review, watch=screen.watch, checkpoints=checkpoints,
+        review=screen.review, watch=screen.watch, checkpoints=checkpoints, attached=request.attached,
     )  # fmt: skip
 
 
