@@ -18,12 +18,14 @@ from typing import TextIO
 
 import httpx
 
+from paicli.app.servers import settle_servers
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_FAILED, EXIT_OK
+from paicli.events import NullSink
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import endpoint_key
 from paicli.llm.probe import Check, Prober
-from paicli.runtime import capability_store, secret_values
+from paicli.runtime import build_runtime, capability_store, secret_values
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 
@@ -37,6 +39,8 @@ def doctor_command(settings: Settings, *, json_mode: bool, refresh: bool, out: T
     forgot = store.clear() if refresh else False
     capabilities = Capabilities(lambda: settings.model, base_url=settings.base_url, store=store)
     checks = asyncio.run(_probe(settings, key, capabilities)) + machine_checks()
+    if settings.mcp_servers:
+        checks = [check for check in checks if check.name != "mcp"] + [asyncio.run(mcp_check(settings))]
     shown_url = endpoint_key(settings.base_url, "").strip()
     secrets = secret_values(settings)
     if json_mode:
@@ -67,8 +71,27 @@ def machine_checks() -> list[Check]:
     """What the machine around the model offers. Neither exists in this version of paicli yet."""
     return [
         Check("sandbox", None, "commands run without an OS sandbox in this version; approvals are the only wall"),
-        Check("mcp", None, "no MCP servers: this version of paicli has no MCP support"),
+        Check("mcp", None, "no MCP servers configured"),
     ]
+
+
+async def mcp_check(settings: Settings) -> Check:
+    """Starts the configured MCP servers, waits until none is starting, and says which are up."""
+    runtime = build_runtime(settings, NullSink())
+    try:
+        await settle_servers(runtime, NullSink())
+        views = runtime.mcp.views() if runtime.mcp is not None else []
+    finally:
+        await runtime.aclose()
+    enabled = [view for view in views if view.status != "disabled"]
+    if not enabled:
+        return Check("mcp", None, "no MCP server is enabled")
+    parts = [
+        f"{view.name} ready ({view.tools} tools)" if view.status == "ready" else f"{view.name} {view.status}: "
+        f"{view.detail}"
+        for view in enabled
+    ]
+    return Check("mcp", all(view.status == "ready" for view in enabled), "; ".join(parts))
 
 
 def remembered_lines(capabilities: Capabilities, model: str, forgot: bool) -> list[str]:

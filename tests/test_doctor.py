@@ -128,3 +128,17 @@ def test_the_table_and_refresh(fake: FakeLLM, home: Path) -> None:
     assert "forgot what was remembered" in second.stdout
     assert any(line.strip().startswith("✓ json_schema") for line in second.stdout.splitlines())
     assert "not supported" not in second.stdout
+
+
+def test_configured_mcp_servers_are_started_and_reported(fake: FakeLLM, home: Path) -> None:
+    from tests.mcp.conftest import server_toml
+
+    script_capable_server(fake, schema=Reply.text('{"answer": "yes"}'), usage=True)
+    config = home / ".paicli" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(server_toml("tools"))
+    found = checks(doctor(fake, home, "--json"))
+    assert found["mcp"]["ok"] is True and "tools ready (" in found["mcp"]["detail"]
+    config.write_text(server_toml("tools") + '\n[mcp_servers.broken]\ncommand = "/bin/false"\nstartup_timeout = 5\n')
+    found = checks(doctor(fake, home, "--json"))
+    assert found["mcp"]["ok"] is False and "broken failed" in found["mcp"]["detail"]
