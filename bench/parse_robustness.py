@@ -25,6 +25,7 @@ from bench.common import Result, percentile, rounded
 from bench.mutations import Trial, trials
 from paicli.errors import PlanError
 from paicli.llm.client import LLMClient
+from paicli.llm.think import split_reply
 from paicli.plan.parse import parse_plan_reply
 from tests.fakellm import FakeLLM, Reply
 from tests.plan.corpus import plan_json, task
@@ -153,7 +154,10 @@ async def _through_sse(sample: list[Trial], rng: random.Random, workspace: Path)
             for number, trial in enumerate(sample):
                 response = await client.chat([{"role": "user", "content": f"trial {number};"}])
                 wire = replace(trial, name=f"{trial.name} [SSE split]", origin="SSE split")
-                if response.content != trial.reply or response.finish_reason != trial.finish_reason:
+                reasoning, content = split_reply(trial.reply)  # a leading <think> block is the reasoning
+                if (response.content, response.reasoning, response.finish_reason) != (
+                    content, reasoning, trial.finish_reason
+                ):
                     outcomes.append((wire, "changed in transit"))
                 else:
                     outcomes.append((wire, classify(wire, workspace, response.content, response.finish_reason)))

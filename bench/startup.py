@@ -1,4 +1,7 @@
-"""7. Startup: `paicli --version` and the REPL's time to its first prompt, beside `python -c pass`.
+"""7. Startup: `paicli --version` and the REPL's time to its first prompt, beside `python -c pass`; the
+same with two MCP servers configured (the test server of tests/mcp, over stdio), and how long a typed
+key takes to show while those servers start (issue 13: at most 20 ms more to the first prompt, and
+typing stays responsive).
 
 All three run in turn in every round (so a slow moment of the machine hits them alike); the table shows
 medians. `--version` runs through the installed console script when there is one (what a user types),
@@ -26,6 +29,14 @@ from tests.fakellm import FakeLLM
 NAME = "startup"
 TITLE = "Startup"
 PROMPT = "› "
+KEYS = 20  # typed while the MCP servers start: about 1.5 s of typing
+MCP_SERVER = REPO / "tests" / "mcp" / "server.py"
+
+
+def mcp_config(count: int = 2) -> str:
+    return "".join(
+        f'[mcp_servers.s{i}]\ncommand = "{sys.executable}"\nargs = ["{MCP_SERVER}"]\n' for i in range(count)
+    )
 
 
 def version_command() -> list[str]:
@@ -44,7 +55,25 @@ def _timed_process(command: list[str], env: dict[str, str]) -> tuple[float, floa
     return time.perf_counter() - start, _children_cpu() - cpu
 
 
-def _timed_repl(env: dict[str, str], workspace: Path) -> tuple[float, float]:
+def _helper(what: str) -> str:
+    """One measurement of bench/mcp_start.py in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-m", "bench.mcp_start", what], cwd=REPO, capture_output=True, text=True,
+                          check=True, timeout=120)  # fmt: skip
+    return done.stdout.strip()
+
+
+def _drain(child: pexpect.spawn) -> None:
+    """Reads what the terminal has written so far, so an expected key is not found in old output."""
+    while True:
+        try:
+            child.read_nonblocking(1 << 16, timeout=0.02)
+        except pexpect.TIMEOUT:
+            return
+
+
+def _timed_repl(env: dict[str, str], workspace: Path, echoes: list[float] | None = None) -> tuple[float, float]:
+    """Seconds to the first prompt. With `echoes`, then types KEYS keys one at a time, each after the
+    last has shown, and appends how long each took to show (while MCP servers start)."""
     cpu, start = _children_cpu(), time.perf_counter()
     child = pexpect.spawn(
         sys.executable,
@@ -59,6 +88,16 @@ def _timed_repl(env: dict[str, str], workspace: Path) -> tuple[float, float]:
     try:
         child.expect_exact(PROMPT)
         seconds = time.perf_counter() - start
+        if echoes is not None:
+            for index in range(KEYS):
+                key = "qzjvwxy"[index % 7]  # letters the toolbar (model, tokens, MCP status) never shows
+                _drain(child)
+                sent = time.perf_counter()
+                child.send(key)
+                child.expect_exact(key)
+                echoes.append(time.perf_counter() - sent)
+                time.sleep(0.05)
+            child.sendcontrol("u")
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     finally:
@@ -72,6 +111,9 @@ def run(quick: bool = False) -> Result:
         home, workspace = Path(folder) / "home", Path(folder) / "workspace"
         home.mkdir()
         workspace.mkdir()
+        mcp_home = Path(folder) / "mcp-home"
+        (mcp_home / ".paicli").mkdir(parents=True)
+        (mcp_home / ".paicli" / "config.toml").write_text(mcp_config())
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
         env.update(
             HOME=str(home),
@@ -81,13 +123,19 @@ def run(quick: bool = False) -> Result:
             PAICLI_BASE_URL=fake.base_url,
             PROMPT_TOOLKIT_NO_CPR="1",
         )
+        mcp_env = {**env, "HOME": str(mcp_home)}
+        plain_echoes: list[float] = []
+        mcp_echoes: list[float] = []
         probes: dict[str, Callable[[], tuple[float, float]]] = {
             "python -c pass": lambda: _timed_process([sys.executable, "-c", "pass"], env),
             "paicli --version": lambda: _timed_process(version_command(), env),
-            "REPL to first prompt": lambda: _timed_repl(env, workspace),
+            "REPL to first prompt": lambda: _timed_repl(env, workspace, plain_echoes),
+            "REPL to first prompt, 2 MCP servers": lambda: _timed_repl(mcp_env, workspace, mcp_echoes),
         }
         for probe in probes.values():
             probe()  # warm the file cache once
+        plain_echoes.clear()
+        mcp_echoes.clear()
         walls: dict[str, list[float]] = {name: [] for name in probes}
         cpus: dict[str, list[float]] = {name: [] for name in probes}
         for _ in range(rounds):
@@ -106,6 +154,24 @@ def run(quick: bool = False) -> Result:
     result.add(
         "REPL to first prompt: wall beyond python -c pass", wall["REPL to first prompt"] - wall["python -c pass"], "ms"
     )
+    with_mcp = wall["REPL to first prompt, 2 MCP servers"]
+    result.add("REPL to first prompt, 2 MCP servers: wall", with_mcp, "ms")
+    result.add("REPL to first prompt, 2 MCP servers: wall beyond none", with_mcp - wall["REPL to first prompt"], "ms")
+    before_prompt = [float(_helper("prompt")) for _ in range(rounds)]
+    result.add("MCP work before the first prompt (2 servers, in process)", median(before_prompt), "ms", at_most=20.0)
+    stalls = [[float(v) for v in _helper("stall").split()] for _ in range(rounds)]
+    result.add("longest event-loop stall while 2 servers start: median", median([s[0] for s in stalls]), "ms")
+    result.add("longest event-loop stall, idle as long: median", median([s[2] for s in stalls]), "ms")
+    result.details["mcp_before_prompt_ms"] = [rounded(v) for v in before_prompt]
+    result.details["mcp_loop_stall_ms"] = [{"starting": rounded(s[0]), "start_s": rounded(s[1]), "idle": rounded(s[2])}
+                                           for s in stalls]  # fmt: skip
+    for label, echoes in (("no MCP server", plain_echoes), ("2 MCP servers starting", mcp_echoes)):
+        result.add(f"key to screen, {label}: median", median(echoes) * 1000, "ms")
+        result.add(f"key to screen, {label}: worst", max(echoes) * 1000, "ms")
+    result.details["key_echo_ms"] = {
+        "no MCP server": [rounded(v * 1000) for v in plain_echoes],
+        "2 MCP servers starting": [rounded(v * 1000) for v in mcp_echoes],
+    }
     for name in probes:
         result.details[name] = {
             "wall_ms": [rounded(v * 1000) for v in walls[name]],

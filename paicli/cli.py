@@ -38,13 +38,24 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument("--resume", metavar="ID", default=default, help="continue a saved plan (with `plan`)")
     parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
                         help="run a plan written by hand (with `plan`)")
+    parser.add_argument("--provider", metavar="NAME", default=default,
+                        help="a provider preset: base URL, default model, key variable (see below)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="paicli", description="A plan-then-execute coding agent for the terminal.")
+    from paicli.llm.providers import presets_help
+
+    parser = argparse.ArgumentParser(
+        prog="paicli",
+        description="A plan-then-execute coding agent for the terminal.",
+        epilog="provider presets (--provider NAME):\n" + presets_help() + "\n\nkeys: PAICLI_API_KEY, else the "
+        "provider's own (DEEPSEEK_API_KEY, MOONSHOT_API_KEY, DASHSCOPE_API_KEY, ZHIPUAI_API_KEY,\n"
+        "OPENROUTER_API_KEY; OPENAI_API_KEY for openai or a custom base URL only); local servers need none.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _global_options(parser, suppress=False)
-    commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo,doctor}")
     run = commands.add_parser("run", help="one ReAct turn, no plan; the final answer goes to stdout")
     run.add_argument("prompt", help="what to do")
     run.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
@@ -62,10 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("--list", action="store_true", help="list the turns and plans that can be undone")
     undo.add_argument("--redo", action="store_true", help="take the last undo back")
     _global_options(undo, suppress=True)
+    doctor = commands.add_parser("doctor", help="probe the configured endpoint's capabilities")
+    doctor.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    doctor.add_argument("--refresh", action="store_true", help="forget what was remembered about servers first")
+    _global_options(doctor, suppress=True)
     return parser
 
 
-SETTING_FLAGS = ("model", "base_url", "max_parallel", "max_replans", "schedule", "approval", "sandbox")
+SETTING_FLAGS = ("model", "base_url", "provider", "max_parallel", "max_replans", "schedule", "approval", "sandbox")
 
 
 def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -85,10 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
     from paicli.errors import EXIT_CANCELLED, EXIT_USAGE, ConfigError
+    from paicli.llm.providers import KEY_VARIABLES
     from paicli.secret_handoff import HandoffError, secure_start
 
     try:
-        handed_over = secure_start() if argv is None else {}
+        handed_over = secure_start(KEY_VARIABLES) if argv is None else {}
     except HandoffError as err:
         print(f"paicli: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -116,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from paicli.ui.repl import run_repl
 
             return run_repl(settings)
+        if args.command == "doctor":
+            from paicli.doctor import doctor_command
+
+            return doctor_command(settings, json_mode=args.json, refresh=args.refresh)
         if args.command == "run":
             from paicli.headless import run_command
 

@@ -1,10 +1,16 @@
 """Settings, resolved as: flags > environment > workspace .paicli/config.toml > ~/.paicli/config.toml.
 
-Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL, falling back to OPENAI_API_KEY /
-OPENAI_BASE_URL; PAICLI_PLAN_MAX_REPLANS for the replan limit. Config files use the field names below
-(`model = "deepseek-chat"`, `max_parallel = 4`, ...), plus two tables: `[models]` (task type → model,
-see paicli/plan/routing.py) and `[prices."NAME"]` (`input`, `output` per million tokens), which merge
-entry by entry across the two files.
+Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL / PAICLI_PROVIDER, falling back to
+OPENAI_API_KEY / OPENAI_BASE_URL (for the openai provider or none only); PAICLI_PLAN_MAX_REPLANS for the
+replan limit. Config files use the field names below (`model = "deepseek-chat"`, `max_parallel = 4`, ...),
+plus tables: `[models]` (task type → model, see paicli/plan/routing.py), `[prices."NAME"]`
+(`input`, `output` per million tokens) and `[mcp_servers.NAME]` (paicli/mcp/config.py), which merge
+entry by entry across the two files. A workspace's `.mcp.json` adds MCP servers too; a server of the same
+name in a config file wins.
+
+A provider preset (paicli/llm/providers.py) fills in `base_url` and `model` unless they are set at the
+same level as `provider` or a higher one (levels: ~/.paicli < workspace config < environment < flags),
+takes the key from the provider's own variable, and applies its quirks.
 
 The workspace's own config is a repository's text: it is read without following a symlink (a symlinked
 `.paicli` or `config.toml` is ignored with a warning), at most 1 MB, and what it may set without the
@@ -23,6 +29,8 @@ from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationE
 
 from paicli.errors import ConfigError
 from paicli.llm.price import Price
+from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
+from paicli.mcp.config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json
 from paicli.policy.rules import check_rules, parse_command_prefixes
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
@@ -32,11 +40,14 @@ from paicli.trust import (
     Warn,
     read_repo_file,
     screen_prompt_overrides,
+    screen_repo_file,
     screen_workspace_config,
     warn_on_stderr,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MCP_JSON = ".mcp.json"  # a workspace's MCP servers in the format Claude Code uses
+TABLES = ("models", "prices", "mcp_servers")  # merged entry by entry across the config files
 DEFAULT_MODEL = "gpt-4o-mini"
 # The task types of a plan (paicli/plan/model.py TaskType, which sits above this layer; a test keeps the
 # two lists equal), the keys of the [models] table.
@@ -50,6 +61,7 @@ class Settings(BaseModel):
     """Everything configurable. The API key is a SecretStr so it never shows in reprs or dumps."""
 
     workspace: Path = Field(default_factory=Path.cwd, description="folder the tools may touch")
+    provider: str | None = Field(None, description="a preset: base URL, default model, key variable, quirks")
     api_key: SecretStr | None = Field(None, description="bearer token for the model server")
     base_url: str = Field(DEFAULT_BASE_URL, description="API root; requests go to {base_url}/chat/completions")
     model: str = Field(DEFAULT_MODEL, description="model name sent with every request")
@@ -80,6 +92,8 @@ class Settings(BaseModel):
     approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="None = ask in the REPL, auto headless")
     context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a session or plan")
+    notify: bool = Field(True, description="REPL: bell + OSC 9 when a plan waits for review or finishes")
+    notify_after: float = Field(10.0, ge=0, description="seconds a plan must have run before it notifies")
     allow: list[str] = Field(default_factory=list, description="rules for calls that run unasked (policy/rules.py)")
     deny: list[str] = Field(default_factory=list, description="rules for calls refused in every mode; deny wins")
     sandbox: Literal["auto", "bwrap", "off"] = Field(
@@ -98,11 +112,21 @@ class Settings(BaseModel):
     checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
     checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
     checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict, description="[mcp_servers.NAME] MCP servers whose tools the model gets (paicli/mcp/)"
+    )
 
     @field_validator("models", mode="before")
     @classmethod
     def _known_task_types(cls, value: Any) -> Any:
         return task_models(value) if isinstance(value, dict) else value
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _server_names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        for name in servers:
+            check_server_name(name)
+        return servers
 
     @field_validator("allow", "deny")
     @classmethod
@@ -125,19 +149,37 @@ class Settings(BaseModel):
                 raise ValueError(f"{path!r} is the whole filesystem or home folder; name a folder below it")
         return paths
 
+    @property
+    def preset(self) -> Provider | None:
+        return find_provider(self.provider) if self.provider else None
+
+    def needs_key(self) -> bool:
+        """A remote endpoint needs a key; a local preset or any base URL on the loopback does not."""
+        preset = self.preset
+        return not ((preset is not None and preset.local) or on_loopback(self.base_url))
+
     def require_key(self) -> str:
-        if self.api_key is None or not self.api_key.get_secret_value():
-            raise ConfigError("no API key: set PAICLI_API_KEY (or OPENAI_API_KEY), or api_key in ~/.paicli/config.toml")
-        return self.api_key.get_secret_value()
+        """The key ("" for an endpoint that needs none); ConfigError naming the variables when missing."""
+        if self.api_key is not None and self.api_key.get_secret_value():
+            return self.api_key.get_secret_value()
+        if not self.needs_key():
+            return ""
+        preset = self.preset
+        variable = preset.key_variable if preset is not None else "OPENAI_API_KEY"
+        where = f" for {preset.name}" if preset is not None else ""
+        raise ConfigError(f"no API key{where}: set PAICLI_API_KEY (or {variable}), or api_key in ~/.paicli/config.toml")
 
 
 ENV_FIELDS: dict[str, tuple[str, ...]] = {
-    "api_key": ("PAICLI_API_KEY", "OPENAI_API_KEY"),
-    "base_url": ("PAICLI_BASE_URL", "OPENAI_BASE_URL"),
+    "api_key": ("PAICLI_API_KEY",),
+    "base_url": ("PAICLI_BASE_URL",),
     "model": ("PAICLI_MODEL",),
+    "provider": ("PAICLI_PROVIDER",),
     "max_replans": ("PAICLI_PLAN_MAX_REPLANS",),
     "max_parallel": ("PAICLI_MAX_PARALLEL",),
 }
+OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}  # openai provider or none only
+HOME_LEVEL, WORKSPACE_LEVEL, ENV_LEVEL, FLAG_LEVEL = 1, 2, 3, 4
 
 
 def task_models(table: Mapping[str, Any]) -> dict[str, Any]:
@@ -223,8 +265,9 @@ def load_settings(
     if not root.is_dir():
         raise ConfigError(f"workspace {root} is not a folder")
     merged: dict[str, Any] = {}
+    levels: dict[str, int] = {}  # where each value came from, for the provider preset
     home_config, workspace_config = home / ".paicli" / "config.toml", root / CONFIG_FILE
-    _merge_config(merged, read_config_file(home_config))
+    _merge_config(merged, read_config_file(home_config), levels, HOME_LEVEL)
     own_folder = os.path.realpath(workspace_config) == os.path.realpath(home_config)  # the workspace is home
     if not own_folder and os.path.islink(root / ".paicli"):
         warn(
@@ -233,10 +276,14 @@ def load_settings(
         )
     else:
         if not own_folder:
-            _merge_config(merged, _repository_config(root, home, {**_defaults(), **merged}, confirm_trust, warn))
+            repository = _repository_config(root, home, {**_defaults(), **merged}, confirm_trust, warn)
+            _merge_config(merged, repository, levels, WORKSPACE_LEVEL)
         screen_prompt_overrides(root, home=home, confirm=confirm_trust, warn=warn)
-    merged.update(env_values(env))
-    merged.update({k: v for k, v in (flags or {}).items() if v is not None})
+    if from_json := _workspace_mcp_servers(root, home, confirm_trust, warn):
+        merged["mcp_servers"] = {**from_json, **merged.get("mcp_servers", {})}  # a config file's server wins
+    _merge_config(merged, env_values(env), levels, ENV_LEVEL)
+    _merge_config(merged, {k: v for k, v in (flags or {}).items() if v is not None}, levels, FLAG_LEVEL)
+    apply_provider(merged, levels, env, warn)
     merged["workspace"] = root
     try:
         return Settings.model_validate(merged)
@@ -264,17 +311,78 @@ def _repository_config(
     return screen_workspace_config(values, repo_file, home=home, baseline=baseline, confirm=confirm, warn=warn)
 
 
+def _workspace_mcp_servers(
+    root: Path, home: Path, confirm: ConfirmTrust | None, warn: Warn
+) -> dict[str, McpServerConfig]:
+    """The servers of the workspace's `.mcp.json`, once the user trusts that file (they run programs)."""
+    try:
+        file = read_repo_file(root, MCP_JSON)
+    except UnsafeFile as err:
+        warn(f"{err}: its MCP servers are ignored")
+        return {}
+    except OSError as err:
+        warn(f"cannot read {root / MCP_JSON}: {err.strerror or err}: its MCP servers are ignored")
+        return {}
+    if file is None:
+        return {}
+    try:
+        servers, problems = servers_from_mcp_json(file.data)
+    except ValueError as err:
+        warn(f"{file.path}: {err}: its MCP servers are ignored")
+        return {}
+    for problem in problems:
+        warn(f"{file.path}: {problem}")
+    what = {"MCP servers (programs paicli starts)": describe_servers(servers)}
+    if servers and screen_repo_file(file, what, home=home, confirm=confirm, warn=warn):
+        return servers
+    return {}
+
+
 def _defaults() -> dict[str, Any]:
     return {name: field.default for name, field in Settings.model_fields.items() if field.default_factory is None}
 
 
-def _merge_config(merged: dict[str, Any], values: Mapping[str, Any]) -> None:
-    """A later file's values over an earlier one's; rule and path lists add up, and the [models] and
-    [prices] tables merge entry by entry."""
+def _merge_config(merged: dict[str, Any], values: Mapping[str, Any], levels: dict[str, int], level: int) -> None:
+    """A later source's values over an earlier one's (each key's `level` noted, for the provider preset);
+    rule and path lists add up, and the [models] and [prices] tables merge entry by entry."""
     for key, value in values.items():
+        levels[key] = level
         if key in LISTS and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
-        elif key in ("models", "prices") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+        elif key in TABLES and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value
+
+
+def apply_provider(merged: dict[str, Any], levels: dict[str, int], env: Mapping[str, str], warn: Warn) -> None:
+    """The preset named by `provider` (if any) fills in what was not set at its level or above; the
+    OPENAI_* variables count only for the openai provider or none, so that key never reaches another."""
+    name = merged.get("provider")
+    provider = find_provider(str(name)) if name else None
+    if name and provider is None:
+        raise ConfigError(f"unknown provider {name!r}: one of {', '.join(PROVIDERS)}")
+    if provider is None or provider.name == "openai":
+        for field, variable in OPENAI_FALLBACKS.items():
+            if env.get(variable) and levels.get(field, 0) < ENV_LEVEL:
+                merged[field], levels[field] = env[variable], ENV_LEVEL
+    if provider is None:
+        return
+    merged["provider"] = provider.name
+    if provider.key_variable and env.get(provider.key_variable) and levels.get("api_key", 0) < ENV_LEVEL:
+        merged["api_key"] = env[provider.key_variable]
+    if levels.get("base_url", 0) < levels["provider"]:
+        merged["base_url"] = provider.base_url
+    if levels.get("model", 0) < levels["provider"]:
+        if provider.model is None:
+            raise ConfigError(
+                f"the {provider.name} preset needs a model name: --model NAME (the name the server serves; "
+                f"GET {merged['base_url']}/models lists them)"
+            )
+        merged["model"] = provider.model
+    if provider.max_tokens and merged.get("max_tokens") is None:
+        merged["max_tokens"] = provider.max_tokens
+    temperature, highest = merged.get("temperature"), provider.max_temperature
+    if highest is not None and isinstance(temperature, int | float) and temperature > highest:
+        warn(f"{provider.name} accepts a temperature of at most {highest:g}; using that")
+        merged["temperature"] = highest

@@ -4,6 +4,7 @@ PaicliError
 ├── ConfigError            bad flags, settings or missing key          → exit 2
 ├── ModelError             the model could not be reached or answered badly → exit 1
 │   ├── ModelHTTPError     the server answered with an HTTP error (status kept)
+│   │   └── UnsupportedRequest  …that names a request field or value it does not support (never retried)
 │   └── ModelProtocolError dropped stream, HTML body, empty choices, cut-off tool call
 ├── PlanError              a plan reply that cannot be turned into a valid plan
 ├── ReviewError            the reviewer's reply could not be read (never taken as a pass)
@@ -37,6 +38,14 @@ class ModelHTTPError(ModelError):
         super().__init__(message)
         self.status = status
         self.retryable = retryable
+
+
+class UnsupportedRequest(ModelHTTPError):
+    """`field` is the capability name (paicli/llm/rejections.py) the server refused."""
+
+    def __init__(self, message: str, status: int, field: str) -> None:
+        super().__init__(message, status, retryable=False)
+        self.field = field
 
 
 class ModelProtocolError(ModelError):

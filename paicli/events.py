@@ -1,7 +1,7 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
 The first ten are the contract other programs read (README, "Headless"); the rest are additions that the REPL
-uses and that `--json` also writes, except `text_delta`, which is too chatty for a JSON stream.
+uses and that `--json` also writes, except `text_delta` and `reasoning_delta`, too chatty for a JSON stream.
 
 Statuses and types are the enums of `paicli.kinds` (written as their names). `AnyEvent` is the union of
 every event, discriminated by its `event` field: `parse_event` reads a JSON line back into its class, so
@@ -169,6 +169,14 @@ class TextDelta(Event):
     text: str
 
 
+class ReasoningDelta(Event):
+    """A piece of a reasoning model's thinking as it streams (not written by `--json`; never a result)."""
+
+    event: Literal["reasoning_delta"] = "reasoning_delta"
+    task_id: str | None
+    text: str
+
+
 class ModelUsage(Event):
     """Usage of one model request, as soon as it is known."""
 
@@ -187,7 +195,7 @@ class Notice(Event):
 
 AnyEvent = Annotated[
     PlanCreated | PlanApproved | TaskStarted | ToolCallEvent | ToolResultEvent | TaskFinished | ReplanEvent
-    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ModelUsage | Notice,
+    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ReasoningDelta | ModelUsage | Notice,
     Field(discriminator="event"),
 ]  # fmt: skip
 _ANY_EVENT: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)

@@ -15,8 +15,10 @@ from paicli.app.checkpoints.command import undo_answer
 from paicli.app.checkpoints.report import changed_line
 from paicli.app.checkpoints.service import attach_checkpoints, open_store
 from paicli.app.driver import run_plan, run_turn, run_with_signals
+from paicli.app.figures import arrows
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
+from paicli.app.servers import settle_servers
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.events import (
@@ -132,7 +134,7 @@ def final_report(event: PlanFinished) -> list[str]:
     """What `paicli plan --yes` prints on stdout at the end: the summary, the status and the tokens."""
     lines = [terminal_safe(event.summary).strip()] if event.summary and event.summary.strip() else []
     usage = event.usage
-    tokens = f"↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens"
+    tokens = f"{arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" if usage.estimated else "")
     lines.append(f"Plan {event.status} · {tokens}")
     return lines
 
@@ -150,6 +152,7 @@ def fail(message: str, code: int) -> int:
 async def with_runtime(settings: Settings, sink: EventSink, body: Callable[[Runtime], Awaitable[int]]) -> int:
     runtime = build_runtime(settings, sink)
     try:
+        await settle_servers(runtime, sink)
         return await body(runtime)
     except PaicliError as err:  # raised before any turn or plan ran (e.g. by building the client)
         return fail(str(err), EXIT_USAGE if isinstance(err, ConfigError) else EXIT_FAILED)

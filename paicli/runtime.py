@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paicli.agent.compress import Compressor
 from paicli.agent.context import load_prompt, system_prompt
@@ -13,13 +15,17 @@ from paicli.agent.react import ReactLoop
 from paicli.audit import AuditLog, audit_folder
 from paicli.config import Settings, user_home
 from paicli.events import EventSink, Notice
+from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
+from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.routed import RoutedModel
 from paicli.llm.types import ChatModel
+from paicli.mcp.config import expand
 from paicli.plan.contract import Contract, scope_of
 from paicli.plan.estimate import Estimator
 from paicli.plan.executor import ReactTaskRunner
+from paicli.plan.extra_tools import tool_catalogue
 from paicli.plan.model import Task
 from paicli.plan.planner import Planner
 from paicli.plan.recorder import PlanRecorder
@@ -36,6 +42,9 @@ from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.scope import TaskScope
 from paicli.tools.toolbox import ToolBox
 
+if TYPE_CHECKING:
+    from paicli.mcp.manager import McpManager
+
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
 
@@ -45,6 +54,12 @@ def secret_values(settings: Settings, env: dict[str, str] | None = None) -> list
     values = {value for name, value in env.items() if any(p in name.upper() for p in SECRET_NAME_PARTS)}
     if settings.api_key is not None:
         values.add(settings.api_key.get_secret_value())
+    for server in settings.mcp_servers.values():  # credentials in an MCP server's config, as sent
+        secret_env = [value for name, value in server.env.items() if any(p in name.upper() for p in SECRET_NAME_PARTS)]
+        for written in [*server.headers.values(), *secret_env]:
+            with contextlib.suppress(ValueError):  # a ${VAR} that is not set: that server will not start
+                value = expand(written, env)
+                values.update({value, value.removeprefix("Bearer ").strip()})
     return sorted((v for v in values if len(v) >= 6), key=len, reverse=True)
 
 
@@ -61,6 +76,8 @@ class Runtime:
     approve: Approver | None = None  # the human in the loop (the REPL's prompt); None: nobody to ask
     policy: ApprovalPolicy | None = None  # the gate of `tools`; /approval changes its mode
     sandbox: SandboxChoice = field(default_factory=lambda: SandboxChoice("off", None))  # what contains commands
+    mcp: McpManager | None = None  # the MCP servers, when any is configured; their tools join `tools` when ready
+    _builtin: ToolBox | None = field(default=None, repr=False)  # `tools` without MCP tools
 
     @property
     def workspace(self) -> Path:
@@ -84,13 +101,32 @@ class Runtime:
             sandbox=self.sandbox.sandbox,
         )
 
-    def contract(self) -> Contract:
-        """The plan contract of this workspace and tool box (paicli/plan/contract.py)."""
-        return Contract(self.workspace, self.tools.tool)
+    def start_mcp(self) -> None:
+        """Creates and starts the configured MCP servers, once; returns at once (they start in the
+        background). paicli/mcp is loaded only here: without servers, or before this, none of it is."""
+        if self.mcp is None and self.settings.mcp_servers:
+            from paicli.mcp.manager import McpManager
 
-    def estimator(self) -> Estimator:
+            self.mcp = McpManager(self.settings.mcp_servers, workspace=self.workspace, env=os.environ,
+                                  on_change=self.refresh_tools)  # fmt: skip
+        if self.mcp is not None and not self.mcp.started:
+            self.mcp.start()
+
+    def refresh_tools(self) -> None:
+        """`tools` becomes the built-in tools plus the MCP tools ready now. A new box: a turn or a plan that
+        holds the old one keeps its tool set (and its schemas, byte for byte)."""
+        if self._builtin is None:
+            self._builtin = self.tools
+        extra = self.mcp.tools() if self.mcp is not None else []
+        self.tools = self._builtin.with_tools(extra) if extra else self._builtin
+
+    def contract(self, tools: ToolBox | None = None) -> Contract:
+        """The plan contract of this workspace and tool box (paicli/plan/contract.py)."""
+        return Contract(self.workspace, (tools or self.tools).tool)
+
+    def estimator(self, tools: ToolBox | None = None) -> Estimator:
         """What a plan will cost (paicli/plan/estimate.py), from this session's prompts and tool schemas."""
-        fixed = len(self.system_prompt("executor")) + len(json.dumps(self.tools.specs()))
+        fixed = len(self.system_prompt("executor")) + len(json.dumps((tools or self.tools).specs()))
         s = self.settings
         return Estimator(
             fixed_tokens=fixed // 4,
@@ -126,11 +162,13 @@ class Runtime:
         task_id: str | None = None,
         scope: TaskScope | None = None,
         answer_on_budget: bool = True,
+        tools: ToolBox | None = None,
     ) -> ReactLoop:
+        """A loop over `tools` (a plan's own set), else the tools available now."""
         model = llm or self.llm
         return ReactLoop(
             llm=model,
-            tools=self.tools,
+            tools=tools or self.tools,
             ctx=self.tool_context(task_id, scope),
             sink=sink,
             max_steps=self.settings.max_steps,
@@ -139,13 +177,19 @@ class Runtime:
         )
 
     async def aclose(self) -> None:
-        await self.llm.aclose()
+        """Stops the MCP servers (no process outlives paicli) and closes the model client."""
+        try:
+            if self.mcp is not None:
+                await self.mcp.aclose()
+        finally:
+            await self.llm.aclose()
 
 
 def build_runtime(settings: Settings, sink: EventSink, *, announce: bool = True) -> Runtime:
     """The runtime of one process; the REPL sets `approve` afterwards (headless has nobody to ask).
     `announce`: emit the notice of a sandbox that is not used (the REPL shows it in its banner instead)."""
     s = settings
+    home = user_home()
     llm = LLMClient(
         base_url=s.base_url,
         api_key=s.require_key(),
@@ -157,8 +201,9 @@ def build_runtime(settings: Settings, sink: EventSink, *, announce: bool = True)
         max_attempts=s.max_attempts,
         backoff_base=s.retry_backoff,
         sink=sink,
+        store=capability_store(home),
+        headers=dict(s.preset.headers) if s.preset is not None else None,
     )
-    home = user_home()
     sandbox = build_sandbox(s, home)
     if announce and sandbox.notice is not None:
         sink.emit(Notice(level="warning", message=sandbox.notice))
@@ -175,6 +220,11 @@ def build_sandbox(settings: Settings, home: Path) -> SandboxChoice:
         s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
         writable=s.sandbox_writable, hide=s.sandbox_hide,
     )  # fmt: skip
+
+
+def capability_store(home: Path) -> CapabilityStore:
+    """Where what servers do not support is remembered across runs (`paicli doctor --refresh` clears it)."""
+    return CapabilityStore(home / ".paicli" / CAPABILITIES_FILE)
 
 
 def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:
@@ -200,10 +250,12 @@ def build_plan_session(
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
     summarizer_prompt = runtime.system_prompt("summarizer")
+    tools = runtime.tools  # the plan's tool set: MCP servers that get ready later do not change it
+    catalogue = tool_catalogue(tools.tools)
 
     def make_loop(task: Task) -> ReactLoop:
         llm = RoutedModel(meter, model_for_task(s, task.type))
-        return runtime.react(sink, llm=llm, task_id=task.id, scope=scope_of(task), answer_on_budget=False)
+        return runtime.react(sink, llm=llm, task_id=task.id, scope=scope_of(task), answer_on_budget=False, tools=tools)
 
     recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
     scheduler = Scheduler(
@@ -215,15 +267,15 @@ def build_plan_session(
     )
     planner = Planner(
         RoutedModel(meter, model_for_planner(s)),
-        system_prompt=runtime.system_prompt("planner"),
+        system_prompt=runtime.system_prompt("planner") + catalogue,
         sink=sink,
-        contract=runtime.contract(),
+        contract=runtime.contract(tools),
     )
     session = PlanSession(
         planner=planner,
         scheduler=scheduler,
         sink=sink,
-        replanner_prompt=runtime.system_prompt("replanner"),
+        replanner_prompt=runtime.system_prompt("replanner") + catalogue,
         approve=approve,
         max_replans=s.max_replans,
         meter=meter,
@@ -237,7 +289,7 @@ def build_plan_session(
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
         summarize=Summarizer(RoutedModel(meter, model_for_summarizer(s)), system_prompt=summarizer_prompt),
-        estimator=runtime.estimator(),
+        estimator=runtime.estimator(tools),
     )
     recorder.failure = lambda: session.failure
     recorder.changes = lambda: session.changes()

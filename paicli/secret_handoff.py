@@ -22,9 +22,8 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Collection, Mapping, MutableMapping, Sequence
 
-KEY_VARIABLES = ("PAICLI_API_KEY", "OPENAI_API_KEY")
 HANDOFF_VARIABLE = "PAICLI_KEY_FD"
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 _PIPE_SIZE = 1 << 20  # what Linux lets an unprivileged process ask for (fs.pipe-max-size)
@@ -39,13 +38,14 @@ def is_secret_name(name: str) -> bool:
     return any(part in name.upper() for part in SECRET_NAME_PARTS)
 
 
-def secure_start() -> dict[str, str]:
+def secure_start(key_variables: Collection[str]) -> dict[str, str]:
     """Called once by the program's entry point. Either does not return (the process re-executes
-    itself without its secret variables) or returns the API key variables that were handed over."""
+    itself without its secret variables) or returns the API key variables (`key_variables`: PAICLI_API_KEY
+    and each provider's own, paicli/llm/providers.py) that were handed over."""
     if os.name != "posix":  # no /proc to read, and no fd inheritance the same way: nothing to do
         return {}
     if HANDOFF_VARIABLE in os.environ:
-        handed = receive(os.environ)
+        handed = receive(os.environ, key_variables)
         _make_undumpable()
         return handed
     secrets = {name: value for name, value in os.environ.items() if is_secret_name(name)}
@@ -80,7 +80,7 @@ def restart_without(
         raise HandoffError(f"cannot restart paicli without its secret environment variables: {error}") from None
 
 
-def receive(environ: MutableMapping[str, str]) -> dict[str, str]:
+def receive(environ: MutableMapping[str, str], key_variables: Collection[str]) -> dict[str, str]:
     """Read the secrets from the inherited pipe (once), close it, put the non-key ones back into
     `environ` and return the key ones."""
     raw_fd = environ.pop(HANDOFF_VARIABLE, "")
@@ -108,8 +108,8 @@ def receive(environ: MutableMapping[str, str]) -> dict[str, str]:
         raise HandoffError("the secrets handed over at start-up are not readable") from None
     if not isinstance(secrets, dict) or not all(isinstance(v, str) for v in secrets.values()):
         raise HandoffError("the secrets handed over at start-up are not readable")
-    keys = {name: value for name, value in secrets.items() if name in KEY_VARIABLES}
-    environ.update({name: value for name, value in secrets.items() if name not in KEY_VARIABLES})
+    keys = {name: value for name, value in secrets.items() if name in key_variables}
+    environ.update({name: value for name, value in secrets.items() if name not in key_variables})
     return keys
 
 

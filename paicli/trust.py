@@ -4,7 +4,8 @@ A repository is someone else's text. Its config may choose timeouts, deny rules,
 apply only once the user has confirmed that file for that repository, and some only downwards:
 
 Trust-only (`requires_trust`): ignored with a warning until trusted.
-- where the key goes and what runs unasked: `base_url`, `api_key`, `approval`, `allow`;
+- where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`, and
+  `mcp_servers` (programs paicli starts); a workspace's `.mcp.json` as a whole (`screen_repo_file`);
 - how commands are contained: `sandbox`, `sandbox_network`, `sandbox_writable`, `sandbox_hide`,
   `unsandboxed` (even `sandbox_hide`, which only narrows: one rule for the whole family);
 - model names (`model`, `reviewer_model`, any other `*_model`, the `[models]` table) and prices (any key
@@ -49,7 +50,7 @@ from paicli.sanitize import terminal_safe
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
-SENSITIVE_KEYS = ("base_url", "api_key", "approval", "allow")
+SENSITIVE_KEYS = ("base_url", "api_key", "provider", "approval", "allow", "mcp_servers")
 SPENDING_LIMITS = frozenset(
     {
         "max_rounds", "max_replans", "max_steps", "max_attempts", "max_parallel", "context_tokens",
@@ -195,6 +196,29 @@ def screen_workspace_config(
     return {key: value for key, value in values.items() if key not in needing}
 
 
+def screen_repo_file(
+    file: RepoFile,
+    what: dict[str, str],
+    *,
+    home: Path,
+    confirm: ConfirmTrust | None = None,
+    warn: Warn = warn_on_stderr,
+) -> bool:
+    """Whether a repository file that needs trust as a whole (a `.mcp.json`: it names programs to start)
+    may be used: trusted before, or confirmed now (`what` is shown); else False, with a warning."""
+    store = TrustStore(home)
+    if store.is_trusted(file):
+        return True
+    if confirm is not None and confirm(TrustRequest(file.path, what)):
+        store.trust(file)
+        return True
+    warn(
+        f"ignoring {', '.join(what)} from {file.path}: this repository's file is not trusted yet "
+        "(start paicli here interactively to review and trust it)"
+    )
+    return False
+
+
 def needs_trust(values: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, str]:
     """key → how it is shown, for every value that needs trust: sensitive keys first, then in file order."""
     keys = [key for key in SENSITIVE_KEYS if key in values]
@@ -300,7 +324,17 @@ def trusted_prompt(workspace: Path, home: Path, name: str) -> str | None:
     return file.data.decode("utf-8", errors="replace")
 
 
+def _server(entry: Any) -> str:
+    if not isinstance(entry, dict):
+        return str(entry)
+    if entry.get("command") is not None:
+        return " ".join(str(part) for part in [entry["command"], *entry.get("args", [])])
+    return str(entry.get("url", "(no command or url)"))
+
+
 def _shown(key: str, value: Any) -> str:
     if key == "api_key":
         return "(a key; its value is not shown)"
+    if key == "mcp_servers" and isinstance(value, dict):  # name: the program it starts, or its URL
+        return ", ".join(f"{name}: {_server(entry)}" for name, entry in value.items())
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

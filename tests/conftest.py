@@ -18,6 +18,13 @@ from tests.fakellm import FakeLLM
 TEST_KEY = "sk-test-4f9a2b7c1d"
 
 
+@pytest.fixture(autouse=True)
+def own_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process code that finds HOME (the audit log, remembered server capabilities) writes below a
+    temp folder, never into the real ~/.paicli of whoever runs the tests."""
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("default-home")))
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeLLM]:
     with FakeLLM() as server:

@@ -19,9 +19,12 @@ once, and `repeat=True` keeps serving the last one. No rule matched → HTTP 500
 recorded like any other request, so the test fails with a clear message.
 
 Replies (all take `latency`, seconds before the first byte; streamed ones also `chunk_delay`):
-    Reply.text(content, chunk=7, finish_reason="stop", usage=None)
+    Reply.text(content, chunk=7, finish_reason="stop", usage=None)   usage: a dict to send, None to compute
+                                    one, False to send none (like llama.cpp's server in a stream)
     Reply.tool_calls([(name, args), (name, args, call_id), ...], content="", chunk=5, omit_index=False,
                      finish_reason="tool_calls")  args: a dict (JSON-encoded here) or a raw string
+    Both take `reasoning="…"`: streamed first as `reasoning_content` deltas (Reply.text: `reasoning_field`
+    "reasoning" for the OpenRouter/Ollama spelling).
     Reply.error(status, message, headers=None, html=False)
     Reply.hang(after_chunks=None)   never finishes; None sends nothing at all, n sends headers + n content
                                     chunks (of `content`), then waits for the client or the server to quit
@@ -34,6 +37,7 @@ fragments (id + name first, arguments in `chunk`-sized pieces), a finish chunk, 
 `stream: true` get one plain JSON completion. Unless `usage` is given it is computed deterministically:
 prompt_tokens = len(json.dumps(messages + tools)) // 4, completion_tokens = len(content + arguments) // 4.
 Tool-call ids are "call_1", "call_2", … in the order the fake sends them, unless given.
+`fake.models_reply` (a Reply, e.g. a recorded one from tests/replay.py) replaces what GET /models answers.
 
 Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), last_message_contains(text),
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
@@ -71,9 +75,11 @@ class Reply:
 
     kind: Literal["completion", "error", "hang", "drop", "raw"]
     content: str = ""
+    reasoning: str = ""  # streamed before the content, in `reasoning_field` deltas
+    reasoning_field: str = "reasoning_content"
     calls: tuple[tuple[str, str, str | None], ...] = ()  # (name, arguments text, id or None)
     finish_reason: str | None = "stop"
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | Literal[False] | None = None  # False: never sent (like llama.cpp's stream)
     chunk: int = 7
     omit_index: bool = False
     after_chunks: int | None = None
@@ -94,11 +100,15 @@ class Reply:
         latency: float = 0.0,
         chunk_delay: float = 0.0,
         finish_reason: str | None = "stop",
-        usage: dict[str, int] | None = None,
+        usage: dict[str, Any] | Literal[False] | None = None,
+        reasoning: str = "",
+        reasoning_field: str = "reasoning_content",
     ) -> Reply:
         return cls(
             kind="completion",
             content=content,
+            reasoning=reasoning,
+            reasoning_field=reasoning_field,
             chunk=chunk,
             latency=latency,
             chunk_delay=chunk_delay,
@@ -117,7 +127,8 @@ class Reply:
         latency: float = 0.0,
         chunk_delay: float = 0.0,
         finish_reason: str | None = "tool_calls",
-        usage: dict[str, int] | None = None,
+        usage: dict[str, Any] | Literal[False] | None = None,
+        reasoning: str = "",
     ) -> Reply:
         specs = []
         for spec in calls:
@@ -127,6 +138,7 @@ class Reply:
         return cls(
             kind="completion",
             content=content,
+            reasoning=reasoning,
             calls=tuple(specs),
             chunk=chunk,
             omit_index=omit_index,
@@ -343,6 +355,7 @@ class FakeLLM:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._call_counter = 0
+        self.models_reply: Reply | None = None  # what GET /models answers (default: one "fake-model")
 
     # lifecycle
 
@@ -459,7 +472,10 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        models = self.server.fake.models_reply
+        if self.path.rstrip("/").endswith("/models") and models is not None:
+            self._send(models.status, models.body, models.content_type, dict(models.headers))
+        elif self.path.rstrip("/").endswith("/models"):
             self._send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
         else:
             self._send_json(404, {"error": {"message": f"fakellm: unknown path {self.path}"}})
@@ -547,6 +563,7 @@ class _Handler(BaseHTTPRequestHandler):
             return _sse({**envelope, "choices": [choice]})
 
         frames = [frame({"role": "assistant", "content": ""})]
+        frames += [frame({reply.reasoning_field: piece}) for piece in _pieces(reply.reasoning, reply.chunk)]
         frames += [frame({"content": piece}) for piece in _pieces(reply.content, reply.chunk)]
         for index, (name, arguments, call_id) in enumerate(reply.calls):
             where = {} if reply.omit_index else {"index": index}
@@ -561,13 +578,15 @@ class _Handler(BaseHTTPRequestHandler):
                 frames.append(frame({"tool_calls": [{**where, "function": {"arguments": piece}}]}))
         if reply.kind == "completion":
             frames.append(frame({}, reply.finish_reason))
-            if (body.get("stream_options") or {}).get("include_usage"):
+            if reply.usage is not False and (body.get("stream_options") or {}).get("include_usage"):
                 frames.append(_sse({**envelope, "choices": [], "usage": _usage(reply, body)}))
             frames.append(b"data: [DONE]\n\n")
         return frames
 
     def _completion(self, reply: Reply, body: Body) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+        if reply.reasoning:
+            message[reply.reasoning_field] = reply.reasoning
         if reply.calls:
             message["tool_calls"] = [
                 {
@@ -577,14 +596,16 @@ class _Handler(BaseHTTPRequestHandler):
                 }
                 for name, arguments, call_id in reply.calls
             ]
-        return {
+        completion = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": 0,
             "model": body.get("model", "fake-model"),
             "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
-            "usage": _usage(reply, body),
         }
+        if reply.usage is not False:
+            completion["usage"] = _usage(reply, body)
+        return completion
 
     # wire helpers
 
@@ -645,8 +666,8 @@ def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _usage(reply: Reply, body: Body) -> dict[str, int]:
-    if reply.usage is not None:
+def _usage(reply: Reply, body: Body) -> dict[str, Any]:
+    if reply.usage:
         usage = dict(reply.usage)
     else:
         prompt = len(json.dumps(list(body.get("messages", [])) + list(body.get("tools") or []))) // 4

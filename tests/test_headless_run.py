@@ -52,12 +52,21 @@ def test_run_prints_only_the_answer_on_stdout_without_json(fake: FakeLLM, worksp
 
 
 def test_missing_key_exits_2_naming_the_variables(workspace: Path, home: Path, fake: FakeLLM) -> None:
-    env = paicli_env(fake, home)
+    env = paicli_env(fake, home, PAICLI_BASE_URL="https://api.example.invalid/v1")  # a remote endpoint
     del env["PAICLI_API_KEY"]
     done = run_paicli(["-C", str(workspace), "run", "x"], env)
     assert done.code == 2
     assert "PAICLI_API_KEY" in done.stderr and "OPENAI_API_KEY" in done.stderr
     assert fake.requests == []
+
+
+def test_a_server_on_the_loopback_needs_no_key_and_gets_none(workspace: Path, home: Path, fake: FakeLLM) -> None:
+    fake.on("hello", Reply.text("Hi."))
+    env = paicli_env(fake, home)
+    del env["PAICLI_API_KEY"]
+    done = run_paicli(["-C", str(workspace), "run", "hello"], env)
+    assert done.code == 0, done.stderr
+    assert "authorization" not in fake.requests[0].headers
 
 
 def test_unauthorized_exits_1_with_a_hint_and_no_key(fake: FakeLLM, workspace: Path, home: Path) -> None:

@@ -88,6 +88,21 @@ def test_hard_budget_fails_the_plan_and_starts_no_request_after_it(
     assert requests_of(fake, "b") == []
 
 
+def test_the_budget_trips_when_the_server_never_reports_usage(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    """Like llama.cpp's server: no usage chunk at all. The estimate counts, is marked, and trips the budget."""
+    (home / ".paicli" / "config.toml").write_text("retry_backoff = 0.01\nreview = false\nmax_budget_tokens = 6000\n")
+    fake.on(system_is(PLANNER), Reply.text(plan_json({"a": [], "b": ["a"]}), usage=False))
+    fake.on(task_is("a"), Reply.text("a done " * 4000, usage=False))  # about 7,000 tokens by the rule
+    fake.on(task_is("b"), Reply.text("b done", usage=False))
+    done = plan(workspace, fake, home)
+    assert done.code == 1
+    finished = done.of("plan_finished")[0]
+    assert finished["status"] == "FAILED" and "budget spent" in finished["summary"]
+    assert finished["usage"]["estimated"] is True and finished["usage"]["completion_tokens"] >= 6000
+    assert all(event["usage"]["estimated"] for event in done.of("usage"))
+    assert requests_of(fake, "b") == []
+
+
 def saved_task_done(workspace: Path, task_id: str) -> bool:
     try:
         tasks = saved_plan(workspace)["plan"]["tasks"]

@@ -15,8 +15,9 @@ from paicli.secret_handoff import HANDOFF_VARIABLE, HandoffError, receive, resta
 
 PROGRAM = """
 import ctypes, json, os, sys
+from paicli.llm.providers import KEY_VARIABLES
 from paicli.secret_handoff import secure_start
-keys = secure_start()
+keys = secure_start(KEY_VARIABLES)
 NAMES = ("DEPLOY_TOKEN", "PAICLI_API_KEY", "PAICLI_KEY_FD", "KEEP")
 initial = open("/proc/self/environ", "rb").read()
 print(json.dumps({
@@ -59,7 +60,7 @@ def test_receive_reads_the_pipe_once_and_closes_it() -> None:
     os.write(write_end, json.dumps({"OPENAI_API_KEY": "k", "GH_TOKEN": "t"}).encode())
     os.close(write_end)
     environ = {HANDOFF_VARIABLE: str(read_end)}
-    assert receive(environ) == {"OPENAI_API_KEY": "k"}
+    assert receive(environ, ("PAICLI_API_KEY", "OPENAI_API_KEY")) == {"OPENAI_API_KEY": "k"}
     assert environ == {"GH_TOKEN": "t"}
     with pytest.raises(OSError):
         os.fstat(read_end)
@@ -71,16 +72,16 @@ def test_receive_refuses_a_payload_it_cannot_read(payload: bytes) -> None:
     os.write(write_end, payload)
     os.close(write_end)
     with pytest.raises(HandoffError, match="not readable"):
-        receive({HANDOFF_VARIABLE: str(read_end)})
+        receive({HANDOFF_VARIABLE: str(read_end)}, ())
 
 
 def test_receive_refuses_what_is_not_its_pipe(tmp_path: Path) -> None:
     with pytest.raises(HandoffError, match="not a file descriptor"):
-        receive({HANDOFF_VARIABLE: "three"})
+        receive({HANDOFF_VARIABLE: "three"}, ())
     with tempfile.TemporaryFile() as handle, pytest.raises(HandoffError, match="not the pipe"):
-        receive({HANDOFF_VARIABLE: str(handle.fileno())})
+        receive({HANDOFF_VARIABLE: str(handle.fileno())}, ())
     with pytest.raises(HandoffError, match="not the pipe"):
-        receive({HANDOFF_VARIABLE: "0"})
+        receive({HANDOFF_VARIABLE: "0"}, ())
 
 
 def test_too_much_to_hand_over_or_no_interpreter_is_an_error_before_any_exec() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from paicli.llm.reasoning import without_reasoning
 from paicli.llm.types import ChatModel, Message
 
 STATE_HEADER = "[Earlier conversation, compressed]\n\n"
@@ -66,7 +67,8 @@ class Compressor:
         return [*messages[:head], {"role": "user", "content": STATE_HEADER + state}, *tail]
 
     async def _summarize(self, head: list[Message], older: list[Message]) -> str:
-        transcript = json.dumps([*head[1:], *older], ensure_ascii=False, indent=1)
+        kept = [without_reasoning(message) for message in [*head[1:], *older]]  # thinking is no part of the state
+        transcript = json.dumps(kept, ensure_ascii=False, indent=1)
         request: list[Message] = [
             {"role": "system", "content": self.prompt},
             {"role": "user", "content": f"The conversation so far, as JSON messages:\n\n{transcript}"},

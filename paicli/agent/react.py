@@ -12,11 +12,22 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from paicli.errors import AgentError
-from paicli.events import EventSink, ModelUsage, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.events import EventSink, ModelUsage, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec, Usage
 from paicli.tools.arguments import arguments_or_raw
 from paicli.tools.base import Tool, ToolContext, ToolOutcome
 
+EMPTY_REPLY_PROMPT = (
+    "Your last reply was empty: no text and no tool call. Reply now: answer the request above, or call a "
+    "tool if you still need one."
+)
+EMPTY_AFTER_TOOLS_PROMPT = (
+    "Your last reply was empty: no text and no tool call. Using the tool results above, write your final "
+    "answer now."
+)
+EMPTY_ANSWER = "the model returned an empty answer"
+DIGEST_HEADER = "(The model gave no final answer; this is a digest of what its tools returned.)\n"
+FILTERED = frozenset({"content_filter", "sensitive", "safety", "prohibited_content", "blocklist", "spii", "recitation"})
 BUDGET_SPENT_PROMPT = (
     "You have used all the tool steps allowed for this turn. Do not call tools. Answer now with what you "
     "have: what is done, what is not, and what the user should do next."
@@ -44,6 +55,7 @@ class ReactResult:
     requests: int = 0
     tool_outputs: list[tuple[str, str]] = field(default_factory=list)  # (tool name, output) in call order
     finish_reason: str | None = None
+    digested: bool = False  # the model gave no final answer: `content` is the digest of the tool results
 
     def digest(self, limit: int = 2000) -> str:
         """Stand-in for an empty final answer: the tail of what the tools returned."""
@@ -69,10 +81,16 @@ class ReactLoop:
         result = ReactResult(content="", messages=messages)
         specs = self.tools.specs()
         self._known = {spec["function"]["name"] for spec in specs}
-        format_errors = 0
-        for _ in range(self.max_steps):
+        format_errors, steps, reasked = 0, 0, False
+        while steps < self.max_steps:
             response = await self._ask(result, tools=specs)
+            steps += 1
             if not response.tool_calls:
+                if _is_empty(response) and not reasked and _worth_reasking(response):
+                    reasked = True  # once per run; the re-ask is not counted as a step
+                    steps -= 1
+                    self._reask_empty(result)
+                    continue
                 return self._finish(result, response)
             outcomes = await self._run_calls(response.tool_calls)
             for call, outcome in zip(response.tool_calls, outcomes, strict=True):
@@ -94,7 +112,11 @@ class ReactLoop:
             result.messages[:] = await self.before_request(result.messages)
         task_id = self.ctx.task_id
         on_text = (lambda text: self.sink.emit(TextDelta(task_id=task_id, text=text))) if self.stream_text else None
-        response = await self.llm.chat(result.messages, tools=tools, on_text=on_text)
+
+        def on_reasoning(text: str) -> None:
+            self.sink.emit(ReasoningDelta(task_id=task_id, text=text))
+
+        response = await self.llm.chat(result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning)
         result.requests += 1
         result.usage = result.usage + response.usage
         self.spent = self.spent + response.usage
@@ -102,9 +124,36 @@ class ReactLoop:
         result.messages.append(response.to_message())
         return response
 
+    def _reask_empty(self, result: ReactResult) -> None:
+        """Drops the empty reply (an assistant message with nothing in it is refused by some servers) and
+        asks once more with a short note."""
+        if result.messages and result.messages[-1].get("role") == "assistant":
+            result.messages.pop()
+        note = EMPTY_AFTER_TOOLS_PROMPT if result.tool_outputs else EMPTY_REPLY_PROMPT
+        result.messages.append({"role": "user", "content": note})
+
     def _finish(self, result: ReactResult, response: ChatResponse) -> ReactResult:
+        """The final answer; a reply stopped by the provider or empty is reported as such, and an empty
+        one after tool calls becomes the digest of their results, marked."""
+        result.finish_reason = reason = response.finish_reason
+        if reason in FILTERED:
+            raise AgentError(f"the provider's content filter stopped the model's reply (finish_reason: {reason})")
+        if reason == "insufficient_system_resource":
+            raise AgentError(f"the provider ran out of capacity and cut the reply off (finish_reason: {reason})")
         result.content = response.content.strip()
-        result.finish_reason = response.finish_reason
+        if result.content:
+            return result
+        if reason == "length":
+            while_reasoning = " while the model was still reasoning" if response.reasoning else ""
+            raise AgentError(
+                f"the reply hit the token limit{while_reasoning}, before any answer (finish_reason: length); "
+                "raise max_tokens"
+            )
+        if not result.tool_outputs:
+            raise AgentError(EMPTY_ANSWER)
+        result.content, result.digested = DIGEST_HEADER + result.digest(), True
+        if result.messages and result.messages[-1].get("role") == "assistant":
+            result.messages[-1] = {**result.messages[-1], "content": result.content}  # no empty reply kept
         return result
 
     async def _run_calls(self, calls: list[ToolCall]) -> list[ToolOutcome]:
@@ -137,3 +186,14 @@ class ReactLoop:
 
     def _malformed(self, call: ToolCall) -> bool:
         return call.name not in self._known or not isinstance(arguments_or_raw(call.arguments), dict)
+
+
+def _is_empty(response: ChatResponse) -> bool:
+    return not response.content.strip() and not response.tool_calls
+
+
+def _worth_reasking(response: ChatResponse) -> bool:
+    """An empty reply is asked again unless its finish reason says why (a filter, the token limit):
+    asking the same again would not change that."""
+    reason = response.finish_reason
+    return reason not in FILTERED and reason not in ("length", "insufficient_system_resource")

@@ -21,6 +21,7 @@ from paicli.events import EventSink, FileChange
 from paicli.llm.types import Message
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
+from paicli.plan.parse import joined
 from paicli.plan.session import Review
 from paicli.runtime import Runtime, build_plan_session
 
@@ -61,10 +62,15 @@ async def run_plan(
     review: Review | None = None,
     watch: CancelWatch | None = None,
     checkpoints: Checkpoints | None = None,
+    attached: str = "",
 ) -> PlanOutcome:
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
     With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
     carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
+    if plan is not None and (problems := runtime.contract().problems(plan, require_files=False)):
+        # a saved or hand-written plan was checked before its MCP tools were known (paicli/app/plan_inputs.py)
+        return PlanOutcome(PlanStatus.FAILED, plan, failure=f"the plan breaks the plan contract: {joined(problems)}",
+                           configuration=True)  # fmt: skip
     session = build_plan_session(runtime, sink, plan_id=plan_id)
     steps = None
     if checkpoints is not None:
@@ -79,7 +85,7 @@ async def run_plan(
 
         session.approve = approve
     try:
-        job = await until_done(session.run(goal, plan=plan), watch)
+        job = await until_done(session.run(goal, plan=plan, attached=attached), watch)
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await steps.finish() if steps is not None else None
     if job.cancelled():

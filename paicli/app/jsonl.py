@@ -10,7 +10,8 @@ from paicli.events import Event
 from paicli.sanitize import json_safe
 from paicli.tools.output import mask_secrets
 
-QUIET_IN_JSON = {"text_delta"}  # streamed text is too chatty for a JSON stream; the final text is in the end event
+# streamed text and reasoning are too chatty for a JSON stream; the final text is in the end event
+QUIET_IN_JSON = {"text_delta", "reasoning_delta"}
 
 
 class JsonLinesSink:

@@ -25,6 +25,7 @@ class PlanRequest:
     plan: Plan | None = None  # a resumed or hand-written plan, ready to run
     plan_id: str | None = None  # a resumed plan keeps its id (and its files)
     notices: tuple[str, ...] = field(default=())  # what the user should know before it runs
+    attached: str = ""  # what `@path` mentions in the goal attached: for the planner only
 
 
 def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_file: str | None) -> PlanRequest:
@@ -51,7 +52,8 @@ def saved_plan(workspace: Path, plan_id: str) -> PlanRequest:
 
 
 def _checked(workspace: Path, goal: str | None, plan: Plan, plan_id: str | None, where: str) -> PlanRequest:
-    contract = Contract(workspace, builtin_tool)
+    # An MCP tool is known once its server runs: run_plan checks such an action again then.
+    contract = Contract(workspace, builtin_tool, pending=lambda name: name.startswith("mcp__"))
     if problems := contract.problems(plan, require_files=False):
         raise ConfigError(f"{where} breaks the plan contract: {joined(problems)}")
     notices = contract.accept_legacy(plan)

@@ -1,46 +1,76 @@
-"""What the server behind one client is known to accept, learned from its replies.
+"""What the server behind one client is known to accept, per model, learned from its replies.
 
-One object per client (`LLMClient.capabilities`), shared by everything that sends through it: the
-client drops request fields the server rejected (`stream_options`, `temperature`, `max_tokens` renamed
-to `max_completion_tokens`), the planner remembers which structured-output mode a model accepted, so
-the next plan of the session does not pay for the refusals again. Nothing is written to disk: a server
-can change between sessions.
+One object per client (`LLMClient.capabilities`), shared by everything that sends through it: the client
+drops request fields a model's server rejected (`stream_options`, `temperature`, `parallel_tool_calls`,
+`max_tokens` renamed to `max_completion_tokens`) and sends reasoning back as the server wants it; the
+planner skips the structured-output modes a model refused and starts with the one that worked. The names
+of what can be rejected are listed in `paicli.llm.rejections`.
+
+With a `CapabilityStore`, what is learned is also remembered across runs (keyed by base URL and model,
+with a time stamp; see paicli/llm/capability_store.py). Without one it lasts as long as the client.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from paicli.llm.capability_store import CapabilityStore, Learned
+
 
 class Capabilities:
-    def __init__(self, default_model: Callable[[], str]) -> None:
+    def __init__(self, default_model: Callable[[], str], *, base_url: str = "", store: CapabilityStore | None = None):
         self._default_model = default_model  # the model a request names when it names none (`/model` changes it)
-        self._rejected_fields: set[str] = set()
-        self._plan_formats: dict[str, int] = {}  # model → index of the structured-output mode that worked
+        self.base_url = base_url
+        self.store = store
+        self._models: dict[str, Learned] = {}  # shared with every view made by `for_model`
 
     def for_model(self, model: str | None) -> Capabilities:
         """The same knowledge (shared, not copied) as seen by requests that name `model` when they name
-        none: how a wrapper routing to its own model (paicli/llm/routed.py) remembers for that model."""
+        none: how a wrapper routing to its own model remembers for that model (paicli/llm/routed.py)."""
         if model is None:
             return self
-        view = Capabilities(lambda: model)
-        view._rejected_fields, view._plan_formats = self._rejected_fields, self._plan_formats
+        view = Capabilities(lambda: model, base_url=self.base_url, store=self.store)
+        view._models = self._models
         return view
 
-    def accepts(self, field: str) -> bool:
-        """False once the server has rejected the request field `field`."""
-        return field not in self._rejected_fields
+    def learned(self, model: str | None = None) -> Learned:
+        """What is known of `model` (the default model when None): loaded from the store the first time."""
+        name = model or self._default_model()
+        if name not in self._models:
+            stored = self.store.load(self.base_url, name) if self.store is not None else None
+            self._models[name] = stored or Learned()
+        return self._models[name]
 
-    def reject(self, field: str) -> bool:
-        """Records that the server rejects `field`; False if that was known already."""
-        if field in self._rejected_fields:
+    def accepts(self, field: str, model: str | None = None) -> bool:
+        """False once the server has rejected `field` (a capability name, paicli.llm.rejections) for `model`."""
+        return field not in self.learned(model).rejected
+
+    def reject(self, field: str, model: str | None = None) -> bool:
+        """Records that the server rejects `field` for `model`; False if that was known already."""
+        learned = self.learned(model)
+        if field in learned.rejected:
             return False
-        self._rejected_fields.add(field)
+        learned.rejected.add(field)
+        self._save(model, learned)
         return True
+
+    def allow(self, field: str, model: str | None = None) -> None:
+        """Forgets a rejection (a probe found the field accepted after all)."""
+        learned = self.learned(model)
+        if field in learned.rejected:
+            learned.rejected.discard(field)
+            self._save(model, learned)
 
     def plan_format(self, model: str | None = None) -> int:
         """The structured-output mode (an index into the planner's modes) to try first for `model`."""
-        return self._plan_formats.get(model or self._default_model(), 0)
+        return self.learned(model).plan_format or 0
 
     def remember_plan_format(self, index: int, model: str | None = None) -> None:
-        self._plan_formats[model or self._default_model()] = index
+        learned = self.learned(model)
+        if (learned.plan_format or 0) != index:  # the first mode working is the default: nothing to write
+            learned.plan_format = index
+            self._save(model, learned)
+
+    def _save(self, model: str | None, learned: Learned) -> None:
+        if self.store is not None:
+            self.store.save(self.base_url, model or self._default_model(), learned)

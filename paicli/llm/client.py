@@ -6,32 +6,44 @@ leaves as a `paicli.errors.ModelError` whose message starts with "model request 
 server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
 HTTP stream at once (the `async with` around it exits).
 
-A 400 that names a request field the server does not support (`stream_options`, `temperature`,
-`max_tokens` where `max_completion_tokens` is wanted) is answered by adapting the request and sending it
-again, once per field, without counting an attempt; the adaptation sticks for the life of the client.
+An error reply (4xx or 5xx) whose body names a request field or value the server does not support is
+recognised on the first reply (paicli/llm/rejections.py), never retried as it was: a field the client
+adds itself (`stream_options`, `temperature`, `parallel_tool_calls`, `max_tokens` where
+`max_completion_tokens` is wanted, reasoning sent back) is dropped or changed and the request sent again
+at once, without counting an attempt; a field the caller asked for (`response_format` json_schema or
+json_object, `tools`) ends the request with `UnsupportedRequest`, so the caller picks another way. Either
+way it is recorded in `capabilities` (per model, remembered across runs when the client has a store).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 import httpx
 
 from paicli import __version__
-from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
+from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError, UnsupportedRequest
 from paicli.events import EventSink, Notice, NullSink
 from paicli.llm.capabilities import Capabilities
+from paicli.llm.capability_store import CapabilityStore
+from paicli.llm.reasoning import outgoing, rule_for
+from paicli.llm.rejections import rejected_field
+from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
 from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
-from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
+from paicli.llm.sse import ReplyAssembler
+from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
 
-HTML_REPLY = "the server answered with an HTML page, not JSON — is the base URL the API root?"
 KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
-_DRAIN_SECONDS = 1.0  # after [DONE], how long to wait for the body's end so the connection can be reused
+MAX_ADAPTATIONS = 4  # request changes for one call, so a server that keeps changing its mind cannot loop
+
+
+_UNSUPPORTED = {
+    "response_format.json_schema": "the server does not support response_format json_schema",
+    "response_format.json_object": "the server does not support response_format json_object",
+    "tools": "the model (or its server) does not support tool calls; choose one that does (`paicli doctor` checks)",
+}
 
 
 class _RetryLater(ModelHTTPError):
@@ -58,6 +70,8 @@ class LLMClient:
         backoff_base: float = 1.0,
         backoff_max: float = 30.0,
         sink: EventSink | None = None,
+        store: CapabilityStore | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -65,6 +79,7 @@ class LLMClient:
         self.max_tokens = max_tokens
         self.max_attempts = max(1, max_attempts)
         self._api_key = api_key
+        self._headers = dict(headers or {})  # a provider's own (OpenRouter's app name)
         self._url = f"{self.base_url}/chat/completions"
         self._read_timeout = read_timeout
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
@@ -72,7 +87,7 @@ class LLMClient:
         self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout)
         self._backoff = Backoff(base=backoff_base, cap=backoff_max)
         self._sink = sink or NullSink()
-        self.capabilities = Capabilities(lambda: self.model)
+        self.capabilities = Capabilities(lambda: self.model, base_url=self.base_url, store=store)
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -87,15 +102,20 @@ class LLMClient:
         on_text: TextCallback | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        on_reasoning: TextCallback | None = None,
     ) -> ChatResponse:
-        attempt = 1
+        attempt, adaptations = 1, 0
         while True:
             body = self._body(messages, tools, response_format, model, max_tokens)
             try:
-                response = await self._attempt(body, on_text)
+                response = await self._attempt(body, on_text, on_reasoning)
             except ModelError as error:
-                if isinstance(error, ModelHTTPError) and error.status == 400 and self._adapt(str(error), body):
-                    continue
+                if isinstance(error, ModelHTTPError) and (field := rejected_field(error.status, str(error), body)):
+                    if adaptations < MAX_ADAPTATIONS and self._adapt(field, body):
+                        adaptations += 1
+                        continue
+                    unsupported = UnsupportedRequest(f"{error} — {_UNSUPPORTED.get(field, field)}", error.status, field)
+                    raise self._final(unsupported, attempt) from error
                 if not error.retryable or attempt >= self.max_attempts:
                     raise self._final(error, attempt) from error
                 retry_after = error.retry_after if isinstance(error, _RetryLater) else None
@@ -106,7 +126,8 @@ class LLMClient:
                 )
                 await asyncio.sleep(delay)
                 attempt += 1
-            else:  # the usage counts for the model this request named (`Usage.by_model`)
+            else:  # estimated where the server reported none; counted for the model the request named
+                response = _with_usage(response, body)
                 return response.model_copy(update={"usage": response.usage.of_model(body["model"])})
 
     # ---- one attempt ---------------------------------------------------------------------------------
@@ -119,28 +140,30 @@ class LLMClient:
         model: str | None,
         max_tokens: int | None,
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": model or self.model, "messages": messages, "stream": True}
-        if self.capabilities.accepts("stream_options"):
+        name = model or self.model
+        accepts = self.capabilities.for_model(name).accepts
+        rule = rule_for(name, required=not accepts("reasoning.required"), refused=not accepts("reasoning.refused"))
+        body: dict[str, Any] = {"model": name, "messages": outgoing(messages, rule), "stream": True}
+        if accepts("stream_options"):
             body["stream_options"] = {"include_usage": True}
         if tools:
             body["tools"] = tools
         if response_format is not None:
             body["response_format"] = response_format
-        if self.temperature is not None and self.capabilities.accepts("temperature"):
+        if self.temperature is not None and accepts("temperature"):
             body["temperature"] = self.temperature
         limit = max_tokens or self.max_tokens
         if limit:
-            field = "max_tokens" if self.capabilities.accepts("max_tokens") else "max_completion_tokens"
-            body[field] = limit
+            body["max_tokens" if accepts("max_tokens") else "max_completion_tokens"] = limit
         return body
 
-    async def _attempt(self, body: dict[str, Any], on_text: TextCallback | None) -> ChatResponse:
-        assembler = ReplyAssembler(on_text)
-        headers = {
-            "Authorization": f"Bearer {self._api_key}",
-            "Accept": "text/event-stream",
-            "User-Agent": f"paicli/{__version__}",
-        }
+    async def _attempt(
+        self, body: dict[str, Any], on_text: TextCallback | None, on_reasoning: TextCallback | None
+    ) -> ChatResponse:
+        assembler = ReplyAssembler(on_text, on_reasoning)
+        headers = {**self._headers, "Accept": "text/event-stream", "User-Agent": f"paicli/{__version__}"}
+        if self._api_key:  # a local server may need none
+            headers["Authorization"] = f"Bearer {self._api_key}"
         try:
             async with self._http.stream(
                 "POST", self._url, json=body, headers=headers, timeout=self._timeout
@@ -153,8 +176,8 @@ class LLMClient:
                     raise ModelProtocolError(f"{HTML_REPLY} (POST {self._url})")
                 if "json" in content_type:  # the server ignored `stream: true`
                     await response.aread()
-                    return _whole_reply(response.text, assembler)
-                return await _read_stream(response, assembler)
+                    return whole_reply(response.text, assembler)
+                return await read_stream(response, assembler)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, assembler.started) from exc
         except httpx.InvalidURL as exc:
@@ -164,7 +187,7 @@ class LLMClient:
 
     def _http_error(self, response: httpx.Response, model: str) -> ModelHTTPError:
         status = response.status_code
-        explanation = _server_message(response)
+        explanation = server_message(response)
         message = f"HTTP {status}: {explanation}"
         if explanation == HTML_REPLY:
             message += f" (POST {self._url})"
@@ -198,6 +221,8 @@ class LLMClient:
         if attempts > 1:
             message += f" (gave up after {attempts} attempts)"
         message = self._redact(message)
+        if isinstance(error, UnsupportedRequest):
+            return UnsupportedRequest(message, error.status, error.field)
         if isinstance(error, ModelHTTPError):
             return ModelHTTPError(message, error.status, retryable=error.retryable)
         if isinstance(error, ModelProtocolError):
@@ -206,17 +231,25 @@ class LLMClient:
         final.retryable = error.retryable
         return final
 
-    def _adapt(self, server_message: str, body: dict[str, Any]) -> bool:
-        """Drop or rename one request field the server said it does not support; False if none applies."""
-        lowered = server_message.lower()
-        for field, sent in (
-            ("stream_options", "stream_options" in body),
-            ("max_tokens", "max_tokens" in body and "max_completion_tokens" in lowered),
-            ("temperature", "temperature" in body),
-        ):
-            if sent and field in lowered and self.capabilities.reject(field):
-                self._notify(f"the model server does not accept `{field}`; sending the request without it", "info")
-                return True
+    def _adapt(self, field: str, body: dict[str, Any]) -> bool:
+        """Records that the model's server rejects `field`; True when the request can go again without it
+        (a field the client adds itself), False when the caller must decide (response_format, tools) or
+        the field was already known to be rejected (the same refusal twice: give up)."""
+        if not self.capabilities.reject(field, body["model"]):
+            return False
+        if field in ("stream_options", "temperature", "parallel_tool_calls", "max_tokens"):
+            what = "`max_tokens` (sending `max_completion_tokens`)" if field == "max_tokens" else f"`{field}`"
+            self._notify(f"the model server does not accept {what}; sending the request without it", "info")
+            return True
+        if field == "reasoning.required":
+            self.capabilities.allow("reasoning.refused", body["model"])
+            self._notify("the model server wants its reasoning sent back; sending it", "info")
+            return True
+        if field == "reasoning.refused":
+            self.capabilities.allow("reasoning.required", body["model"])
+            self._notify("the model server does not accept reasoning sent back; leaving it out", "info")
+            return True
+        self._notify(f"the model server does not support {field.replace('.', ' ')} for {body['model']}", "info")
         return False
 
     def _notify(self, message: str, level: Literal["info", "warning"] = "warning") -> None:
@@ -229,76 +262,13 @@ class LLMClient:
 # ---- reading replies -----------------------------------------------------------------------------------
 
 
-async def _read_stream(response: httpx.Response, assembler: ReplyAssembler) -> ChatResponse:
-    events = SSEDecoder().events(response.aiter_text())
-    saw_done = False
-    try:
-        async for data in events:
-            if data.strip() == "[DONE]":
-                saw_done = True
-                break
-            assembler.feed_json(data)
-        if saw_done:
-            await _drain(events)
-    except httpx.HTTPError:
-        if assembler.finish_reason is None:
-            raise
-        # the reply was complete; only the optional usage chunk and [DONE] were lost
-    finally:
-        await events.aclose()
-    if not saw_done and assembler.finish_reason is None:
-        if assembler.started:
-            raise ModelProtocolError("the stream ended before the reply was complete (no finish_reason, no [DONE])")
-        raise ModelProtocolError("the stream ended before any content arrived", retryable=True)
-    return assembler.result()
-
-
-async def _drain(events: AsyncGenerator[str, None]) -> None:
-    with contextlib.suppress(TimeoutError, httpx.HTTPError):
-        async with asyncio.timeout(_DRAIN_SECONDS):
-            async for _ in events:
-                pass
-
-
-def _whole_reply(text: str, assembler: ReplyAssembler) -> ChatResponse:
-    """A non-streamed completion (or an SSE body mislabelled as JSON)."""
-    if text.lstrip().startswith("data:"):
-        decoder = SSEDecoder()
-        for data in [*decoder.feed(text), *decoder.close()]:
-            if data.strip() != "[DONE]":
-                assembler.feed_json(data)
-        return assembler.result()
-    try:
-        completion = json.loads(text)
-    except ValueError:
-        raise ModelProtocolError(f"the model server answered with invalid JSON: {snippet(text)}") from None
-    if not isinstance(completion, dict):
-        raise ModelProtocolError(f"the model server answered with unexpected JSON: {snippet(text)}")
-    chunk = dict(completion)
-    for choice in chunk.get("choices") or []:
-        message = choice.get("message") if isinstance(choice, dict) else None
-        if isinstance(message, dict):
-            calls = [{"index": n, **call} for n, call in enumerate(message.get("tool_calls") or [])]
-            choice["delta"] = {**message, "tool_calls": calls}
-    assembler.feed(chunk)
-    return assembler.result()
-
-
-def _server_message(response: httpx.Response) -> str:
-    """The server's own explanation: JSON `error.message` (or similar), else a short text snippet."""
-    text = response.text
-    content_type = response.headers.get("content-type", "").lower()
-    if "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")):
-        return HTML_REPLY
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return snippet(str(error["message"]))
-        for candidate in (error, data.get("message"), data.get("detail")):
-            if isinstance(candidate, str) and candidate:
-                return snippet(candidate)
-    return snippet(text) or response.reason_phrase or "(no message)"
+def _with_usage(response: ChatResponse, body: dict[str, Any]) -> ChatResponse:
+    """The reply with the usage the server left out estimated (paicli/llm/tokens.py) and marked so."""
+    usage = response.usage
+    said_something = response.content or response.reasoning or response.tool_calls
+    if usage.prompt_tokens and (usage.completion_tokens or not said_something):
+        return response
+    prompt = estimate_prompt(body["messages"], body.get("tools"))
+    calls = ((call.name, call.arguments) for call in response.tool_calls)
+    completion = estimate_completion(response.content, response.reasoning, calls)
+    return response.model_copy(update={"usage": fill_in(usage, prompt, completion)})

@@ -40,6 +40,7 @@ class MeteredModel:
         on_text: TextCallback | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        on_reasoning: TextCallback | None = None,
     ) -> ChatResponse:
         if self.exhausted:
             self.refused += 1
@@ -52,6 +53,7 @@ class MeteredModel:
             on_text=on_text,
             model=model,
             max_tokens=max_tokens,
+            on_reasoning=on_reasoning,
         )
         self.usage = self.usage + response.usage
         return response

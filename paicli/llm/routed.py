@@ -28,6 +28,7 @@ class RoutedModel:
         on_text: TextCallback | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        on_reasoning: TextCallback | None = None,
     ) -> ChatResponse:
         return await self.inner.chat(
             messages,
@@ -36,4 +37,5 @@ class RoutedModel:
             on_text=on_text,
             model=model or self.model,
             max_tokens=max_tokens,
+            on_reasoning=on_reasoning,
         )

@@ -4,7 +4,10 @@
 because that one insists on a `text/event-stream` content type and drops a last event that is not followed
 by a blank line; some OpenAI-compatible servers do both.
 
-`ReplyAssembler` folds the decoded chunks into content, tool calls, finish reason and usage. Tool-call
+`ReplyAssembler` folds the decoded chunks into content, reasoning, tool calls, finish reason and usage.
+Reasoning comes as `reasoning_content` deltas (DeepSeek, GLM, Kimi, Qwen, vLLM), `reasoning` deltas
+(OpenRouter, Ollama) or inline `<think>…</think>` text (paicli/llm/think.py); it goes to `on_reasoning`,
+never into the content. Tool-call
 fragments are joined by `index`; a server that leaves `index` out gets the OpenAI SDKs' reading: a fragment
 with an `id` opens a new call, one without continues the last. A fragment whose `id` differs from the call
 already at its index also opens a new call (some servers put every call at index 0).
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paicli.errors import ModelProtocolError
+from paicli.llm.think import ThinkSplitter, split_closing_tag
 from paicli.llm.types import ChatResponse, TextCallback, ToolCall, Usage
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -79,8 +83,11 @@ class _PartialCall:
 class ReplyAssembler:
     """Accumulates the chunks of one streamed reply; `on_text` receives each content delta."""
 
-    def __init__(self, on_text: TextCallback | None = None) -> None:
+    def __init__(self, on_text: TextCallback | None = None, on_reasoning: TextCallback | None = None) -> None:
         self._on_text = on_text
+        self._on_reasoning = on_reasoning
+        self._think = ThinkSplitter()
+        self._reasoning: list[str] = []
         self._content: list[str] = []
         self._calls: list[_PartialCall] = []
         self._position_of_index: dict[int, int] = {}
@@ -90,8 +97,9 @@ class ReplyAssembler:
 
     @property
     def started(self) -> bool:
-        """True once content or a tool call arrived: from then on the reply cannot be silently retried."""
-        return bool(self._content or self._calls)
+        """True once content, reasoning or a tool call arrived: from then on the reply cannot be silently
+        retried (the user has seen part of it)."""
+        return bool(self._content or self._reasoning or self._calls)
 
     def feed_json(self, data: str) -> None:
         try:
@@ -114,10 +122,7 @@ class ReplyAssembler:
             )
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = Usage(
-                prompt_tokens=_count(usage.get("prompt_tokens")),
-                completion_tokens=_count(usage.get("completion_tokens")),
-            )
+            self.usage = read_usage(usage)
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return
@@ -127,11 +132,14 @@ class ReplyAssembler:
         if not isinstance(delta, dict):
             message = choice.get("message")
             delta = message if isinstance(message, dict) else {}
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if isinstance(reasoning, str):
+            self._add_reasoning(reasoning)
         content = delta.get("content")
         if isinstance(content, str) and content:
-            self._content.append(content)
-            if self._on_text is not None:
-                self._on_text(content)
+            thought, content = self._think.feed(content)
+            self._add_reasoning(thought)
+            self._add_content(content)
         for fragment in delta.get("tool_calls") or []:
             if isinstance(fragment, dict):
                 self._add_fragment(fragment)
@@ -139,7 +147,11 @@ class ReplyAssembler:
             self.finish_reason = str(choice["finish_reason"])
 
     def result(self) -> ChatResponse:
-        content = "".join(self._content)
+        thought, rest = self._think.finish()
+        self._add_reasoning(thought)
+        self._add_content(rest)
+        reasoning, content = split_closing_tag("".join(self._content))
+        reasoning = "".join(self._reasoning) + reasoning
         if not self._saw_choice and not content:
             raise ModelProtocolError("the model server answered with no choices at all (an empty reply)")
         calls = [
@@ -154,8 +166,24 @@ class ReplyAssembler:
                         f"{call.name or 'a tool'}; its arguments are incomplete JSON"
                     )
         return ChatResponse(
-            content=content, tool_calls=calls, finish_reason=self.finish_reason, usage=self.usage or Usage()
+            content=content,
+            reasoning=reasoning,
+            tool_calls=calls,
+            finish_reason=self.finish_reason,
+            usage=self.usage or Usage(),
         )
+
+    def _add_reasoning(self, text: str) -> None:
+        if text:
+            self._reasoning.append(text)
+            if self._on_reasoning is not None:
+                self._on_reasoning(text)
+
+    def _add_content(self, text: str) -> None:
+        if text:
+            self._content.append(text)
+            if self._on_text is not None:
+                self._on_text(text)
 
     def _add_fragment(self, fragment: dict[str, Any]) -> None:
         call = self._call_for(fragment.get("index"), str(fragment.get("id") or ""))
@@ -187,6 +215,21 @@ class ReplyAssembler:
         call = _PartialCall(id=call_id)
         self._calls.append(call)
         return call
+
+
+def read_usage(usage: dict[str, Any]) -> Usage:
+    """A `usage` object as servers send it. Cached prompt tokens come as OpenAI's
+    `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens` or Kimi's `cached_tokens`."""
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    for alternative in ("prompt_cache_hit_tokens", "cached_tokens"):
+        if not cached:
+            cached = usage.get(alternative)
+    return Usage(
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        cached_tokens=_count(cached),
+    )
 
 
 def _count(value: object) -> int:

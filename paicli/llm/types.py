@@ -33,11 +33,15 @@ class ModelTokens(BaseModel):
 
 class Usage(BaseModel):
     """Tokens used. `by_model` splits them by the model each request named (the client fills it in for
-    its own requests); it is written out only when it holds something."""
+    its own requests). Also `cached_tokens` (prompt tokens the provider served from its cache) and
+    `estimated` (true when any part of the total was counted by paicli's estimate, paicli/llm/tokens.py,
+    because the server reported none; kept through sums). Each is written out only when it says something."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     by_model: dict[str, ModelTokens] = Field(default_factory=dict)
+    cached_tokens: int = 0
+    estimated: bool = False
 
     @property
     def total(self) -> int:
@@ -46,22 +50,23 @@ class Usage(BaseModel):
     def of_model(self, model: str) -> Usage:
         """These tokens, all counted for `model`."""
         tokens = ModelTokens(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens)
-        return Usage(
-            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, by_model={model: tokens}
-        )
+        return self.model_copy(update={"by_model": {model: tokens}})
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             by_model=_merged(self.by_model, other.by_model),
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            estimated=self.estimated or other.estimated,
         )
 
     @model_serializer(mode="wrap")
-    def _by_model_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _additions_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if not self.by_model:
-            data.pop("by_model", None)
+        for key in ("by_model", "cached_tokens", "estimated"):
+            if not getattr(self, key):
+                data.pop(key, None)
         return data
 
 
@@ -130,13 +135,17 @@ class ToolCall(BaseModel):
 
 class ChatResponse(BaseModel):
     content: str = ""
+    reasoning: str = ""  # what a reasoning model thought before answering; never part of `content`
     tool_calls: list[ToolCall] = []
     finish_reason: str | None = None
     usage: Usage = Usage()
 
     def to_message(self) -> Message:
-        """The assistant message to append to the conversation."""
+        """The assistant message to append to the conversation. Its reasoning travels as
+        `reasoning_content`; the client decides per model whether it is sent back (paicli/llm/reasoning.py)."""
         message: Message = {"role": "assistant", "content": self.content or None}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [call.to_wire() for call in self.tool_calls]
         return message
@@ -146,8 +155,9 @@ class ChatModel(Protocol):
     """What the agent, planner and reviewer need from a model. `paicli.llm.client.LLMClient` is the real one.
 
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
-    content deltas as they stream. Errors raise `paicli.errors.ModelError`; cancelling the awaiting task
-    closes the stream at once. `capabilities` is what the server is known to accept (shared by wrappers).
+    content deltas as they stream, `on_reasoning` the deltas of a reasoning model's thinking. Errors
+    raise `paicli.errors.ModelError`; cancelling the awaiting task closes the stream at once.
+    `capabilities` is what the server is known to accept (shared by wrappers).
     """
 
     @property
@@ -162,4 +172,5 @@ class ChatModel(Protocol):
         on_text: TextCallback | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        on_reasoning: TextCallback | None = None,
     ) -> Awaitable[ChatResponse]: ...

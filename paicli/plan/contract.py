@@ -68,6 +68,9 @@ def may_write(task: Task) -> bool:
 class Contract:
     workspace: Path
     tool: ToolLookup  # the tool of a name (its facts), None for an unknown one
+    # Names whose tools are not known yet (MCP tools before the servers start): an action naming one is
+    # checked later, by the contract of the running session.
+    pending: Callable[[str], bool] | None = None
 
     def problems(self, plan: Plan, *, require_files: bool = True) -> list[str]:
         """Everything that breaks the contract among the plan's PENDING tasks; [] when it holds."""
@@ -133,6 +136,8 @@ class Contract:
         if allowed is None:
             return [f'task "{task.id}" is {task.type.value} and cannot be one tool call: remove its "action"']
         tool = self.tool(name)
+        if tool is None and self.pending is not None and self.pending(name):
+            return []
         if tool is None:
             return [f'task "{task.id}" has an action with the unknown tool {name!r}']
         if tool.effect not in allowed:

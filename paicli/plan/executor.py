@@ -68,7 +68,7 @@ class ReactTaskRunner:
             result = await loop.run(task_messages(self.system_prompt, plan, task))
         finally:  # a failed or cancelled task's requests count too
             task.usage = task.usage + loop.spent
-        return result.content or result.digest() or "(the task finished without output)"
+        return result.content  # never empty: the loop re-asks, fails or digests the tool results
 
 
 async def run_action(loop: ReactLoop, task: Task, action: TaskAction) -> str:

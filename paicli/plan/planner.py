@@ -2,9 +2,11 @@
 
 Structured output: the first request asks for `response_format` json_schema (the plan schema below),
 then `{"type": "json_object"}`, then nothing (a plain prompt). A 400, 422 or 500 answer to a request
-that carried a `response_format` means "not supported": the same request is sent again in the next mode.
-The mode that worked is remembered on the client's `capabilities`, per model (the planner's own when it
-is routed to one, paicli/llm/routed.py), for the life of the client.
+that carried a `response_format` means "not supported" (the client recognises a body naming the field
+on the first reply and does not retry it): the same request is sent again in the next mode. The mode
+that worked, and the modes a model rejects, are kept on the client's `capabilities`, per model (the
+planner's own when it is routed to one, paicli/llm/routed.py), and remembered across runs when the
+client has a store: rejected modes are skipped from the start.
 
 Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own assistant message (cut to
 `REASK_EXCERPT` characters, head and tail, so a megabyte of junk is not sent back and doubled), followed
@@ -26,7 +28,7 @@ from collections.abc import Collection
 from functools import partial
 from typing import Any
 
-from paicli.errors import ModelHTTPError, PlanError
+from paicli.errors import ModelHTTPError, PlanError, UnsupportedRequest
 from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
@@ -98,16 +100,23 @@ class Planner:
         self.sink = sink
         self.max_tasks = max_tasks
         self.max_reasks = max(0, max_reasks)
-        self._mode = llm.capabilities.plan_format()  # what a server accepted is remembered on its client
+        self._mode = self._usable(llm.capabilities.plan_format())  # remembered on the client, across runs
 
     @property
     def mode(self) -> str:
         """The structured-output mode the next request will use."""
         return MODES[self._mode]
 
-    async def plan(self, goal: str, *, round: int = 1) -> Plan:
-        """A new plan for `goal`; emits `plan_created`. PlanError when no valid plan came back."""
-        request = f"# Goal\n\n{goal.strip()}\n\n{_reply_instruction()}"
+    async def plan(self, goal: str, *, round: int = 1, attached: str = "") -> Plan:
+        """A new plan for `goal`; emits `plan_created`. PlanError when no valid plan came back.
+
+        `attached`: what the user's `@path` mentions attached; the planner alone sees it (a task that
+        needs a file reads it), and it is not part of the plan's goal."""
+        parts = [f"# Goal\n\n{goal.strip()}"]
+        if attached.strip():
+            heading = "# Attached by the user (tasks do not see this; a task that needs a file reads it)"
+            parts.append(f"{heading}\n\n{attached}")
+        request = "\n\n".join([*parts, _reply_instruction()])
         plan = await self._ask(self.system_prompt, request, goal=goal, round=round)
         self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
         return plan
@@ -209,9 +218,10 @@ class Planner:
             try:
                 response = await self.llm.chat(messages, response_format=RESPONSE_FORMATS[mode])
             except ModelHTTPError as error:
-                if mode == "plain" or error.status not in NOT_SUPPORTED_STATUSES:
+                refused = isinstance(error, UnsupportedRequest) or error.status in NOT_SUPPORTED_STATUSES
+                if mode == "plain" or not refused:
                     raise
-                self._mode += 1
+                self._mode = self._usable(self._mode + 1)
                 self.sink.emit(
                     Notice(
                         level="info",
@@ -223,6 +233,13 @@ class Planner:
             self.llm.capabilities.remember_plan_format(self._mode)
             self.sink.emit(ModelUsage(task_id=None, usage=response.usage))
             return response
+
+    def _usable(self, mode: int) -> int:
+        """`mode`, or the first mode after it whose response_format the model is not known to reject."""
+        accepts = self.llm.capabilities.accepts
+        while MODES[mode] != "plain" and not accepts(f"response_format.{MODES[mode]}"):
+            mode += 1
+        return mode
 
 
 # ---- messages --------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from paicli.plan.scheduler import PlanListener, Scheduler
 
 
 class PlannerLike(Protocol):
-    async def plan(self, goal: str, *, round: int = 1) -> Plan: ...
+    async def plan(self, goal: str, *, round: int = 1, attached: str = "") -> Plan: ...
 
     async def replan(
         self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str
@@ -86,7 +86,7 @@ class PlanSession:
     # the next round's after a replan. Whatever stops the run, this is the plan that is finished and saved.
     current: Plan | None = field(default=None, init=False)
 
-    async def run(self, goal: str | None = None, *, plan: Plan | None = None) -> PlanOutcome:
+    async def run(self, goal: str | None = None, *, plan: Plan | None = None, attached: str = "") -> PlanOutcome:
         """Plans `goal` (or takes `plan`, e.g. a resumed one) and drives it to a final status.
 
         Every way a plan can end is an outcome, except cancellation, which announces the end and then
@@ -96,7 +96,7 @@ class PlanSession:
         try:
             if plan is None:
                 assert goal is not None
-                plan = self.current = await self.planner.plan(goal)
+                plan = self.current = await self.planner.plan(goal, attached=attached)
             else:
                 self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
             if not await self._approve(plan):

@@ -325,6 +325,10 @@ def _nobody_to_ask(found: Assessment, mode: Mode) -> str:
     hint = ""
     if found.risk is Risk.ASK and found.classification is not None:
         hint = " The user can allow such commands with an allow rule in .paicli/config.toml."
+    elif found.risk is Risk.ASK and (named := [k for k in found.grant_keys if k.startswith("tool:")]):
+        tool = named[0].removeprefix("tool:")
+        hint = f' The user can allow it with an allow rule naming the tool (allow = ["{tool}"]) in a config file.'
+
     return f"refused: `{found.summary}` needs the user's approval ({why}) and {situation}.{hint} {DO_NOT_RETRY}"
 
 

@@ -8,6 +8,7 @@ A rule is one of:
     TOOL(PATTERN)     for execute_command a command prefix; for the other tools a glob on the path,
                       relative to the workspace (`*` also matches `/`: `src/*` is everything below src/)
     COMMAND PREFIX    short for execute_command(COMMAND PREFIX)
+    mcp__PATTERN      MCP tools whose name matches the glob (`mcp__git__*`): paicli/policy/tool_patterns.py
 
 A command prefix matches whole words with quotes removed: `git push` matches `git push -f origin` and
 `/usr/bin/git push`, not `git pushx`. A trailing `*` or `:*` is accepted and ignored (`npm run test:*`).
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.policy.classify import Classification, Risk, normalise_name
+from paicli.policy.tool_patterns import check_tool_pattern, is_tool_pattern, names_tool
 from paicli.shell.parse import parse_script
 from paicli.shell.syntax import SimpleCommand
 from paicli.tools.execute_command import ExecuteCommand
@@ -44,6 +46,11 @@ class Rule:
     tool: str
     words: tuple[str, ...] = ()  # execute_command: the command prefix; () = every command
     path_glob: str | None = None  # other tools: None = every path
+    tool_glob: bool = False  # `tool` is a pattern on tool names (mcp__git__*)
+
+    def names(self, tool: str) -> bool:
+        """Whether the rule is about calls of `tool`."""
+        return names_tool(self.tool, tool) if self.tool_glob else self.tool == tool
 
 
 def parse_rule(text: str) -> Rule:
@@ -51,6 +58,8 @@ def parse_rule(text: str) -> Rule:
     stripped = text.strip()
     if not stripped:
         raise ValueError("a rule is empty")
+    if is_tool_pattern(stripped):
+        return Rule(text, check_tool_pattern(stripped), tool_glob=True)
     form = _TOOL_FORM.fullmatch(stripped)
     if form:
         tool, pattern = form.group(1), form.group(2).strip()
@@ -110,7 +119,7 @@ class Rules:
         """`classification` is the parsed command of a command tool (None for other tools, whose
         `path_argument` names the path that a rule's glob is matched against)."""
         for rule in self.deny:
-            if rule.tool != tool:
+            if not rule.names(tool):
                 continue
             if classification is not None:
                 commands = classification.commands
@@ -129,7 +138,7 @@ class Rules:
         path_argument: str | None = "path",
     ) -> tuple[Rule, ...]:
         """The allow rules that together cover this call; () when they do not."""
-        candidates = [rule for rule in self.allow if rule.tool == tool]
+        candidates = [rule for rule in self.allow if rule.names(tool)]
         if classification is None:
             covers = [self._path_matches(rule, arguments, path_argument, any_spelling=False) for rule in candidates]
             return next(((rule,) for rule, hit in zip(candidates, covers, strict=True) if hit), ())

@@ -7,8 +7,8 @@ What a tool *is* lives on the tool, in one place, so the tool box, the approval 
 plan contract and the display never keep tables of tool names (MCP tools set the same facts):
 `effect` (reads, writes files, or executes), `confined` (the workspace guard checks every path it
 touches), `path_argument` and `command_argument` (what rules and scopes look at), `untrusted_output`
-(its output is data from the workspace, marked as such for the model) and `summary_argument` (what is
-shown after its name).
+(its output is data, marked as such for the model, saying where it comes from: `data_source`) and
+`summary_argument` (what is shown after its name).
 """
 
 from __future__ import annotations
@@ -102,7 +102,8 @@ class Tool:
     confined: ClassVar[bool] = False  # every path it touches goes through the workspace guard
     path_argument: ClassVar[str | None] = None  # the argument naming the workspace path it reads or writes
     command_argument: ClassVar[str | None] = None  # the argument holding a shell command line
-    untrusted_output: ClassVar[bool] = False  # its output is workspace data, marked so for the model
+    untrusted_output: ClassVar[bool] = False  # its output is data, marked so for the model
+    data_source: ClassVar[str] = "the workspace"  # where that data comes from, as the marker says
     summary_argument: ClassVar[str | None] = None  # shown after the name; None: its first string argument
 
     @property

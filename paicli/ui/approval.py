@@ -209,8 +209,9 @@ def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: 
     lines = [f"{terminal_safe(str(request.path))} wants to set:"]
     lines += [f"  {key} = {terminal_safe(value)}" for key, value in request.values.items()]
     lines += [
-        "These decide where your API key is sent, what runs unasked, what the agent is told and what a plan",
-        "may spend. Apply them for this repository (remembered until the file changes)? [y/N] ",
+        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the",
+        "agent is told and what a plan may spend. Apply them for this repository (remembered until the file",
+        "changes)? [y/N] ",
     ]
     session: PromptSession[str] = PromptSession(input=input, output=output)
     try:

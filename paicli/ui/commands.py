@@ -13,9 +13,18 @@ async def show_help(ctx: CommandContext, arg: str) -> Outcome:
         aliases = f" (also {', '.join(command.aliases)})" if command.aliases else ""
         ctx.say(f"  {names:<{width}}  {command.summary}{aliases}")
     ctx.say("")
-    ctx.say("  Enter sends · Alt+Enter (or Esc then Enter) starts a new line · ESC or Ctrl-C cancels a running")
-    ctx.say("  turn · Ctrl-C at the prompt clears the line · Ctrl-D exits")
+    for line in KEYS_HELP:
+        ctx.say(line)
     return Outcome.CONTINUE
+
+
+KEYS_HELP = (
+    "  Enter sends · Alt+Enter (or Esc then Enter) starts a new line · a pasted block stays one message",
+    "  Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
+    "  ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
+    "  !COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file,",
+    "  a folder's listing or a glob's names (Tab completes the path)",
+)
 
 
 async def clear_conversation(ctx: CommandContext, arg: str) -> Outcome:
@@ -33,6 +42,14 @@ async def model(ctx: CommandContext, arg: str) -> Outcome:
     else:
         ctx.switch_model(name)
         ctx.say(f"model switched to {name} for this session", "dim")
+    return Outcome.CONTINUE
+
+
+async def thinking(ctx: CommandContext, arg: str) -> Outcome:
+    if ctx.last_thinking:
+        ctx.say(ctx.last_thinking, "dim italic")
+    else:
+        ctx.say("no thinking yet: the model has not shown any reasoning in this session", "dim")
     return Outcome.CONTINUE
 
 
@@ -94,6 +111,14 @@ async def changes(ctx: CommandContext, arg: str) -> Outcome:
     return await changes_command(ctx, arg)
 
 
+async def mcp(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.mcp_command import mcp_command
+
+    for text, style in await mcp_command(ctx.mcp, arg):
+        ctx.say(text, style)
+    return Outcome.CONTINUE
+
+
 async def compact(ctx: CommandContext, arg: str) -> Outcome:
     await ctx.compact()
     return Outcome.CONTINUE
@@ -115,6 +140,9 @@ COMMANDS: list[Command] = [
     Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
             usage="[TASK_ID | ID]"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
+    Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
+            usage="[restart NAME]"),
+    Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
     Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

@@ -40,6 +40,7 @@ from paicli.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    ReasoningDelta,
     ReplanEvent,
     ReviewEvent,
     TaskFinished,
@@ -196,6 +197,8 @@ class LivePlanView:
             self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
         elif isinstance(event, ToolResultEvent) and row is not None:
             row.activity_failed = not event.ok
+        elif isinstance(event, ReasoningDelta) and row is not None:
+            row.activity, row.activity_failed = "thinking…", False
         elif isinstance(event, ModelUsage):
             self.usage = self.usage + event.usage
             if row is not None:
@@ -330,7 +333,7 @@ class LivePlanView:
         here only the last one, the activity, is cut)."""
         elapsed = [row.elapsed(now) for row in rows]
         times = [format_duration(seconds) if seconds is not None else "" for seconds in elapsed]
-        tokens = [format_tokens(row.usage.total) if row.usage.total else "" for row in rows]
+        tokens = [format_tokens(row.usage.total, row.usage.estimated) if row.usage.total else "" for row in rows]
         id_width = min(MAX_ID_WIDTH, max((len(row.id) for row in rows), default=0))
         time_width = max(map(len, times), default=0)
         token_width = max(map(len, tokens), default=0)

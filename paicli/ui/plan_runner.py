@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 
 from prompt_toolkit.output import Output, create_output
 from rich.console import Console
@@ -15,6 +16,7 @@ from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_plan, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
+from paicli.app.servers import settle_servers
 from paicli.config import Settings
 from paicli.events import EventSink, FanOutSink
 from paicli.plan.model import Plan, PlanStatus, Task
@@ -36,8 +38,15 @@ class PlanScreen:
     """What a running plan shows and reads on the terminal."""
 
     def __init__(
-        self, runtime: Runtime, console: Console, approval: ApprovalPrompt, *, output: Output | None = None
+        self,
+        runtime: Runtime,
+        console: Console,
+        approval: ApprovalPrompt,
+        *,
+        output: Output | None = None,
+        reviewing: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
+        self.reviewing = reviewing  # entered while the review waits for the user (a notification)
         self.console = console
         self.approval = approval
         self.output = output  # where the review screen draws
@@ -54,7 +63,8 @@ class PlanScreen:
 
     async def review(self, plan: Plan, amend: Amend) -> Plan | None:
         keys = self._keys.suspended() if self._keys is not None else contextlib.nullcontext()
-        with self.live.paused(), keys:
+        waiting = self.reviewing() if self.reviewing is not None else contextlib.nullcontext()
+        with self.live.paused(), keys, waiting:
             return await review_plan(plan, console=self.console, amend=amend, output=self.output, facts=self.facts)
 
 
@@ -92,7 +102,7 @@ async def plan_on_screen(
     sink: EventSink = screen.live if also is None else FanOutSink(screen.live, also)
     return await run_plan(
         runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
-        review=screen.review, watch=screen.watch, checkpoints=checkpoints,
+        review=screen.review, watch=screen.watch, checkpoints=checkpoints, attached=request.attached,
     )  # fmt: skip
 
 
@@ -113,6 +123,7 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
             console.print(Text(one_line(notice, limit=1000), style="yellow"))
         checkpoints = attach_checkpoints(runtime, renderer)
         try:
+            await settle_servers(runtime, runtime.sink)
             outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),
                                            request, also=also, checkpoints=checkpoints)  # fmt: skip
         finally:

@@ -24,11 +24,13 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
-from paicli.events import Event, ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.app.figures import arrows, compact_count, token_count
+from paicli.events import Event, ModelUsage, Notice, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.price import Price, cost_of
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
+from paicli.ui.thinking import Thinking, with_thinking
 
 PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
@@ -66,9 +68,14 @@ def result_summary(ok: bool, output: str) -> str:
 
 
 def usage_line(turn: Usage, session: Usage | None = None) -> str:
-    line = f"↑ {turn.prompt_tokens:,} ↓ {turn.completion_tokens:,} tokens"
+    """`↑ 1,234 ↓ 56 tokens`; `↑ ~1.2k ↓ ~56 tokens (estimated)` when the server reported none."""
+    line = f"{arrows(turn)} tokens"
+    if turn.cached_tokens:
+        line += f" ({token_count(turn.cached_tokens, turn.estimated)} cached)"
     if session is not None and session != turn:
-        line += f" · session ↑ {session.prompt_tokens:,} ↓ {session.completion_tokens:,}"
+        line += f" · session {arrows(session)}"
+    if turn.estimated or (session is not None and session.estimated):
+        line += " (~ estimated: the server reported no usage)"
     return line
 
 
@@ -80,7 +87,7 @@ def format_cost(cost: float) -> str:
 def usage_report(usage: Usage, prices: Mapping[str, Price]) -> list[str]:
     """What `/usage` shows: the session's tokens, split by model when more than one was used, and the
     cost when every model used has a price."""
-    lines = [f"session: ↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens"]
+    lines = [f"session: {arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" * usage.estimated)]
     if len(usage.by_model) > 1:
         width = max(len(name) for name in usage.by_model)
         for name, tokens in sorted(usage.by_model.items()):
@@ -181,14 +188,22 @@ class ChatRenderer:
         self._after_tool_lines = False  # text printed next gets a blank line before it
         self._waiting_since: float | None = None  # the model was asked and has not answered yet
         self._ticker: asyncio.Task[None] | None = None
+        self.thinking = Thinking()  # a reasoning model's thought: live while it streams, then one line
 
     # ---- EventSink ----
 
     def emit(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
+        if isinstance(event, ReasoningDelta):
+            self.thinking.add(event.text)
+            self.begin_wait()
+            if self.live_preview:
+                self._preview()
+        elif isinstance(event, TextDelta):
+            self._close_thinking()
             self._stop_waiting()
             self._text(event.text)
         elif isinstance(event, ToolCallEvent):
+            self._close_thinking()
             self._stop_waiting()
             self.flush()
             self._tool_call(event)
@@ -230,6 +245,7 @@ class ChatRenderer:
 
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
+        self._close_thinking()
         self._stop_preview()
         rest = self._blocks.finish()
         if rest.strip():
@@ -288,8 +304,14 @@ class ChatRenderer:
             return Markdown(self._mask(text), hyperlinks=False)
         if self._waiting_since is not None:
             waited = format_duration(time.monotonic() - self._waiting_since)
-            return Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+            header = Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+            return with_thinking(header, self.thinking, self.console.width, rows)
         return Text("")
+
+    def _close_thinking(self) -> None:
+        summary = self.thinking.close()
+        if summary is not None:
+            self.line(summary, "dim")
 
     def _stop_preview(self) -> None:
         if self._live is not None:
@@ -347,10 +369,7 @@ def format_duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-def format_tokens(count: int) -> str:
-    """`532 tok`, `12.3k tok`, `1.2M tok`."""
-    if count < 1000:
-        return f"{count} tok"
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k tok"
-    return f"{count / 1_000_000:.1f}M tok"
+def format_tokens(count: int, estimated: bool = False) -> str:
+    """`532 tok`, `12.3k tok`, `1.2M tok`; `~12.3k tok` when estimated."""
+    return f"{'~' if estimated else ''}{compact_count(count)} tok"
+

@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.completion import ThreadedCompleter, merge_completers
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console, RenderableType
 
 from paicli import __version__
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
-from paicli.app.driver import run_turn
+from paicli.app.driver import run_turn, until_done
+from paicli.app.figures import arrows
 from paicli.app.plan_inputs import PlanRequest
+from paicli.app.servers import start_servers_after_this_step
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
@@ -36,11 +40,19 @@ from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sandbox import SandboxChoice
 from paicli.sanitize import one_line
+from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
+from paicli.ui.history import history_file
+from paicli.ui.mention_complete import MentionCompleter
+from paicli.ui.notify import Notifier
 from paicli.ui.render import ChatRenderer
+from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.watch import cancel_keys
+
+if TYPE_CHECKING:
+    from paicli.mcp.manager import McpManager, ServerView
 
 PROMPT = "› "
 
@@ -70,20 +82,16 @@ async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -
             checkpoints.close()
 
 
-def history_file(home: Path) -> History:
-    folder = home / ".paicli"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        return FileHistory(str(folder / "history"))
-    except OSError:
-        return InMemoryHistory()
-
-
 def prompt_keys() -> KeyBindings:
-    """Enter sends; Alt+Enter (Esc then Enter) inserts a newline."""
+    """Enter sends; Alt+Enter (Esc then Enter) inserts a newline; Ctrl-L clears the screen. (Ctrl-R searches
+    the history and a bracketed paste stays one message: prompt_toolkit's own bindings.)"""
     keys = KeyBindings()
 
-    @keys.add("enter")
+    @keys.add("c-l")
+    def _clear(event: KeyPressEvent) -> None:
+        event.app.renderer.clear()
+
+    @keys.add("enter", filter=~is_searching)
     def _send(event: KeyPressEvent) -> None:
         event.current_buffer.validate_and_handle()
 
@@ -117,11 +125,12 @@ class Repl:
             self.plan_next = False
             event.app.invalidate()
 
+        mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
-            history=history_file(home),
+            history=history_file(home, runtime.workspace),
             multiline=True,
             key_bindings=keys,
-            completer=SlashCompleter(COMMANDS),
+            completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
             prompt_continuation="  ",
@@ -148,6 +157,10 @@ class Repl:
     @property
     def model(self) -> str:
         return self.runtime.llm.model
+
+    @property
+    def last_thinking(self) -> str:
+        return self.renderer.thinking.last
 
     @property
     def session_usage(self) -> Usage:
@@ -183,6 +196,10 @@ class Repl:
 
             self.console.print(changed_text(changes), soft_wrap=True)
 
+    @property
+    def mcp(self) -> McpManager | None:
+        return self.runtime.mcp
+
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
         self.runtime.settings = self.runtime.settings.model_copy(update={"model": name})
@@ -197,10 +214,24 @@ class Repl:
         """Runs a plan on the screen; a completed one joins the conversation, so later turns know of it."""
         from paicli.ui.plan_runner import PlanScreen, plan_on_screen  # plan mode loads on first use
 
+        if request.goal is not None and request.plan is None:
+            from paicli.ui.mentions import MentionError, attach, attached_text, attachment_note
+
+            try:
+                attachments = await attach(request.goal, self.runtime.tool_context())
+            except MentionError as err:
+                self.error(f"{one_line(str(err), limit=1000)} — the plan was not started")
+                return
+            for attachment in attachments:
+                self.say(attachment_note(attachment) + " · for the planner", "dim")
+            request = dataclasses.replace(request, attached=attached_text(attachments))
         for notice in request.notices:
             self.say(notice, "yellow")
-        screen = PlanScreen(self.runtime, self.console, self.approval)
+        notify = self._notifier()
+        screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
         outcome = await plan_on_screen(self.runtime, screen, request, checkpoints=self._checkpoints)
+        if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
+            notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
         self._changed(outcome.changes)
         if outcome.status is PlanStatus.CANCELLED:
@@ -214,6 +245,14 @@ class Repl:
                 {"role": "user", "content": f"/plan {plan.goal}"},
                 {"role": "assistant", "content": outcome.summary or plan.summary or "The plan completed."},
             ]
+
+    def _notifier(self) -> Notifier:
+        def write(text: str) -> None:
+            self.console.file.write(text)
+            self.console.file.flush()
+
+        settings = self.runtime.settings
+        return Notifier(write, enabled=settings.notify, after=settings.notify_after)
 
     async def compact(self) -> None:
         from paicli.agent.compress import estimate_tokens
@@ -247,7 +286,10 @@ class Repl:
         self.say(sandbox.describe(), "dim" if sandbox.sandbox is not None or sandbox.mode == "off" else "yellow")
         while True:
             try:
-                text = await self.session.prompt_async(self._prompt, default=self.typeahead)
+                # The MCP servers start once the first prompt is on screen: their start never delays it.
+                text = await self.session.prompt_async(
+                    self._prompt, default=self.typeahead, pre_run=self._start_servers
+                )
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
             except EOFError:
@@ -260,6 +302,9 @@ class Repl:
     async def handle(self, text: str) -> Outcome:
         if not text.strip():
             return Outcome.CONTINUE
+        if (line := shell_command(text)) is not None:
+            await self.run_shell(line)
+            return Outcome.CONTINUE
         if self.plan_next and not text.lstrip().startswith("/"):
             self.plan_next = False
             await self.run_plan(PlanRequest(text.strip()))
@@ -271,8 +316,36 @@ class Repl:
                 self.error(f"unknown command {name} — /help lists the commands")
                 return Outcome.CONTINUE
             return await command.run(self, arg)
-        await self.run_turn(text)
+        if (sent := await self.with_mentions(text)) is not None:
+            await self.run_turn(sent)
         return Outcome.CONTINUE
+
+    async def with_mentions(self, text: str) -> str | None:
+        """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
+        from paicli.ui.mentions import MentionError, attachment_note, expand_mentions
+
+        try:
+            sent, attachments = await expand_mentions(text, self.runtime.tool_context())
+        except MentionError as err:
+            self.error(f"{one_line(str(err), limit=1000)} — the message was not sent")
+            self.typeahead = text  # nothing is lost: the message waits in the prompt to be fixed
+            return None
+        for attachment in attachments:
+            self.say(attachment_note(attachment), "dim")
+        return sent
+
+    async def run_shell(self, command: str) -> None:
+        """`!command`: runs it as the user (no model); ESC stops it; it joins the conversation."""
+        from paicli.ui.shell_escape import run_shell
+
+        ctx = self.runtime.tool_context()
+        if reason := dangerous_reason(command, workspace=ctx.workspace):
+            self.error(f"refused: {one_line(reason, limit=1000)}")
+            return
+        job = await until_done(run_shell(command, ctx, lambda line: self.say(line)), self._watch)
+        ran = job.result()
+        self.say(ran.status, "dim")
+        self.messages.append(ran.message())
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
@@ -314,6 +387,9 @@ class Repl:
             finally:
                 self.typeahead = keys.typeahead
 
+    def _start_servers(self) -> None:
+        start_servers_after_this_step(self.runtime)
+
     def _prompt(self) -> FormattedText:
         if self.plan_next:
             return FormattedText([("bold ansimagenta", "plan" + PROMPT)])
@@ -321,6 +397,19 @@ class Repl:
 
     def _toolbar(self) -> FormattedText:
         usage = self.renderer.session_usage
+        servers = f" · {mcp_summary(self.runtime.mcp.views())}" if self.runtime.mcp is not None else ""
         return FormattedText(
-            [("", f" {self.model} · ↑ {usage.prompt_tokens:,} ↓ {usage.completion_tokens:,} tokens · /help")]
+            [("", f" {self.model} · {arrows(usage)} tokens{servers} · /help")]
         )
+
+
+def mcp_summary(views: list[ServerView]) -> str:
+    """`MCP 2/3` (ready of enabled), with `starting` or `1 failed` when it applies."""
+    enabled = [view for view in views if view.status != "disabled"]
+    ready = sum(view.status == "ready" for view in enabled)
+    text = f"MCP {ready}/{len(enabled)}"
+    if starting := sum(view.status == "starting" for view in enabled):
+        text += f" ({starting} starting)"
+    if failed := sum(view.status == "failed" for view in enabled):
+        text += f" ({failed} failed: /mcp)"
+    return text

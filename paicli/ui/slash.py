@@ -24,6 +24,7 @@ from paicli.sandbox import SandboxChoice
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
+    from paicli.mcp.manager import McpManager
 
 
 class Outcome(enum.Enum):
@@ -50,6 +51,9 @@ class CommandContext(Protocol):
     def model(self) -> str: ...
 
     @property
+    def last_thinking(self) -> str: ...
+
+    @property
     def session_usage(self) -> Usage: ...
 
     @property
@@ -57,6 +61,9 @@ class CommandContext(Protocol):
 
     @property
     def checkpoints(self) -> Checkpoints | None: ...
+
+    @property
+    def mcp(self) -> McpManager | None: ...
 
     def say(self, text: str, style: str = "") -> None: ...
 

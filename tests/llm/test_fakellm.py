@@ -61,6 +61,20 @@ def test_usage_chunk_only_when_asked(fake: FakeLLM) -> None:
     assert all("usage" not in e for e in events if isinstance(e, dict))
 
 
+def test_usage_false_never_sends_usage_like_llamacpp(fake: FakeLLM) -> None:
+    fake.on("hi", Reply.text("ok", usage=False), repeat=True)
+    events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=_body("hi")))
+    assert all("usage" not in e for e in events if isinstance(e, dict))
+    assert "usage" not in httpx.post(f"{fake.base_url}/chat/completions", json=_body("hi", stream=False)).json()
+
+
+def test_reasoning_streams_before_the_content_in_its_field(fake: FakeLLM) -> None:
+    fake.on("hi", Reply.text("ok", reasoning="hmm", reasoning_field="reasoning", chunk=2))
+    events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=_body("hi")))
+    deltas = [e["choices"][0]["delta"] for e in events[1:-3]]
+    assert deltas == [{"reasoning": "hm"}, {"reasoning": "m"}, {"content": "ok"}]
+
+
 def test_tool_call_fragments_carry_id_and_name_first_then_argument_pieces(fake: FakeLLM) -> None:
     fake.on("go", Reply.tool_calls([("read_file", {"path": "a.py"}), ("list_dir", "{}", "my_id")], chunk=3))
     events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=_body("go")))

@@ -23,7 +23,7 @@ class ScriptedPlanner:
         self.plans = list(plans)
         self.reasons: list[str] = []
 
-    async def plan(self, goal: str, *, round: int = 1) -> Plan:
+    async def plan(self, goal: str, *, round: int = 1, attached: str = "") -> Plan:
         return self.plans.pop(0)
 
     async def replan(self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str) -> Plan:

@@ -201,3 +201,13 @@ async def test_a_workspace_folder_on_path_cannot_get_a_program_planted(
     assert "Read-only file system" in output, output
     assert not (workspace / ".venv" / "bin" / "git").exists()
     assert (workspace / ".venv" / "notes").exists()  # the rest of the workspace stays writable
+
+
+async def test_a_command_the_user_types_runs_as_the_user(ctx: ToolContext, fake_home: Path) -> None:
+    """`!command` in the REPL: the user's own command, outside the sandbox, even with one on the context."""
+    from paicli.ui.shell_escape import run_shell
+
+    shown: list[str] = []
+    done = await run_shell("touch ~/mine.txt && echo made", ctx, shown.append)
+    assert done.status == "exit code 0" and shown == ["made"]
+    assert (fake_home / "mine.txt").exists()

@@ -146,8 +146,8 @@ def test_handed_over_keys_keep_their_precedence(
 
 
 def test_no_key_anywhere_still_names_the_variables(fake: FakeLLM, workspace: Path, home: Path) -> None:
-    env = paicli_env(fake, home, DEPLOY_TOKEN=random_key())
-    del env["PAICLI_API_KEY"]
+    env = paicli_env(fake, home, DEPLOY_TOKEN=random_key(), PAICLI_BASE_URL="https://api.example.invalid/v1")
+    del env["PAICLI_API_KEY"]  # a remote endpoint: a server on the loopback needs no key
     done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env)
     assert done.code == 2 and "PAICLI_API_KEY" in done.stderr and fake.requests == []
 

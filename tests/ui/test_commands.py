@@ -23,7 +23,8 @@ def test_slash_commands_complete_while_the_input_is_one_word() -> None:
     def complete(text: str) -> list[str]:
         return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
 
-    assert complete("/m") == ["/model"]
+    assert complete("/mo") == ["/model"]
+    assert complete("/m") == ["/model", "/mcp"]
     assert set(complete("/")) >= {"/help", "/clear", "/model", "/exit", "/quit"}
     assert complete("/model x") == []
     assert complete("hello /m") == []

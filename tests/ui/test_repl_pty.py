@@ -141,7 +141,8 @@ def test_model_and_clear_apply_to_the_session_and_quit_leaves(spawn_repl: Spawn,
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert "first" in (home / ".paicli" / "history").read_text()
+    (history,) = (home / ".paicli" / "history").iterdir()
+    assert "first" in history.read_text()
 
 
 def test_ctrl_c_at_the_prompt_clears_the_line_and_alt_enter_starts_a_new_one(spawn_repl: Spawn, fake: FakeLLM) -> None:
