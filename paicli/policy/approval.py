@@ -269,13 +269,9 @@ class ApprovalPolicy:
                 reason=f"{why}; run it once outside the sandbox, with your full rights?{outside_why}",
                 always=f"{prefixes} outside the sandbox", outside=True, opaque=found.risk is Risk.OPAQUE,
             )  # fmt: skip
-            try:
-                answer: ApprovalDecision = await ctx.approve(request)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # a broken prompt must refuse, never allow
-                failure = f"the approval prompt failed ({type(error).__name__}: {error})"
-                return _refuse(Decision.REFUSED_OUTSIDE, failure, f"It stays refused: {failure}. {DO_NOT_RETRY}")
+            answer = await _answer(ctx, request)
+            if isinstance(answer, str):
+                return _refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}. {DO_NOT_RETRY}")
         if answer.allowed:
             if answer.how == "session":
                 self.grants.update(keys)
@@ -292,13 +288,9 @@ class ApprovalPolicy:
             task_id=ctx.task_id, tool=tool, summary=found.summary, reason=found.reason,
             always=found.always_label, opaque=found.risk is Risk.OPAQUE,
         )  # fmt: skip
-        try:
-            answer: ApprovalDecision = await ctx.approve(request)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # a broken prompt must refuse, never allow
-            reason = f"the approval prompt failed ({type(error).__name__}: {error})"
-            return _refuse(Decision.REFUSED_BY_USER, reason, f"refused: {reason}. {DO_NOT_RETRY}")
+        answer = await _answer(ctx, request)
+        if isinstance(answer, str):
+            return _refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}. {DO_NOT_RETRY}")
         if answer.allowed:
             always = answer.how == "session"
             if always:
@@ -364,3 +356,14 @@ def _facts(tool: Tool | str) -> Tool | None:
 def _path_summary(tool: Tool, arguments: Mapping[str, Any]) -> str:
     path = arguments.get(tool.path_argument) if tool.path_argument else None
     return f"{tool.name} {path}" if isinstance(path, str) else tool.name
+
+
+async def _answer(ctx: ToolContext, request: PolicyRequest) -> ApprovalDecision | str:
+    """The user's answer, or why there is none: a broken prompt must refuse, never allow."""
+    assert ctx.approve is not None
+    try:
+        return await ctx.approve(request)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        return f"the approval prompt failed ({type(error).__name__}: {error})"
