@@ -180,8 +180,9 @@ def _address(script: str, at: int) -> int:
     return at
 
 
-def _delimited(script: str, at: int, delimiter: str) -> int:
-    """The index after the closing `delimiter`; a backslash escapes the next character."""
+def _delimited(script: str, at: int, delimiter: str, *, what: str = "regular expression") -> int:
+    """The index after the closing `delimiter`; a backslash escapes the next character. A regular
+    expression ends at a newline; a replacement may hold escaped newlines (`s/a/b\\` newline `c/`)."""
     while at < len(script):
         char = script[at]
         if char == "\\":
@@ -189,10 +190,10 @@ def _delimited(script: str, at: int, delimiter: str) -> int:
             continue
         if char == delimiter:
             return at + 1
-        if char == "\n" and delimiter != "\n":
+        if char == "\n" and delimiter != "\n" and what == "regular expression":
             raise _Unreadable("a newline inside a regular expression")
         at += 1
-    raise _Unreadable("an unterminated regular expression")
+    raise _Unreadable(f"an unterminated {what}")
 
 
 def _substitution(script: str, at: int, *, flags: bool = True) -> tuple[int, str]:
@@ -200,7 +201,7 @@ def _substitution(script: str, at: int, *, flags: bool = True) -> tuple[int, str
         raise _Unreadable("a substitution delimiter")
     delimiter = script[at]
     at = _delimited(script, at + 1, delimiter)
-    at = _replacement(script, at, delimiter)
+    at = _delimited(script, at, delimiter, what="replacement")
     if not flags:
         return at, ""
     start = at
@@ -211,16 +212,3 @@ def _substitution(script: str, at: int, *, flags: bool = True) -> tuple[int, str
             raise _Unreadable(f"the substitution flag {script[at]!r}")
         at += 1
     return at, script[start:at]
-
-
-def _replacement(script: str, at: int, delimiter: str) -> int:
-    """The replacement may hold escaped newlines (`s/a/b\\` newline `c/`)."""
-    while at < len(script):
-        char = script[at]
-        if char == "\\":
-            at += 2
-            continue
-        if char == delimiter:
-            return at + 1
-        at += 1
-    raise _Unreadable("an unterminated replacement")
