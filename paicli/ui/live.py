@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from types import TracebackType
 
 from rich.console import Console, Group, RenderableType
@@ -53,44 +52,18 @@ from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.plan_facts import estimate_vs_actual
-from paicli.ui.plan_view import count_statuses, fold, status_icon, type_badge
+from paicli.ui.plan_view import count_statuses, fold, status_icon
 from paicli.ui.render import (
     NOTICE_STYLES,
     format_duration,
-    format_tokens,
     tool_summary,
     transient_live,
     usage_line,
 )
+from paicli.ui.task_table import TaskRow, rows_to_hide, task_lines, task_outcome
 
 REFRESH_PER_SECOND = 4.0
-MAX_ID_WIDTH = 24
 FINAL_STYLES = {"COMPLETED": "bold green", "FAILED": "bold red", "CANCELLED": "bold yellow"}
-HIDE_FIRST = (TaskStatus.COMPLETED, TaskStatus.SKIPPED, TaskStatus.PENDING, TaskStatus.FAILED, TaskStatus.RUNNING)
-
-
-@dataclass
-class TaskRow:
-    """What the view knows of one task; every text is already cleaned."""
-
-    id: str
-    type: TaskType = TaskType.ANALYSIS
-    description: str = ""
-    dependencies: list[str] = field(default_factory=list)
-    status: TaskStatus = TaskStatus.PENDING
-    round: int = 1
-    started: float | None = None
-    finished: float | None = None
-    activity: str = ""  # the last tool call of a running task
-    activity_failed: bool = False
-    usage: Usage = field(default_factory=Usage)
-    result: str = ""
-    error: str = ""
-
-    def elapsed(self, now: float) -> float | None:
-        if self.started is None:
-            return None
-        return max(0.0, (self.finished if self.finished is not None else now) - self.started)
 
 
 class LivePlanView:
@@ -315,7 +288,7 @@ class LivePlanView:
                 return waiting
         rows = list(self.rows.values())
         room = max(2, self.console.height - 3)  # a live region taller than the screen cannot be redrawn
-        hidden = _rows_to_hide(rows, room)
+        hidden = rows_to_hide(rows, room)
         heading = Text.assemble(("Running plan", "bold"), f" · round {self.round}" if self.round > 1 else "")
         heading.append(f" · {self._counts()}", style="dim")
         parts: list[RenderableType] = [heading, self._table([row for row in rows if row.id not in hidden], time.time())]
@@ -329,40 +302,10 @@ class LivePlanView:
     # ---- pieces ----
 
     def _table(self, rows: Sequence[TaskRow], now: float) -> Group:
-        """One line per task, columns aligned by padding (a rich Table squeezes every column when narrow;
-        here only the last one, the activity, is cut)."""
-        elapsed = [row.elapsed(now) for row in rows]
-        times = [format_duration(seconds) if seconds is not None else "" for seconds in elapsed]
-        tokens = [format_tokens(row.usage.total, row.usage.estimated) if row.usage.total else "" for row in rows]
-        id_width = min(MAX_ID_WIDTH, max((len(row.id) for row in rows), default=0))
-        time_width = max(map(len, times), default=0)
-        token_width = max(map(len, tokens), default=0)
-        lines = []
-        for row, spent, used in zip(rows, times, tokens, strict=True):
-            shown_id = row.id if len(row.id) <= id_width else row.id[: id_width - 1] + "…"
-            line = Text.assemble(status_icon(row.status), " ", (shown_id.ljust(id_width), "bold"), " ")
-            line.append_text(type_badge(row.type, padded=True))
-            columns = [spent.rjust(time_width)] if time_width else []
-            columns += [used.rjust(token_width)] if token_width else []
-            line.append(" " + " ".join([*columns, ""]), style="dim")
-            line.append_text(self._outcome(row))
-            line.no_wrap, line.overflow = True, "ellipsis"
-            lines.append(line)
-        return Group(*lines)
+        return task_lines(rows, self.rows, now, self._safe)
 
     def _outcome(self, row: TaskRow) -> Text:
-        """What a running task does, how a finished one ended, what a pending one waits for."""
-        if row.status is TaskStatus.RUNNING:
-            return Text(fold(row.activity) or "working…", style="red" if row.activity_failed else "cyan")
-        if row.status is TaskStatus.COMPLETED:
-            return Text(fold(row.result) or "done")
-        if row.status in (TaskStatus.FAILED, TaskStatus.SKIPPED):
-            return Text(fold(row.error), style="red" if row.status is TaskStatus.FAILED else "yellow")
-        waiting = [
-            dep for dep in row.dependencies if dep in self.rows and self.rows[dep].status is not TaskStatus.COMPLETED
-        ]
-        text = "waits for " + ", ".join(self._safe(dep) for dep in waiting) if waiting else fold(row.description)
-        return Text(text, style="dim")
+        return task_outcome(row, self.rows, self._safe)
 
     def _finished_line(self, row: TaskRow) -> Text:
         line = Text.assemble(status_icon(row.status), " ", (row.id, "bold"), f" {row.status.value.lower()}")
@@ -389,18 +332,3 @@ class LivePlanView:
 
     def _safe(self, text: str) -> str:
         return mask_secrets(terminal_safe(text), self.secrets)
-
-
-def _rows_to_hide(rows: list[TaskRow], room: int) -> dict[str, TaskRow]:
-    """Rows left out of a live table with `room` lines: the oldest finished ones first, then the pending ones
-    furthest away; running ones last."""
-    if len(rows) <= room:
-        return {}
-    order = {id(row): index for index, row in enumerate(rows)}
-
-    def rank(row: TaskRow) -> tuple[int, int]:
-        later_first = -1 if row.status is TaskStatus.PENDING else 1
-        return HIDE_FIRST.index(row.status), later_first * order[id(row)]
-
-    ranked = sorted(rows, key=rank)
-    return {row.id: row for row in ranked[: len(rows) - room + 1]}  # one line says what is hidden

@@ -19,15 +19,14 @@ from typing import TYPE_CHECKING
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
-from prompt_toolkit.filters import Condition, is_searching
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import KeyPressEvent
 from rich.console import Console, RenderableType
 
 from paicli import __version__
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.driver import run_turn, until_done
-from paicli.app.figures import arrows
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
 from paicli.config import Settings, user_home
@@ -46,16 +45,14 @@ from paicli.ui.commands import COMMANDS
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import Notifier
+from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
 from paicli.ui.render import ChatRenderer
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.watch import cancel_keys
 
 if TYPE_CHECKING:
-    from paicli.mcp.manager import McpManager, ServerView
-
-PROMPT = "› "
-
+    from paicli.mcp.manager import McpManager
 
 def run_repl(settings: Settings) -> int:
     """The `paicli` entry without a subcommand; returns the exit code."""
@@ -80,26 +77,6 @@ async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -
         await runtime.aclose()
         if checkpoints is not None:
             checkpoints.close()
-
-
-def prompt_keys() -> KeyBindings:
-    """Enter sends; Alt+Enter (Esc then Enter) inserts a newline; Ctrl-L clears the screen. (Ctrl-R searches
-    the history and a bracketed paste stays one message: prompt_toolkit's own bindings.)"""
-    keys = KeyBindings()
-
-    @keys.add("c-l")
-    def _clear(event: KeyPressEvent) -> None:
-        event.app.renderer.clear()
-
-    @keys.add("enter", filter=~is_searching)
-    def _send(event: KeyPressEvent) -> None:
-        event.current_buffer.validate_and_handle()
-
-    @keys.add("escape", "enter")
-    def _newline(event: KeyPressEvent) -> None:
-        event.current_buffer.insert_text("\n")
-
-    return keys
 
 
 class Repl:
@@ -391,25 +368,7 @@ class Repl:
         start_servers_after_this_step(self.runtime)
 
     def _prompt(self) -> FormattedText:
-        if self.plan_next:
-            return FormattedText([("bold ansimagenta", "plan" + PROMPT)])
-        return FormattedText([("bold ansicyan", PROMPT)])
+        return prompt_text(planning=self.plan_next)
 
     def _toolbar(self) -> FormattedText:
-        usage = self.renderer.session_usage
-        servers = f" · {mcp_summary(self.runtime.mcp.views())}" if self.runtime.mcp is not None else ""
-        return FormattedText(
-            [("", f" {self.model} · {arrows(usage)} tokens{servers} · /help")]
-        )
-
-
-def mcp_summary(views: list[ServerView]) -> str:
-    """`MCP 2/3` (ready of enabled), with `starting` or `1 failed` when it applies."""
-    enabled = [view for view in views if view.status != "disabled"]
-    ready = sum(view.status == "ready" for view in enabled)
-    text = f"MCP {ready}/{len(enabled)}"
-    if starting := sum(view.status == "starting" for view in enabled):
-        text += f" ({starting} starting)"
-    if failed := sum(view.status == "failed" for view in enabled):
-        text += f" ({failed} failed: /mcp)"
-    return text
+        return toolbar_text(self.model, self.renderer.session_usage, self.runtime.mcp)
