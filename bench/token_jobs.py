@@ -4,8 +4,8 @@ The job: review four source files of a workspace (fan-out reads), two analyses (
 d.py), write REVIEW.md, verify it. Every way of doing it gets the same texts from the "model":
 
 - plan, model reads (`paicli plan GOAL --yes --json --no-review`): one planner request, then per task a
-  ReAct loop of its own (reads: read_file then the answer; analyses: the answer; write: write_file then
-  the answer; verification: execute_command then the answer), then the summary request.
+  ReAct loop of its own (reads: read_file then the answer; analyses: the answer; write: write_file, which
+  ends it; verification: execute_command then the answer), then the summary request.
 - plan, direct actions: the same plan, but the four reads are `read_file` actions and the check an
   `execute_command` action: those five tasks run without a model request, and each analysis gets the
   raw files of its two reads (capped as every dependency's result is).
@@ -141,8 +141,6 @@ def script_plan(fake: FakeLLM, size: int, latency: float, *, direct: bool) -> No
         fake.on(task_is("task_8"), Reply.tool_calls([("execute_command", {"command": CHECK})], latency=latency))
     for tid, text in ANALYSIS.items():
         fake.on(task_is(tid), Reply.text(text, latency=latency))
-    wrote = Reply.text("Wrote REVIEW.md with 6 findings.", latency=latency)
-    fake.on(all_of(task_is("task_7"), has_tool_result()), wrote)
     write = Reply.tool_calls([("write_file", {"path": "REVIEW.md", "content": REVIEW})], latency=latency)
     fake.on(task_is("task_7"), write)
 

@@ -235,7 +235,7 @@ def test_a_cancelled_plan_keeps_its_changes_and_resume_goes_on_recording(
 ) -> None:
     tasks = [
         task("task_1", "FILE_WRITE", [], files=["a.py"]),
-        task("task_2", "FILE_WRITE", ["task_1"], files=["b.py"]),
+        task("task_2", "FILE_WRITE", ["task_1"], files=["b.py", "c.py"]),  # c.py unwritten: task_2 asks on
     ]
     fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "two steps", "tasks": tasks})))
     fake.on(all_of(task_is("task_1"), has_tool_result()), Reply.text("a written"))

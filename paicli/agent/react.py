@@ -42,6 +42,10 @@ class Tools(Protocol):
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome: ...
 
 
+# Called after each reply's tool calls ran, with the calls and their outcomes; a text it returns ends the run
+# with that text as the answer, without the closing request (a plan's FILE_WRITE task whose files are written).
+FinishWhen = Callable[[list[ToolCall], list[ToolOutcome]], str | None]
+
 # Called before every model request with the conversation so far; returns the messages to send (possibly
 # compressed). Also the place where a token budget refuses to start a new request.
 BeforeRequest = Callable[[list[Message]], Awaitable[list[Message]]]
@@ -74,6 +78,7 @@ class ReactLoop:
     max_format_errors: int = 3  # consecutive steps whose every call was malformed
     before_request: BeforeRequest | None = None
     stream_text: bool = True
+    finish_when: FinishWhen | None = None
     _known: set[str] = field(default_factory=set, repr=False)  # tool names offered in this run
     spent: Usage = field(default_factory=Usage)  # every request of this loop, also when `run` raised
 
@@ -96,6 +101,10 @@ class ReactLoop:
             for call, outcome in zip(response.tool_calls, outcomes, strict=True):
                 result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.output})
                 result.tool_outputs.append((call.name, outcome.output))
+            if self.finish_when is not None and (done := self.finish_when(response.tool_calls, outcomes)) is not None:
+                result.content = "\n".join(part for part in (response.content.strip(), done) if part)
+                result.finish_reason = "tool_calls"
+                return result
             format_errors = format_errors + 1 if all(self._malformed(c) for c in response.tool_calls) else 0
             if format_errors >= self.max_format_errors:
                 raise AgentError(

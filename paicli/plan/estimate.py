@@ -4,7 +4,8 @@ A rough, documented model, good enough to compare plans and to notice an expensi
 it (the benchmark `tokens` reports how far off it is; the constants below come from its measurements):
 - a direct action (`action`) costs nothing: no model request;
 - a task run by the model costs `REQUESTS[type]` requests (a tool round or two, then the answer); a
-  FILE_WRITE task that only creates files costs one less (it need not read them first). Each request
+  FILE_WRITE task that only creates files costs one: it writes them whole, and that ends it
+  (paicli/plan/executor.py `files_written`). Each request
   sends the fixed part (system prompt and tool schemas, measured by the caller) plus the task's brief
   (goal, description, and per dependency its result: `DEPENDENCY_TOKENS` for a model's answer, the raw
   output, capped as the brief caps it, for a direct action; a file read directly is sized from the file),
@@ -37,7 +38,7 @@ from paicli.tools.guard import resolve_in_workspace
 
 REQUESTS = {
     TaskType.FILE_READ: 2,
-    TaskType.FILE_WRITE: 3,  # read, change, answer; 2 when it only creates files
+    TaskType.FILE_WRITE: 3,  # read, change, answer; 1 when it only creates files
     TaskType.COMMAND: 2,
     TaskType.ANALYSIS: 1,
     TaskType.VERIFICATION: 2,
@@ -77,7 +78,8 @@ class Estimator:
             return Estimate()
         dependencies = sum(self._dependency(plan.task(dep)) for dep in task.dependencies if dep in plan.ids())
         brief = (len(plan.goal) + len(task.description)) // 4 + 100 + dependencies
-        steps = REQUESTS[task.type] - (1 if task.type is TaskType.FILE_WRITE and self._creates_only(task) else 0)
+        creates_only = task.type is TaskType.FILE_WRITE and self._creates_only(task)
+        steps = 1 if creates_only else REQUESTS[task.type]
         first = self.fixed_tokens + brief
         tokens = steps * first + STEP_TOKENS[task.type] * steps * (steps - 1) // 2
         model = self.model_of(task)

@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from paicli.agent.react import ReactLoop
+from paicli.agent.react import FinishWhen, ReactLoop
 from paicli.errors import AgentError
 from paicli.llm.types import Message, ToolCall
 from paicli.plan import caps
-from paicli.plan.model import Plan, Task, TaskAction
+from paicli.plan.model import Plan, Task, TaskAction, TaskType
+from paicli.plan.task_fields import normalise_path
+from paicli.tools.arguments import arguments_or_raw
+from paicli.tools.base import ToolOutcome
 from paicli.tools.output import truncate_middle
 
 LoopFactory = Callable[[Task], ReactLoop]
@@ -64,6 +67,7 @@ class ReactTaskRunner:
         loop = self.make_loop(task)
         if task.action is not None:
             return await run_action(loop, task, task.action)
+        loop.finish_when = files_written(task)
         try:
             result = await loop.run(task_messages(self.system_prompt, plan, task))
         finally:  # a failed or cancelled task's requests count too
@@ -85,3 +89,30 @@ async def run_action(loop: ReactLoop, task: Task, action: TaskAction) -> str:
         raise AgentError(f"the action {action.tool} failed ({why}):\n{output}")
     task.raw_result = True
     return outcome.output
+
+
+def files_written(task: Task) -> FinishWhen | None:
+    """For a FILE_WRITE task that declares exact files: the run ends once each of them was written whole
+    (`write_file`) and every call of the latest reply was such a write that succeeded. The model's closing
+    "I wrote the file" would only repeat the tool results, and costs a reply on the plan's critical path
+    (BENCHMARKS.md section 6). The executor prompt tells the model, so it writes each file's final text
+    in one call. A task with a folder in `files`, or whose last reply did anything else, ends as usual."""
+    declared = set(task.files or ())
+    if task.type is not TaskType.FILE_WRITE or not declared or any(path.endswith("/") for path in declared):
+        return None
+    written: set[str] = set()
+
+    def finish(calls: list[ToolCall], outcomes: list[ToolOutcome]) -> str | None:
+        only_writes = True
+        for call, outcome in zip(calls, outcomes, strict=True):
+            arguments = arguments_or_raw(call.arguments)
+            path = arguments.get("path") if isinstance(arguments, dict) else None
+            if call.name == "write_file" and outcome.ok and isinstance(path, str) and (normal := normalise_path(path)):
+                written.add(normal)
+            else:
+                only_writes = False
+        if not only_writes or not declared <= written:
+            return None
+        return "\n".join(outcome.output.strip() for outcome in outcomes)
+
+    return finish

@@ -169,7 +169,7 @@ def test_a_direct_read_is_sized_from_its_file(workspace: Path) -> None:
     assert brief_of(without, plan, plan.task("a1")) - brief_of(without, plan, plan.task("answer")) == RAW_TOKENS
 
 
-def test_a_write_that_only_creates_files_needs_no_read_first(workspace: Path) -> None:
+def test_a_write_that_only_creates_files_takes_one_request(workspace: Path) -> None:
     (workspace / "app.py").write_text("print(1)\n")
     (workspace / "src").mkdir()
     estimator = Estimator(fixed_tokens=FIXED, workspace=workspace)
@@ -178,7 +178,7 @@ def test_a_write_that_only_creates_files_needs_no_read_first(workspace: Path) ->
         task = Task(id="w", description="d", type=TaskType.FILE_WRITE, files=files)
         return estimator.task(plan_of(task), task).requests
 
-    assert requests(["NEW.md", "docs/new.md"]) == 2
+    assert requests(["NEW.md", "docs/new.md"]) == 1  # written whole, which ends the task: no read, no answer
     assert requests(["NEW.md", "app.py"]) == 3  # it changes a file that exists: read, change, answer
     assert requests(["src/"]) == 3 and requests(["new_folder/"]) == 3  # a folder may hold files to change
     assert requests(["NEW.md"], Estimator(fixed_tokens=FIXED)) == 3  # nothing known about the workspace
