@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from paicli.app.checkpoints.store import CheckpointStore, store_folder
 from tests.conftest import Finished, paicli_env, run_paicli, start_paicli
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
-from tests.plan_script import PLANNER, script_summary, system_is, task_is
+from tests.plan_script import PLANNER, SUMMARIZER, script_summary, system_is, task_is
 
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
     "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@x",
@@ -298,3 +301,49 @@ def test_a_file_over_the_size_limit_is_left_out_with_a_notice_but_a_tool_write_i
     assert [c["path"] for c in done.of("run_finished")[0]["changes"]] == ["big.dat"]
     assert paicli(workspace, fake, home, "undo").code == 0
     assert (workspace / "big.dat").read_bytes() == b"y" * 5000
+
+
+def test_the_first_checkpoint_is_taken_while_the_planner_thinks(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    """Even a plan that writes nothing warms the store up: the checkpoint is started with the planning
+    request, so a plan's first writing task finds the workspace already stored."""
+    for n in range(120):
+        (workspace / f"m{n}.py").write_text(f"x = {n}\n")
+    fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "look", "tasks": [task("t", "ANALYSIS", [])]})))
+    fake.on(task_is("t"), Reply.text("looked"))
+    script_summary(fake)
+    planned = paicli(workspace, fake, home, "plan", "look around", "--yes", "--json")
+    assert planned.code == 0, planned.stderr
+    store = CheckpointStore(shutil.which("git") or "git", workspace, store_folder(home, workspace), notify=print)
+    assert len(store.git.run(["ls-files"]).splitlines()) == 120
+    assert planned.of("plan_finished")[0]["changes"] == []
+
+
+def test_the_summary_does_not_wait_for_the_last_tasks_checkpoint(
+    fake: FakeLLM, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """A task's closing checkpoint is taken in the background (the checkpoint worker still takes it before
+    any later step begins): here git is made slow at the closing checkpoint, and the summary request is
+    made while it is still being taken. The changes in plan_finished still include the task's file."""
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    real_git = shutil.which("git") or "/usr/bin/git"
+    marks = tmp_path / "marks"
+    (shims / "git").write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *"checkpoint: after task_1"*) sleep 2; '
+        f"{sys.executable} -c 'import time; print(time.monotonic())' >> {marks} ;; esac\n"
+        f'exec {real_git} "$@"\n'
+    )
+    (shims / "git").chmod(0o755)
+    tasks = [task("task_1", "FILE_WRITE", [], files=["a.py"])]
+    fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "one step", "tasks": tasks})))
+    fake.on(task_is("task_1"), Reply.tool_calls([("write_file", {"path": "a.py", "content": "a\n"})]))
+    script_summary(fake)
+    env = paicli_env(fake, home) | {"PATH": f"{shims}:{os.environ['PATH']}"}
+    planned = run_paicli(["-C", str(workspace), "plan", "one step", "--yes", "--json"], env)
+    assert planned.code == 0, planned.stderr
+    summary = next(r for r in fake.requests if r.body and system_is(SUMMARIZER)(r.body))
+    closing_checkpoint_done = float(marks.read_text().split()[0])
+    assert summary.started < closing_checkpoint_done  # one monotonic clock: the order, not a duration
+    (change,) = planned.of("plan_finished")[0]["changes"]
+    assert (change["path"], change["task_id"]) == ("a.py", "task_1")

@@ -74,9 +74,10 @@ async def run_plan(
     session = build_plan_session(runtime, sink, plan_id=plan_id)
     steps = None
     if checkpoints is not None:
+        checkpoints.warm_up()  # while the planner thinks
         steps = PlanSteps(checkpoints, session.saved_id, goal or (plan.goal if plan else ""))
         session.scheduler.runner = CheckpointedRunner(session.scheduler.runner, steps)
-        session.changes = steps.changes
+        session.changes, session.settle = steps.changes, steps.settle
     if review is not None:
         reviewing = review
 

@@ -80,6 +80,7 @@ class PlanSession:
     saved_id: Callable[[], str | None] = field(default=lambda: None)  # the id the plan is saved under, once saved
     discard: Callable[[], Awaitable[None]] | None = None  # forgets a new plan cancelled before it ran
     changes: Callable[[], list[FileChange] | None] = field(default=lambda: None)  # files changed so far (checkpoints)
+    settle: Callable[[], Awaitable[None]] | None = None  # before plan_finished: lets `changes` catch up
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
@@ -105,9 +106,11 @@ class PlanSession:
                 return self._finish(self.current or plan, PlanStatus.CANCELLED)
             finished = await self._execute(self.current or plan)
             summary = await self._summary(finished)  # None unless COMPLETED
+            await self._settle()
             return self._finish(finished, finished.status, summary)
         except asyncio.CancelledError:
             if self.current is not None:
+                await asyncio.shield(self._settle())
                 self._finish(self.current, PlanStatus.CANCELLED)
             else:  # cancelled while planning: there is no plan, but the stream still ends
                 self._announce(PlanStatus.CANCELLED, None, Usage())
@@ -118,10 +121,15 @@ class PlanSession:
                 usage = self._announce(PlanStatus.FAILED, self.failure, Usage())
                 return PlanOutcome(PlanStatus.FAILED, None, failure=self.failure, usage=usage,
                                    configuration=isinstance(err, ConfigError))  # fmt: skip
+            await self._settle()
             return self._finish(self.current, PlanStatus.FAILED)
         finally:
             if self.flush is not None:
                 await self.flush()
+
+    async def _settle(self) -> None:
+        if self.settle is not None:
+            await self.settle()
 
     async def _approve(self, plan: Plan) -> bool:
         """Shows `plan` for approval; the approved version (maybe amended or edited) becomes current."""

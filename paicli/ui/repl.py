@@ -366,6 +366,8 @@ class Repl:
 
     def _start_servers(self) -> None:
         start_servers_after_this_step(self.runtime)
+        if self._checkpoints is not None:
+            self._checkpoints.warm_up()  # while the user types the first message
 
     def _prompt(self) -> FormattedText:
         return prompt_text(planning=self.plan_next)

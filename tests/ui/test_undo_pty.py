@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
 
+from paicli.app.checkpoints.git import GitError
+from paicli.app.checkpoints.store import CheckpointStore, store_folder
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, script_summary, system_is, task_is
 from tests.ui.conftest import ANSI, PROMPT, Spawn, expect_text
@@ -161,3 +165,25 @@ def test_without_checkpoints_the_commands_say_so(spawn_repl: Spawn, fake: FakeLL
         send_line(child, command)
         expect_text(child, "checkpoints are off")
         child.expect_exact(PROMPT)
+
+
+def test_the_first_checkpoint_is_taken_while_the_first_message_is_typed(
+    spawn_repl: Spawn, workspace: Path, home: Path
+) -> None:
+    for n in range(150):
+        (workspace / f"m{n}.py").write_text(f"x = {n}\n")
+    child = spawn_repl()  # at its first prompt
+    store = CheckpointStore(shutil.which("git") or "git", workspace, store_folder(home, workspace), notify=print)
+
+    def stored() -> int:
+        try:
+            return len(store.git.run(["ls-files"]).splitlines())
+        except GitError:
+            return 0  # not created yet
+
+    deadline = time.monotonic() + 60
+    while stored() < 150 and time.monotonic() < deadline:
+        time.sleep(0.05)  # waiting for the background work, not timing it
+    assert stored() == 150  # the whole workspace is in the shadow index, and no message was sent
+    child.sendeof()
+    child.expect(pexpect.EOF)

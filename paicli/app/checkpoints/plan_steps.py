@@ -9,7 +9,9 @@ saved, so its id is known, and a plan that never ran leaves no entry behind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
+from concurrent.futures import Future
 
 from paicli.app.checkpoints.recording import Recording
 from paicli.app.checkpoints.service import Checkpoints
@@ -43,6 +45,7 @@ class PlanSteps:
         self.goal = goal
         self.recording: Recording | None = None
         self._starting = asyncio.Lock()
+        self._ending: list[Future[None]] = []  # steps ended without waiting (CheckpointedRunner)
 
     async def started(self) -> Recording:
         async with self._starting:
@@ -50,9 +53,20 @@ class PlanSteps:
                 self.recording = await self.checkpoints.begin_plan(self.plan_id(), self.goal)
             return self.recording
 
+    def end_step(self, task_id: str) -> None:
+        if (ending := self.checkpoints.end_step_soon(task_id)) is not None:
+            self._ending.append(ending)
+
     def changes(self) -> list[FileChange] | None:
         """The files changed so far: [] before any task ran, None once recording has failed."""
         return [] if self.recording is None else self.recording.changes()
+
+    async def settle(self) -> None:
+        """Waits for the steps still ending (at the end of a plan: at most the last checkpoint, which the
+        summary request did not wait for)."""
+        while self._ending:
+            with contextlib.suppress(Exception):  # a failed step stops the recording: changes() says so
+                await asyncio.shield(asyncio.wrap_future(self._ending.pop(0)))
 
     async def finish(self) -> list[FileChange] | None:
         if self.recording is None:
@@ -75,4 +89,4 @@ class CheckpointedRunner:
                 await self.steps.checkpoints.begin_step(task.id)
             return await self.runner(plan, task)
         finally:
-            await self.steps.checkpoints.end_step(task.id)
+            self.steps.end_step(task.id)

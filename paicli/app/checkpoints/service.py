@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from paicli.app.checkpoints.attribution import task_pairs
 from paicli.app.checkpoints.journal import Entry
-from paicli.app.checkpoints.recording import Recording, file_changes
+from paicli.app.checkpoints.recording import FAILURES, Recording, file_changes
 from paicli.app.checkpoints.store import CheckpointStore, store_folder
 from paicli.app.checkpoints.undo import (
     Preview,
@@ -83,6 +83,27 @@ class Checkpoints:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paicli-checkpoints")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
+        self._warming: Future[None] | None = None
+        self._held: list[str] = []  # notices of the warm-up, told after the next operation
+
+    def warm_up(self) -> None:
+        """Takes a checkpoint in the background, to be thrown away: the first checkpoint of a workspace
+        stores every file (seconds on a large one), the next ones only what changed since. Started while
+        the user types or the planner thinks, it is (mostly) done before the first step needs one. Once per
+        process; a failure is left to the real checkpoint to report."""
+        if self._warming is None:
+            self._warming = self._worker.submit(self._warm)
+
+    def _warm(self) -> None:
+        self.store.notify = self._held.append  # the worker is the only one using the store meanwhile
+        try:
+            with self.store.lock.held():
+                self.store.ensure()
+                self.store.snapshot("warm-up")
+        except FAILURES:
+            pass
+        finally:
+            self.store.notify = self._notify
 
     # ---- running operations ----
 
@@ -91,7 +112,11 @@ class Checkpoints:
         self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         inner: Future[T] = self._worker.submit(operation, *args)
         inner.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "never retrieved"
-        return await asyncio.shield(asyncio.wrap_future(inner))
+        try:
+            return await asyncio.shield(asyncio.wrap_future(inner))
+        finally:
+            while self._held:  # the warm-up ran before this operation: its notices are all in
+                self.sink.emit(Notice(level="warning", message=self._held.pop(0)))
 
     def _notify(self, message: str) -> None:
         notice = Notice(level="warning", message=message)
@@ -134,9 +159,16 @@ class Checkpoints:
         if self.recording is not None:
             await self.call(self.recording.begin_step, task_id)
 
-    async def end_step(self, task_id: str) -> None:
-        if self.recording is not None:
-            await self.call(self.recording.end_step, task_id)
+    def end_step_soon(self, task_id: str) -> Future[None] | None:
+        """Ends a task's step without waiting for its checkpoint. The worker still takes it before any
+        operation asked for later, so a dependent's step begins after it and the windows stay right; what
+        does not wait is the task's dependents and the plan's summary (a checkpoint less on the critical
+        path). The plan's `finish` runs after it too."""
+        if self.recording is None:
+            return None
+        inner = self._worker.submit(self.recording.end_step, task_id)
+        inner.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return inner
 
     async def before_tool(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext) -> None:
         """The tool box's observer: before a write, keep what the file holds; before a command, note it."""

@@ -1,0 +1,97 @@
+"""The checkpoints service: the warm-up that takes a workspace's first (expensive) checkpoint in the
+background, while the user types or the planner thinks, so that the first step only stores what changed."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from paicli.app.checkpoints.service import Checkpoints
+from paicli.app.checkpoints.store import CheckpointStore, store_folder
+from paicli.events import Event, Notice
+from tests.app.checkpoints.conftest import GIT
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def notices(self) -> list[str]:
+        return [event.message for event in self.events if isinstance(event, Notice)]
+
+
+def shadow_files(store: CheckpointStore) -> list[str]:
+    """What the shadow index holds (what the next checkpoint compares the workspace with)."""
+    return store.git.run(["ls-files"]).decode().splitlines()
+
+
+def make_store(workspace: Path, home: Path, **options: int) -> CheckpointStore:
+    return CheckpointStore(GIT, workspace, store_folder(home, workspace), notify=lambda message: None, **options)
+
+
+def test_the_warm_up_stores_the_workspace_before_any_turn(workspace: Path, home: Path) -> None:
+    for n in range(120):
+        (workspace / f"m{n}.py").write_text(f"x = {n}\n")
+    store = make_store(workspace, home)
+    checkpoints = Checkpoints(store, Sink())
+    checkpoints.warm_up()
+    checkpoints.warm_up()  # once per process
+    checkpoints.close()  # waits for it
+    assert len(shadow_files(store)) == 120  # the shadow index knows every file: the next checkpoint is cheap
+
+
+def test_a_turn_after_the_warm_up_records_its_changes_as_without_it(workspace: Path, home: Path) -> None:
+    (workspace / "app.py").write_text("old\n")
+    checkpoints = Checkpoints(make_store(workspace, home), Sink())
+    checkpoints.warm_up()
+
+    async def turn() -> list[str]:
+        recording = await checkpoints.begin_turn("change app.py")
+        for path, text in (("app.py", "new\n"), ("added.py", "1\n")):  # as write_file does: told, then written
+            await checkpoints.call(recording.note_write, None, path)
+            (workspace / path).write_text(text)
+        changes = await checkpoints.finish(recording)
+        return sorted(f"{c.status} {c.path}" for c in changes or [])
+
+    try:
+        assert asyncio.run(turn()) == ["created added.py", "modified app.py"]
+    finally:
+        checkpoints.close()
+
+
+def test_a_notice_of_the_warm_up_waits_for_the_next_operation_and_is_told_once(workspace: Path, home: Path) -> None:
+    (workspace / "big.log").write_bytes(b"x" * 5000)
+    sink = Sink()
+    checkpoints = Checkpoints(make_store(workspace, home, max_file_bytes=1000), sink)
+    checkpoints.warm_up()
+    assert checkpoints._warming is not None
+    checkpoints._warming.result(timeout=60)
+    assert sink.notices() == []  # not in the middle of whatever the screen shows (the prompt)
+
+    async def turn() -> None:
+        await checkpoints.finish(await checkpoints.begin_turn("go"))
+
+    try:
+        asyncio.run(turn())
+    finally:
+        checkpoints.close()
+    (notice,) = sink.notices()
+    assert notice.startswith("checkpoints leave out big.log (0.0 MB, over the 0.001 MB limit)")
+
+
+def test_a_failing_warm_up_is_silent_and_leaves_the_telling_to_the_real_checkpoint(
+    workspace: Path, home: Path
+) -> None:
+    folder = store_folder(home, workspace)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("not a folder")  # the store cannot be created
+    sink = Sink()
+    checkpoints = Checkpoints(make_store(workspace, home), sink)
+    checkpoints.warm_up()
+    assert checkpoints._warming is not None
+    assert checkpoints._warming.result(timeout=60) is None  # no exception escaped
+    checkpoints.close()
+    assert sink.notices() == []
