@@ -9,6 +9,7 @@ turn: it is told once as a notice and the recording stops; the turn or plan goes
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ from paicli.app.checkpoints.store import CheckpointStore
 from paicli.events import FileChange
 
 FAILURES = (GitError, OSError, LockTimeout, UnsafePath, ValueError)
+REUSE_SECONDS = 1.0
 
 
 class Recording:
@@ -30,6 +32,7 @@ class Recording:
         self.entry = entry
         self.open: dict[str | None, Step] = {}  # task id (None: the chat turn) → its running step
         self.failure: str | None = None
+        self._idle_since: tuple[str, float] | None = None  # the last step's after, when none is open since
 
     @property
     def active(self) -> bool:
@@ -50,17 +53,30 @@ class Recording:
         if self.failure is not None or task_id in self.open:
             return
         with self._op():
-            try:
-                before = self.store.snapshot(f"before {task_id or self.entry.id}")
-            except GitError as error:
-                if not error.damaged or self.entry.steps:
-                    raise
-                self.store.reset(str(error))  # nothing of this entry is lost with it: start again afresh
-                before = self.store.snapshot(f"before {task_id or self.entry.id}")
+            before = self._fresh_after() or self._snapshot_before(task_id)
             step = Step(task_id=task_id, start=self.entry.tick(), before=before)
             self.entry.steps.append(step)
             self.open[task_id] = step
             self.store.journal.save(self.entry)
+
+    def _fresh_after(self) -> str | None:
+        """The checkpoint a step that just ended took, when no step has been open since and it is at most
+        REUSE_SECONDS old: every change paicli makes happens in a step, so the workspace is still as it
+        holds it, and a dependent task starting at once needs no checkpoint of its own (one less on the
+        plan's critical path). Older, the user may have edited files meanwhile (a replan, a question)."""
+        idle, self._idle_since = self._idle_since, None
+        if idle is None or self.open or time.monotonic() - idle[1] > REUSE_SECONDS:
+            return None
+        return idle[0]
+
+    def _snapshot_before(self, task_id: str | None) -> str:
+        try:
+            return self.store.snapshot(f"before {task_id or self.entry.id}")
+        except GitError as error:
+            if not error.damaged or self.entry.steps:
+                raise
+            self.store.reset(str(error))  # nothing of this entry is lost with it: start again afresh
+            return self.store.snapshot(f"before {task_id or self.entry.id}")
 
     def note_write(self, task_id: str | None, raw_path: str) -> None:
         """Before a file tool writes `raw_path`: keep what it holds now (even if ignored or large)."""
@@ -93,6 +109,7 @@ class Recording:
             self.store.keep(self.entry.id, [step.before, step.after, *(i.sha for i in contents if i is not None)])
             self._update_changes()
             self.store.journal.save(self.entry)
+            self._idle_since = (step.after, time.monotonic()) if not self.open else None
 
     def finish(self) -> None:
         for task_id in list(self.open):
