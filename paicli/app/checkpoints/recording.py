@@ -19,6 +19,7 @@ from paicli.app.checkpoints.git import GitError
 from paicli.app.checkpoints.images import Image, UnsafePath, check_relative, shown_path
 from paicli.app.checkpoints.journal import Change, Entry, Step, Window
 from paicli.app.checkpoints.lock import LockTimeout
+from paicli.app.checkpoints.snapshot import WorkspaceTooLarge
 from paicli.app.checkpoints.store import CheckpointStore
 from paicli.events import FileChange
 
@@ -170,7 +171,11 @@ class Recording:
                 self.store.reset(str(error))
             self.failure = str(error) or type(error).__name__
             self.open.clear()
-            if (isinstance(error, GitError) and error.disk_full) or isinstance(error, OSError):
+            if isinstance(error, WorkspaceTooLarge):
+                if not self.store.snapshots.too_large_told:  # once per process, not at every turn
+                    self.store.snapshots.too_large_told = True
+                    self.store.notify(f"checkpoints are off: {self.failure}")
+            elif (isinstance(error, GitError) and error.disk_full) or isinstance(error, OSError):
                 self.store.notify(f"checkpoint failed ({self.failure}); going on without checkpoints for this one")
             else:
                 self.store.notify(f"checkpoints are off for this one: {self.failure}")

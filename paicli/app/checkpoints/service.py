@@ -51,6 +51,8 @@ def open_store(settings: Settings, home: Path, notify: Callable[[str], None]) ->
         store_folder(home, settings.workspace),
         notify=notify,
         max_file_bytes=int(settings.checkpoint_max_file_mb * 1_000_000),
+        max_new_files=settings.checkpoint_max_files,
+        max_new_bytes=int(settings.checkpoint_max_new_mb * 1_000_000),
         keep=settings.checkpoints_keep,
     )
 

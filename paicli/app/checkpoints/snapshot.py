@@ -14,6 +14,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.app.checkpoints.git import GitError, ShadowGit, split_z
@@ -28,20 +29,42 @@ _RETRIES = 8
 _UNREADABLE = re.compile(r"(?:unable to index file|open\(\"|Unable to process path|unable to stat) '?\"?([^'\"\n]+)")
 
 Notify = Callable[[str], None]
+DEFAULT_MAX_NEW_FILES = 50_000
+DEFAULT_MAX_NEW_BYTES = 1_000_000_000
+
+
+class WorkspaceTooLarge(ValueError):
+    """A checkpoint would store more new files or bytes than allowed (paicli started in a home folder, a
+    dependency folder nobody ignored): nothing is stored, and checkpoints stop until paicli starts again."""
+
+
+@dataclass(frozen=True)
+class SnapshotLimits:
+    max_file_bytes: int  # a bigger file is left out, with a notice
+    max_new_files: int = DEFAULT_MAX_NEW_FILES  # one checkpoint storing more new contents is refused
+    max_new_bytes: int = DEFAULT_MAX_NEW_BYTES
 
 
 class Snapshotter:
-    def __init__(self, git: ShadowGit, root: Path, *, max_file_bytes: int, notify: Notify) -> None:
+    def __init__(self, git: ShadowGit, root: Path, *, limits: SnapshotLimits, notify: Notify) -> None:
         self.git = git
         self.root = root
-        self.max_file_bytes = max_file_bytes
+        self.limits = limits
+        self.max_file_bytes = limits.max_file_bytes
         self.notify = notify
         self._told: set[str] = set()  # paths already reported as left out
+        self.too_large: WorkspaceTooLarge | None = None  # once refused, refused again without looking
+        self.too_large_told = False
+        self._sizes: dict[str, int] = {}  # of the regular files the last look at the workspace found
 
     def take(self, message: str) -> str:
         """The id of a commit holding the workspace as it is now."""
+        if self.too_large is not None:
+            raise self.too_large
         self.git.write_excludes([*PAICLI_EXCLUDES, *user_excludes(self.root)])
-        self._update_index(*self._changed_paths())
+        adds, drops = self._changed_paths()
+        self._check_size(adds)
+        self._update_index(adds, drops)
         tree = self.git.run(["write-tree"]).decode().strip()
         # A commit every time, never one remembered from before: another paicli may have pruned it since.
         return self.git.run(["commit-tree", tree, "-m", message]).decode().strip()
@@ -56,6 +79,7 @@ class Snapshotter:
             else:
                 found[path] = None
         real_folders: dict[str, bool] = {}
+        self._sizes = {}
         adds, drops = [], []
         for path in found:
             kind = self._kind(path, real_folders)
@@ -64,6 +88,22 @@ class Snapshotter:
             elif kind == "take":
                 adds.append(path)
         return adds, drops
+
+    def _check_size(self, adds: list[str]) -> None:
+        limits = self.limits
+        too_many = len(adds) > limits.max_new_files
+        total = 0 if too_many else sum(self._sizes.get(path, 0) for path in adds)
+        if not too_many and total <= limits.max_new_bytes:
+            return
+        what = f"{len(adds):,} files" if too_many else f"{total / 1e6:,.0f} MB"
+        limit = f"checkpoint_max_files ({limits.max_new_files:,})" if too_many else (
+            f"checkpoint_max_new_mb ({limits.max_new_bytes / 1e6:,.0f})"
+        )
+        self.too_large = WorkspaceTooLarge(
+            f"the workspace has {what} not yet checkpointed, over {limit}: ignore big folders in .gitignore, "
+            "raise the limit, or set checkpoints = false"
+        )
+        raise self.too_large
 
     def _nested(self, prefix: str, depth: int) -> Iterable[str]:
         """The files of a nested repository that git shows as one `prefix/` entry."""
@@ -103,6 +143,7 @@ class Snapshotter:
             return "take"
         if not stat.S_ISREG(st.st_mode):
             return "gone" if stat.S_ISDIR(st.st_mode) else "skip"
+        self._sizes[path] = st.st_size
         if st.st_size > self.max_file_bytes:
             if path not in self._told:
                 self._told.add(path)

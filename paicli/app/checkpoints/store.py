@@ -21,7 +21,7 @@ from paicli.app.checkpoints.git import GitError, ShadowGit
 from paicli.app.checkpoints.images import OTHER, Image, found_at
 from paicli.app.checkpoints.journal import Journal, Window
 from paicli.app.checkpoints.lock import StoreLock
-from paicli.app.checkpoints.snapshot import Snapshotter
+from paicli.app.checkpoints.snapshot import DEFAULT_MAX_NEW_BYTES, DEFAULT_MAX_NEW_FILES, SnapshotLimits, Snapshotter
 
 DEFAULT_KEEP = 50
 DEFAULT_MAX_FILE_BYTES = 5_000_000
@@ -58,6 +58,8 @@ class CheckpointStore:
         *,
         notify: Notify,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_new_files: int = DEFAULT_MAX_NEW_FILES,
+        max_new_bytes: int = DEFAULT_MAX_NEW_BYTES,
         keep: int = DEFAULT_KEEP,
     ) -> None:
         self.root = Path(os.path.realpath(workspace))
@@ -67,7 +69,8 @@ class CheckpointStore:
         self.git = ShadowGit(git_program, folder / "git", self.root, folder / "gitconfig")
         self.journal = Journal(folder / "entries")
         self.lock = StoreLock(folder.with_name(folder.name + ".lock"), notify=self.tell)
-        self.snapshots = Snapshotter(self.git, self.root, max_file_bytes=max_file_bytes, notify=self.tell)
+        self.limits = SnapshotLimits(max_file_bytes, max_new_files, max_new_bytes)
+        self.snapshots = Snapshotter(self.git, self.root, limits=self.limits, notify=self.tell)
 
     def tell(self, message: str) -> None:
         """A notice for the user, through whatever `notify` is now (a front end sets its own later)."""
@@ -95,9 +98,7 @@ class CheckpointStore:
             f"the checkpoint store of this workspace was unusable ({why}); started a fresh one "
             f"(earlier checkpoints cannot be undone; the old one is in {aside})"
         )
-        self.snapshots = Snapshotter(
-            self.git, self.root, max_file_bytes=self.snapshots.max_file_bytes, notify=self.tell
-        )
+        self.snapshots = Snapshotter(self.git, self.root, limits=self.limits, notify=self.tell)
         self.git.init()
         (self.folder / "workspace").write_text(str(self.root) + "\n", encoding="utf-8", errors="surrogateescape")
 

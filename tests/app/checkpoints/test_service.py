@@ -95,3 +95,24 @@ def test_a_failing_warm_up_is_silent_and_leaves_the_telling_to_the_real_checkpoi
     assert checkpoints._warming.result(timeout=60) is None  # no exception escaped
     checkpoints.close()
     assert sink.notices() == []
+
+
+def test_a_workspace_too_large_for_the_warm_up_is_told_once_at_the_first_turn(workspace: Path, home: Path) -> None:
+    for n in range(30):
+        (workspace / f"f{n}.txt").write_text("x\n")
+    sink = Sink()
+    checkpoints = Checkpoints(make_store(workspace, home, max_new_files=20), sink)
+    checkpoints.warm_up()
+
+    async def turns() -> list[object]:
+        outcomes = []
+        for _ in range(2):
+            outcomes.append(await checkpoints.finish(await checkpoints.begin_turn("go")))
+        return outcomes
+
+    try:
+        assert asyncio.run(turns()) == [None, None]  # no changes known: checkpoints are off
+    finally:
+        checkpoints.close()
+    (notice,) = sink.notices()
+    assert notice.startswith("checkpoints are off: the workspace has 30 files not yet checkpointed")

@@ -155,3 +155,49 @@ def test_many_new_files_go_in_one_pack_and_the_checkpoint_is_the_same(
         packs = list((store.git.git_dir / "objects" / "pack").glob("*.pack"))
         assert len(packs) == (1 if bulk == BULK else 0)
     assert trees[0] == trees[1] and len(trees[0]) == BULK + 22 and "big.bin" not in trees[0]
+
+
+def test_a_workspace_over_the_file_limit_is_not_stored_and_told_once(
+    workspace: Path, home: Path, notices: list[str]
+) -> None:
+    for n in range(30):
+        (workspace / f"f{n}.txt").write_text("x\n")
+    store = CheckpointStore(GIT, workspace, home / "cp", notify=notices.append, max_new_files=20)
+    store.ensure()
+    for _ in range(2):  # two turns: one notice
+        turn = recording(store)
+        turn.begin_step(None)
+        tool_write(turn, None, "f0.txt", "changed\n")
+        turn.finish()
+        assert not turn.active and turn.changes() is None
+    assert notices == [
+        "checkpoints are off: the workspace has 30 files not yet checkpointed, over checkpoint_max_files (20): "
+        "ignore big folders in .gitignore, raise the limit, or set checkpoints = false"
+    ]
+    assert store.git.run(["ls-files"]) == b""  # nothing was stored
+
+
+def test_a_workspace_over_the_size_limit_is_not_stored(workspace: Path, home: Path, notices: list[str]) -> None:
+    (workspace / "data.bin").write_bytes(b"x" * 3000)
+    (workspace / "more.bin").write_bytes(b"y" * 3000)
+    store = CheckpointStore(GIT, workspace, home / "cp", notify=notices.append, max_new_bytes=5000)
+    store.ensure()
+    turn = recording(store)
+    turn.begin_step(None)
+    turn.finish()
+    (notice,) = notices
+    assert "the workspace has 0 MB not yet checkpointed, over checkpoint_max_new_mb (0)" in notice
+
+
+def test_the_limits_count_only_what_is_new_so_a_stored_workspace_may_exceed_them(
+    workspace: Path, home: Path, notices: list[str]
+) -> None:
+    for n in range(15):
+        (workspace / f"f{n}.txt").write_text("x\n")
+    store = CheckpointStore(GIT, workspace, home / "cp", notify=notices.append, max_new_files=20)
+    store.ensure()
+    store.snapshot("first")
+    for n in range(15, 30):
+        (workspace / f"f{n}.txt").write_text("x\n")
+    store.snapshot("second")  # 30 files in all, 15 new
+    assert len(store.git.run(["ls-files"]).splitlines()) == 30 and notices == []
