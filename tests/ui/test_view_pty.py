@@ -1,0 +1,128 @@
+"""Seeing what the agent did, through a real pseudo-terminal: result previews, inline diffs, Ctrl+O and
+/expand, /transcript, and a running command's timer and output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.fakellm import FakeLLM, Reply, has_tool_result, last_message_contains
+from tests.ui.conftest import PROMPT, Spawn, expect_text
+
+pytestmark = pytest.mark.pty
+
+ENTER = "\r"
+CTRL_O = "\x0f"
+NO_PAGER = {"PAGER": ""}  # no pager: what would be paged is printed in place
+
+
+def answer_after_tools(fake: FakeLLM, text: str = "All done.") -> None:
+    fake.on(lambda body: body["messages"][-1]["role"] == "tool", Reply.text(text), repeat=True)
+
+
+def test_a_command_result_shows_its_error_lines_and_exit_code(spawn_repl: Spawn, fake: FakeLLM) -> None:
+    answer_after_tools(fake)
+    command = "ls nonexistent_dir; echo first; echo second; exit 3"
+    fake.on(last_message_contains("look around"), Reply.tool_calls([("execute_command", {"command": command})]))
+    child = spawn_repl(env=NO_PAGER)
+    child.send("look around" + ENTER)
+    expect_text(child, "⎿ exit code 3 · 3 lines")
+    expect_text(child, "No such file or directory")
+    expect_text(child, "first")
+    expect_text(child, "second")
+    expect_text(child, "All done.")
+
+
+def test_a_long_output_is_cut_in_the_middle_and_ctrl_o_shows_it_whole(spawn_repl: Spawn, fake: FakeLLM) -> None:
+    answer_after_tools(fake)
+    command = "for i in $(seq 1 40); do echo row-$i; done"
+    fake.on(last_message_contains("count"), Reply.tool_calls([("execute_command", {"command": command})]))
+    child = spawn_repl(env=NO_PAGER)
+    child.send("count" + ENTER)
+    expect_text(child, "⎿ 40 lines")
+    expect_text(child, "row-4")
+    expect_text(child, "… 34 more lines · Ctrl+O shows all")
+    expect_text(child, "row-40")
+    expect_text(child, "All done.")
+    child.expect_exact(PROMPT)
+    child.send("half typed")
+    child.send(CTRL_O)
+    expect_text(child, "⏺ execute_command")
+    for n in (17, 18, 19):  # the middle, hidden in the preview
+        expect_text(child, f"row-{n}")
+    child.expect_exact(PROMPT)
+    expect_text(child, "half typed")  # what was typed before Ctrl+O is back, unsent
+    child.send(ENTER)
+    fake.wait_for_requests(3, timeout=5)
+    assert fake.requests[-1].messages[-1]["content"] == "half typed"
+
+
+def test_expand_uses_the_pager_when_there_is_one(spawn_repl: Spawn, fake: FakeLLM) -> None:
+    answer_after_tools(fake)
+    command = "for i in $(seq 1 100); do echo row-$i; done"
+    fake.on(last_message_contains("count"), Reply.tool_calls([("execute_command", {"command": command})]))
+    child = spawn_repl(env={"PAGER": "less"})  # the default when PAGER is unset, chosen here for certain
+    child.send("count" + ENTER)
+    expect_text(child, "All done.")
+    child.expect_exact(PROMPT)
+    child.send("/expand" + ENTER)
+    expect_text(child, "row-1")
+    child.send("q")
+    child.expect_exact(PROMPT)
+
+
+def test_an_edit_shows_its_diff_and_transcript_pages_the_whole_turn(
+    spawn_repl: Spawn, fake: FakeLLM, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    fake.on(has_tool_result("edit_file"), Reply.text("Fixed the sign."))
+    edit = {"path": "app.py", "old_text": "a - b", "new_text": "a + b"}
+    fake.on(has_tool_result("read_file"), Reply.tool_calls([("edit_file", edit)]))
+    fake.on(last_message_contains("fix add"), Reply.tool_calls([("read_file", {"path": "app.py"})]))
+    child = spawn_repl(env=NO_PAGER)
+    child.send("fix add" + ENTER)
+    expect_text(child, "⎿ lines 1–2")
+    expect_text(child, "1 def add(a, b):")
+    expect_text(child, "⏺ edit_file app.py")
+    expect_text(child, "⎿ edited app.py: replaced 1 line(s) with 1 line(s) +1 −1")
+    expect_text(child, "-    return a - b")
+    expect_text(child, "+    return a + b")
+    expect_text(child, "Fixed the sign.")
+    child.expect_exact(PROMPT)
+    child.send("/transcript" + ENTER)
+    expect_text(child, "› fix add")
+    expect_text(child, "⏺ read_file app.py")
+    expect_text(child, "⏺ edit_file app.py")
+    expect_text(child, "+++ b/app.py")
+    expect_text(child, "Fixed the sign.")
+    child.expect_exact(PROMPT)
+
+
+def test_expand_before_any_tool_says_so(spawn_repl: Spawn) -> None:
+    child = spawn_repl()
+    child.send("/expand" + ENTER)
+    expect_text(child, "no tool output yet in this session")
+    child.send(CTRL_O)
+    expect_text(child, "no tool output yet in this session")
+    child.expect_exact(PROMPT)
+
+
+def test_a_running_command_shows_its_time_its_output_and_esc_cancels(spawn_repl: Spawn, fake: FakeLLM) -> None:
+    answer_after_tools(fake)
+    command = "echo warming up; echo still going; sleep 30; echo never"
+    fake.on(last_message_contains("slow one"), Reply.tool_calls([("execute_command", {"command": command})]))
+    child = spawn_repl()
+    child.send("slow one" + ENTER)
+    expect_text(child, "⏺ execute_command")
+    child.expect(r"running \S*1\.\d+s", timeout=5)  # the timer ticks
+    expect_text(child, "Esc cancels")
+    expect_text(child, "warming up")
+    expect_text(child, "still going")
+    expect_text(child, "/help")  # the toolbar stays under it
+    child.send("\x1b")
+    expect_text(child, "cancelled", timeout=5)
+    child.expect_exact(PROMPT)
+    with pytest.raises(pexpect.TIMEOUT):
+        child.expect_exact("never", timeout=0.5)
