@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import time
 from collections.abc import Iterator, Sequence
 from types import TracebackType
+from typing import cast
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -52,6 +54,7 @@ from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
+from paicli.ui.changes_view import ColorSystemName
 from paicli.ui.command_live import RunningCall
 from paicli.ui.diff_view import counts_text
 from paicli.ui.plan_facts import estimate_vs_actual
@@ -292,7 +295,18 @@ class LivePlanView:
         self._last_refresh = now
         self._live.update(self._render(), refresh=True)
 
-    def _render(self) -> RenderableType:
+    def snapshot(self, columns: int, rows: int) -> str:
+        """The live table as ANSI text in `columns` × at most `rows`, for a prompt that draws it above itself
+        while the view is paused (an approval question: the plan stays in sight and keeps updating)."""
+        if not self.rows and self._waiting_for is None:
+            return ""
+        buffer = io.StringIO()
+        system = cast(ColorSystemName | None, self.console.color_system)
+        copy = Console(file=buffer, width=columns, height=rows, color_system=system, force_terminal=True)
+        copy.print(self._render(room=rows - 2))
+        return buffer.getvalue()
+
+    def _render(self, room: int | None = None) -> RenderableType:
         waiting = None
         if self._waiting_for is not None:
             label, since = self._waiting_for
@@ -302,7 +316,7 @@ class LivePlanView:
             if not self.rows:
                 return waiting
         rows = list(self.rows.values())
-        room = max(2, self.console.height - 3)  # a live region taller than the screen cannot be redrawn
+        room = max(2, self.console.height - 3 if room is None else room)  # taller than the screen: not redrawable
         hidden = rows_to_hide(rows, room)
         heading = Text.assemble(("Running plan", "bold"), f" · round {self.round}" if self.round > 1 else "")
         heading.append(f" · {self._counts()}", style="dim")

@@ -93,7 +93,7 @@ class Repl:
         self.messages: list[Message] = []
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
-        self.approval = ApprovalPrompt()
+        self.approval = ApprovalPrompt(queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         self.clear_conversation()
         home = user_home()

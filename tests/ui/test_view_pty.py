@@ -8,7 +8,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.fakellm import FakeLLM, Reply, has_tool_result, last_message_contains
+from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result, last_message_contains
 from tests.ui.conftest import PROMPT, Spawn, expect_text
 
 pytestmark = pytest.mark.pty
@@ -126,3 +126,34 @@ def test_a_running_command_shows_its_time_its_output_and_esc_cancels(spawn_repl:
     child.expect_exact(PROMPT)
     with pytest.raises(pexpect.TIMEOUT):
         child.expect_exact("never", timeout=0.5)
+
+
+def test_approvals_ask_under_the_live_plan_which_keeps_updating_and_queue_visibly(
+    spawn_repl: Spawn, fake: FakeLLM, workspace: Path
+) -> None:
+    from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
+
+    plan = plan_json({"slow": [], "one": [], "two": []}, summary="three at once",
+                     types={"slow": "COMMAND", "one": "COMMAND", "two": "COMMAND"})  # fmt: skip
+    fake.on(system_is(PLANNER), Reply.text(plan))
+    for task, command in (("slow", "sleep 1; echo rested"), ("one", "rm one.txt"), ("two", "rm two.txt")):
+        fake.on(all_of(task_is(task), has_tool_result("execute_command")), Reply.text(f"{task} finished"))
+        fake.on(task_is(task), Reply.tool_calls([("execute_command", {"command": command})]))
+        (workspace / f"{task}.txt").write_text("x\n")
+    script_summary(fake, "Three tasks ran.")
+    child = spawn_repl("--no-review")
+    child.send("/plan three things" + ENTER)
+    expect_text(child, "Enter")
+    child.send(ENTER)
+    # the live view (its heading, then a row per task) is drawn right above the question ...
+    child.expect(r"Running plan(?:[^\n]*\n){4}[^\n]*approve execute_command · task (one|two)", timeout=15)
+    first = child.match.group(1)
+    expect_text(child, "1 more waiting")
+    expect_text(child, "slow finished", timeout=10)  # ... and keeps updating while it waits
+    child.send("y")
+    second = "two" if first == "one" else "one"
+    expect_text(child, f"approve execute_command · task {second}", timeout=10)
+    child.send("y")
+    expect_text(child, "Three tasks ran.", timeout=15)
+    child.expect_exact(PROMPT)
+    assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
