@@ -92,7 +92,6 @@ class ApprovalPrompt:
         self._output = output
         self._one_at_a_time = asyncio.Lock()
         self.above: Above | None = None  # what is drawn above the question, kept up to date (a plan's live view)
-        self._waiting = 0  # questions queued here behind the one on screen
 
     @contextlib.contextmanager
     def attached(
@@ -112,12 +111,7 @@ class ApprovalPrompt:
             self.pause = self.resume = self.on_cancel = self.above = None
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
-        self._waiting += 1
-        try:
-            await self._one_at_a_time.acquire()
-        finally:
-            self._waiting -= 1
-        try:
+        async with self._one_at_a_time:
             if self.pause is not None:
                 self.pause()
             try:
@@ -125,13 +119,11 @@ class ApprovalPrompt:
             finally:
                 if self.resume is not None:
                     self.resume()
-        finally:
-            self._one_at_a_time.release()
 
     @property
     def waiting(self) -> int:
         """Questions queued behind the one on screen."""
-        return self._waiting + self.queued()
+        return self.queued()
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
         answer, reason = await self._run(request)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from rich.console import RenderableType
 
 from paicli.ui.slash import CommandContext, Outcome
 
@@ -15,18 +16,16 @@ EXPAND = "/expand"
 
 
 async def expand(ctx: CommandContext, arg: str) -> Outcome:
-    shown = ctx.transcript.last_output()
-    if shown is None:
-        ctx.say("no tool output yet in this session", "dim")
-    else:
-        await ctx.page(shown)
-    return Outcome.CONTINUE
+    return await _page(ctx, ctx.transcript.last_output(), "no tool output yet in this session")
 
 
 async def transcript(ctx: CommandContext, arg: str) -> Outcome:
-    shown = ctx.transcript.renderable()
+    return await _page(ctx, ctx.transcript.renderable(), "no turn yet in this session")
+
+
+async def _page(ctx: CommandContext, shown: RenderableType | None, nothing: str) -> Outcome:
     if shown is None:
-        ctx.say("no turn yet in this session", "dim")
+        ctx.say(nothing, "dim")
     else:
         await ctx.page(shown)
     return Outcome.CONTINUE

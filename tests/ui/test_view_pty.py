@@ -18,16 +18,17 @@ CTRL_O = "\x0f"
 NO_PAGER = {"PAGER": ""}  # no pager: what would be paged is printed in place
 
 
-def answer_after_tools(fake: FakeLLM, text: str = "All done.") -> None:
-    fake.on(lambda body: body["messages"][-1]["role"] == "tool", Reply.text(text), repeat=True)
+def command_turn(spawn_repl: Spawn, fake: FakeLLM, command: str, env: dict[str, str] | None = None) -> pexpect.spawn:
+    """The REPL, where the message `go` makes the model run `command`, then answer "All done."."""
+    fake.on(lambda body: body["messages"][-1]["role"] == "tool", Reply.text("All done."), repeat=True)
+    fake.on(last_message_contains("go"), Reply.tool_calls([("execute_command", {"command": command})]))
+    child = spawn_repl(env=env)
+    child.send("go" + ENTER)
+    return child
 
 
 def test_a_command_result_shows_its_error_lines_and_exit_code(spawn_repl: Spawn, fake: FakeLLM) -> None:
-    answer_after_tools(fake)
-    command = "ls nonexistent_dir; echo first; echo second; exit 3"
-    fake.on(last_message_contains("look around"), Reply.tool_calls([("execute_command", {"command": command})]))
-    child = spawn_repl(env=NO_PAGER)
-    child.send("look around" + ENTER)
+    child = command_turn(spawn_repl, fake, "ls nonexistent_dir; echo first; echo second; exit 3", NO_PAGER)
     expect_text(child, "⎿ exit code 3 · 3 lines")
     expect_text(child, "No such file or directory")
     expect_text(child, "first")
@@ -36,11 +37,7 @@ def test_a_command_result_shows_its_error_lines_and_exit_code(spawn_repl: Spawn,
 
 
 def test_a_long_output_is_cut_in_the_middle_and_ctrl_o_shows_it_whole(spawn_repl: Spawn, fake: FakeLLM) -> None:
-    answer_after_tools(fake)
-    command = "for i in $(seq 1 40); do echo row-$i; done"
-    fake.on(last_message_contains("count"), Reply.tool_calls([("execute_command", {"command": command})]))
-    child = spawn_repl(env=NO_PAGER)
-    child.send("count" + ENTER)
+    child = command_turn(spawn_repl, fake, "for i in $(seq 1 40); do echo row-$i; done", NO_PAGER)
     expect_text(child, "⎿ 40 lines")
     expect_text(child, "row-4")
     expect_text(child, "… 34 more lines · Ctrl+O shows all")
@@ -60,11 +57,8 @@ def test_a_long_output_is_cut_in_the_middle_and_ctrl_o_shows_it_whole(spawn_repl
 
 
 def test_expand_uses_the_pager_when_there_is_one(spawn_repl: Spawn, fake: FakeLLM) -> None:
-    answer_after_tools(fake)
-    command = "for i in $(seq 1 100); do echo row-$i; done"
-    fake.on(last_message_contains("count"), Reply.tool_calls([("execute_command", {"command": command})]))
-    child = spawn_repl(env={"PAGER": "less"})  # the default when PAGER is unset, chosen here for certain
-    child.send("count" + ENTER)
+    # less is the default when PAGER is unset; named here for certain
+    child = command_turn(spawn_repl, fake, "for i in $(seq 1 100); do echo row-$i; done", {"PAGER": "less"})
     expect_text(child, "All done.")
     child.expect_exact(PROMPT)
     child.send("/expand" + ENTER)
@@ -110,11 +104,7 @@ def test_expand_before_any_tool_says_so(spawn_repl: Spawn) -> None:
 
 
 def test_a_running_command_shows_its_time_its_output_and_esc_cancels(spawn_repl: Spawn, fake: FakeLLM) -> None:
-    answer_after_tools(fake)
-    command = "echo warming up; echo still going; sleep 30; echo never"
-    fake.on(last_message_contains("slow one"), Reply.tool_calls([("execute_command", {"command": command})]))
-    child = spawn_repl()
-    child.send("slow one" + ENTER)
+    child = command_turn(spawn_repl, fake, "echo warming up; echo still going; sleep 30; echo never")
     expect_text(child, "⏺ execute_command")
     child.expect(r"running \S*1\.\d+s", timeout=5)  # the timer ticks
     expect_text(child, "Esc cancels")
