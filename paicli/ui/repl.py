@@ -20,7 +20,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import FormattedText, fragment_list_to_text
 from prompt_toolkit.key_binding import KeyPressEvent
 from rich.console import Console, RenderableType
 
@@ -42,6 +42,7 @@ from paicli.sanitize import one_line
 from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
+from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import Notifier
@@ -53,6 +54,7 @@ from paicli.ui.watch import cancel_keys
 
 if TYPE_CHECKING:
     from paicli.mcp.manager import McpManager
+    from paicli.ui.transcript import Transcript
 
 def run_repl(settings: Settings) -> int:
     """The `paicli` entry without a subcommand; returns the exit code."""
@@ -91,7 +93,7 @@ class Repl:
         self.messages: list[Message] = []
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
-        self.approval = ApprovalPrompt()
+        self.approval = ApprovalPrompt(queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         self.clear_conversation()
         home = user_home()
@@ -102,6 +104,9 @@ class Repl:
             self.plan_next = False
             event.app.invalidate()
 
+        add_expand_key(keys, self._hold_line)
+        self._held_line = ""  # typed before Ctrl+O: back in the next prompt
+        renderer.status_line = lambda: fragment_list_to_text(self._toolbar())  # under a running command
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, runtime.workspace),
@@ -177,6 +182,13 @@ class Repl:
     def mcp(self) -> McpManager | None:
         return self.runtime.mcp
 
+    @property
+    def transcript(self) -> Transcript:
+        return self.renderer.transcript
+
+    def _hold_line(self, text: str) -> None:
+        self._held_line = text
+
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
         self.runtime.settings = self.runtime.settings.model_copy(update={"model": name})
@@ -206,7 +218,10 @@ class Repl:
             self.say(notice, "yellow")
         notify = self._notifier()
         screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
-        outcome = await plan_on_screen(self.runtime, screen, request, checkpoints=self._checkpoints)
+        self.transcript.begin(f"/plan {request.goal or ''}".strip())
+        outcome = await plan_on_screen(
+            self.runtime, screen, request, also=self.transcript, checkpoints=self._checkpoints
+        )
         if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
             notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
@@ -272,7 +287,7 @@ class Repl:
             except EOFError:
                 return EXIT_OK
             finally:
-                self.typeahead = ""
+                self.typeahead, self._held_line = self._held_line, ""
             if await self.handle(text) is Outcome.EXIT:
                 return EXIT_OK
 
@@ -326,6 +341,7 @@ class Repl:
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
+        self.transcript.begin(text)
         if self._notes:
             text = "\n".join(self._notes) + "\n\n" + text
             self._notes.clear()

@@ -25,6 +25,7 @@ from paicli.sandbox import SandboxChoice
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
     from paicli.mcp.manager import McpManager
+    from paicli.ui.transcript import Transcript
 
 
 class Outcome(enum.Enum):
@@ -64,6 +65,11 @@ class CommandContext(Protocol):
 
     @property
     def mcp(self) -> McpManager | None: ...
+
+    @property
+    def transcript(self) -> Transcript:
+        """The last turn or plan whole (its tool outputs, diffs and answer), for /expand and /transcript."""
+        ...
 
     def say(self, text: str, style: str = "") -> None: ...
 
