@@ -33,6 +33,18 @@ async def clear_conversation(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def new(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.session_commands import new_conversation
+
+    return await new_conversation(ctx, arg)
+
+
+async def resume(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.session_commands import resume as resume_command
+
+    return await resume_command(ctx, arg)
+
+
 async def model(ctx: CommandContext, arg: str) -> Outcome:
     name = arg.strip()
     if not name:
@@ -127,6 +139,8 @@ async def compact(ctx: CommandContext, arg: str) -> Outcome:
 COMMANDS: list[Command] = [
     Command("/help", "list the commands and keys", show_help),
     Command("/clear", "forget the conversation", clear_conversation),
+    Command("/new", "start a new conversation (this one stays saved)", new),
+    Command("/resume", "list the recent conversations of this workspace and continue one", resume, usage="[N]"),
     Command("/model", "show the model, or switch to NAME for this session", model, usage="[NAME]"),
     Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
             usage="[GOAL | resume [ID]]"),

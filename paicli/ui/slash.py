@@ -24,6 +24,8 @@ from paicli.sandbox import SandboxChoice
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
+    from paicli.app.conversations import ConversationLog, Restored
+    from paicli.app.sessions import LoadedSession
     from paicli.mcp.manager import McpManager
 
 
@@ -77,6 +79,19 @@ class CommandContext(Protocol):
 
     async def confirm(self, question: str) -> bool:
         """Asks a yes/no question; only a yes is True."""
+        ...
+
+    async def ask(self, question: str) -> str:
+        """Asks for a line of text; "" when the user gives up (Ctrl-C, Ctrl-D)."""
+        ...
+
+    @property
+    def conversations(self) -> ConversationLog:
+        """Where this conversation is saved as it goes; `.store` holds the earlier ones."""
+        ...
+
+    def resume_conversation(self, session: LoadedSession) -> Restored:
+        """Continues a saved conversation: what fits the context becomes this conversation."""
         ...
 
     def note_for_model(self, text: str) -> None:
