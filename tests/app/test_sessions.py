@@ -127,3 +127,16 @@ def test_sessions_live_under_the_workspace_id_of_the_checkpoints(tmp_path: Path)
     folder = sessions_folder(tmp_path / "home", tmp_path / "ws")
     assert folder.parent == tmp_path / "home" / ".paicli" / "sessions"
     assert folder.name == store_folder(tmp_path / "home", tmp_path / "ws").name
+
+
+def test_a_repository_may_lower_sessions_keep_but_not_raise_it_untrusted(tmp_path: Path) -> None:
+    from paicli.config import load_settings
+
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (ws / ".paicli").mkdir(parents=True)
+    warnings: list[str] = []
+    for value, kept in ((10, 10), (5000, 100)):
+        (ws / ".paicli" / "config.toml").write_text(f"sessions_keep = {value}\n")
+        settings = load_settings(workspace=ws, env={}, home=home, warn=warnings.append)
+        assert settings.sessions_keep == kept
+    assert any("sessions_keep" in warning for warning in warnings)
