@@ -66,9 +66,9 @@ async def thinking(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def usage(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.render import usage_report
+    from paicli.ui.usage_view import usage_report
 
-    for line in usage_report(ctx.session_usage, ctx.prices):
+    for line in usage_report(ctx.session_usage, ctx.plan_usages, ctx.prices):
         ctx.say(line)
     return Outcome.CONTINUE
 
@@ -157,6 +157,6 @@ COMMANDS: list[Command] = [
     Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
             usage="[restart NAME]"),
     Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
-    Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
+    Command("/usage", "tokens used this session per model and per plan, their cost, what prompt caching saved", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

@@ -17,7 +17,7 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -26,7 +26,6 @@ from rich.text import Text
 
 from paicli.app.figures import arrows, compact_count, token_count
 from paicli.events import Event, ModelUsage, Notice, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
-from paicli.llm.price import Price, cost_of
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
@@ -77,25 +76,6 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
     if turn.estimated or (session is not None and session.estimated):
         line += " (~ estimated: the server reported no usage)"
     return line
-
-
-def format_cost(cost: float) -> str:
-    """A price in the user's currency (no symbol: the config does not say which): 1.23, 0.0042."""
-    return f"{cost:,.2f}" if cost >= 1 else f"{cost:.4f}"
-
-
-def usage_report(usage: Usage, prices: Mapping[str, Price]) -> list[str]:
-    """What `/usage` shows: the session's tokens, split by model when more than one was used, and the
-    cost when every model used has a price."""
-    lines = [f"session: {arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" * usage.estimated)]
-    if len(usage.by_model) > 1:
-        width = max(len(name) for name in usage.by_model)
-        for name, tokens in sorted(usage.by_model.items()):
-            lines.append(f"  {name:<{width}}  ↑ {tokens.prompt_tokens:,} ↓ {tokens.completion_tokens:,}")
-    cost = cost_of(usage, prices) if prices and usage.total else None
-    if cost is not None:
-        lines.append(f"cost: {format_cost(cost)} (at the configured prices)")
-    return lines
 
 
 class MarkdownBlocks:

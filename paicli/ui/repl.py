@@ -52,6 +52,7 @@ from paicli.ui.render import ChatRenderer
 from paicli.ui.session_commands import continue_latest
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
+from paicli.ui.usage_view import PlanUsage
 from paicli.ui.watch import cancel_keys
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ class Repl:
         self.messages: list[Message] = []
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
+        self.plan_usages: list[PlanUsage] = []  # for /usage
         self.approval = ApprovalPrompt()
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         store = session_store(runtime.settings, runtime.home, runtime.secrets())
@@ -230,6 +232,8 @@ class Repl:
         if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
             notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
+        goal = request.goal or (outcome.plan.goal if outcome.plan else "")
+        self.plan_usages.append(PlanUsage(goal, outcome.usage, outcome.saved_id))
         self._changed(outcome.changes)
         if outcome.status is PlanStatus.CANCELLED:
             saved = outcome.saved_id

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from paicli.app.conversations import ConversationLog, Restored
     from paicli.app.sessions import LoadedSession
     from paicli.mcp.manager import McpManager
+    from paicli.ui.usage_view import PlanUsage
 
 
 class Outcome(enum.Enum):
@@ -60,6 +61,11 @@ class CommandContext(Protocol):
 
     @property
     def prices(self) -> Mapping[str, Price]: ...
+
+    @property
+    def plan_usages(self) -> Sequence[PlanUsage]:
+        """The tokens of each plan run in this session, in order."""
+        ...
 
     @property
     def checkpoints(self) -> Checkpoints | None: ...
