@@ -45,6 +45,12 @@ async def resume(ctx: CommandContext, arg: str) -> Outcome:
     return await resume_command(ctx, arg)
 
 
+async def init(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.init_command import init as init_command
+
+    return await init_command(ctx, arg)
+
+
 async def model(ctx: CommandContext, arg: str) -> Outcome:
     name = arg.strip()
     if not name:
@@ -153,6 +159,7 @@ COMMANDS: list[Command] = [
     Command("/redo", "take the last undo back", redo),
     Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
             usage="[TASK_ID | ID]"),
+    Command("/init", "read the repository and propose a PAI.md with its build, test and style commands", init),
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
             usage="[restart NAME]"),

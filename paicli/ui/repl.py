@@ -27,7 +27,7 @@ from rich.console import Console, RenderableType
 from paicli import __version__
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
 from paicli.app.conversations import ConversationLog, Restored, restore, session_store
-from paicli.app.driver import run_turn, until_done
+from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn, until_done
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
 from paicli.app.sessions import LoadedSession
@@ -177,6 +177,17 @@ class Repl:
         except (EOFError, KeyboardInterrupt):
             return ""
 
+    async def read_only_turn(self, request: str) -> TurnOutcome:
+        from paicli.ui.init_command import WithoutText
+
+        messages = [self.messages[0], {"role": "user", "content": request}]
+        self.renderer.begin_wait()
+        try:
+            return await run_turn(self.runtime, WithoutText(self.renderer), messages, watch=self._watch,
+                                  scope=READ_ONLY)  # fmt: skip
+        finally:
+            self.renderer.end_turn()
+
     def resume_conversation(self, session: LoadedSession) -> Restored:
         self.clear_conversation()
         restored = restore(session, self.runtime.settings.context_tokens, self.messages[0]["content"])
@@ -270,11 +281,8 @@ class Repl:
     # ---- the loop ----
 
     def greet(self) -> None:
-        self.say(
-            f"paicli {__version__} · {self.model} · {self.runtime.workspace}\n"
-            "/help for commands · ESC cancels a running turn · Ctrl-D exits",
-            "dim",
-        )
+        self.say(f"paicli {__version__} · {self.model} · {self.runtime.workspace}\n"
+                 "/help for commands · ESC cancels a running turn · Ctrl-D exits", "dim")  # fmt: skip
         sandbox = self.runtime.sandbox
         self.say(sandbox.describe(), "dim" if sandbox.sandbox is not None or sandbox.mode == "off" else "yellow")
 

@@ -25,6 +25,7 @@ from paicli.sandbox import SandboxChoice
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
     from paicli.app.conversations import ConversationLog, Restored
+    from paicli.app.driver import TurnOutcome
     from paicli.app.sessions import LoadedSession
     from paicli.mcp.manager import McpManager
     from paicli.ui.usage_view import PlanUsage
@@ -94,6 +95,11 @@ class CommandContext(Protocol):
     @property
     def conversations(self) -> ConversationLog:
         """Where this conversation is saved as it goes; `.store` holds the earlier ones."""
+        ...
+
+    async def read_only_turn(self, request: str) -> TurnOutcome:
+        """A turn outside the conversation whose tools may only read (/init): its tool lines show, its
+        answer does not stream (it is returned); ESC cancels it."""
         ...
 
     def resume_conversation(self, session: LoadedSession) -> Restored:
