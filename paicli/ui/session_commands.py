@@ -8,6 +8,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from paicli.app.conversations import Restored, last_exchange, latest_session
+from paicli.app.figures import compact_count
 from paicli.app.sessions import SessionSummary
 from paicli.sanitize import one_line, terminal_safe
 from paicli.ui.slash import CommandContext, Outcome
@@ -62,11 +63,7 @@ def summary_line(number: int, summary: SessionSummary) -> str:
     when = time.strftime("%b %d %H:%M", time.localtime(summary.modified))
     turns = f"{summary.turns} turn" + "s" * (summary.turns != 1)
     first = one_line(summary.first_message, limit=60) or "(no message)"
-    return f"  {number:>2}  {when}  {turns:>9}  {_tokens(summary.tokens):>7} tokens  {first}"
-
-
-def _tokens(count: int) -> str:
-    return f"{count / 1000:.1f}k" if count >= 10_000 else f"{count:,}"
+    return f"  {number:>2}  {when}  {turns:>9}  {compact_count(summary.tokens):>6} tokens  {first}"
 
 
 def show_restored(ctx: CommandContext, restored: Restored) -> None:

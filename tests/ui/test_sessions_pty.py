@@ -69,8 +69,10 @@ def test_resume_picks_the_older_of_two_conversations(spawn_repl: Spawn, fake: Fa
 
     child = spawn_repl()
     child.send("/resume" + ENTER)
-    expect_text(child, "second topic beta")  # newest first
-    expect_text(child, "first topic alpha")
+    expect_text(child, "1 turn")  # number, time of the last change, turns, tokens, first message
+    expect_text(child, "tokens  second topic beta")  # newest first
+    expect_text(child, "1 turn")
+    expect_text(child, "tokens  first topic alpha")
     expect_text(child, "resume which?")
     child.send("2" + ENTER)
     expect_text(child, "continuing the conversation of")
