@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from paicli.errors import AgentError
-from paicli.events import EventSink, ModelUsage, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.events import (
+    EventSink,
+    ModelUsage,
+    ReasoningDelta,
+    ReplyRestarted,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec, Usage
 from paicli.tools.arguments import arguments_or_raw
 from paicli.tools.base import Tool, ToolContext, ToolOutcome
@@ -125,7 +133,12 @@ class ReactLoop:
         def on_reasoning(text: str) -> None:
             self.sink.emit(ReasoningDelta(task_id=task_id, text=text))
 
-        response = await self.llm.chat(result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning)
+        def on_restart() -> None:
+            self.sink.emit(ReplyRestarted(task_id=task_id))
+
+        response = await self.llm.chat(
+            result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning, on_restart=on_restart
+        )
         result.requests += 1
         result.usage = result.usage + response.usage
         self.spent = self.spent + response.usage

@@ -11,7 +11,7 @@ from paicli.sanitize import json_safe
 from paicli.tools.output import mask_secrets
 
 # streamed text and reasoning are too chatty for a JSON stream; the final text is in the end event
-QUIET_IN_JSON = {"text_delta", "reasoning_delta"}
+QUIET_IN_JSON = {"text_delta", "reasoning_delta", "reply_restarted"}
 
 
 class JsonLinesSink:

@@ -177,12 +177,12 @@ class LLMClient:
         retry_after = error.retry_after if isinstance(error, RetryLater) else None
         delay = self._backoff.delay(request.attempt, retry_after)
         again = "asking again" if request.delivered else "retrying"
-        attempt = f"attempt {request.attempt + 1} of {self.max_attempts}"
-        self._notify(f"model request failed ({error}), {again} in {delay:.1f} s, {attempt}")
-        if request.delivered:
+        if request.delivered:  # before the notice, which would print the broken-off text as it stands
             request.delivered = False
             if on_restart is not None:
                 on_restart()
+        attempt = f"attempt {request.attempt + 1} of {self.max_attempts}"
+        self._notify(f"model request failed ({error}), {again} in {delay:.1f} s, {attempt}")
         await asyncio.sleep(delay)
         request.waited += delay
         request.attempt += 1

@@ -25,7 +25,16 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from paicli.app.figures import arrows, compact_count, token_count
-from paicli.events import Event, ModelUsage, Notice, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.events import (
+    Event,
+    ModelUsage,
+    Notice,
+    ReasoningDelta,
+    ReplyRestarted,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from paicli.llm.price import Price, cost_of
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
@@ -37,6 +46,7 @@ PREVIEW_MAX_CHARS = 4000
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 OWN_GAP = re.compile(r" {0,3}([-*+]\s|\d+[.)]\s|>|\|)")  # lists, quotes, tables: rich starts them with a blank line
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+RESTARTED = "↻ the reply broke off and was asked again; what follows replaces the text above"
 
 
 
@@ -189,6 +199,8 @@ class ChatRenderer:
         self._waiting_since: float | None = None  # the model was asked and has not answered yet
         self._ticker: asyncio.Task[None] | None = None
         self.thinking = Thinking()  # a reasoning model's thought: live while it streams, then one line
+        self._reply_blocks: list[str] = []  # blocks of the reply under way already printed
+        self._replay: list[str] = []  # after a restart: printed blocks the new reply may repeat (not reprinted)
 
     # ---- EventSink ----
 
@@ -202,10 +214,13 @@ class ChatRenderer:
             self._close_thinking()
             self._stop_waiting()
             self._text(event.text)
+        elif isinstance(event, ReplyRestarted):
+            self._restart()
         elif isinstance(event, ToolCallEvent):
             self._close_thinking()
             self._stop_waiting()
             self.flush()
+            self._replay = []
             self._tool_call(event)
         elif isinstance(event, ToolResultEvent):
             self._tool_result(event)
@@ -251,12 +266,14 @@ class ChatRenderer:
         if rest.strip():
             self._print_block(rest)
         self._blocks_printed = 0
+        self._reply_blocks = []
 
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
         self._stop_waiting()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
+        self._replay = []
         if self.turn_usage.total:
             self.line(usage_line(self.turn_usage, self.session_usage), "dim")
         self.turn_usage = Usage()
@@ -280,7 +297,23 @@ class ChatRenderer:
         if self.live_preview:
             self._preview()
 
+    def _restart(self) -> None:
+        """The reply broke off and is asked again: its unfinished block (only ever previewed) is dropped, and
+        the blocks already printed are not printed twice when the new reply repeats them."""
+        self._stop_preview()
+        self._blocks = MarkdownBlocks()
+        self.thinking.restart()
+        self._replay, self._reply_blocks = self._replay + self._reply_blocks, []
+
     def _print_block(self, block: str) -> None:
+        if self._replay:
+            if self._replay[0] == block:
+                self._replay.pop(0)
+                self._reply_blocks.append(block)
+                return
+            self._replay = []
+            self.line(RESTARTED, "dim")
+        self._reply_blocks.append(block)
         if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
             self.console.print()
         self._after_tool_lines = False
