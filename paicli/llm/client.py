@@ -191,8 +191,7 @@ class LLMClient:
         last = request.last_limit
         cause = str(last) if last is not None else "the endpoint is rate limited (HTTP 429 to other requests)"
         budget = f"rate_limit_wait ({self.rate_limit_wait:g} s)"
-        since = request.limited_since if request.limited_since is not None else self.endpoint.clock()
-        if reopens_in is not None and self.endpoint.clock() - since + reopens_in > self.rate_limit_wait:
+        if reopens_in is not None and reopens_in > self.rate_limit_wait:
             cause += f" — rate limited: the server asks for {reopens_in:.0f} s more, which would pass {budget}"
         else:
             cause += f" — rate limited for {self.rate_limit_wait:g} s (rate_limit_wait); try again later"
