@@ -8,10 +8,8 @@ The REPL is the `CommandContext` of the slash commands (ui/slash.py).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
-import signal
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,19 +22,18 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyPressEvent
 from rich.console import Console, RenderableType
 
-from paicli import __version__
-from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
+from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.driver import run_turn, until_done
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
-from paicli.config import Settings, user_home
-from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
+from paicli.config import user_home
+from paicli.errors import EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
 from paicli.llm.price import Price
 from paicli.llm.types import Message, Usage
 from paicli.plan.model import PlanStatus
 from paicli.policy.approval import ApprovalPolicy
-from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.runtime import Runtime
 from paicli.sandbox import SandboxChoice
 from paicli.sanitize import one_line
 from paicli.tools.commands import dangerous_reason
@@ -53,31 +50,6 @@ from paicli.ui.watch import cancel_keys
 
 if TYPE_CHECKING:
     from paicli.mcp.manager import McpManager
-
-def run_repl(settings: Settings) -> int:
-    """The `paicli` entry without a subcommand; returns the exit code."""
-    console = Console(highlight=False)
-    renderer = ChatRenderer(console, secrets=secret_values(settings))
-    return asyncio.run(_serve(settings, console, renderer))
-
-
-async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -> int:
-    loop = asyncio.get_running_loop()
-    main = asyncio.current_task()
-    assert main is not None
-    loop.add_signal_handler(signal.SIGTERM, main.cancel)
-    runtime = build_runtime(settings, renderer, announce=False)  # the banner says whether commands are contained
-    checkpoints = attach_checkpoints(runtime, renderer)
-    try:
-        return await Repl(runtime, renderer, console, checkpoints=checkpoints).run()
-    except asyncio.CancelledError:
-        return EXIT_CANCELLED
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
-        await runtime.aclose()
-        if checkpoints is not None:
-            checkpoints.close()
-
 
 class Repl:
     def __init__(
@@ -253,19 +225,16 @@ class Repl:
 
     # ---- the loop ----
 
-    async def run(self) -> int:
-        self.say(
-            f"paicli {__version__} · {self.model} · {self.runtime.workspace}\n"
-            "/help for commands · ESC cancels a running turn · Ctrl-D exits",
-            "dim",
-        )
-        sandbox = self.runtime.sandbox
-        self.say(sandbox.describe(), "dim" if sandbox.sandbox is not None or sandbox.mode == "off" else "yellow")
+    async def run(self, first_line: str | None = None) -> int:
+        """The prompt loop, after `first_line`: what was typed at the first prompt, shown with the banner
+        while the REPL was being built (paicli/ui/first_prompt.py)."""
+        if first_line is not None and await self.handle(first_line) is Outcome.EXIT:
+            return EXIT_OK
         while True:
             try:
                 # The MCP servers start once the first prompt is on screen: their start never delays it.
                 text = await self.session.prompt_async(
-                    self._prompt, default=self.typeahead, pre_run=self._start_servers
+                    self._prompt, default=self.typeahead, pre_run=self.start_servers
                 )
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
@@ -364,7 +333,7 @@ class Repl:
             finally:
                 self.typeahead = keys.typeahead
 
-    def _start_servers(self) -> None:
+    def start_servers(self) -> None:
         start_servers_after_this_step(self.runtime)
         if self._checkpoints is not None:
             self._checkpoints.warm_up()  # while the user types the first message
