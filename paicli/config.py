@@ -31,7 +31,6 @@ from paicli.errors import ConfigError
 from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
 from paicli.mcp.config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json
-from paicli.policy.rules import check_rules, parse_command_prefixes
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
     CONFIG_FILE,
@@ -141,11 +140,15 @@ class Settings(BaseModel):
     @field_validator("allow", "deny")
     @classmethod
     def _valid_rules(cls, rules: list[str]) -> list[str]:
+        from paicli.policy.rules import check_rules  # the command classifier: loaded only when rules are set
+
         return check_rules(rules)
 
     @field_validator("unsandboxed")
     @classmethod
     def _valid_prefixes(cls, prefixes: list[str]) -> list[str]:
+        from paicli.policy.rules import parse_command_prefixes
+
         parse_command_prefixes(prefixes)
         return prefixes
 

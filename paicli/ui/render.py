@@ -18,10 +18,9 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
-from rich.live import Live
-from rich.markdown import Markdown
 from rich.text import Text
 
 from paicli.app.figures import arrows, compact_count, token_count
@@ -45,6 +44,9 @@ from paicli.ui.markdown_blocks import MarkdownBlocks as MarkdownBlocks  # re-exp
 from paicli.ui.preview import Preview, result_preview
 from paicli.ui.thinking import Thinking, with_thinking
 from paicli.ui.transcript import Transcript
+
+if TYPE_CHECKING:  # rich's Markdown (markdown-it) and Live load with the first answer, not at start-up
+    from rich.live import Live
 
 PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
@@ -230,7 +232,7 @@ class ChatRenderer:
         if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
             self.console.print()
         self._after_tool_lines = False
-        self.console.print(Markdown(self._mask(block), hyperlinks=False))
+        self.console.print(markdown(self._mask(block)))
         self._blocks_printed += 1
 
     def _preview(self, force: bool = False) -> None:
@@ -247,7 +249,7 @@ class ChatRenderer:
         rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
         text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
         if text.strip():
-            return Markdown(self._mask(text), hyperlinks=False)
+            return markdown(self._mask(text))
         if self._running:
             call = self._running[-1]
             status = self.status_line() if self.status_line is not None else ""
@@ -328,9 +330,18 @@ class ChatRenderer:
         return mask_secrets(text, self.secrets)
 
 
+def markdown(text: str) -> RenderableType:
+    """Markdown shown with links' targets (no terminal hyperlinks)."""
+    from rich.markdown import Markdown
+
+    return Markdown(text, hyperlinks=False)
+
+
 def transient_live(console: Console, renderable: RenderableType) -> Live:
     """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
     stopped; cropped, since a region taller than the screen cannot be redrawn."""
+    from rich.live import Live
+
     live = Live(
         renderable,
         console=console,
