@@ -8,10 +8,12 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from bench import (
+    chat_tokens,
     checkpoints,
     dag_ops,
     dispatch,
     makespan,
+    memory,
     overhead,
     parse_robustness,
     render,
@@ -24,6 +26,7 @@ from bench.common import Result
 
 ORDER = (
     makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, checkpoints, sandbox,
+    memory, chat_tokens,
 )  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

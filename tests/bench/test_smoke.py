@@ -72,6 +72,21 @@ def test_scheduler_benchmarks_complete_every_task(results: dict[str, Result]) ->
     assert results["overhead"].details["full_stack_lattice"]["tasks"] == 100
 
 
+def test_memory_runs_the_whole_plan_and_samples_the_chat(results: dict[str, Result]) -> None:
+    memory = results["memory"]
+    assert metric(memory, "10-task plan, 4 parallel: tasks finished") == 10
+    assert [sample["turn"] for sample in memory.details["rss_curve_mb"]] == list(range(11))  # 10 turns
+
+
+def test_a_compressed_chat_keeps_its_prefix_between_compressions(results: dict[str, Result]) -> None:
+    tokens = results["chattokens"]
+    assert int(metric(tokens, "compressions") or 0) > 0
+    assert metric(tokens, "requests between compressions that extend") == 100.0
+    per_turn = tokens.details["per_turn"]
+    assert len(per_turn["compressed"]) == len(per_turn["uncompressed"]) == 12
+    assert sum(per_turn["compressed"]) < sum(per_turn["uncompressed"])
+
+
 def test_the_command_line_writes_json_results(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bench", "dag", "--quick", "--out", str(tmp_path)],
