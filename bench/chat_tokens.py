@@ -28,6 +28,7 @@ NAME = "chattokens"
 TITLE = "Token economy of a 50-turn chat with compression"
 BUDGET = 16_000  # context_tokens of the compressed session
 UNBOUNDED = 1_000_000
+CACHED_PRICE = 0.1  # of an uncached token's: DeepSeek's and OpenAI's recent models' cache discount
 
 
 def rendered(body: Body) -> str:
@@ -50,6 +51,11 @@ class Session:
     @property
     def total(self) -> int:
         return sum(self.turn_tokens) + self.compression_tokens
+
+    def priced(self, cached_price: float) -> float:
+        """The prompt tokens at the uncached price, a cached one costing `cached_price` of it (compression
+        requests are not cached: their system prompt differs from the chat's)."""
+        return self.total - self.cached_tokens * (1 - cached_price)
 
 
 def account(bodies: list[Body]) -> Session:
@@ -95,7 +101,7 @@ def window_mean(values: list[int], start: int, end: int) -> float:
 
 
 def run(quick: bool = False) -> Result:
-    turns, budget = (12, 4_000) if quick else (50, BUDGET)
+    turns, budget = (12, 6_000) if quick else (50, BUDGET)
     compressed, plain = chat(turns, budget), chat(turns, UNBOUNDED)
     result = Result(NAME, TITLE, details={"turns": turns, "context_tokens": budget})
     tenth = max(1, turns // 5)  # the windows compared: turns 21–30 and 41–50 of 50
@@ -107,6 +113,10 @@ def run(quick: bool = False) -> Result:
         result.add(f"{label}: turns {late[0]}–{late[1]} ÷ turns {early[0]}–{early[1]}", ratio,
                    at_most=1.25 if label == "compressed" else None)  # fmt: skip
     result.add("prompt tokens, whole session: compressed ÷ uncompressed", compressed.total / plain.total)
+    cost = compressed.priced(CACHED_PRICE) / plain.priced(CACHED_PRICE)
+    result.add("prompt cost, cached tokens at 0.1 ×: compressed ÷ uncompressed", cost)
+    share = 100 * compressed.compression_tokens / compressed.total
+    result.add("compression requests: share of the prompt tokens", share, "%")
     steady = 100 * compressed.extends / compressed.steady if compressed.steady else 100.0
     result.add("requests between compressions that extend the previous one whole", steady, "%", at_least=100.0)
     kept = compressed.shared_at_compression

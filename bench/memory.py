@@ -113,6 +113,7 @@ def run(quick: bool = False) -> Result:
     result.add(f"{turns} chat turns: RSS after turn {first}", first_rss / 1024, "MB")
     result.add(f"{turns} chat turns: RSS after turn {last}", last_rss / 1024, "MB")
     result.add(f"{turns} chat turns: growth after turn {first}", (last_rss - first_rss) / 1024, "MB", at_most=20.0)
+    result.add(f"{turns} chat turns: peak RSS", max(peak for _, _, peak in curve) / 1024, "MB")
     result.add(f"{turns} chat turns: per turn", seconds / turns * 1000, "ms")
     result.details["rss_curve_mb"] = [{"turn": t, "rss": round(r / 1024, 1), "peak": round(p / 1024, 1)}
                                       for t, r, p in curve]  # fmt: skip
