@@ -47,6 +47,7 @@ class Session:
     extends: int = 0  # chat requests that start with the whole previous chat request, between compressions
     steady: int = 0  # chat requests with no compression since the previous one
     shared_at_compression: list[float] = field(default_factory=list)  # % of the previous request kept
+    largest: int = 0  # prompt tokens of the largest chat request
 
     @property
     def total(self) -> int:
@@ -73,6 +74,7 @@ def account(bodies: list[Body]) -> Session:
             session.turn_tokens.append(0)
         tokens = prompt_tokens(body)
         session.turn_tokens[-1] += tokens
+        session.largest = max(session.largest, tokens)
         text = rendered(body)
         if previous is not None:
             shared = common_prefix_length([previous, text])
@@ -112,6 +114,7 @@ def run(quick: bool = False) -> Result:
         ratio = window_mean(session.turn_tokens, *late) / window_mean(session.turn_tokens, *early)
         result.add(f"{label}: turns {late[0]}–{late[1]} ÷ turns {early[0]}–{early[1]}", ratio,
                    at_most=1.25 if label == "compressed" else None)  # fmt: skip
+    result.add("largest request: compressed / uncompressed", f"{compressed.largest:,} / {plain.largest:,} tokens")
     result.add("prompt tokens, whole session: compressed ÷ uncompressed", compressed.total / plain.total)
     cost = compressed.priced(CACHED_PRICE) / plain.priced(CACHED_PRICE)
     result.add("prompt cost, cached tokens at 0.1 ×: compressed ÷ uncompressed", cost)
