@@ -7,6 +7,10 @@ reading a workspace file (`read_file`) and then answering, then the summary. Its
 (/proc/PID/status) read every 10 ms while it runs; `ru_maxrss` would not do: a child's counts the pages
 of the parent it was forked from. The review is left out: one more tool-free request.
 
+The history: the REPL after one turn with a workspace history of 50,000 entries (about 11 MB, years of
+use) and with none; the prompt's history is capped (paicli/ui/history.py), the file cut once it holds
+twice the cap.
+
 The chat: the REPL in a pseudo-terminal (bench/chat_session.py) with the default settings, so compression
 starts where a user's would (64,000 tokens); each turn reads a 4 KB file and answers 1.5 KB of Markdown.
 Its RSS (/proc/PID/status) is read every 50 turns; the growth counted is from turn 50 to the last, so what
@@ -28,12 +32,14 @@ from pathlib import Path
 
 from bench.chat_session import memory_kb, repl_session, script
 from bench.common import REPO, Result
+from paicli.ui.history import history_path
 from tests.fakellm import Body, FakeLLM, Reply
 from tests.plan_script import PLANNER, SUMMARIZER, system_is
 
 NAME = "memory"
 TITLE = "Memory: a 50-task plan's peak RSS, and 500 chat turns in one REPL"
 LEVELS, WIDTH = 10, 5
+HISTORY_ENTRIES = 50_000  # of about 190 characters: years of use of one workspace
 SAMPLES = 10  # RSS readings across the chat, after the one at its start
 
 
@@ -98,6 +104,31 @@ def chat_curve(fake: FakeLLM, folder: Path, turns: int) -> list[tuple[int, int, 
     return curve
 
 
+def history_entry(index: int) -> str:
+    return f"entry {index}: explain how the parser closes its blocks and why " * 3
+
+
+def write_history(path: Path, entries: int) -> None:
+    """`entries` entries in prompt_toolkit's history format (a dated header, each line prefixed with "+")."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as history:
+        for index in range(entries):
+            history.write(f"\n# 2026-11-30 10:00:00.000000\n+{history_entry(index)}\n")
+
+
+def rss_with_history(folder: Path, entries: int) -> tuple[int, int]:
+    """The REPL's RSS in KB after one turn, its workspace history holding `entries` entries; and the entries
+    left in the history file after the session."""
+    path = history_path(folder / "home", folder / "workspace")
+    write_history(path, entries)
+    with FakeLLM() as fake:
+        script(fake, 1, answer_chars=1500)
+        with repl_session(fake, folder, note_chars=4000) as session:
+            session.turn(1)
+            rss = session.memory_kb()[0]
+    return rss, sum(1 for line in path.read_text().splitlines() if line.startswith("# "))
+
+
 def run(quick: bool = False) -> Result:
     levels, turns = (2, 10) if quick else (LEVELS, 500)
     result = Result(NAME, TITLE, details={"plan_tasks": levels * WIDTH, "turns": turns})
@@ -115,6 +146,13 @@ def run(quick: bool = False) -> Result:
     result.add(f"{turns} chat turns: growth after turn {first}", (last_rss - first_rss) / 1024, "MB", at_most=20.0)
     result.add(f"{turns} chat turns: peak RSS", max(peak for _, _, peak in curve) / 1024, "MB")
     result.add(f"{turns} chat turns: per turn", seconds / turns * 1000, "ms")
+    entries = 2_000 if quick else HISTORY_ENTRIES
+    with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as full:
+        (without, _), (with_history, left) = rss_with_history(Path(empty), 0), rss_with_history(Path(full), entries)
+    size = entries * (len(history_entry(entries)) + 32) / 1e6
+    beyond = (with_history - without) / 1024
+    result.add(f"REPL with a {entries:,}-entry history ({size:.1f} MB): RSS beyond none", beyond, "MB")
+    result.add(f"REPL with a {entries:,}-entry history: entries left in the file", left)
     result.details["rss_curve_mb"] = [{"turn": t, "rss": round(r / 1024, 1), "peak": round(p / 1024, 1)}
                                       for t, r, p in curve]  # fmt: skip
     return result

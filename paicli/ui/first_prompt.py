@@ -103,7 +103,7 @@ async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, f
         renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, console, sandbox)
         from paicli.ui.repl import Repl
 
-        repl = Repl(runtime, renderer, console, checkpoints=checkpoints)
+        repl = Repl(runtime, renderer, console, checkpoints=checkpoints, history=first.session.history)
     except Exception as error:
         if first.session.app.is_running:
             first.session.app.exit(exception=error)

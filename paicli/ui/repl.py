@@ -19,6 +19,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText, fragment_list_to_text
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyPressEvent
 from rich.console import Console, RenderableType
 
@@ -58,7 +59,13 @@ if TYPE_CHECKING:
 
 class Repl:
     def __init__(
-        self, runtime: Runtime, renderer: ChatRenderer, console: Console, *, checkpoints: Checkpoints | None = None
+        self,
+        runtime: Runtime,
+        renderer: ChatRenderer,
+        console: Console,
+        *,
+        checkpoints: Checkpoints | None = None,
+        history: History | None = None,  # the first prompt's: one copy of the history in memory
     ) -> None:
         self.runtime = runtime
         self.renderer = renderer
@@ -87,7 +94,7 @@ class Repl:
         renderer.status_line = lambda: fragment_list_to_text(self._toolbar())  # under a running command
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
-            history=history_file(home, runtime.workspace),
+            history=history or history_file(home, runtime.workspace),
             multiline=True,
             key_bindings=keys,
             completer=merge_completers([SlashCompleter(COMMANDS), mentions]),

@@ -1,0 +1,70 @@
+"""The prompt's history file: prompt_toolkit's format, loaded and kept within its cap."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from prompt_toolkit.history import FileHistory
+
+from paicli.ui.history import CappedFileHistory, history_file, history_path
+
+
+def write_entries(path: Path, texts: list[str]) -> None:
+    """The entries as prompt_toolkit itself stores them (a dated header, each line prefixed with "+")."""
+    plain = FileHistory(str(path))
+    for text in texts:
+        plain.store_string(text)
+
+
+def test_a_history_under_its_cap_loads_whole_newest_first_and_the_file_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    write_entries(path, ["first", "two\nlines", "", "last"])
+    before = path.read_bytes()
+    loaded = list(CappedFileHistory(str(path)).load_history_strings())
+    assert loaded == list(FileHistory(str(path)).load_history_strings()) == ["last", "", "two\nlines", "first"]
+    assert path.read_bytes() == before
+
+
+def test_only_the_newest_entries_are_loaded(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    write_entries(path, [f"entry {i}" for i in range(20)])
+    loaded = list(CappedFileHistory(str(path), max_entries=10).load_history_strings())
+    assert loaded == [f"entry {i}" for i in range(19, 9, -1)]
+    assert len(list(FileHistory(str(path)).load_history_strings())) == 20  # not over twice the cap: file kept
+
+
+def test_a_file_of_twice_the_cap_is_cut_to_what_is_loaded_with_its_headers_and_mode(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    write_entries(path, [f"entry {i}\nsecond line" for i in range(21)])
+    os.chmod(path, 0o600)
+    header = path.read_text().splitlines()[-3]  # the last entry's "# <date>" line
+    loaded = list(CappedFileHistory(str(path), max_entries=10).load_history_strings())
+    assert loaded[0] == "entry 20\nsecond line"
+    kept = list(FileHistory(str(path)).load_history_strings())
+    assert kept == [f"entry {i}\nsecond line" for i in range(20, 10, -1)]
+    assert header.startswith("# ") and header in path.read_text()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["history"]  # no temporary file left
+    CappedFileHistory(str(path), max_entries=10).store_string("after the cut")
+    assert list(FileHistory(str(path)).load_history_strings())[:2] == ["after the cut", "entry 20\nsecond line"]
+
+
+def test_large_pastes_count_against_a_cap_on_characters(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    write_entries(path, ["small", "x" * 600, "y" * 300, "latest"])
+    loaded = list(CappedFileHistory(str(path), max_chars=800).load_history_strings())
+    assert loaded == ["latest", "y" * 300]  # with the 600-character paste they would pass 800
+
+
+def test_a_missing_or_unreadable_file_is_an_empty_history(tmp_path: Path) -> None:
+    assert list(CappedFileHistory(str(tmp_path / "none")).load_history_strings()) == []
+    (tmp_path / "folder").mkdir()
+    assert list(CappedFileHistory(str(tmp_path / "folder")).load_history_strings()) == []
+
+
+def test_the_workspace_history_is_capped(tmp_path: Path) -> None:
+    history = history_file(tmp_path / "home", tmp_path)
+    assert isinstance(history, CappedFileHistory)
+    assert history.filename == str(history_path(tmp_path / "home", tmp_path))
