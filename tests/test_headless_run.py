@@ -33,6 +33,10 @@ def test_run_reads_edits_and_runs_with_json_events(fake: FakeLLM, workspace: Pat
     assert done.of("tool_call")[1]["arguments"] == {"path": "app.py", "old_text": "1 + 1", "new_text": "2 + 2"}
     results = done.of("tool_result")
     assert all(r["ok"] for r in results) and "4" in results[2]["output"]
+    # additions: the edit's diff (the other results have no `diff` key); a command's streamed output is not written
+    assert [("diff" in r) for r in results] == [False, True, False]
+    assert "-print(1 + 1)\n+print(2 + 2)" in results[1]["diff"]
+    assert not done.of("command_output")
     assert events[-1]["event"] == "run_finished" and "prints 4" in events[-1]["content"]
     assert events[-1]["usage"]["prompt_tokens"] > 0
     assert all(isinstance(e["ts"], float) for e in events)

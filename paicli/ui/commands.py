@@ -22,6 +22,7 @@ KEYS_HELP = (
     "  Enter sends · Alt+Enter (or Esc then Enter) starts a new line · a pasted block stays one message",
     "  Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
     "  ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
+    "  Ctrl+O shows the last tool output whole (/expand) · /transcript pages the whole last turn",
     "  !COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file,",
     "  a folder's listing or a glob's names (Tab completes the path)",
 )
@@ -129,6 +130,18 @@ async def changes(ctx: CommandContext, arg: str) -> Outcome:
     return await changes_command(ctx, arg)
 
 
+async def expand(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.expand import expand as expand_command
+
+    return await expand_command(ctx, arg)
+
+
+async def transcript(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.expand import transcript as transcript_command
+
+    return await transcript_command(ctx, arg)
+
+
 async def mcp(ctx: CommandContext, arg: str) -> Outcome:
     from paicli.ui.mcp_command import mcp_command
 
@@ -160,6 +173,9 @@ COMMANDS: list[Command] = [
     Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
             usage="[TASK_ID | ID]"),
     Command("/init", "read the repository and propose a PAI.md with its build, test and style commands", init),
+    Command("/expand", "the last tool output whole, in a pager (Ctrl+O at the prompt)", expand),
+    Command("/transcript", "the whole last turn or plan: every tool call, its output and diff, the answer",
+            transcript),
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
             usage="[restart NAME]"),

@@ -20,7 +20,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import FormattedText, fragment_list_to_text
 from prompt_toolkit.key_binding import KeyPressEvent
 from rich.console import Console, RenderableType
 
@@ -44,6 +44,7 @@ from paicli.sanitize import one_line
 from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
+from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import terminal_notifier
@@ -57,6 +58,7 @@ from paicli.ui.watch import cancel_keys
 
 if TYPE_CHECKING:
     from paicli.mcp.manager import McpManager
+    from paicli.ui.transcript import Transcript
 
 def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
     """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
@@ -100,7 +102,7 @@ class Repl:
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
         self.plan_usages: list[PlanUsage] = []  # for /usage
-        self.approval = ApprovalPrompt()
+        self.approval = ApprovalPrompt(queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         store = session_store(runtime.settings, runtime.home, runtime.secrets())
         self.conversations = ConversationLog(store, model=self.model, notify=lambda text: self.say(text, "yellow"))
@@ -113,6 +115,9 @@ class Repl:
             self.plan_next = False
             event.app.invalidate()
 
+        add_expand_key(keys, self._hold_line)
+        self._held_line = ""  # typed before Ctrl+O: back in the next prompt
+        renderer.status_line = lambda: fragment_list_to_text(self._toolbar())  # under a running command
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, runtime.workspace),
@@ -208,6 +213,13 @@ class Repl:
     def mcp(self) -> McpManager | None:
         return self.runtime.mcp
 
+    @property
+    def transcript(self) -> Transcript:
+        return self.renderer.transcript
+
+    def _hold_line(self, text: str) -> None:
+        self._held_line = text
+
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
         self.runtime.settings = self.runtime.settings.model_copy(update={"model": name})
@@ -239,7 +251,10 @@ class Repl:
         notify = terminal_notifier(self.console.file, enabled=self.runtime.settings.notify,
                                    after=self.runtime.settings.notify_after)  # fmt: skip
         screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
-        outcome = await plan_on_screen(self.runtime, screen, request, checkpoints=self._checkpoints)
+        self.transcript.begin(f"/plan {request.goal or ''}".strip())
+        outcome = await plan_on_screen(
+            self.runtime, screen, request, also=self.transcript, checkpoints=self._checkpoints
+        )
         if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
             notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
@@ -298,7 +313,7 @@ class Repl:
             except EOFError:
                 return EXIT_OK
             finally:
-                self.typeahead = ""
+                self.typeahead, self._held_line = self._held_line, ""
             if await self.handle(text) is Outcome.EXIT:
                 return EXIT_OK
 
@@ -358,6 +373,7 @@ class Repl:
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
+        self.transcript.begin(text)
         if self._notes:
             text = "\n".join(self._notes) + "\n\n" + text
             self._notes.clear()

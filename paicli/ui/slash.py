@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from paicli.app.driver import TurnOutcome
     from paicli.app.sessions import LoadedSession
     from paicli.mcp.manager import McpManager
+    from paicli.ui.transcript import Transcript
     from paicli.ui.usage_view import PlanUsage
 
 
@@ -73,6 +74,11 @@ class CommandContext(Protocol):
 
     @property
     def mcp(self) -> McpManager | None: ...
+
+    @property
+    def transcript(self) -> Transcript:
+        """The last turn or plan whole (its tool outputs, diffs and answer), for /expand and /transcript."""
+        ...
 
     def say(self, text: str, style: str = "") -> None: ...
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from paicli.events import ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
 from paicli.tools.toolbox import ToolBox
-from paicli.ui.render import ChatRenderer, MarkdownBlocks, result_summary, tool_summary
+from paicli.ui.render import ChatRenderer, MarkdownBlocks, tool_summary
 
 
 def make_renderer(**kwargs: object) -> tuple[ChatRenderer, io.StringIO]:
@@ -156,8 +156,12 @@ def test_tool_call_and_result_lines() -> None:
         "Let me look.",
         "⏺ read_file src/app.py",
         "  ⎿ 42 lines",
+        *["    x"] * 4,
+        "    … 36 more lines · Ctrl+O shows all",
+        *["    x"] * 2,
         "⏺ edit_file a.py",
         "  ⎿ Error: old_text not found in a.py",
+        "    hint",
     ]
     stream(renderer, "Fixed it.")
     renderer.flush()
@@ -170,7 +174,7 @@ def test_results_of_parallel_calls_name_their_tool() -> None:
     renderer.emit(ToolCallEvent(task_id=None, name="list_dir", arguments={}))
     renderer.emit(ToolResultEvent(task_id=None, name="read_file", ok=True, output="one line"))
     renderer.emit(ToolResultEvent(task_id=None, name="list_dir", ok=True, output=""))
-    assert lines_of(out)[-2:] == ["  ⎿ read_file: 1 line", "  ⎿ list_dir: no output"]
+    assert lines_of(out)[-3:] == ["  ⎿ read_file: 1 line", "    one line", "  ⎿ list_dir: no output"]
 
 
 def test_tool_summaries() -> None:
@@ -188,16 +192,6 @@ def test_tool_summaries() -> None:
     assert shown("mystery", {"n": 1}) == '{"n": 1}'
     assert shown("read_file", "{not json") == "{not json"
     assert len(shown("write_file", {"path": "p" * 500})) <= 160
-
-
-def test_result_summaries() -> None:
-    assert result_summary(True, "a\nb\n") == "2 lines"
-    assert result_summary(True, "  ") == "no output"
-    assert result_summary(False, "Error: denied") == "Error: denied"
-    assert result_summary(False, "\nrefused: outside the workspace") == "Error: refused: outside the workspace"
-
-
-# ---- usage and notices -------------------------------------------------------------------------------
 
 
 def test_usage_is_summed_per_turn_with_a_session_total() -> None:
