@@ -31,6 +31,7 @@ from paicli.events import (
     ModelUsage,
     Notice,
     ReasoningDelta,
+    ReplyRestarted,
     TextDelta,
     ToolCallEvent,
     ToolResultEvent,
@@ -49,6 +50,7 @@ PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
 OWN_GAP = re.compile(r" {0,3}([-*+]\s|\d+[.)]\s|>|\|)")  # lists, quotes, tables: rich starts them with a blank line
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+RESTARTED = "↻ the reply broke off and was asked again; what follows replaces the text above"
 
 
 
@@ -78,6 +80,8 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
     return line
 
 
+
+
 class ChatRenderer:
     """Renders the events of chat turns to a rich Console (the REPL's EventSink)."""
 
@@ -102,6 +106,8 @@ class ChatRenderer:
         self.status_line: Callable[[], str] | None = None  # the toolbar, drawn under a running command
         self._running: list[RunningCall] = []  # calls between their tool_call and tool_result
         self._running_ticker: asyncio.Task[None] | None = None
+        self._reply_blocks: list[str] = []  # blocks of the reply under way already printed
+        self._replay: list[str] = []  # after a restart: printed blocks the new reply may repeat (not reprinted)
 
     # ---- EventSink ----
 
@@ -116,10 +122,13 @@ class ChatRenderer:
             self._close_thinking()
             self._stop_waiting()
             self._text(event.text)
+        elif isinstance(event, ReplyRestarted):
+            self._restart()
         elif isinstance(event, ToolCallEvent):
             self._close_thinking()
             self._stop_waiting()
             self.flush()
+            self._replay = []
             self._tool_call(event)
         elif isinstance(event, CommandOutput):
             if self._running:
@@ -170,12 +179,14 @@ class ChatRenderer:
         if rest.strip():
             self._print_block(rest)
         self._blocks_printed = 0
+        self._reply_blocks = []
 
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
         self._stop_waiting()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
+        self._replay = []
         if self.turn_usage.total:
             self.line(usage_line(self.turn_usage, self.session_usage), "dim")
         self.turn_usage = Usage()
@@ -199,7 +210,23 @@ class ChatRenderer:
         if self.live_preview:
             self._preview()
 
+    def _restart(self) -> None:
+        """The reply broke off and is asked again: its unfinished block (only ever previewed) is dropped, and
+        the blocks already printed are not printed twice when the new reply repeats them."""
+        self._stop_preview()
+        self._blocks = MarkdownBlocks()
+        self.thinking.restart()
+        self._replay, self._reply_blocks = self._replay + self._reply_blocks, []
+
     def _print_block(self, block: str) -> None:
+        if self._replay:
+            if self._replay[0] == block:
+                self._replay.pop(0)
+                self._reply_blocks.append(block)
+                return
+            self._replay = []
+            self.line(RESTARTED, "dim")
+        self._reply_blocks.append(block)
         if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
             self.console.print()
         self._after_tool_lines = False
