@@ -122,6 +122,7 @@ class ChatRenderer:
         self.status_line: Callable[[], str] | None = None  # the toolbar, drawn under a running command
         self._running: list[RunningCall] = []  # calls between their tool_call and tool_result
         self._running_ticker: asyncio.Task[None] | None = None
+        self._paused = 0  # a question is on screen: nothing is drawn live
 
     # ---- EventSink ----
 
@@ -182,6 +183,15 @@ class ChatRenderer:
         if not self._blocks.pending(1, 1).strip():
             self._stop_preview()
 
+    def pause(self) -> None:
+        """Before a question: the streamed text so far goes on screen, and nothing is drawn live until
+        `resume` (a running command's timer would draw over the question)."""
+        self._paused += 1
+        self.flush()
+
+    def resume(self) -> None:
+        self._paused = max(0, self._paused - 1)
+
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
         self._close_thinking()
@@ -227,6 +237,8 @@ class ChatRenderer:
         self._blocks_printed += 1
 
     def _preview(self, force: bool = False) -> None:
+        if self._paused:
+            return
         now = time.monotonic()
         if not force and now - self._last_preview < 1.0 / PREVIEW_HZ:
             return

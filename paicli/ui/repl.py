@@ -374,7 +374,8 @@ class Repl:
     @contextlib.contextmanager
     def _watch(self, cancel: Callable[[], None]) -> Iterator[None]:
         # Before a question, the streamed text so far goes on screen.
-        with cancel_keys(cancel, self.approval, before_question=[self.renderer.flush]) as keys:
+        with cancel_keys(cancel, self.approval, before_question=[self.renderer.pause],
+                         after_question=[self.renderer.resume]) as keys:  # fmt: skip
             try:
                 yield
             finally:

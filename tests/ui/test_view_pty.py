@@ -147,3 +147,19 @@ def test_approvals_ask_under_the_live_plan_which_keeps_updating_and_queue_visibl
     expect_text(child, "Three tasks ran.", timeout=15)
     child.expect_exact(PROMPT)
     assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
+
+
+def test_nothing_draws_over_a_question_and_the_timer_comes_back_after_it(
+    spawn_repl: Spawn, fake: FakeLLM, workspace: Path
+) -> None:
+    (workspace / "stale.txt").write_text("x\n")
+    child = command_turn(spawn_repl, fake, "rm stale.txt; sleep 2; echo gone")
+    expect_text(child, "approve execute_command")
+    expect_text(child, "esc")
+    child.expect(pexpect.TIMEOUT, timeout=1.5)
+    assert "running" not in child.before  # the running command's line waits for the answer
+    child.send("y")
+    expect_text(child, "running")
+    expect_text(child, "Esc cancels")
+    expect_text(child, "⎿ 1 line")
+    expect_text(child, "All done.")
