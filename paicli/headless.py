@@ -6,14 +6,15 @@ output and an exit code. It never imports the other front end (paicli.ui).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TextIO
 
 from paicli.app.checkpoints.command import undo_answer
 from paicli.app.checkpoints.report import changed_line
-from paicli.app.checkpoints.service import attach_checkpoints, open_store
+from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints, open_store
 from paicli.app.driver import run_plan, run_turn, run_with_signals
 from paicli.app.figures import arrows
 from paicli.app.jsonl import JsonLinesSink
@@ -169,7 +170,8 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool) -> int:
             {"role": "system", "content": runtime.system_prompt(None)},
             {"role": "user", "content": prompt},
         ]
-        turn = await run_turn(runtime, sink, messages, checkpoints=attach_checkpoints(runtime, sink))
+        with closing_checkpoints(attach_checkpoints(runtime, sink)) as checkpoints:
+            turn = await run_turn(runtime, sink, messages, checkpoints=checkpoints)
         tell_changes(turn.changes, json_mode)
         if turn.error is not None:
             return fail(str(turn.error), turn.exit_code())
@@ -190,10 +192,11 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
     async def body(runtime: Runtime) -> int:
         for message in request.notices:
             sink.emit(Notice(level="warning", message=message))
-        outcome = await run_plan(
-            runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
-            checkpoints=attach_checkpoints(runtime, sink),
-        )  # fmt: skip
+        with closing_checkpoints(attach_checkpoints(runtime, sink)) as checkpoints:
+            outcome = await run_plan(
+                runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
+                checkpoints=checkpoints,
+            )  # fmt: skip
         if isinstance(sink, ProgressSink) and sink.finished is not None:
             for line in final_report(sink.finished):
                 print(mask_secrets(line, runtime.secrets()))
@@ -203,6 +206,17 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
         return outcome.exit_code()
 
     return run_with_signals(lambda: with_runtime(settings, sink, body))
+
+
+@contextlib.contextmanager
+def closing_checkpoints(checkpoints: Checkpoints | None) -> Iterator[Checkpoints | None]:
+    """The command's checkpoints, their worker finished and stopped when the command is (so that the
+    process can end without waiting for the interpreter to do it: paicli/process_exit.py)."""
+    try:
+        yield checkpoints
+    finally:
+        if checkpoints is not None:
+            checkpoints.close()
 
 
 def tell_changes(changes: list[FileChange] | None, json_mode: bool) -> None:
