@@ -111,6 +111,7 @@ class Settings(BaseModel):
     )
     checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
     checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
+    sessions_keep: int = Field(100, ge=1, description="saved conversations kept per workspace (-c, /resume)")
     checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
     checkpoint_max_files: int = Field(
         50_000, ge=1, description="a checkpoint that would store more new files than this turns checkpoints off"

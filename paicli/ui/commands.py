@@ -34,6 +34,24 @@ async def clear_conversation(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+async def new(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.session_commands import new_conversation
+
+    return await new_conversation(ctx, arg)
+
+
+async def resume(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.session_commands import resume as resume_command
+
+    return await resume_command(ctx, arg)
+
+
+async def init(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.init_command import init as init_command
+
+    return await init_command(ctx, arg)
+
+
 async def model(ctx: CommandContext, arg: str) -> Outcome:
     name = arg.strip()
     if not name:
@@ -55,9 +73,9 @@ async def thinking(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def usage(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.render import usage_report
+    from paicli.ui.usage_view import usage_report
 
-    for line in usage_report(ctx.session_usage, ctx.prices):
+    for line in usage_report(ctx.session_usage, ctx.plan_usages, ctx.prices):
         ctx.say(line)
     return Outcome.CONTINUE
 
@@ -140,6 +158,8 @@ async def compact(ctx: CommandContext, arg: str) -> Outcome:
 COMMANDS: list[Command] = [
     Command("/help", "list the commands and keys", show_help),
     Command("/clear", "forget the conversation", clear_conversation),
+    Command("/new", "start a new conversation (this one stays saved)", new),
+    Command("/resume", "list the recent conversations of this workspace and continue one", resume, usage="[N]"),
     Command("/model", "show the model, or switch to NAME for this session", model, usage="[NAME]"),
     Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
             usage="[GOAL | resume [ID]]"),
@@ -155,10 +175,11 @@ COMMANDS: list[Command] = [
     Command("/expand", "the last tool output whole, in a pager (Ctrl+O at the prompt)", expand),
     Command("/transcript", "the whole last turn or plan: every tool call, its output and diff, the answer",
             transcript),
+    Command("/init", "read the repository and propose a PAI.md with its build, test and style commands", init),
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
             usage="[restart NAME]"),
     Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
-    Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
+    Command("/usage", "tokens used this session per model and per plan, their cost, what prompt caching saved", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

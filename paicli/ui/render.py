@@ -17,7 +17,7 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -35,7 +35,6 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from paicli.llm.price import Price, cost_of
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
@@ -79,23 +78,6 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
     return line
 
 
-def format_cost(cost: float) -> str:
-    """A price in the user's currency (no symbol: the config does not say which): 1.23, 0.0042."""
-    return f"{cost:,.2f}" if cost >= 1 else f"{cost:.4f}"
-
-
-def usage_report(usage: Usage, prices: Mapping[str, Price]) -> list[str]:
-    """What `/usage` shows: the session's tokens, split by model when more than one was used, and the
-    cost when every model used has a price."""
-    lines = [f"session: {arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" * usage.estimated)]
-    if len(usage.by_model) > 1:
-        width = max(len(name) for name in usage.by_model)
-        for name, tokens in sorted(usage.by_model.items()):
-            lines.append(f"  {name:<{width}}  ↑ {tokens.prompt_tokens:,} ↓ {tokens.completion_tokens:,}")
-    cost = cost_of(usage, prices) if prices and usage.total else None
-    if cost is not None:
-        lines.append(f"cost: {format_cost(cost)} (at the configured prices)")
-    return lines
 
 
 class ChatRenderer:

@@ -26,9 +26,11 @@ from rich.console import Console, RenderableType
 
 from paicli import __version__
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
-from paicli.app.driver import run_turn, until_done
+from paicli.app.conversations import ConversationLog, Restored, restore, session_store
+from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn, until_done
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
+from paicli.app.sessions import LoadedSession
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
@@ -45,25 +47,27 @@ from paicli.ui.commands import COMMANDS
 from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
-from paicli.ui.notify import Notifier
+from paicli.ui.notify import terminal_notifier
 from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
 from paicli.ui.render import ChatRenderer
+from paicli.ui.session_commands import continue_latest
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
+from paicli.ui.usage_view import PlanUsage
 from paicli.ui.watch import cancel_keys
 
 if TYPE_CHECKING:
     from paicli.mcp.manager import McpManager
     from paicli.ui.transcript import Transcript
 
-def run_repl(settings: Settings) -> int:
-    """The `paicli` entry without a subcommand; returns the exit code."""
+def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
+    """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
     console = Console(highlight=False)
     renderer = ChatRenderer(console, secrets=secret_values(settings))
-    return asyncio.run(_serve(settings, console, renderer))
+    return asyncio.run(_serve(settings, console, renderer, continue_last))
 
 
-async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -> int:
+async def _serve(settings: Settings, console: Console, renderer: ChatRenderer, continue_last: bool) -> int:
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
@@ -71,7 +75,11 @@ async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -
     runtime = build_runtime(settings, renderer, announce=False)  # the banner says whether commands are contained
     checkpoints = attach_checkpoints(runtime, renderer)
     try:
-        return await Repl(runtime, renderer, console, checkpoints=checkpoints).run()
+        repl = Repl(runtime, renderer, console, checkpoints=checkpoints)
+        repl.greet()
+        if continue_last:
+            continue_latest(repl)
+        return await repl.run()
     except asyncio.CancelledError:
         return EXIT_CANCELLED
     finally:
@@ -93,8 +101,11 @@ class Repl:
         self.messages: list[Message] = []
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
+        self.plan_usages: list[PlanUsage] = []  # for /usage
         self.approval = ApprovalPrompt(queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
+        store = session_store(runtime.settings, runtime.home, runtime.secrets())
+        self.conversations = ConversationLog(store, model=self.model, notify=lambda text: self.say(text, "yellow"))
         self.clear_conversation()
         home = user_home()
         keys = prompt_keys()
@@ -162,12 +173,32 @@ class Repl:
         await page(self.console, renderable)
 
     async def confirm(self, question: str) -> bool:
+        return (await self.ask(question)).strip().lower() in ("y", "yes")
+
+    async def ask(self, question: str) -> str:
         asking: PromptSession[str] = PromptSession()
         try:
-            answer = await asking.prompt_async(FormattedText([("ansiyellow", question)]))
+            return await asking.prompt_async(FormattedText([("ansiyellow", question)]))
         except (EOFError, KeyboardInterrupt):
-            return False
-        return answer.strip().lower() in ("y", "yes")
+            return ""
+
+    async def read_only_turn(self, request: str) -> TurnOutcome:
+        from paicli.ui.init_command import WithoutText
+
+        messages = [self.messages[0], {"role": "user", "content": request}]
+        self.renderer.begin_wait()
+        try:
+            return await run_turn(self.runtime, WithoutText(self.renderer), messages, watch=self._watch,
+                                  scope=READ_ONLY)  # fmt: skip
+        finally:
+            self.renderer.end_turn()
+
+    def resume_conversation(self, session: LoadedSession) -> Restored:
+        self.clear_conversation()
+        restored = restore(session, self.runtime.settings.context_tokens, self.messages[0]["content"])
+        self.messages += restored.messages
+        self.conversations.continue_in(session.summary.id, self.messages, self.renderer.session_usage.total)
+        return restored
 
     def note_for_model(self, text: str) -> None:
         self._notes.append(text)
@@ -195,6 +226,7 @@ class Repl:
 
     def clear_conversation(self) -> None:
         self.messages = [{"role": "system", "content": self.runtime.system_prompt(None)}]
+        self.conversations.start_new(self.renderer.session_usage.total)
 
     def plan_next_message(self) -> None:
         self.plan_next = True
@@ -216,7 +248,8 @@ class Repl:
             request = dataclasses.replace(request, attached=attached_text(attachments))
         for notice in request.notices:
             self.say(notice, "yellow")
-        notify = self._notifier()
+        notify = terminal_notifier(self.console.file, enabled=self.runtime.settings.notify,
+                                   after=self.runtime.settings.notify_after)  # fmt: skip
         screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
         self.transcript.begin(f"/plan {request.goal or ''}".strip())
         outcome = await plan_on_screen(
@@ -225,6 +258,8 @@ class Repl:
         if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
             notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
+        goal = request.goal or (outcome.plan.goal if outcome.plan else "")
+        self.plan_usages.append(PlanUsage(goal, outcome.usage, outcome.saved_id))
         self._changed(outcome.changes)
         if outcome.status is PlanStatus.CANCELLED:
             saved = outcome.saved_id
@@ -237,14 +272,6 @@ class Repl:
                 {"role": "user", "content": f"/plan {plan.goal}"},
                 {"role": "assistant", "content": outcome.summary or plan.summary or "The plan completed."},
             ]
-
-    def _notifier(self) -> Notifier:
-        def write(text: str) -> None:
-            self.console.file.write(text)
-            self.console.file.flush()
-
-        settings = self.runtime.settings
-        return Notifier(write, enabled=settings.notify, after=settings.notify_after)
 
     async def compact(self) -> None:
         from paicli.agent.compress import estimate_tokens
@@ -268,14 +295,13 @@ class Repl:
 
     # ---- the loop ----
 
-    async def run(self) -> int:
-        self.say(
-            f"paicli {__version__} · {self.model} · {self.runtime.workspace}\n"
-            "/help for commands · ESC cancels a running turn · Ctrl-D exits",
-            "dim",
-        )
+    def greet(self) -> None:
+        self.say(f"paicli {__version__} · {self.model} · {self.runtime.workspace}\n"
+                 "/help for commands · ESC cancels a running turn · Ctrl-D exits", "dim")  # fmt: skip
         sandbox = self.runtime.sandbox
         self.say(sandbox.describe(), "dim" if sandbox.sandbox is not None or sandbox.mode == "off" else "yellow")
+
+    async def run(self) -> int:
         while True:
             try:
                 # The MCP servers start once the first prompt is on screen: their start never delays it.
@@ -292,6 +318,12 @@ class Repl:
                 return EXIT_OK
 
     async def handle(self, text: str) -> Outcome:
+        try:
+            return await self._handle(text)
+        finally:  # whatever the input changed of the conversation is saved at once
+            self.conversations.save(self.messages, self.renderer.session_usage.total)
+
+    async def _handle(self, text: str) -> Outcome:
         if not text.strip():
             return Outcome.CONTINUE
         if (line := shell_command(text)) is not None:

@@ -9,10 +9,9 @@ from typing import Any
 from rich.console import Console
 
 from paicli.events import ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
-from paicli.llm.price import Price
 from paicli.llm.types import Usage
 from paicli.tools.toolbox import ToolBox
-from paicli.ui.render import ChatRenderer, MarkdownBlocks, tool_summary, usage_report
+from paicli.ui.render import ChatRenderer, MarkdownBlocks, tool_summary
 
 
 def make_renderer(**kwargs: object) -> tuple[ChatRenderer, io.StringIO]:
@@ -225,18 +224,3 @@ async def test_thinking_is_shown_until_the_model_answers() -> None:
     renderer.end_turn()
     assert "Thinking…" not in out.getvalue()[shown:]
     assert "Here it is." in out.getvalue()
-
-
-def test_usage_report_splits_by_model_only_when_several_were_used_and_prices_only_what_it_can() -> None:
-    one = Usage(prompt_tokens=1_200, completion_tokens=30).of_model("chat")
-    prices = {"chat": Price(input=0.27, output=1.10), "reasoner": Price(input=0.55, output=2.19)}
-    assert usage_report(one, {}) == ["session: ↑ 1,200 ↓ 30 tokens"]
-    assert usage_report(one, prices) == ["session: ↑ 1,200 ↓ 30 tokens", "cost: 0.0004 (at the configured prices)"]
-    two = one + Usage(prompt_tokens=2_000_000, completion_tokens=1_000_000).of_model("reasoner")
-    assert usage_report(two, prices) == [
-        "session: ↑ 2,001,200 ↓ 1,000,030 tokens",
-        "  chat      ↑ 1,200 ↓ 30",
-        "  reasoner  ↑ 2,000,000 ↓ 1,000,000",
-        "cost: 3.29 (at the configured prices)",
-    ]
-    assert usage_report(two, {"chat": prices["chat"]})[-1] == "  reasoner  ↑ 2,000,000 ↓ 1,000,000"  # no cost
