@@ -12,8 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import signal
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -34,12 +33,9 @@ from paicli.app.sessions import LoadedSession
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
-from paicli.llm.price import Price
-from paicli.llm.types import Message, Usage
+from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
-from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime, build_runtime, secret_values
-from paicli.sandbox import SandboxChoice
 from paicli.sanitize import one_line
 from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
@@ -50,6 +46,7 @@ from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import terminal_notifier
 from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
 from paicli.ui.render import ChatRenderer
+from paicli.ui.repl_views import ReplViews
 from paicli.ui.session_commands import continue_latest
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
@@ -57,8 +54,7 @@ from paicli.ui.usage_view import PlanUsage
 from paicli.ui.watch import cancel_keys
 
 if TYPE_CHECKING:
-    from paicli.mcp.manager import McpManager
-    from paicli.ui.transcript import Transcript
+    pass
 
 def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
     """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
@@ -89,7 +85,7 @@ async def _serve(settings: Settings, console: Console, renderer: ChatRenderer, c
             checkpoints.close()
 
 
-class Repl:
+class Repl(ReplViews):
     def __init__(
         self, runtime: Runtime, renderer: ChatRenderer, console: Console, *, checkpoints: Checkpoints | None = None
     ) -> None:
@@ -132,45 +128,8 @@ class Repl:
     # ---- the CommandContext of the slash commands ----
 
     @property
-    def workspace(self) -> Path:
-        return self.runtime.workspace
-
-    @property
-    def home(self) -> Path:
-        return self.runtime.home
-
-    @property
-    def policy(self) -> ApprovalPolicy | None:
-        return self.runtime.policy
-
-    @property
-    def sandbox(self) -> SandboxChoice:
-        return self.runtime.sandbox
-
-    @property
     def model(self) -> str:
         return self.runtime.llm.model
-
-    @property
-    def last_thinking(self) -> str:
-        return self.renderer.thinking.last
-
-    @property
-    def session_usage(self) -> Usage:
-        return self.renderer.session_usage
-
-    @property
-    def prices(self) -> Mapping[str, Price]:
-        return self.runtime.settings.prices
-
-    @property
-    def checkpoints(self) -> Checkpoints | None:
-        return self._checkpoints
-
-    async def page(self, renderable: RenderableType) -> None:
-        from paicli.ui.changes_view import page
-
-        await page(self.console, renderable)
 
     async def confirm(self, question: str) -> bool:
         return (await self.ask(question)).strip().lower() in ("y", "yes")
@@ -208,14 +167,6 @@ class Repl:
             from paicli.ui.changes_view import changed_text
 
             self.console.print(changed_text(changes), soft_wrap=True)
-
-    @property
-    def mcp(self) -> McpManager | None:
-        return self.runtime.mcp
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.renderer.transcript
 
     def _hold_line(self, text: str) -> None:
         self._held_line = text
