@@ -173,6 +173,8 @@ class ChatRenderer:
 
     def resume(self) -> None:
         self._paused = max(0, self._paused - 1)
+        for call in self._running:  # the time spent answering is not the command's
+            call.started = time.monotonic()
 
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""

@@ -131,7 +131,7 @@ def test_approvals_ask_under_the_live_plan_which_keeps_updating_and_queue_visibl
         fake.on(task_is(task), Reply.tool_calls([("execute_command", {"command": command})]))
         (workspace / f"{task}.txt").write_text("x\n")
     script_summary(fake, "Three tasks ran.")
-    child = spawn_repl("--no-review")
+    child = spawn_repl("--no-review", env=NO_PAGER)
     child.send("/plan three things" + ENTER)
     expect_text(child, "Enter")
     child.send(ENTER)
@@ -147,6 +147,11 @@ def test_approvals_ask_under_the_live_plan_which_keeps_updating_and_queue_visibl
     expect_text(child, "Three tasks ran.", timeout=15)
     child.expect_exact(PROMPT)
     assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
+    child.send("/transcript" + ENTER)  # the plan's calls, each with its task
+    expect_text(child, "› /plan three things")
+    expect_text(child, "[slow] execute_command sleep 1; echo rested")
+    expect_text(child, "rested")
+    child.expect_exact(PROMPT)
 
 
 def test_nothing_draws_over_a_question_and_the_timer_comes_back_after_it(
