@@ -188,6 +188,8 @@ class ChatRenderer:
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
         self._stop_waiting()
+        self._running.clear()  # a cancelled turn's calls never get their result
+        self._stop_running_ticker()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
         if self.turn_usage.total:
@@ -279,13 +281,17 @@ class ChatRenderer:
             await asyncio.sleep(1.0 / PREVIEW_HZ)
         self._running_ticker = None
 
+    def _stop_running_ticker(self) -> None:
+        if self._running_ticker is not None:
+            self._running_ticker.cancel()
+            self._running_ticker = None
+
     def _tool_result(self, event: ToolResultEvent) -> None:
         running = next((call for call in self._running if call.name == event.name), None)
         if running is not None:
             self._running.remove(running)
-        if not self._running and self._running_ticker is not None:
-            self._running_ticker.cancel()
-            self._running_ticker = None
+        if not self._running:
+            self._stop_running_ticker()
         self._stop_preview()
         # With several calls in flight, say which one this result belongs to.
         who = f"{terminal_safe(event.name)}: " if self._calls_in_batch > 1 else ""
