@@ -14,7 +14,7 @@ from paicli import __version__
 
 if TYPE_CHECKING:
     from paicli.config import Settings
-    from paicli.trust import ConfirmTrust
+    from paicli.trust import ConfirmTrust, TrustRequest
 
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -115,9 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     confirm: ConfirmTrust | None = None
     if args.command is None and sys.stdin.isatty():
-        from paicli.ui.approval import confirm_trust
-
-        confirm = confirm_trust
+        confirm = _confirm_trust
     try:
         settings = load_settings(
             settings_flags(args),
@@ -134,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not sys.stdin.isatty():
                 raise ConfigError('the REPL needs a terminal; for one prompt without one use `paicli run "PROMPT"`')
             settings.require_key()
-            from paicli.ui.repl import run_repl
+            from paicli.ui.first_prompt import run_repl
 
             return run_repl(settings, continue_last=bool(args.continue_last))
         if args.command == "doctor":
@@ -159,6 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_CANCELLED
+
+
+def _confirm_trust(request: TrustRequest) -> bool:
+    from paicli.ui.approval import confirm_trust  # loaded only when a repository config needs asking
+
+    return confirm_trust(request)
 
 
 def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter, field_validator, model_serializer
 
 from paicli.kinds import FINAL_PLAN_STATUSES, FINISHED_TASK_STATUSES, PlanStatus, TaskStatus, TaskType
-from paicli.llm.types import Estimate, Usage
+from paicli.llm.types import Estimate, Retries, Usage
 
 
 class Event(BaseModel):
@@ -150,6 +150,7 @@ class PlanFinished(_WithChanges):
     usage: Usage
     estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
     requests: int | None = None  # addition: model requests made after the plan was approved
+    retries: Retries | None = None  # addition: the plan's model requests retried, by kind (issue 18)
     changes: list[FileChange] | None = None
 
     @field_validator("status")
@@ -194,6 +195,14 @@ class CommandOutput(Event):
     text: str
 
 
+class ReplyRestarted(Event):
+    """The model's reply broke off and is asked again: the text and thinking streamed for it so far are
+    void, the new reply streams from its beginning (not written by `--json`, like the deltas)."""
+
+    event: Literal["reply_restarted"] = "reply_restarted"
+    task_id: str | None
+
+
 class ModelUsage(Event):
     """Usage of one model request, as soon as it is known."""
 
@@ -212,7 +221,8 @@ class Notice(Event):
 
 AnyEvent = Annotated[
     PlanCreated | PlanApproved | TaskStarted | ToolCallEvent | ToolResultEvent | TaskFinished | ReplanEvent
-    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ReasoningDelta | CommandOutput | ModelUsage | Notice,
+    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ReasoningDelta | CommandOutput | ReplyRestarted
+    | ModelUsage | Notice,
     Field(discriminator="event"),
 ]  # fmt: skip
 _ANY_EVENT: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)

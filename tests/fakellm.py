@@ -40,6 +40,12 @@ prompt_tokens = len(json.dumps(messages + tools)) // 4, completion_tokens = len(
 Tool-call ids are "call_1", "call_2", … in the order the fake sends them, unless given.
 `fake.models_reply` (a Reply, e.g. a recorded one from tests/replay.py) replaces what GET /models answers.
 
+Faults across rules (issue 18): `fake.storm(seconds, reply, match=any_request)` answers every matching
+request with `reply` (say `Reply.error(429, "slow down", headers={"Retry-After": "1"})`) for `seconds` from
+the first one; `fake.inject_faults(rate, replies, seed=0, match=any_request)` answers each matching request,
+with probability `rate` (a seeded random), with one of `replies` instead of its rule's next reply (which
+stays for the next request). Such requests are recorded with `rule` STORM (-1) or FAULT (-2).
+
 Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), last_message_contains(text),
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
 lower-case names, started/finished in time.monotonic(), rule index, reply, status, disconnected,
@@ -52,6 +58,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import select
 import socket
 import sys
@@ -68,6 +75,7 @@ Args = dict[str, Any] | str
 ToolCallSpec = tuple[str, Args] | tuple[str, Args, str]
 
 _POLL = 0.02  # how often a waiting reply checks for shutdown and client disconnects
+STORM, FAULT = -1, -2  # the `rule` of a request answered by `fake.storm` or `fake.inject_faults`
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -356,6 +364,9 @@ class FakeLLM:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._call_counter = 0
+        self._storm: tuple[float, Reply, Match] | None = None  # (seconds, reply, match) until it starts
+        self._storm_until: float | None = None
+        self._faults: tuple[float, tuple[Reply, ...], random.Random, Match] | None = None
         self.models_reply: Reply | None = None  # what GET /models answers (default: one "fake-model")
 
     # lifecycle
@@ -405,6 +416,18 @@ class FakeLLM:
             self._rules.append(rule)
         return rule
 
+    def storm(self, seconds: float, reply: Reply, match: Match = any_request) -> None:
+        """From the first matching request on, for `seconds`, every matching request gets `reply`."""
+        with self._lock:
+            self._storm, self._storm_until = (seconds, reply, match), None
+
+    def inject_faults(
+        self, rate: float, replies: Sequence[Reply], *, seed: int = 0, match: Match = any_request
+    ) -> None:
+        """Each matching request gets one of `replies` with probability `rate` (seeded), its rule's otherwise."""
+        with self._lock:
+            self._faults = (rate, tuple(replies), random.Random(seed), match)
+
     @property
     def requests(self) -> list[RecordedRequest]:
         """A snapshot of the requests received so far, in arrival order."""
@@ -425,6 +448,17 @@ class FakeLLM:
 
     def _choose(self, body: Body) -> tuple[int, Reply] | None:
         with self._lock:
+            if self._storm is not None and _matches(self._storm[2], body):
+                seconds, reply, _ = self._storm
+                now = time.monotonic()
+                if self._storm_until is None:
+                    self._storm_until = now + seconds
+                if now < self._storm_until:
+                    return STORM, reply
+            if self._faults is not None and _matches(self._faults[3], body):
+                rate, replies, chance, _ = self._faults
+                if chance.random() < rate:
+                    return FAULT, chance.choice(replies)
             for index, rule in enumerate(self._rules):
                 if _matches(rule.match, body):
                     reply = rule.take()

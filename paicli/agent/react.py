@@ -18,6 +18,7 @@ from paicli.events import (
     EventSink,
     ModelUsage,
     ReasoningDelta,
+    ReplyRestarted,
     TextDelta,
     ToolCallEvent,
     ToolResultEvent,
@@ -134,7 +135,12 @@ class ReactLoop:
         def on_reasoning(text: str) -> None:
             self.sink.emit(ReasoningDelta(task_id=task_id, text=text))
 
-        response = await self.llm.chat(result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning)
+        def on_restart() -> None:
+            self.sink.emit(ReplyRestarted(task_id=task_id))
+
+        response = await self.llm.chat(
+            result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning, on_restart=on_restart
+        )
         result.requests += 1
         result.usage = result.usage + response.usage
         self.spent = self.spent + response.usage

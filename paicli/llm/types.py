@@ -16,6 +16,7 @@ from paicli.llm.capabilities import Capabilities
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 TextCallback = Callable[[str], None]
+RestartCallback = Callable[[], None]
 
 
 class ModelTokens(BaseModel):
@@ -80,6 +81,32 @@ class Usage(BaseModel):
             if not getattr(self, key):
                 data.pop(key, None)
         return data
+
+
+class Retries(BaseModel):
+    """Model requests retried, by kind, and the seconds spent waiting before them (a plan's tally is in
+    `plan_finished`): `rate_limited` (429/503, retried on a time budget), `errors` (connection failures,
+    408 and other 5xx), `streams` (a stream that broke off, asked again), `timeouts` (no answer within
+    `read_timeout`)."""
+
+    rate_limited: int = 0
+    errors: int = 0
+    streams: int = 0
+    timeouts: int = 0
+    waited_seconds: float = 0.0
+
+    @property
+    def total(self) -> int:
+        return self.rate_limited + self.errors + self.streams + self.timeouts
+
+    def __add__(self, other: Retries) -> Retries:
+        return Retries(
+            rate_limited=self.rate_limited + other.rate_limited,
+            errors=self.errors + other.errors,
+            streams=self.streams + other.streams,
+            timeouts=self.timeouts + other.timeouts,
+            waited_seconds=round(self.waited_seconds + other.waited_seconds, 3),
+        )
 
 
 class ModelEstimate(BaseModel):
@@ -151,6 +178,7 @@ class ChatResponse(BaseModel):
     tool_calls: list[ToolCall] = []
     finish_reason: str | None = None
     usage: Usage = Usage()
+    retries: Retries = Retries()  # what it took to get this reply
 
     def to_message(self) -> Message:
         """The assistant message to append to the conversation. Its reasoning travels as
@@ -169,7 +197,9 @@ class ChatModel(Protocol):
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
     content deltas as they stream, `on_reasoning` the deltas of a reasoning model's thinking. Errors
     raise `paicli.errors.ModelError`; cancelling the awaiting task closes the stream at once.
-    `capabilities` is what the server is known to accept (shared by wrappers).
+    `capabilities` is what the server is known to accept (shared by wrappers). `on_restart` is called when
+    a reply that had started streaming broke off and is asked again: what `on_text` and `on_reasoning`
+    received so far is void, the new reply streams from its beginning.
     """
 
     @property
@@ -185,4 +215,5 @@ class ChatModel(Protocol):
         model: str | None = None,
         max_tokens: int | None = None,
         on_reasoning: TextCallback | None = None,
+        on_restart: RestartCallback | None = None,
     ) -> Awaitable[ChatResponse]: ...

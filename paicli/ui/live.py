@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import io
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import cast
 
@@ -50,6 +50,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.llm.endpoint import RateStatus
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
 from paicli.sanitize import terminal_safe
@@ -81,8 +82,10 @@ class LivePlanView:
         plan: Plan | None = None,
         refresh_per_second: float = REFRESH_PER_SECOND,
         secrets: Sequence[str] = (),
+        rate: Callable[[], RateStatus | None] | None = None,
     ) -> None:
         self.console = console
+        self.rate = rate  # what rate limiting holds back now (the client's endpoint), shown under the table
         self.refresh_per_second = refresh_per_second
         self.secrets = [secret for secret in secrets if secret]
         self.rows: dict[str, TaskRow] = {}
@@ -326,6 +329,9 @@ class LivePlanView:
             parts.append(Text(f"… {len(hidden)} more: {counts}", style="dim"))
         if waiting is not None:
             parts.append(waiting)
+        status = self.rate() if self.rate is not None else None
+        if status is not None:
+            parts.append(Text(status.line(), style="yellow"))
         return Group(*parts)
 
     # ---- pieces ----

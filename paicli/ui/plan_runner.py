@@ -50,7 +50,7 @@ class PlanScreen:
         self.console = console
         self.approval = approval
         self.output = output  # where the review screen draws
-        self.live = LivePlanView(console, secrets=runtime.secrets())
+        self.live = LivePlanView(console, secrets=runtime.secrets(), rate=runtime.llm.rate_status)
         self.facts = plan_facts(runtime)
         self._keys: CancelKeys | None = None
 

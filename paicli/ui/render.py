@@ -18,10 +18,9 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
-from rich.live import Live
-from rich.markdown import Markdown
 from rich.text import Text
 
 from paicli.app.figures import arrows, compact_count, token_count
@@ -31,6 +30,7 @@ from paicli.events import (
     ModelUsage,
     Notice,
     ReasoningDelta,
+    ReplyRestarted,
     TextDelta,
     ToolCallEvent,
     ToolResultEvent,
@@ -45,10 +45,14 @@ from paicli.ui.preview import Preview, result_preview
 from paicli.ui.thinking import Thinking, with_thinking
 from paicli.ui.transcript import Transcript
 
+if TYPE_CHECKING:  # rich's Markdown (markdown-it) and Live load with the first answer, not at start-up
+    from rich.live import Live
+
 PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
 OWN_GAP = re.compile(r" {0,3}([-*+]\s|\d+[.)]\s|>|\|)")  # lists, quotes, tables: rich starts them with a blank line
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+RESTARTED = "↻ the reply broke off and was asked again; what follows replaces the text above"
 
 
 
@@ -105,6 +109,8 @@ class ChatRenderer:
         self._running: list[RunningCall] = []  # calls between their tool_call and tool_result
         self._running_ticker: asyncio.Task[None] | None = None
         self._paused = 0  # a question is on screen: nothing is drawn live
+        self._reply_blocks: list[str] = []  # blocks of the reply under way already printed
+        self._replay: list[str] = []  # after a restart: printed blocks the new reply may repeat (not reprinted)
 
     # ---- EventSink ----
 
@@ -119,10 +125,13 @@ class ChatRenderer:
             self._close_thinking()
             self._stop_waiting()
             self._text(event.text)
+        elif isinstance(event, ReplyRestarted):
+            self._restart()
         elif isinstance(event, ToolCallEvent):
             self._close_thinking()
             self._stop_waiting()
             self.flush()
+            self._replay = []
             self._tool_call(event)
         elif isinstance(event, CommandOutput):
             if self._running:
@@ -184,6 +193,7 @@ class ChatRenderer:
         if rest.strip():
             self._print_block(rest)
         self._blocks_printed = 0
+        self._reply_blocks = []
 
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
@@ -192,6 +202,7 @@ class ChatRenderer:
         self._stop_running_ticker()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
+        self._replay = []
         if self.turn_usage.total:
             self.line(usage_line(self.turn_usage, self.session_usage), "dim")
         self.turn_usage = Usage()
@@ -215,11 +226,27 @@ class ChatRenderer:
         if self.live_preview:
             self._preview()
 
+    def _restart(self) -> None:
+        """The reply broke off and is asked again: its unfinished block (only ever previewed) is dropped, and
+        the blocks already printed are not printed twice when the new reply repeats them."""
+        self._stop_preview()
+        self._blocks = MarkdownBlocks()
+        self.thinking.restart()
+        self._replay, self._reply_blocks = self._replay + self._reply_blocks, []
+
     def _print_block(self, block: str) -> None:
+        if self._replay:
+            if self._replay[0] == block:
+                self._replay.pop(0)
+                self._reply_blocks.append(block)
+                return
+            self._replay = []
+            self.line(RESTARTED, "dim")
+        self._reply_blocks.append(block)
         if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
             self.console.print()
         self._after_tool_lines = False
-        self.console.print(Markdown(self._mask(block), hyperlinks=False))
+        self.console.print(markdown(self._mask(block)))
         self._blocks_printed += 1
 
     def _preview(self, force: bool = False) -> None:
@@ -238,7 +265,7 @@ class ChatRenderer:
         rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
         text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
         if text.strip():
-            return Markdown(self._mask(text), hyperlinks=False)
+            return markdown(self._mask(text))
         if self._running:
             call = self._running[-1]
             status = self.status_line() if self.status_line is not None else ""
@@ -323,9 +350,18 @@ class ChatRenderer:
         return mask_secrets(text, self.secrets)
 
 
+def markdown(text: str) -> RenderableType:
+    """Markdown shown with links' targets (no terminal hyperlinks)."""
+    from rich.markdown import Markdown
+
+    return Markdown(text, hyperlinks=False)
+
+
 def transient_live(console: Console, renderable: RenderableType) -> Live:
     """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
     stopped; cropped, since a region taller than the screen cannot be redrawn."""
+    from rich.live import Live
+
     live = Live(
         renderable,
         console=console,

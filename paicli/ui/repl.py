@@ -8,12 +8,9 @@ The REPL is the `CommandContext` of the slash commands (ui/slash.py).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
-import signal
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -23,19 +20,18 @@ from prompt_toolkit.formatted_text import FormattedText, fragment_list_to_text
 from prompt_toolkit.key_binding import KeyPressEvent
 from rich.console import Console, RenderableType
 
-from paicli import __version__
-from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
+from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.conversations import ConversationLog, Restored, restore, session_store
 from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn, until_done
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
 from paicli.app.sessions import LoadedSession
-from paicli.config import Settings, user_home
-from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
+from paicli.config import user_home
+from paicli.errors import EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
-from paicli.runtime import Runtime, build_runtime, secret_values
+from paicli.runtime import Runtime
 from paicli.sanitize import one_line
 from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
@@ -47,42 +43,10 @@ from paicli.ui.notify import terminal_notifier
 from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
 from paicli.ui.render import ChatRenderer
 from paicli.ui.repl_views import ReplViews
-from paicli.ui.session_commands import continue_latest
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.usage_view import PlanUsage
 from paicli.ui.watch import cancel_keys
-
-if TYPE_CHECKING:
-    pass
-
-def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
-    """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
-    console = Console(highlight=False)
-    renderer = ChatRenderer(console, secrets=secret_values(settings))
-    return asyncio.run(_serve(settings, console, renderer, continue_last))
-
-
-async def _serve(settings: Settings, console: Console, renderer: ChatRenderer, continue_last: bool) -> int:
-    loop = asyncio.get_running_loop()
-    main = asyncio.current_task()
-    assert main is not None
-    loop.add_signal_handler(signal.SIGTERM, main.cancel)
-    runtime = build_runtime(settings, renderer, announce=False)  # the banner says whether commands are contained
-    checkpoints = attach_checkpoints(runtime, renderer)
-    try:
-        repl = Repl(runtime, renderer, console, checkpoints=checkpoints)
-        repl.greet()
-        if continue_last:
-            continue_latest(repl)
-        return await repl.run()
-    except asyncio.CancelledError:
-        return EXIT_CANCELLED
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
-        await runtime.aclose()
-        if checkpoints is not None:
-            checkpoints.close()
 
 
 class Repl(ReplViews):
@@ -246,18 +210,16 @@ class Repl(ReplViews):
 
     # ---- the loop ----
 
-    def greet(self) -> None:
-        self.say(f"paicli {__version__} · {self.model} · {self.runtime.workspace}\n"
-                 "/help for commands · ESC cancels a running turn · Ctrl-D exits", "dim")  # fmt: skip
-        sandbox = self.runtime.sandbox
-        self.say(sandbox.describe(), "dim" if sandbox.sandbox is not None or sandbox.mode == "off" else "yellow")
-
-    async def run(self) -> int:
+    async def run(self, first_line: str | None = None) -> int:
+        """The prompt loop, after `first_line`: what was typed at the first prompt, shown with the banner
+        while the REPL was being built (paicli/ui/first_prompt.py)."""
+        if first_line is not None and await self.handle(first_line) is Outcome.EXIT:
+            return EXIT_OK
         while True:
             try:
                 # The MCP servers start once the first prompt is on screen: their start never delays it.
                 text = await self.session.prompt_async(
-                    self._prompt, default=self.typeahead, pre_run=self._start_servers
+                    self._prompt, default=self.typeahead, pre_run=self.start_servers
                 )
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
@@ -364,7 +326,7 @@ class Repl(ReplViews):
             finally:
                 self.typeahead = keys.typeahead
 
-    def _start_servers(self) -> None:
+    def start_servers(self) -> None:
         start_servers_after_this_step(self.runtime)
         if self._checkpoints is not None:
             self._checkpoints.warm_up()  # while the user types the first message

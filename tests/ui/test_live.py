@@ -27,6 +27,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.llm.endpoint import Endpoint
 from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.live import LivePlanView
@@ -215,6 +216,24 @@ async def test_on_a_terminal_the_table_appears_once_approved_and_ticks_while_run
     final = text[text.index("Plan FAILED") :]
     assert "Running plan" not in final  # the live table is gone before the report
     assert "✗ task_3 CMD" in final and "↑ 5,000 ↓ 700 tokens" in final
+
+
+async def test_while_rate_limited_the_table_says_how_many_run_and_when_it_retries() -> None:
+    endpoint = Endpoint(max_in_flight=12, clock=lambda: 1000.0)  # time stands still: "retry in 4 s" stays
+    console, out = terminal_console()
+    events = a_failing_run(time.time())
+    with LivePlanView(console, refresh_per_second=20, rate=endpoint.status) as view:
+        for event in events[:3]:
+            view.emit(event)
+        await asyncio.sleep(0.2)
+        assert "rate limited" not in out.getvalue()
+        for _ in range(2):  # two episodes: 12 → 6 → 3
+            endpoint.finish(await endpoint.admit(), "limited", 0.0)
+            endpoint.gate.passed(probe=True)
+        endpoint.finish(await endpoint.admit(), "failed")
+        endpoint.gate.limited(4.2, probe=False)
+        await asyncio.sleep(0.3)
+        assert "rate limited: 3 of 12 running, retry in 4 s" in out.getvalue()
 
 
 async def test_pause_hides_the_table_until_resumed() -> None:

@@ -8,10 +8,10 @@ from typing import Any
 
 from rich.console import Console
 
-from paicli.events import ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.events import ModelUsage, Notice, ReplyRestarted, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
 from paicli.tools.toolbox import ToolBox
-from paicli.ui.render import ChatRenderer, MarkdownBlocks, tool_summary
+from paicli.ui.render import RESTARTED, ChatRenderer, MarkdownBlocks, tool_summary
 
 
 def make_renderer(**kwargs: object) -> tuple[ChatRenderer, io.StringIO]:
@@ -41,6 +41,28 @@ def test_each_markdown_block_appears_once_and_in_order() -> None:
         assert text.count(piece) == 1, piece
     assert text.index("First") < text.index("Second") < text.index("• one") < text.index("Last words")
     assert "**" not in text  # rendered as Markdown, not shown raw
+
+
+def test_a_reply_asked_again_after_a_dropped_stream_is_shown_once() -> None:
+    renderer, out = make_renderer()
+    stream(renderer, "First paragraph.\n\nSecond, cut o")
+    renderer.emit(ReplyRestarted(task_id=None))
+    renderer.emit(Notice(level="warning", message="model request failed (the stream broke off), asking again"))
+    stream(renderer, "First paragraph.\n\nSecond, whole this time.\n")
+    renderer.end_turn()
+    text = out.getvalue()
+    assert text.count("First paragraph.") == 1 and text.count("Second, whole this time.") == 1
+    assert "cut o" not in text and RESTARTED not in text
+
+
+def test_a_restarted_reply_that_reads_differently_says_it_replaces_the_text_above() -> None:
+    renderer, out = make_renderer()
+    stream(renderer, "Plan A is best.\n\nBecause")
+    renderer.emit(ReplyRestarted(task_id=None))
+    stream(renderer, "Plan B is better.\n")
+    renderer.end_turn()
+    lines = [line for line in lines_of(out) if line]
+    assert lines == ["Plan A is best.", RESTARTED, "Plan B is better."]
 
 
 def test_a_complete_block_is_printed_before_the_reply_ends() -> None:
