@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -31,12 +29,9 @@ from paicli.app.sessions import LoadedSession
 from paicli.config import user_home
 from paicli.errors import EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
-from paicli.llm.price import Price
-from paicli.llm.types import Message, Usage
+from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
-from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime
-from paicli.sandbox import SandboxChoice
 from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
@@ -46,16 +41,14 @@ from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import terminal_notifier
 from paicli.ui.prompt_line import ask_line, prompt_keys, prompt_text, toolbar_text
 from paicli.ui.render import ChatRenderer
+from paicli.ui.repl_views import ReplViews
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.usage_view import PlanUsage
 from paicli.ui.watch import cancel_keys
 
-if TYPE_CHECKING:
-    from paicli.mcp.manager import McpManager
-    from paicli.ui.transcript import Transcript
 
-class Repl:
+class Repl(ReplViews):
     def __init__(
         self, runtime: Runtime, renderer: ChatRenderer, console: Console, *, checkpoints: Checkpoints | None = None
     ) -> None:
@@ -98,45 +91,8 @@ class Repl:
     # ---- the CommandContext of the slash commands ----
 
     @property
-    def workspace(self) -> Path:
-        return self.runtime.workspace
-
-    @property
-    def home(self) -> Path:
-        return self.runtime.home
-
-    @property
-    def policy(self) -> ApprovalPolicy | None:
-        return self.runtime.policy
-
-    @property
-    def sandbox(self) -> SandboxChoice:
-        return self.runtime.sandbox
-
-    @property
     def model(self) -> str:
         return self.runtime.llm.model
-
-    @property
-    def last_thinking(self) -> str:
-        return self.renderer.thinking.last
-
-    @property
-    def session_usage(self) -> Usage:
-        return self.renderer.session_usage
-
-    @property
-    def prices(self) -> Mapping[str, Price]:
-        return self.runtime.settings.prices
-
-    @property
-    def checkpoints(self) -> Checkpoints | None:
-        return self._checkpoints
-
-    async def page(self, renderable: RenderableType) -> None:
-        from paicli.ui.changes_view import page
-
-        await page(self.console, renderable)
 
     async def confirm(self, question: str) -> bool:
         return (await self.ask(question)).strip().lower() in ("y", "yes")
@@ -170,14 +126,6 @@ class Repl:
             from paicli.ui.changes_view import changed_text
 
             self.console.print(changed_text(changes), soft_wrap=True)
-
-    @property
-    def mcp(self) -> McpManager | None:
-        return self.runtime.mcp
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.renderer.transcript
 
     def _hold_line(self, text: str) -> None:
         self._held_line = text
@@ -354,7 +302,8 @@ class Repl:
     @contextlib.contextmanager
     def _watch(self, cancel: Callable[[], None]) -> Iterator[None]:
         # Before a question, the streamed text so far goes on screen.
-        with cancel_keys(cancel, self.approval, before_question=[self.renderer.flush]) as keys:
+        with cancel_keys(cancel, self.approval, before_question=[self.renderer.pause],
+                         after_question=[self.renderer.resume]) as keys:  # fmt: skip
             try:
                 yield
             finally:
