@@ -81,7 +81,7 @@ def test_unauthorized_exits_1_with_a_hint_and_no_key(fake: FakeLLM, workspace: P
 def test_server_errors_are_retried_then_reported_with_the_server_message(
     fake: FakeLLM, workspace: Path, home: Path
 ) -> None:
-    fake.on("x", Reply.error(503, "upstream overloaded"), repeat=True)
+    fake.on("x", Reply.error(502, "upstream overloaded"), repeat=True)  # (503 is a rate limit: a time budget)
     done = run_paicli(["-C", str(workspace), "run", "x"], paicli_env(fake, home))
     assert done.code == 1
     assert "upstream overloaded" in done.stderr
