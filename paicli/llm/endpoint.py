@@ -17,7 +17,7 @@ from paicli.llm.concurrency import AdaptiveLimit, Slot
 from paicli.llm.rate_gate import Closing, RateGate
 from paicli.llm.retry import Backoff
 
-DEFAULT_MAX_IN_FLIGHT = 16  # a client made without an endpoint (tests, benchmarks): effectively unbounded
+DEFAULT_MAX_IN_FLIGHT = 64  # a client made without an endpoint (tests, benchmarks): effectively unbounded
 
 
 @dataclass(frozen=True)
