@@ -7,7 +7,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from tests.conftest import paicli_env, run_paicli
+from pydantic import SecretStr
+
+from paicli.config import Settings
+from paicli.events import ListSink
+from paicli.runtime import build_plan_session, build_runtime
+from tests.conftest import TEST_KEY, paicli_env, run_paicli
 from tests.fakellm import STORM, FakeLLM, Reply, has_tool_result, has_tools
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
 
@@ -85,3 +90,17 @@ def test_a_plan_task_whose_stream_hangs_is_asked_again(fake: FakeLLM, workspace:
     result = next(e for e in done.of("task_finished") if e["task_id"] == "task_1")
     assert result["status"] == "COMPLETED" and result["result"] == "finished"  # never the partial text
     assert done.of("plan_finished")[-1]["retries"]["timeouts"] == 1
+
+
+async def test_one_endpoint_per_process_sized_by_max_parallel(fake: FakeLLM, workspace: Path) -> None:
+    settings = Settings(
+        workspace=workspace, api_key=SecretStr(TEST_KEY), base_url=fake.base_url, model="fake-model",
+        max_parallel=3, rate_limit_wait=7, review=False,
+    )  # fmt: skip
+    runtime = build_runtime(settings, ListSink())
+    try:
+        session = build_plan_session(runtime, ListSink())
+        assert runtime.llm.endpoint.limit.maximum == 3 and runtime.llm.rate_limit_wait == 7
+        assert session.meter is not None and session.meter.inner is runtime.llm  # planner, tasks, summary: one client
+    finally:
+        await runtime.aclose()
