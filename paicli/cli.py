@@ -14,7 +14,7 @@ from paicli import __version__
 
 if TYPE_CHECKING:
     from paicli.config import Settings
-    from paicli.trust import ConfirmTrust
+    from paicli.trust import ConfirmTrust, TrustRequest
 
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -35,6 +35,8 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
     parser.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default=default,
                         help="contain commands with bubblewrap: when it works (auto, the default), always, never")
+    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true", default=default,
+                        help="continue this workspace's last conversation (the REPL and `run`)")
     parser.add_argument("--resume", metavar="ID", default=default, help="continue a saved plan (with `plan`)")
     parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
                         help="run a plan written by hand (with `plan`)")
@@ -113,9 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     confirm: ConfirmTrust | None = None
     if args.command is None and sys.stdin.isatty():
-        from paicli.ui.approval import confirm_trust
-
-        confirm = confirm_trust
+        confirm = _confirm_trust
     try:
         settings = load_settings(
             settings_flags(args),
@@ -123,15 +123,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             env={**os.environ, **handed_over},
             confirm_trust=confirm,
         )
+        if getattr(args, "continue_last", None) and args.command not in (None, "run"):
+            raise ConfigError(f"-c/--continue goes with the REPL and `paicli run`, not `paicli {args.command}`"
+                              + (" (--resume ID continues a saved plan)" if args.command == "plan" else ""))
         if args.command is None:
             if getattr(args, "resume", None) or getattr(args, "from_file", None):
                 raise ConfigError("--resume and --from go with `paicli plan`")
             if not sys.stdin.isatty():
                 raise ConfigError('the REPL needs a terminal; for one prompt without one use `paicli run "PROMPT"`')
             settings.require_key()
-            from paicli.ui.repl import run_repl
+            from paicli.ui.first_prompt import run_repl
 
-            return run_repl(settings)
+            return run_repl(settings, continue_last=bool(args.continue_last))
         if args.command == "doctor":
             from paicli.doctor import doctor_command
 
@@ -139,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             from paicli.headless import run_command
 
-            return run_command(settings, args.prompt, json_mode=args.json)
+            return run_command(settings, args.prompt, json_mode=args.json,
+                               continue_last=bool(getattr(args, "continue_last", None)))
         if args.command == "undo":
             from paicli.headless import undo_command
 
@@ -153,6 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_CANCELLED
+
+
+def _confirm_trust(request: TrustRequest) -> bool:
+    from paicli.ui.approval import confirm_trust  # loaded only when a repository config needs asking
+
+    return confirm_trust(request)
 
 
 def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:

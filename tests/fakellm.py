@@ -20,7 +20,8 @@ recorded like any other request, so the test fails with a clear message.
 
 Replies (all take `latency`, seconds before the first byte; streamed ones also `chunk_delay`):
     Reply.text(content, chunk=7, finish_reason="stop", usage=None)   usage: a dict to send, None to compute
-                                    one, False to send none (like llama.cpp's server in a stream)
+                                    one, False to send none (like llama.cpp's server in a stream); a dict
+                                    may carry `prompt_tokens_details: {"cached_tokens": n}` (a cache hit)
     Reply.tool_calls([(name, args), (name, args, call_id), ...], content="", chunk=5, omit_index=False,
                      finish_reason="tool_calls")  args: a dict (JSON-encoded here) or a raw string
     Both take `reasoning="…"`: streamed first as `reasoning_content` deltas (Reply.text: `reasoning_field`

@@ -20,16 +20,26 @@ RestartCallback = Callable[[], None]
 
 
 class ModelTokens(BaseModel):
-    """The tokens of the requests sent to one model (a value of `Usage.by_model`)."""
+    """The tokens of the requests sent to one model (a value of `Usage.by_model`); `cached_tokens`, the
+    prompt tokens its provider served from its cache, is written out only when there are any."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
     def __add__(self, other: ModelTokens) -> ModelTokens:
         return ModelTokens(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
         )
+
+    @model_serializer(mode="wrap")
+    def _cached_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.cached_tokens:
+            data.pop("cached_tokens", None)
+        return data
 
 
 class Usage(BaseModel):
@@ -50,7 +60,9 @@ class Usage(BaseModel):
 
     def of_model(self, model: str) -> Usage:
         """These tokens, all counted for `model`."""
-        tokens = ModelTokens(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens)
+        tokens = ModelTokens(
+            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cached_tokens=self.cached_tokens
+        )
         return self.model_copy(update={"by_model": {model: tokens}})
 
     def __add__(self, other: Usage) -> Usage:

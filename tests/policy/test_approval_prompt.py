@@ -100,6 +100,22 @@ async def test_parallel_questions_are_asked_one_at_a_time(keyboard: PipeInput) -
     assert open_questions == [1, 1]
 
 
+async def test_questions_queued_in_the_policy_are_counted_and_shown(keyboard: PipeInput, tmp_path: Path) -> None:
+    policy = ApprovalPolicy(tmp_path, mode="ask")
+    prompt = ApprovalPrompt(input=keyboard, output=DummyOutput(), queued=lambda: policy.waiting)
+    ctx = ToolContext(tmp_path, task_id="t1", approve=prompt)
+    asked = [asyncio.create_task(policy.decide("execute_command", {"command": f"rm -r d{n}"}, ctx)) for n in range(3)]
+    await asyncio.sleep(0.2)
+    assert prompt.waiting == 2
+    assert "· 2 more waiting" in "".join(fragment[1] for fragment in question(REQUEST, None, prompt.waiting))
+    for _ in range(3):
+        keyboard.send_text("y")
+        await asyncio.sleep(0.2)
+    assert all(r.decision.value == "approved_by_user" for r in await asyncio.wait_for(asyncio.gather(*asked), 10))
+    assert prompt.waiting == 0
+    assert "waiting" not in "".join(fragment[1] for fragment in question(REQUEST, "yes", 2))  # answered: no count
+
+
 async def test_through_the_policy_always_is_remembered(keyboard: PipeInput, tmp_path: Path) -> None:
     prompt = ApprovalPrompt(input=keyboard, output=DummyOutput())
     policy = ApprovalPolicy(tmp_path, mode="ask")

@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from paicli.events import (
+    CommandOutput,
     Event,
     ModelUsage,
     Notice,
@@ -341,3 +342,18 @@ def test_a_cancelled_plan_shows_its_stopped_tasks_as_pending_not_running() -> No
     view.emit(PlanFinished(status="CANCELLED", usage=Usage()))
     report = out.getvalue()[out.getvalue().index("Plan CANCELLED") :]
     assert "running" not in report.splitlines()[0] and "4 pending" in report.splitlines()[0]
+
+
+def test_a_running_command_shows_its_last_output_line_then_the_result_preview() -> None:
+    console, out = plain_console()
+    view = LivePlanView(console)
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    view.emit(PlanApproved(round=1))
+    view.emit(TaskStarted(task_id="task_3"))
+    view.emit(ToolCallEvent(task_id="task_3", name="execute_command", arguments={"command": "pytest -q"}))
+    view.emit(CommandOutput(task_id="task_3", text="collected 3 items\n..F"))
+    assert view.rows["task_3"].activity == "execute_command: pytest -q ⎿ ..F"
+    view.emit(ToolResultEvent(task_id="task_3", name="execute_command", ok=True, output="..F\n1 failed\nexit code 1"))
+    assert view.rows["task_3"].activity == "execute_command: pytest -q ⎿ exit code 1 · 2 lines"
+    assert view.rows["task_3"].activity_failed
+    assert "  task_3 ⎿ exit code 1 · 2 lines" in out.getvalue().splitlines()
