@@ -10,7 +10,9 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from paicli.config import Settings
-from paicli.events import ListSink
+from paicli.events import ListSink, PlanFinished
+from paicli.headless import final_report
+from paicli.llm.types import Retries, Usage
 from paicli.runtime import build_plan_session, build_runtime
 from tests.conftest import TEST_KEY, paicli_env, run_paicli
 from tests.fakellm import STORM, FakeLLM, Reply, has_tool_result, has_tools
@@ -104,3 +106,11 @@ async def test_one_endpoint_per_process_sized_by_max_parallel(fake: FakeLLM, wor
         assert session.meter is not None and session.meter.inner is runtime.llm  # planner, tasks, summary: one client
     finally:
         await runtime.aclose()
+
+
+def test_the_headless_report_says_what_was_retried() -> None:
+    finished = PlanFinished(status="COMPLETED", usage=Usage(prompt_tokens=100, completion_tokens=7),
+                            retries=Retries(rate_limited=3, errors=1, waited_seconds=2.0))  # fmt: skip
+    assert final_report(finished) == [
+        "Plan COMPLETED · ↑ 100 ↓ 7 tokens · retried 3 rate limited, 1 error (waited 2.0 s)"
+    ]
