@@ -37,7 +37,7 @@ from paicli.llm.rate_gate import Closing, RateBudgetSpent
 from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
-from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after
+from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after, quota_spent
 from paicli.llm.sse import ReplyAssembler
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
@@ -269,6 +269,10 @@ class LLMClient:
             message += " — the API key is not allowed to do this (model access, region or quota)"
         elif status == 404:
             message += f" — check the base URL (POST {self._url}) and the model name ({model!r})"
+        elif status == 429 and quota_spent(response.text):
+            return ModelHTTPError(
+                message + " — the account's quota or balance is spent (check its plan and billing)", status
+            )
         if is_retryable_status(status):
             return RetryLater(message, status, parse_retry_after(response.headers))
         return ModelHTTPError(message, status)

@@ -164,3 +164,12 @@ async def test_cancelling_a_request_waiting_at_the_gate_ends_it_at_once(fake: Fa
     finally:
         await llm.aclose()
     assert len(fake.requests) == 1 and llm.endpoint.limit.in_flight == 0
+
+
+async def test_a_429_for_a_spent_quota_is_not_waited_on(fake: FakeLLM) -> None:
+    message = "You exceeded your current quota, please check your plan and billing details."
+    fake.on(any_request, Reply.error(429, message), repeat=True)
+    with pytest.raises(ModelHTTPError) as caught:
+        await one_request(fake)
+    assert "quota or balance is spent" in str(caught.value) and not caught.value.retryable
+    assert len(fake.requests) == 1
