@@ -108,6 +108,7 @@ class ChatRenderer:
         self.status_line: Callable[[], str] | None = None  # the toolbar, drawn under a running command
         self._running: list[RunningCall] = []  # calls between their tool_call and tool_result
         self._running_ticker: asyncio.Task[None] | None = None
+        self._paused = 0  # a question is on screen: nothing is drawn live
         self._reply_blocks: list[str] = []  # blocks of the reply under way already printed
         self._replay: list[str] = []  # after a restart: printed blocks the new reply may repeat (not reprinted)
 
@@ -173,6 +174,17 @@ class ChatRenderer:
         if not self._blocks.pending(1, 1).strip():
             self._stop_preview()
 
+    def pause(self) -> None:
+        """Before a question: the streamed text so far goes on screen, and nothing is drawn live until
+        `resume` (a running command's timer would draw over the question)."""
+        self._paused += 1
+        self.flush()
+
+    def resume(self) -> None:
+        self._paused = max(0, self._paused - 1)
+        for call in self._running:  # the time spent answering is not the command's
+            call.started = time.monotonic()
+
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
         self._close_thinking()
@@ -186,6 +198,8 @@ class ChatRenderer:
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
         self._stop_waiting()
+        self._running.clear()  # a cancelled turn's calls never get their result
+        self._stop_running_ticker()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
         self._replay = []
@@ -236,6 +250,8 @@ class ChatRenderer:
         self._blocks_printed += 1
 
     def _preview(self, force: bool = False) -> None:
+        if self._paused:
+            return
         now = time.monotonic()
         if not force and now - self._last_preview < 1.0 / PREVIEW_HZ:
             return
@@ -292,13 +308,17 @@ class ChatRenderer:
             await asyncio.sleep(1.0 / PREVIEW_HZ)
         self._running_ticker = None
 
+    def _stop_running_ticker(self) -> None:
+        if self._running_ticker is not None:
+            self._running_ticker.cancel()
+            self._running_ticker = None
+
     def _tool_result(self, event: ToolResultEvent) -> None:
         running = next((call for call in self._running if call.name == event.name), None)
         if running is not None:
             self._running.remove(running)
-        if not self._running and self._running_ticker is not None:
-            self._running_ticker.cancel()
-            self._running_ticker = None
+        if not self._running:
+            self._stop_running_ticker()
         self._stop_preview()
         # With several calls in flight, say which one this result belongs to.
         who = f"{terminal_safe(event.name)}: " if self._calls_in_batch > 1 else ""
