@@ -33,6 +33,7 @@ def test_esc_while_waiting_on_a_rate_limit_cancels_at_once(spawn_repl: Spawn, fa
     child = spawn_repl()
     child.send("slow down\r")
     expect_text(child, "waiting 60.0 s before trying again", timeout=10)
+    expect_text(child, "Rate limited… 2 of 4 running, retry in", timeout=5)  # not "Thinking…"
     child.send("\x1b")
     expect_text(child, "cancelled", timeout=5)  # not 60 s later
     child.expect_exact(PROMPT, timeout=5)
