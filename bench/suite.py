@@ -17,6 +17,7 @@ from bench import (
     render,
     sandbox,
     shell_diff,
+    soak,
     startup,
     tokens,
 )
@@ -24,6 +25,7 @@ from bench.common import Result
 
 ORDER = (
     makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, checkpoints, sandbox,
+    soak,
 )  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

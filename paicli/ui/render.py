@@ -35,6 +35,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.llm.endpoint import RateStatus
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
@@ -106,6 +107,7 @@ class ChatRenderer:
         self.thinking = Thinking()  # a reasoning model's thought: live while it streams, then one line
         self.transcript = Transcript(self.secrets)  # the last turn whole, for /transcript and /expand
         self.status_line: Callable[[], str] | None = None  # the toolbar, drawn under a running command
+        self.rate: Callable[[], RateStatus | None] | None = None  # what rate limiting holds back (the client's)
         self._running: list[RunningCall] = []  # calls between their tool_call and tool_result
         self._running_ticker: asyncio.Task[None] | None = None
         self._paused = 0  # a question is on screen: nothing is drawn live
@@ -273,6 +275,9 @@ class ChatRenderer:
         if self._waiting_since is not None:
             waited = format_duration(time.monotonic() - self._waiting_since)
             header = Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+            held = self.rate() if self.rate is not None else None
+            if held is not None and held.retry_in is not None:  # held at the endpoint's gate, not thinking
+                header = Text.assemble(("Rate limited… ", "yellow bold"), (f"{held.detail()} · Esc cancels", "dim"))
             return with_thinking(header, self.thinking, self.console.width, rows)
         return Text("")
 

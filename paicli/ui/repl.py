@@ -77,6 +77,7 @@ class Repl(ReplViews):
         add_expand_key(keys, self._hold_line)
         self._held_line = ""  # typed before Ctrl+O: back in the next prompt
         renderer.status_line = lambda: fragment_list_to_text(self._toolbar())  # under a running command
+        renderer.rate = runtime.llm.rate_status  # "Rate limited…" instead of "Thinking…" while held at the gate
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, runtime.workspace),
