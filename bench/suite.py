@@ -20,6 +20,7 @@ from bench import (
     request_path,
     sandbox,
     shell_diff,
+    soak,
     startup,
     tokens,
 )
@@ -27,7 +28,7 @@ from bench.common import Result
 
 ORDER = (
     makespan, dispatch, request_path, overhead, dag_ops, parse_robustness, tokens, long_chat, startup, render,
-    memory, shell_diff, checkpoints, sandbox,
+    memory, shell_diff, checkpoints, sandbox, soak,
 )  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

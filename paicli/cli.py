@@ -35,6 +35,8 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
     parser.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default=default,
                         help="contain commands with bubblewrap: when it works (auto, the default), always, never")
+    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true", default=default,
+                        help="continue this workspace's last conversation (the REPL and `run`)")
     parser.add_argument("--resume", metavar="ID", default=default, help="continue a saved plan (with `plan`)")
     parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
                         help="run a plan written by hand (with `plan`)")
@@ -121,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             env={**os.environ, **handed_over},
             confirm_trust=confirm,
         )
+        if getattr(args, "continue_last", None) and args.command not in (None, "run"):
+            raise ConfigError(f"-c/--continue goes with the REPL and `paicli run`, not `paicli {args.command}`"
+                              + (" (--resume ID continues a saved plan)" if args.command == "plan" else ""))
         if args.command is None:
             if getattr(args, "resume", None) or getattr(args, "from_file", None):
                 raise ConfigError("--resume and --from go with `paicli plan`")
@@ -129,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             settings.require_key()
             from paicli.ui.first_prompt import run_repl
 
-            return run_repl(settings)
+            return run_repl(settings, continue_last=bool(args.continue_last))
         if args.command == "doctor":
             from paicli.doctor import doctor_command
 
@@ -137,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             from paicli.headless import run_command
 
-            return run_command(settings, args.prompt, json_mode=args.json)
+            return run_command(settings, args.prompt, json_mode=args.json,
+                               continue_last=bool(getattr(args, "continue_last", None)))
         if args.command == "undo":
             from paicli.headless import undo_command
 

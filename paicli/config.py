@@ -70,6 +70,9 @@ class Settings(BaseModel):
     read_timeout: float = Field(120.0, gt=0, description="seconds of silence before a stream counts as hung")
     max_attempts: int = Field(3, ge=1, le=10, description="attempts per model request, retries included")
     retry_backoff: float = Field(1.0, ge=0, description="first retry delay in seconds; doubles per attempt")
+    rate_limit_wait: float = Field(
+        120.0, ge=0, description="seconds one model request may spend rate limited (429/503) before it fails"
+    )
     command_timeout: float = Field(60.0, gt=0, description="default timeout of execute_command")
     max_steps: int = Field(30, ge=1, description="model requests one ReAct loop may make")
     max_parallel: int = Field(4, ge=1, description="tasks of a plan running at once")
@@ -110,6 +113,7 @@ class Settings(BaseModel):
     )
     checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
     checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
+    sessions_keep: int = Field(100, ge=1, description="saved conversations kept per workspace (-c, /resume)")
     checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
     checkpoint_max_files: int = Field(
         50_000, ge=1, description="a checkpoint that would store more new files than this turns checkpoints off"

@@ -18,7 +18,9 @@ from paicli.events import EventSink, Notice
 from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
+from paicli.llm.endpoint import Endpoint
 from paicli.llm.meter import MeteredModel
+from paicli.llm.retry import Backoff
 from paicli.llm.routed import RoutedModel
 from paicli.llm.types import ChatModel
 from paicli.mcp.config import expand
@@ -199,6 +201,8 @@ def build_runtime(
         read_timeout=s.read_timeout,
         max_attempts=s.max_attempts,
         backoff_base=s.retry_backoff,
+        endpoint=Endpoint(max_in_flight=s.max_parallel, backoff=Backoff(base=s.retry_backoff)),
+        rate_limit_wait=s.rate_limit_wait,
         sink=sink,
         store=capability_store(home),
         headers=dict(s.preset.headers) if s.preset is not None else None,

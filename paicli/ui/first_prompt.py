@@ -40,12 +40,12 @@ if TYPE_CHECKING:
     from paicli.ui.repl import Repl
 
 
-def run_repl(settings: Settings) -> int:
-    """The `paicli` entry without a subcommand; returns the exit code."""
-    return asyncio.run(_serve(settings, Console(highlight=False)))
+def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
+    """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
+    return asyncio.run(_serve(settings, Console(highlight=False), continue_last))
 
 
-async def _serve(settings: Settings, console: Console) -> int:
+async def _serve(settings: Settings, console: Console, continue_last: bool = False) -> int:
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
@@ -69,6 +69,14 @@ async def _serve(settings: Settings, console: Console) -> int:
 
     repl: Repl | None = None
     try:
+        if continue_last:  # the earlier exchange is shown before the first prompt: build first, then ask
+            start_building()
+            assert building is not None
+            repl = await building
+            from paicli.ui.session_commands import continue_latest
+
+            continue_latest(repl)
+            return await repl.run()
         line = await first.read(start_building)
         assert building is not None
         repl = await building
