@@ -3,8 +3,9 @@
 A bare `LLMClient.chat` with a plan task's messages and tool schemas against the fake server in its own
 process (bench/fakeserver.py, zero latency): wall time per round trip (p50, p99), the client's CPU per
 request (this process only: the server's is not counted), and a fan-out of 16 requests issued at once
-(from the issue to the last one reaching the server, as on the makespan benchmark's fan-out). Variants,
-one after another in each round, so a busy moment of the machine hits them alike:
+(from the issue to the last one reaching the server, as on the makespan benchmark's fan-out; seven times,
+the median). Variants one after another in each round (in turn first and last), so a busy moment of the
+machine hits them alike:
 
   shipped              the dependencies as installed (sniffio among them)
   sniffio absent       without sniffio, httpcore's `import sniffio` (four per request) searches sys.path
@@ -48,6 +49,7 @@ from paicli.plan.executor import task_messages
 NAME = "requests"
 TITLE = "The request path and its candidates"
 FAN_OUT = 16
+FAN_OUTS = 7  # per variant and round (the first opens the connections the others reuse)
 
 
 class _SniffioAbsent:
@@ -109,11 +111,13 @@ async def _measure(
             await llm.chat(messages, tools=tools)
             walls.append(time.perf_counter() - start)
         cpu = (time.process_time() - cpu) / count
-        seen = len(server.requests())
-        issued = time.monotonic()
-        await asyncio.gather(*(llm.chat(messages, tools=tools) for _ in range(FAN_OUT)))
-        arrivals = [request.started - issued for request in server.requests()[seen:]]
-    return {"walls": walls, "cpu": cpu, "fan_out_last": max(arrivals)}
+        lasts = []
+        for _ in range(FAN_OUTS):
+            seen = len(server.requests())
+            issued = time.monotonic()
+            await asyncio.gather(*(llm.chat(messages, tools=tools) for _ in range(FAN_OUT)))
+            lasts.append(max(request.started for request in server.requests()[seen:]) - issued)
+    return {"walls": walls, "cpu": cpu, "fan_out_last": median(lasts)}
 
 
 def _task_request() -> tuple[list[Message], list[ToolSpec]]:
@@ -194,8 +198,9 @@ def run(quick: bool = False) -> Result:
     chosen = variants()
     samples: dict[str, list[dict[str, Any]]] = {name: [] for name in chosen}
     with ServerProcess() as server:
-        for _ in range(rounds):
-            for name, (run_with, make_http) in chosen.items():
+        for round_number in range(rounds):
+            order = list(chosen.items())
+            for name, (run_with, make_http) in order[::-1] if round_number % 2 else order:  # no variant always first
                 samples[name].append(run_with(_measure(server.base_url, make_http, messages, tools, count, server)))
         shares = profile_shares(server.base_url, messages, tools, count)
     result = Result(NAME, TITLE, details={"requests_per_round": count, "rounds": rounds, "fan_out": FAN_OUT})
