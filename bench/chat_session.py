@@ -1,5 +1,5 @@
 """A long scripted chat: the real REPL (`python -m paicli`) in a pseudo-terminal, talking to the fake model
-server, turn after turn. Shared by the memory (bench/memory.py) and token-economy (bench/chat_tokens.py)
+server, turn after turn. Shared by the memory (bench/memory.py) and token-economy (bench/long_chat.py)
 benchmarks.
 
 Every turn is what a coding chat mostly is: the user asks about a file, the model reads it (`read_file`,

@@ -1,5 +1,5 @@
-"""Memory (issue 16, item 5): the peak RSS of a 50-task plan, and how the REPL's RSS grows over 500 chat
-turns in one session.
+"""13. Memory (issue 16, item 5): the peak RSS of a 50-task plan, how the REPL's RSS grows over 500
+chat turns in one session, and what a long prompt history costs it.
 
 The plan: `paicli plan GOAL --yes --json --max-parallel 4 --no-review` as a subprocess against the fake
 model server: a 50-task DAG (10 levels of 5, each task after one or two of the level before), every task

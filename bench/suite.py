@@ -8,25 +8,27 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from bench import (
-    chat_tokens,
     checkpoints,
     dag_ops,
     dispatch,
+    long_chat,
     makespan,
     memory,
     overhead,
     parse_robustness,
     render,
+    request_path,
     sandbox,
     shell_diff,
+    soak,
     startup,
     tokens,
 )
 from bench.common import Result
 
 ORDER = (
-    makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, checkpoints, sandbox,
-    memory, chat_tokens,
+    makespan, dispatch, request_path, overhead, dag_ops, parse_robustness, tokens, long_chat, startup, render,
+    memory, shell_diff, checkpoints, sandbox, soak,
 )  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

@@ -1,8 +1,8 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
 The first ten are the contract other programs read (README, "Headless"); the rest are additions that the REPL
-uses and that `--json` also writes, except `text_delta`, `reasoning_delta` and `command_output`, too chatty for
-a JSON stream.
+uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `command_output` and
+`reply_restarted`, too chatty for a JSON stream.
 
 Statuses and types are the enums of `paicli.kinds` (written as their names). `AnyEvent` is the union of
 every event, discriminated by its `event` field: `parse_event` reads a JSON line back into its class, so

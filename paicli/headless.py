@@ -17,7 +17,7 @@ from paicli.app.checkpoints.report import changed_line
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints, open_store
 from paicli.app.conversations import ConversationLog, latest_session, restore, session_store
 from paicli.app.driver import run_plan, run_turn, run_with_signals
-from paicli.app.figures import arrows
+from paicli.app.figures import arrows, retries_line
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import settle_servers
@@ -138,7 +138,8 @@ def final_report(event: PlanFinished) -> list[str]:
     lines = [terminal_safe(event.summary).strip()] if event.summary and event.summary.strip() else []
     usage = event.usage
     tokens = f"{arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" if usage.estimated else "")
-    lines.append(f"Plan {event.status} · {tokens}")
+    retried = retries_line(event.retries)
+    lines.append(f"Plan {event.status} · {tokens}" + (f" · {retried}" if retried else ""))
     return lines
 
 

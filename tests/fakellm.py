@@ -43,8 +43,10 @@ Tool-call ids are "call_1", "call_2", … in the order the fake sends them, unle
 Faults across rules (issue 18): `fake.storm(seconds, reply, match=any_request)` answers every matching
 request with `reply` (say `Reply.error(429, "slow down", headers={"Retry-After": "1"})`) for `seconds` from
 the first one; `fake.inject_faults(rate, replies, seed=0, match=any_request)` answers each matching request,
-with probability `rate` (a seeded random), with one of `replies` instead of its rule's next reply (which
-stays for the next request). Such requests are recorded with `rule` STORM (-1) or FAULT (-2).
+with probability `rate`, with one of `replies` instead of its rule's next reply (which stays for the next
+request). The draw depends only on the seed, the request (`key(body)`, default the whole body) and how
+often that request came before, so parallel requests get the same faults whatever order they arrive in.
+Such requests are recorded with `rule` STORM (-1) or FAULT (-2).
 
 Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), last_message_contains(text),
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
@@ -57,6 +59,7 @@ client that hung up within ~20 ms and records `disconnected=True`; stopping the 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import random
 import select
@@ -366,7 +369,8 @@ class FakeLLM:
         self._call_counter = 0
         self._storm: tuple[float, Reply, Match] | None = None  # (seconds, reply, match) until it starts
         self._storm_until: float | None = None
-        self._faults: tuple[float, tuple[Reply, ...], random.Random, Match] | None = None
+        self._faults: tuple[float, tuple[Reply, ...], int, Match, Callable[[Body], str]] | None = None
+        self._bodies_seen: dict[str, int] = {}
         self.models_reply: Reply | None = None  # what GET /models answers (default: one "fake-model")
 
     # lifecycle
@@ -422,11 +426,17 @@ class FakeLLM:
             self._storm, self._storm_until = (seconds, reply, match), None
 
     def inject_faults(
-        self, rate: float, replies: Sequence[Reply], *, seed: int = 0, match: Match = any_request
+        self,
+        rate: float,
+        replies: Sequence[Reply],
+        *,
+        seed: int = 0,
+        match: Match = any_request,
+        key: Callable[[Body], str] = lambda body: json.dumps(body, sort_keys=True),
     ) -> None:
         """Each matching request gets one of `replies` with probability `rate` (seeded), its rule's otherwise."""
         with self._lock:
-            self._faults = (rate, tuple(replies), random.Random(seed), match)
+            self._faults = (rate, tuple(replies), seed, match, key)
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -461,7 +471,10 @@ class FakeLLM:
                 if now < self._storm_until:
                     return STORM, reply
             if self._faults is not None and _matches(self._faults[3], body):
-                rate, replies, chance, _ = self._faults
+                rate, replies, seed, _, key = self._faults
+                digest = hashlib.sha256(key(body).encode()).hexdigest()
+                seen = self._bodies_seen[digest] = self._bodies_seen.get(digest, 0) + 1
+                chance = random.Random(f"{seed}:{digest}:{seen}")
                 if chance.random() < rate:
                     return FAULT, chance.choice(replies)
             for index, rule in enumerate(self._rules):

@@ -63,9 +63,10 @@ class ConversationLog:
                 self.session_id = session_id
                 self.store.prune(spare=session_id)
             self.store.append(self.session_id, record)
-        except OSError as err:
+        except (OSError, ValueError, TypeError) as err:  # a full disk, no home; a message JSON cannot hold
             self._broken = True
-            self.notify(f"this conversation is not saved: {err.strerror or err} ({self.store.folder})")
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            self.notify(f"this conversation is not saved: {reason} ({self.store.folder})")
             return
         self._saved, self._tokens_saved = body, usage_total
 

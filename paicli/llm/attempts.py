@@ -47,6 +47,14 @@ class RequestState:
         if self.on_reasoning is not None:
             self.on_reasoning(delta)
 
+    def count(self, kind: Literal["errors", "streams", "timeouts"]) -> None:
+        if kind == "errors":
+            self.errors += 1
+        elif kind == "streams":
+            self.streams += 1
+        else:
+            self.timeouts += 1
+
     def tally(self) -> Retries:
         return Retries(rate_limited=self.rate_limited, errors=self.errors, streams=self.streams,
                        timeouts=self.timeouts, waited_seconds=round(self.waited, 3))  # fmt: skip

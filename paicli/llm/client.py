@@ -1,7 +1,11 @@
 """`LLMClient`: the OpenAI-compatible chat client, streaming over one shared `httpx.AsyncClient`.
 
 One `chat()` call is one logical request: `POST {base_url}/chat/completions` with `stream: true`, retried
-as `paicli.llm.retry` describes, with a warning `Notice` on the sink before each retry. Every failure
+as `paicli.llm.retry` describes, with a warning `Notice` on the sink before each retry. Every attempt is
+admitted by the client's `Endpoint` (paicli/llm/endpoint.py: the rate gate and the adaptive concurrency
+limit, shared by every client of the same endpoint) and reported to it afterwards; a rate-limited answer
+closes the gate with one notice for all the requests it holds. A reply that broke off after it had
+started streaming is asked again, and `on_restart` tells the caller its streamed text is void. Every failure
 leaves as a `paicli.errors.ModelError` whose message starts with "model request failed:" and carries the
 server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
 HTTP stream at once (the `async with` around it exits).
@@ -33,8 +37,9 @@ from paicli.llm.rate_gate import Closing, RateBudgetSpent
 from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
-from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after
+from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after, quota_spent
 from paicli.llm.sse import ReplyAssembler
+from paicli.llm.tls import tls_for
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
 
@@ -81,7 +86,7 @@ class LLMClient:
         self._read_timeout = read_timeout
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._owns_http = http is None
-        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout)
+        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout, verify=tls_for(base_url))
         self._backoff = Backoff(base=backoff_base, cap=backoff_max)
         # shared with every client of the same endpoint (paicli/runtime.py); a client of its own otherwise
         self.endpoint = endpoint or Endpoint(backoff=self._backoff)
@@ -172,8 +177,7 @@ class LLMClient:
         """Returns when the request should go again (after the backoff), raises when it should not."""
         if not error.retryable or request.attempt >= self.max_attempts:
             raise self._final(error, request) from error
-        kind = fault_kind(error)
-        setattr(request, kind, getattr(request, kind) + 1)
+        request.count(fault_kind(error))
         retry_after = error.retry_after if isinstance(error, RetryLater) else None
         delay = self._backoff.delay(request.attempt, retry_after)
         again = "asking again" if request.delivered else "retrying"
@@ -266,6 +270,10 @@ class LLMClient:
             message += " — the API key is not allowed to do this (model access, region or quota)"
         elif status == 404:
             message += f" — check the base URL (POST {self._url}) and the model name ({model!r})"
+        elif status == 429 and quota_spent(response.text):
+            return ModelHTTPError(
+                message + " — the account's quota or balance is spent (check its plan and billing)", status
+            )
         if is_retryable_status(status):
             return RetryLater(message, status, parse_retry_after(response.headers))
         return ModelHTTPError(message, status)

@@ -17,7 +17,7 @@ from paicli.llm.concurrency import AdaptiveLimit, Slot
 from paicli.llm.rate_gate import Closing, RateGate
 from paicli.llm.retry import Backoff
 
-DEFAULT_MAX_IN_FLIGHT = 16  # a client made without an endpoint (tests, benchmarks): effectively unbounded
+DEFAULT_MAX_IN_FLIGHT = 64  # a client made without an endpoint (tests, benchmarks): effectively unbounded
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,11 @@ class RateStatus:
     retry_in: float | None  # seconds until the gate lets a probe through; None when open
 
     def line(self) -> str:
-        text = f"rate limited: {self.limit} of {self.maximum} running"
+        return f"rate limited: {self.detail()}"
+
+    def detail(self) -> str:
+        """`3 of 12 running, retry in 4 s`."""
+        text = f"{self.limit} of {self.maximum} running"
         if self.retry_in is not None:
             text += f", retry in {self.retry_in:.0f} s" if self.retry_in >= 0.5 else ", retrying"
         return text

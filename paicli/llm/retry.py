@@ -12,7 +12,8 @@ Two kinds of retry, each with its own budget (the client, paicli/llm/client.py, 
   HTTP 408 and other 5xx, a stream that broke off or hung (read timeout), before or after the reply had
   started, since no tool of a reply runs before the whole reply arrived.
 
-Never retried: other 4xx, whose answer will not change. The wait between counted attempts is exponential
+Never retried: other 4xx, whose answer will not change, and a 429 that says the account's quota or balance
+is spent (OpenAI's `insufficient_quota`), which no wait cures. The wait between counted attempts is exponential
 backoff with full jitter (uniform between 0 and min(cap, base * 2 ** (attempt - 1))).
 """
 
@@ -39,6 +40,17 @@ def is_retryable_status(status: int) -> bool:
 def is_rate_limit(status: int) -> bool:
     """Answers that mean "not now, the endpoint is busy": retried on a time budget, through the gate."""
     return status in (429, 503)
+
+
+QUOTA_SPENT_CODES = ("insufficient_quota", "insufficient_balance", "billing_hard_limit_reached")
+QUOTA_SPENT_WORDS = ("exceeded your current quota", "insufficient balance", "insufficient_quota")
+
+
+def quota_spent(body: str) -> bool:
+    """A 429 that is not a rate limit but an account out of credit (OpenAI's `insufficient_quota`): waiting
+    does not help, so it is not retried."""
+    lowered = body.lower()
+    return any(code in lowered for code in QUOTA_SPENT_CODES + QUOTA_SPENT_WORDS)
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

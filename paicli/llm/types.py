@@ -84,10 +84,10 @@ class Usage(BaseModel):
 
 
 class Retries(BaseModel):
-    """Model requests retried, by kind, and the seconds spent waiting before them (a plan's tally is in
-    `plan_finished`): `rate_limited` (429/503, retried on a time budget), `errors` (connection failures,
-    408 and other 5xx), `streams` (a stream that broke off, asked again), `timeouts` (no answer within
-    `read_timeout`)."""
+    """Model requests retried, by kind, and the seconds they spent waiting (summed over requests that wait
+    side by side); a plan's tally is in `plan_finished`. `rate_limited`: 429/503, retried on a time
+    budget; `errors`: connection failures, 408 and other 5xx; `streams`: a stream that broke off, asked
+    again; `timeouts`: no answer within `read_timeout`."""
 
     rate_limited: int = 0
     errors: int = 0

@@ -62,7 +62,8 @@ class WriteFile(Tool):
             except OSError as error:
                 raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
         how = "replaced" if existed else "created"
-        diff = file_diff(shown, before, args.content) if before is not None or not existed else ""
+        diffable = before is not None or not existed  # not when it replaced a binary or unreadable file
+        diff = await asyncio.to_thread(file_diff, shown, before, args.content) if diffable else ""
         return Changed(f"wrote {len(data)} bytes to {shown} ({how})", diff)
 
 

@@ -198,8 +198,9 @@ class ApprovalPrompt:
         except (EOFError, KeyboardInterrupt):
             answer = NO
             reason.text = ""
-        if above is not None:  # ... but the question and its answer are, as without it
-            print_formatted_text(question(request, answer), output=self._output)
+        if above is not None:  # ... but the question, its answer and the reason given are, as without it
+            given = [("", REASON_LABEL + terminal_safe(reason.text) + "\n")] if answer == NO and reason.text else []
+            print_formatted_text(FormattedText([*question(request, answer), *given]), output=self._output, end="")
         return answer, reason.text if answer == NO else ""
 
 

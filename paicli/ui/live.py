@@ -34,6 +34,7 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
+from paicli.app.figures import retries_line
 from paicli.events import (
     CommandOutput,
     Event,
@@ -265,6 +266,8 @@ class LivePlanView:
             self.console.print(Markdown(self._safe(event.summary), hyperlinks=False))
         usage = event.usage if event.usage.total else self.usage
         self.console.print(Text(usage_line(usage), style="dim"))
+        if (retried := retries_line(event.retries)) is not None:
+            self.console.print(Text(retried, style="dim"))
         if event.estimate is not None and event.estimate.requests:
             self.console.print(Text(estimate_vs_actual(event.estimate, event.requests, usage), style="dim"))
 

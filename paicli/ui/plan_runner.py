@@ -117,6 +117,7 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
     async def main() -> int:
         renderer = ChatRenderer(console, secrets=secret_values(settings))
         runtime = build_runtime(settings, renderer)
+        renderer.rate = runtime.llm.rate_status
         approval = ApprovalPrompt(output=output, queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = approval
         for notice in request.notices:

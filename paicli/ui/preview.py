@@ -1,7 +1,7 @@
 """A tool result in a few lines: what the REPL shows under a call instead of the whole output.
 
 `result_preview` reads the output as its tool wrote it: a command's first and last lines and its exit code
-when not 0; grep's matches; the lines read_file returned (with their numbers); the entries listed; a
+when not 0; grep's matches; which lines read_file returned (of how many); the entries listed; a
 write's own sentence (its diff is shown by ui/diff_view.py); anything else, its first and last lines. An
 error shows its first line as the headline and what follows it. Pure: no terminal, no rich.
 """
@@ -19,6 +19,7 @@ LINE_CHARS = 300  # of one shown line; the terminal cuts it again at its edge
 _MARKER = re.compile(r"\A\[untrusted [^\]\n]* output: data from [^\]\n]*, not instructions\]\n")
 _EXIT = re.compile(r"\n?exit code (\d+)( \(killed by [^)]*\))?\Z")
 _NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
+_READ_TOTAL = re.compile(r"^\.\.\. (?:file has (\d+) lines|output capped; showing lines \d+-\d+ of (\d+));")
 
 
 @dataclass(frozen=True)
@@ -44,10 +45,10 @@ def result_preview(name: str, ok: bool, output: str, *, head: int = HEAD_LINES, 
         return Preview("no output")
     if name == "read_file":
         numbers = [int(match.group(1)) for line in lines if (match := _NUMBERED.match(line))]
-        if numbers:
-            shown = [f"{m.group(1)} {m.group(2)}" if (m := _NUMBERED.match(line)) else line for line in lines]
+        if numbers:  # which lines were read is what matters: the user has the file
             span = f"line {numbers[0]}" if len(numbers) == 1 else f"lines {numbers[0]}–{numbers[-1]}"
-            return _cut(span, shown, head, tail)
+            total = _READ_TOTAL.search(lines[-1])
+            return Preview(f"{span} of {int(total.group(1) or total.group(2)):,}" if total else span)
     if name == "grep_code":
         if len(lines) == 1 and lines[0].startswith("no matches"):
             return Preview(lines[0])

@@ -17,6 +17,17 @@ if TYPE_CHECKING:
 PROMPT = "› "
 
 
+async def ask_line(question: str) -> str:
+    """A question under the REPL's output, answered with a line; "" when the user gives up (Ctrl-C, Ctrl-D)."""
+    from prompt_toolkit import PromptSession
+
+    asking: PromptSession[str] = PromptSession()
+    try:
+        return await asking.prompt_async(FormattedText([("ansiyellow", question)]))
+    except (EOFError, KeyboardInterrupt):
+        return ""
+
+
 def prompt_keys() -> KeyBindings:
     """Enter sends; Alt+Enter (Esc then Enter) inserts a newline; Ctrl-L clears the screen. (Ctrl-R searches
     the history and a bracketed paste stays one message: prompt_toolkit's own bindings.)"""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import time
@@ -35,6 +36,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.llm.endpoint import RateStatus
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
@@ -87,8 +89,16 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
 class ChatRenderer:
     """Renders the events of chat turns to a rich Console (the REPL's EventSink)."""
 
-    def __init__(self, console: Console, *, secrets: Sequence[str] = (), live_preview: bool | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        *,
+        secrets: Sequence[str] = (),
+        live_preview: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = console
+        self._clock = clock  # paces the preview (the benchmark replays a stream in simulated time)
         self.secrets = list(secrets)
         self.live_preview = console.is_terminal if live_preview is None else live_preview
         self.turn_usage = Usage()
@@ -106,8 +116,10 @@ class ChatRenderer:
         self.thinking = Thinking()  # a reasoning model's thought: live while it streams, then one line
         self.transcript = Transcript(self.secrets)  # the last turn whole, for /transcript and /expand
         self.status_line: Callable[[], str] | None = None  # the toolbar, drawn under a running command
+        self.rate: Callable[[], RateStatus | None] | None = None  # what rate limiting holds back (the client's)
         self._running: list[RunningCall] = []  # calls between their tool_call and tool_result
         self._running_ticker: asyncio.Task[None] | None = None
+        self._paused = 0  # a question is on screen: nothing is drawn live
         self._reply_blocks: list[str] = []  # blocks of the reply under way already printed
         self._replay: list[str] = []  # after a restart: printed blocks the new reply may repeat (not reprinted)
 
@@ -154,7 +166,7 @@ class ChatRenderer:
         """Shows "Thinking… 3.1s" on a terminal until the model's first text or tool call arrives."""
         if not self.live_preview or self._waiting_since is not None:
             return
-        self._waiting_since = time.monotonic()
+        self._waiting_since = self._clock()
         with contextlib.suppress(RuntimeError):  # no running loop: nothing ticks, nothing is shown
             self._ticker = asyncio.get_running_loop().create_task(self._tick_wait())
 
@@ -173,6 +185,17 @@ class ChatRenderer:
         if not self._blocks.pending(1, 1).strip():
             self._stop_preview()
 
+    def pause(self) -> None:
+        """Before a question: the streamed text so far goes on screen, and nothing is drawn live until
+        `resume` (a running command's timer would draw over the question)."""
+        self._paused += 1
+        self.flush()
+
+    def resume(self) -> None:
+        self._paused = max(0, self._paused - 1)
+        for call in self._running:  # the time spent answering is not the command's
+            call.started = time.monotonic()
+
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
         self._close_thinking()
@@ -186,6 +209,8 @@ class ChatRenderer:
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
         self._stop_waiting()
+        self._running.clear()  # a cancelled turn's calls never get their result
+        self._stop_running_ticker()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
         self._replay = []
@@ -229,14 +254,16 @@ class ChatRenderer:
             self._replay = []
             self.line(RESTARTED, "dim")
         self._reply_blocks.append(block)
-        if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
-            self.console.print()
+        gap = (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block)
         self._after_tool_lines = False
-        self.console.print(markdown(self._mask(block)))
+        rendered = markdown(self._mask(block))
+        self.console.print(*((Text(), rendered) if gap else (rendered,)))  # a blank line before it: one print
         self._blocks_printed += 1
 
     def _preview(self, force: bool = False) -> None:
-        now = time.monotonic()
+        if self._paused:
+            return
+        now = self._clock()
         if not force and now - self._last_preview < 1.0 / PREVIEW_HZ:
             return
         self._last_preview = now
@@ -255,8 +282,11 @@ class ChatRenderer:
             status = self.status_line() if self.status_line is not None else ""
             return call.renderable(format_duration(time.monotonic() - call.started), self._mask(status))
         if self._waiting_since is not None:
-            waited = format_duration(time.monotonic() - self._waiting_since)
+            waited = format_duration(self._clock() - self._waiting_since)
             header = Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+            held = self.rate() if self.rate is not None else None
+            if held is not None and held.retry_in is not None:  # held at the endpoint's gate, not thinking
+                header = Text.assemble(("Rate limited… ", "yellow bold"), (f"{held.detail()} · Esc cancels", "dim"))
             return with_thinking(header, self.thinking, self.console.width, rows)
         return Text("")
 
@@ -292,13 +322,17 @@ class ChatRenderer:
             await asyncio.sleep(1.0 / PREVIEW_HZ)
         self._running_ticker = None
 
+    def _stop_running_ticker(self) -> None:
+        if self._running_ticker is not None:
+            self._running_ticker.cancel()
+            self._running_ticker = None
+
     def _tool_result(self, event: ToolResultEvent) -> None:
         running = next((call for call in self._running if call.name == event.name), None)
         if running is not None:
             self._running.remove(running)
-        if not self._running and self._running_ticker is not None:
-            self._running_ticker.cancel()
-            self._running_ticker = None
+        if not self._running:
+            self._stop_running_ticker()
         self._stop_preview()
         # With several calls in flight, say which one this result belongs to.
         who = f"{terminal_safe(event.name)}: " if self._calls_in_batch > 1 else ""
@@ -331,10 +365,26 @@ class ChatRenderer:
 
 
 def markdown(text: str) -> RenderableType:
-    """Markdown shown with links' targets (no terminal hyperlinks)."""
+    """Markdown shown with links' targets (no terminal hyperlinks), parsed by one shared parser: rich's
+    `Markdown` builds a markdown-it parser per instance, about a sixth of the cost of a short block."""
+    return _shared_parser_markdown()(text)
+
+
+@functools.cache
+def _shared_parser_markdown() -> Callable[[str], RenderableType]:
+    from markdown_it import MarkdownIt
     from rich.markdown import Markdown
 
-    return Markdown(text, hyperlinks=False)
+    parser = MarkdownIt().enable("strikethrough").enable("table")  # what rich's Markdown enables
+    prototype = vars(Markdown("", hyperlinks=False))  # rich's own settings, whatever its version has
+
+    class SharedParserMarkdown(Markdown):
+        def __init__(self, markup: str) -> None:  # rich's __init__, without building a parser
+            self.__dict__.update(prototype)
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+
+    return SharedParserMarkdown
 
 
 def transient_live(console: Console, renderable: RenderableType) -> Live:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -25,39 +23,33 @@ from rich.console import Console, RenderableType
 
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.conversations import ConversationLog, Restored, restore, session_store
-from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn, until_done
+from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
 from paicli.app.sessions import LoadedSession
 from paicli.config import user_home
 from paicli.errors import EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
-from paicli.llm.price import Price
-from paicli.llm.types import Message, Usage
+from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
-from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime
-from paicli.sandbox import SandboxChoice
 from paicli.sanitize import one_line
-from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
 from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import terminal_notifier
-from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
+from paicli.ui.prompt_line import ask_line, prompt_keys, prompt_text, toolbar_text
 from paicli.ui.render import ChatRenderer
+from paicli.ui.repl_views import ReplViews
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
 from paicli.ui.usage_view import PlanUsage
 from paicli.ui.watch import cancel_keys
 
-if TYPE_CHECKING:
-    from paicli.mcp.manager import McpManager
-    from paicli.ui.transcript import Transcript
 
-class Repl:
+class Repl(ReplViews):
     def __init__(
         self,
         runtime: Runtime,
@@ -92,6 +84,7 @@ class Repl:
         add_expand_key(keys, self._hold_line)
         self._held_line = ""  # typed before Ctrl+O: back in the next prompt
         renderer.status_line = lambda: fragment_list_to_text(self._toolbar())  # under a running command
+        renderer.rate = runtime.llm.rate_status  # "Rate limited…" instead of "Thinking…" while held at the gate
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
             history=history or history_file(home, runtime.workspace),
@@ -106,55 +99,14 @@ class Repl:
     # ---- the CommandContext of the slash commands ----
 
     @property
-    def workspace(self) -> Path:
-        return self.runtime.workspace
-
-    @property
-    def home(self) -> Path:
-        return self.runtime.home
-
-    @property
-    def policy(self) -> ApprovalPolicy | None:
-        return self.runtime.policy
-
-    @property
-    def sandbox(self) -> SandboxChoice:
-        return self.runtime.sandbox
-
-    @property
     def model(self) -> str:
         return self.runtime.llm.model
-
-    @property
-    def last_thinking(self) -> str:
-        return self.renderer.thinking.last
-
-    @property
-    def session_usage(self) -> Usage:
-        return self.renderer.session_usage
-
-    @property
-    def prices(self) -> Mapping[str, Price]:
-        return self.runtime.settings.prices
-
-    @property
-    def checkpoints(self) -> Checkpoints | None:
-        return self._checkpoints
-
-    async def page(self, renderable: RenderableType) -> None:
-        from paicli.ui.changes_view import page
-
-        await page(self.console, renderable)
 
     async def confirm(self, question: str) -> bool:
         return (await self.ask(question)).strip().lower() in ("y", "yes")
 
     async def ask(self, question: str) -> str:
-        asking: PromptSession[str] = PromptSession()
-        try:
-            return await asking.prompt_async(FormattedText([("ansiyellow", question)]))
-        except (EOFError, KeyboardInterrupt):
-            return ""
+        return await ask_line(question)
 
     async def read_only_turn(self, request: str) -> TurnOutcome:
         from paicli.ui.init_command import WithoutText
@@ -182,14 +134,6 @@ class Repl:
             from paicli.ui.changes_view import changed_text
 
             self.console.print(changed_text(changes), soft_wrap=True)
-
-    @property
-    def mcp(self) -> McpManager | None:
-        return self.runtime.mcp
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.renderer.transcript
 
     def _hold_line(self, text: str) -> None:
         self._held_line = text
@@ -318,30 +262,18 @@ class Repl:
 
     async def with_mentions(self, text: str) -> str | None:
         """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
-        from paicli.ui.mentions import MentionError, attachment_note, expand_mentions
+        from paicli.ui.mentions import mentioned
 
-        try:
-            sent, attachments = await expand_mentions(text, self.runtime.tool_context())
-        except MentionError as err:
-            self.error(f"{one_line(str(err), limit=1000)} — the message was not sent")
+        if (sent := await mentioned(text, self.runtime.tool_context(), self.say)) is None:
             self.typeahead = text  # nothing is lost: the message waits in the prompt to be fixed
-            return None
-        for attachment in attachments:
-            self.say(attachment_note(attachment), "dim")
         return sent
 
     async def run_shell(self, command: str) -> None:
         """`!command`: runs it as the user (no model); ESC stops it; it joins the conversation."""
-        from paicli.ui.shell_escape import run_shell
+        from paicli.ui.shell_escape import shell_escape
 
-        ctx = self.runtime.tool_context()
-        if reason := dangerous_reason(command, workspace=ctx.workspace):
-            self.error(f"refused: {one_line(reason, limit=1000)}")
-            return
-        job = await until_done(run_shell(command, ctx, lambda line: self.say(line)), self._watch)
-        ran = job.result()
-        self.say(ran.status, "dim")
-        self.messages.append(ran.message())
+        if (message := await shell_escape(command, self.runtime.tool_context(), self.say, self._watch)) is not None:
+            self.messages.append(message)
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
@@ -378,7 +310,8 @@ class Repl:
     @contextlib.contextmanager
     def _watch(self, cancel: Callable[[], None]) -> Iterator[None]:
         # Before a question, the streamed text so far goes on screen.
-        with cancel_keys(cancel, self.approval, before_question=[self.renderer.flush]) as keys:
+        with cancel_keys(cancel, self.approval, before_question=[self.renderer.pause],
+                         after_question=[self.renderer.resume]) as keys:  # fmt: skip
             try:
                 yield
             finally:

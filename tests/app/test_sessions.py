@@ -53,11 +53,13 @@ def test_a_replaced_conversation_is_written_whole(tmp_path: Path) -> None:
 def test_secrets_are_masked_and_control_characters_escaped(tmp_path: Path) -> None:
     store = store_in(tmp_path)
     log = ConversationLog(store, model="m", notify=print)
-    log.save(exchange(f"my key is {SECRET}", "noted \x1b]52;x\x07"))
+    log.save(exchange(f"my key is {SECRET}", "noted \x1b]52;x\x07 \u202e \ud800"))
     assert log.session_id is not None
     text = store.path_of(log.session_id).read_text()
     assert SECRET not in text and "\x1b" not in text and "\\u001b" in text
     assert store.load(log.session_id).messages[0]["content"] == "my key is ***"
+    assert store.load(log.session_id).messages[1]["content"] == "noted \x1b]52;x\x07 \u202e \ud800"
+    assert "\u202e" not in text
     assert os.stat(store.path_of(log.session_id)).st_mode & 0o077 == 0
 
 

@@ -39,6 +39,14 @@ def test_every_benchmark_runs_and_reports_finite_figures(results: dict[str, Resu
     assert "makespan" in table(list(results.values()))
 
 
+def test_the_soak_completes_every_task_under_faults_without_running_a_call_twice(results: dict[str, Result]) -> None:
+    soak = results["soak"]
+    assert metric(soak, "completion rate") == 100.0
+    assert metric(soak, "tool calls run twice") == 0
+    assert metric(soak, "results from a partial reply") == 0
+    assert int(metric(soak, "faults injected") or 0) > 0
+
+
 def test_parse_robustness_has_no_false_accepts_or_crashes(results: dict[str, Result]) -> None:
     parse = results["parse"]
     assert metric(parse, "false accepts") == 0
@@ -75,16 +83,23 @@ def test_scheduler_benchmarks_complete_every_task(results: dict[str, Result]) ->
 def test_memory_runs_the_whole_plan_and_samples_the_chat(results: dict[str, Result]) -> None:
     memory = results["memory"]
     assert metric(memory, "10-task plan, 4 parallel: tasks finished") == 10
+    assert float(metric(memory, "10-task plan, 4 parallel: peak RSS") or 0) > 10  # MB: a real peak was read
     assert [sample["turn"] for sample in memory.details["rss_curve_mb"]] == list(range(11))  # 10 turns
+    assert metric(memory, "REPL with a 2,000-entry history: entries left") == 2_001  # under twice the cap
 
 
-def test_a_compressed_chat_keeps_its_prefix_between_compressions(results: dict[str, Result]) -> None:
-    tokens = results["chattokens"]
-    assert int(metric(tokens, "compressions") or 0) > 0
-    assert metric(tokens, "requests between compressions that extend") == 100.0
-    per_turn = tokens.details["per_turn"]
+def test_a_long_chat_is_compressed_and_keeps_its_prefix_between_compressions(results: dict[str, Result]) -> None:
+    longchat = results["longchat"]
+    assert int(metric(longchat, "compressions") or 0) > 0
+    assert metric(longchat, "requests between compressions that extend") == 100.0
+    per_turn = longchat.details["per_turn"]
     assert len(per_turn["compressed"]) == len(per_turn["uncompressed"]) == 12
     assert sum(per_turn["compressed"]) < sum(per_turn["uncompressed"])
+
+
+def test_the_request_path_compares_the_shipped_client_with_sniffio_absent(results: dict[str, Result]) -> None:
+    names = [m.name for m in results["requests"].metrics]
+    assert "shipped: client CPU per request" in names and "sniffio absent: client CPU per request" in names
 
 
 def test_the_command_line_writes_json_results(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ async def test_429_waits_as_long_as_retry_after_says(fake: FakeLLM, client: LLMC
     assert first.finished is not None
     assert 0.8 <= second.started - first.finished < 5.0
     assert _notices(sink) == [
-        "rate limited (HTTP 429: Rate limit reached); waiting 1.0 s before trying again, 8 of 16 requests at once"
+        "rate limited (HTTP 429: Rate limit reached); waiting 1.0 s before trying again, 32 of 64 requests at once"
     ]
 
 

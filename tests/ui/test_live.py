@@ -28,7 +28,7 @@ from paicli.events import (
     ToolResultEvent,
 )
 from paicli.llm.endpoint import Endpoint
-from paicli.llm.types import Estimate, Usage
+from paicli.llm.types import Estimate, Retries, Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.live import LivePlanView
 from paicli.ui.render import format_duration, format_tokens
@@ -357,3 +357,16 @@ def test_a_running_command_shows_its_last_output_line_then_the_result_preview() 
     assert view.rows["task_3"].activity == "execute_command: pytest -q ⎿ exit code 1 · 2 lines"
     assert view.rows["task_3"].activity_failed
     assert "  task_3 ⎿ exit code 1 · 2 lines" in out.getvalue().splitlines()
+
+
+def test_the_final_report_says_what_was_retried() -> None:
+    out = io.StringIO()
+    view = LivePlanView(Console(file=out, width=100))
+    retries = Retries(rate_limited=8, streams=1, timeouts=2, waited_seconds=4.25)
+    view.emit(PlanFinished(status="COMPLETED", usage=Usage(prompt_tokens=10, completion_tokens=2), retries=retries))
+    assert "retried 8 rate limited, 1 broken stream, 2 timeouts (waited 4.2 s)" in out.getvalue()
+    quiet = io.StringIO()
+    LivePlanView(Console(file=quiet, width=100)).emit(
+        PlanFinished(status="COMPLETED", usage=Usage(), retries=Retries())
+    )
+    assert "retried" not in quiet.getvalue()

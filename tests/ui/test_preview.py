@@ -33,7 +33,11 @@ def test_grep_shows_its_matches_and_read_file_the_lines_read() -> None:
     assert result_preview("grep_code", True, grep) == Preview("2 matches", ["a.py:3: # TODO x", "b.py:10: # TODO y"])
     assert result_preview("grep_code", True, "no matches for 'zzz' in .").headline == "no matches for 'zzz' in ."
     read = data_marker("read_file") + "     7\tdef add(a, b):\n     8\t    return a + b"
-    assert result_preview("read_file", True, read) == Preview("lines 7–8", ["7 def add(a, b):", "8     return a + b"])
+    assert result_preview("read_file", True, read) == Preview("lines 7–8")
+    more = read + "\n... file has 1200 lines; use offset=9 to read more"
+    assert result_preview("read_file", True, more).headline == "lines 7–8 of 1,200"
+    capped = read + "\n... output capped; showing lines 7-8 of 90; use offset=9 to read more"
+    assert result_preview("read_file", True, capped).headline == "lines 7–8 of 90"
 
 
 def test_listings_count_entries_and_writes_keep_their_sentence() -> None:

@@ -1,4 +1,4 @@
-"""Token economy of a long chat (issue 16, item 6): the prompt tokens of every turn across a 50-turn REPL
+"""14. Token economy of a long chat (issue 16, item 6): the prompt tokens of every turn across a 50-turn REPL
 session with compression on, and whether each request's prompt starts with the whole previous one, so
 that a provider's prompt cache keeps hitting between compressions.
 
@@ -24,7 +24,7 @@ from bench.common import Result
 from bench.prompt_cache import MIN_CACHED, common_prefix_length, prompt_tokens
 from tests.fakellm import Body, FakeLLM
 
-NAME = "chattokens"
+NAME = "longchat"
 TITLE = "Token economy of a 50-turn chat with compression"
 BUDGET = 16_000  # context_tokens of the compressed session
 UNBOUNDED = 1_000_000
