@@ -5,9 +5,10 @@ and the hash of its resolved path telling two folders of the same name apart. Wi
 the history lives in memory for the session.
 
 The history is capped (issue 16: memory bounded): a session loads only the newest MAX_ENTRIES entries,
-and at most MAX_CHARS of their text; once the file holds twice that, it is cut to what is loaded. The cut
-rewrites the file (a new file renamed over it); a line another REPL of this workspace appends at that
-moment may be lost, once in thousands of entries.
+and at most MAX_CHARS of their text (an entry longer than that alone, a huge paste, is skipped rather than
+ending the history there); once the file holds twice that, it is cut to what is loaded. The cut rewrites
+the file (a new file renamed over it); a line another REPL of this workspace appends at that moment may be
+lost, once in thousands of entries.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def history_file(home: Path, workspace: Path) -> History:
 @dataclass(frozen=True)
 class _Entry:
     start: int  # offset in the file of its header (the lines before its text)
+    end: int  # offset after its last line
     text: str
 
 
@@ -64,15 +66,21 @@ class CappedFileHistory(FileHistory):
         except OSError:
             return []
         entries = _entries(data)
-        kept, chars = 0, 0
+        loaded: list[_Entry] = []  # newest first
+        chars = 0
         for entry in reversed(entries):
-            if kept == self.max_entries or chars + len(entry.text) > self.max_chars:
+            if len(loaded) == self.max_entries:
                 break
-            kept, chars = kept + 1, chars + len(entry.text)
-        newest = entries[len(entries) - kept :]
-        if len(entries) > 2 * self.max_entries or len(data) > 2 * self.max_chars:
-            _rewrite(path, data[newest[0].start :] if newest else b"")
-        return [entry.text for entry in reversed(newest)]
+            if len(entry.text) > self.max_chars:
+                continue
+            if chars + len(entry.text) > self.max_chars:
+                break
+            loaded.append(entry)
+            chars += len(entry.text)
+        too_big = len(entries) > 2 * self.max_entries or len(data) > 2 * self.max_chars
+        if len(loaded) < len(entries) and too_big:
+            _rewrite(path, b"".join(data[entry.start : entry.end] for entry in reversed(loaded)))
+        return [entry.text for entry in loaded]
 
 
 def _entries(data: bytes) -> list[_Entry]:
@@ -87,11 +95,11 @@ def _entries(data: bytes) -> list[_Entry]:
             lines.append(raw[1:].decode("utf-8", errors="replace"))
         else:
             if lines:
-                entries.append(_Entry(start, "".join(lines).removesuffix("\n")))
+                entries.append(_Entry(start, offset, "".join(lines).removesuffix("\n")))
                 lines, header = [], offset
         offset += len(raw)
     if lines:
-        entries.append(_Entry(start, "".join(lines).removesuffix("\n")))
+        entries.append(_Entry(start, offset, "".join(lines).removesuffix("\n")))
     return entries
 
 

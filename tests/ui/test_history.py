@@ -58,6 +58,14 @@ def test_large_pastes_count_against_a_cap_on_characters(tmp_path: Path) -> None:
     assert loaded == ["latest", "y" * 300]  # with the 600-character paste they would pass 800
 
 
+def test_a_paste_larger_than_the_whole_cap_is_dropped_not_the_history_before_it(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    write_entries(path, ["first", "second", "x" * 900, "latest"])
+    loaded = list(CappedFileHistory(str(path), max_chars=400).load_history_strings())
+    assert loaded == ["latest", "second", "first"]
+    assert list(FileHistory(str(path)).load_history_strings()) == loaded  # over twice the cap: cut, paste gone
+
+
 def test_a_missing_or_unreadable_file_is_an_empty_history(tmp_path: Path) -> None:
     assert list(CappedFileHistory(str(tmp_path / "none")).load_history_strings()) == []
     (tmp_path / "folder").mkdir()
