@@ -6,9 +6,13 @@ import os
 import stat
 from pathlib import Path
 
+import pexpect
+import pytest
 from prompt_toolkit.history import FileHistory
 
-from paicli.ui.history import CappedFileHistory, history_file, history_path
+from paicli.ui.history import MAX_ENTRIES, CappedFileHistory, history_file, history_path
+from tests.fakellm import FakeLLM, Reply
+from tests.ui.conftest import PROMPT, Spawn, expect_text
 
 
 def write_entries(path: Path, texts: list[str]) -> None:
@@ -76,3 +80,24 @@ def test_the_workspace_history_is_capped(tmp_path: Path) -> None:
     history = history_file(tmp_path / "home", tmp_path)
     assert isinstance(history, CappedFileHistory)
     assert history.filename == str(history_path(tmp_path / "home", tmp_path))
+
+
+@pytest.mark.pty
+def test_the_repl_loads_a_long_history_capped_and_cuts_its_file(
+    spawn_repl: Spawn, fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    path = history_path(home, workspace)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"\n# 2026-11-30 10:00:00\n+line {i}\n" for i in range(2 * MAX_ENTRIES + 1)))
+    fake.on("", Reply.text("Again."), repeat=True)
+    child = spawn_repl()
+    child.send("\x1b[A\r")  # Up, Enter: the newest entry is sent
+    expect_text(child, "Again.")
+    assert fake.requests[-1].messages[-1]["content"] == f"line {2 * MAX_ENTRIES}"
+    child.expect_exact(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    kept = list(FileHistory(str(path)).load_history_strings())
+    # Cut to the newest MAX_ENTRIES; the line sent again is not stored twice in a row (prompt_toolkit's rule).
+    assert len(kept) == MAX_ENTRIES
+    assert (kept[0], kept[-1]) == (f"line {2 * MAX_ENTRIES}", f"line {MAX_ENTRIES + 1}")
