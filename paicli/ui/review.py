@@ -133,7 +133,7 @@ class _Review:
     async def run(self, plan: Plan) -> Plan | None:
         self.show(plan)
         while True:
-            action = await self.choose(REVIEW_KEYS, _review_hint(plan))
+            action = await self.choose(REVIEW_KEYS, _review_hint(plan, expanded=self.expanded))
             if action == APPROVE:
                 self.note("Plan approved.", "green")
                 return plan
@@ -322,11 +322,13 @@ def _completed_ids(plan: Plan) -> list[str]:
     return [task.id for task in plan.tasks if task.status is TaskStatus.COMPLETED]
 
 
-def _review_hint(plan: Plan) -> list[tuple[str, str]]:
-    """The review keys; `r` only when there is a completed task to rerun."""
+def _review_hint(plan: Plan, *, expanded: bool = False) -> list[tuple[str, str]]:
+    """The review keys as they stand: `r` only when there is a completed task to rerun, and Ctrl+O says
+    what it would do now (expand, or collapse once expanded)."""
+    hint = [(key, "collapse" if key == "Ctrl+O" and expanded else does) for key, does in REVIEW_HINT]
     if not _completed_ids(plan):
-        return REVIEW_HINT
-    return [*REVIEW_HINT[:3], RERUN_HINT, *REVIEW_HINT[3:]]
+        return hint
+    return [*hint[:3], RERUN_HINT, *hint[3:]]
 
 
 def _exit_with(action: str) -> Callable[[KeyPressEvent], None]:
