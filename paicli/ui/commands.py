@@ -19,7 +19,8 @@ async def show_help(ctx: CommandContext, arg: str) -> Outcome:
 
 
 KEYS_HELP = (
-    "  Enter sends · Alt+Enter (or Esc then Enter) starts a new line · a pasted block stays one message",
+    "  Enter sends · Ctrl+J or Alt+Enter starts a new line · a pasted block stays one message",
+    "  Shift+Tab cycles the approval mode ask → auto → yolo (yolo asks to confirm) · the toolbar shows it",
     "  Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
     "  ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
     "  !COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file,",

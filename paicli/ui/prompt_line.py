@@ -4,22 +4,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.filters import is_searching
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from paicli.app.figures import arrows
-from paicli.llm.types import Usage
+from paicli.llm.types import Message, Usage
+from paicli.policy.approval import MODES, ApprovalPolicy, Mode
 
 if TYPE_CHECKING:
     from paicli.mcp.manager import McpManager, ServerView
+    from paicli.sandbox import SandboxChoice
 
 PROMPT = "› "
+# Seconds prompt_toolkit waits to tell a lone ESC from the start of a sequence (its default, 1.5 s in all,
+# made ESC at the prompt feel dead). Alt+Enter arrives as ESC and Enter in one read, so it still works.
+ESCAPE_WAIT = 0.05
 
 
 def prompt_keys() -> KeyBindings:
-    """Enter sends; Alt+Enter (Esc then Enter) inserts a newline; Ctrl-L clears the screen. (Ctrl-R searches
-    the history and a bracketed paste stays one message: prompt_toolkit's own bindings.)"""
+    """Enter sends; Alt+Enter (Esc then Enter) or Ctrl+J inserts a newline; Ctrl-L clears the screen. (Ctrl-R
+    searches the history and a bracketed paste stays one message: prompt_toolkit's own bindings.)"""
     keys = KeyBindings()
 
     @keys.add("c-l")
@@ -31,11 +36,66 @@ def prompt_keys() -> KeyBindings:
         event.current_buffer.validate_and_handle()
 
     @keys.add("escape", "enter")
+    @keys.add("c-j", filter=~is_searching)  # a line feed: prompt_toolkit would take it for Enter
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
     return keys
 
+
+class ModeSwitch:
+    """Shift+Tab cycles the approval mode ask → auto → yolo → ask. Yolo runs commands unasked, so it takes a
+    second Shift+Tab to confirm (the toolbar says so); ESC or typing keeps the mode as it was."""
+
+    def __init__(self, policy: ApprovalPolicy | None) -> None:
+        self.policy = policy
+        self.confirming = False  # Shift+Tab pressed once towards yolo
+
+    @property
+    def mode(self) -> Mode | None:
+        if self.policy is None:
+            return None
+        return self.policy.mode or "ask"  # the REPL has a user to ask
+
+    def press(self) -> None:
+        mode = self.mode
+        if self.policy is None or mode is None:
+            return
+        following = MODES[(MODES.index(mode) + 1) % len(MODES)]
+        if following == "yolo" and not self.confirming:
+            self.confirming = True
+            return
+        self.confirming = False
+        self.policy.mode = following
+
+    def keep(self) -> None:
+        self.confirming = False
+
+    def keys(self) -> KeyBindings:
+        keys = KeyBindings()
+
+        @keys.add("s-tab")
+        def _cycle(event: KeyPressEvent) -> None:
+            self.press()
+            event.app.invalidate()
+
+        @keys.add("escape", filter=Condition(lambda: self.confirming))
+        def _keep(event: KeyPressEvent) -> None:
+            self.keep()
+            event.app.invalidate()
+
+        return keys
+
+    def toolbar(self) -> list[tuple[str, str]]:
+        mode = self.mode
+        if mode is None:
+            return []
+        if self.confirming:
+            return [("bold ansired", " yolo runs every command unasked: Shift+Tab again confirms, Esc keeps " + mode)]
+        return [(MODE_STYLES[mode], f" {mode}")]
+
+
+MODE_STYLES = {"ask": "", "auto": "bold", "yolo": "bold ansired"}
 
 
 def prompt_text(*, planning: bool) -> FormattedText:
@@ -45,9 +105,48 @@ def prompt_text(*, planning: bool) -> FormattedText:
     return FormattedText([("bold ansicyan", PROMPT)])
 
 
-def toolbar_text(model: str, usage: Usage, mcp: McpManager | None) -> FormattedText:
+class ContextMeter:
+    """How full the conversation is against `context_tokens` (where compression starts), as `ctx 34%`.
+    Estimated like the compressor does; computed again only when the conversation changed."""
+
+    def __init__(self, budget_tokens: int) -> None:
+        self.budget = budget_tokens
+        self._seen: tuple[int, int, int] | None = None
+        self._percent = 0
+
+    def percent(self, messages: list[Message]) -> int:
+        key = (id(messages), len(messages), id(messages[-1]) if messages else 0)
+        if key != self._seen:
+            from paicli.agent.compress import estimate_tokens
+
+            self._seen = key
+            self._percent = round(100 * estimate_tokens(messages) / self.budget)
+        return self._percent
+
+
+def toolbar_text(
+    model: str,
+    usage: Usage,
+    mcp: McpManager | None,
+    *,
+    modes: ModeSwitch | None = None,
+    sandbox: SandboxChoice | None = None,
+    context: int | None = None,
+) -> FormattedText:
+    """` ask · sandbox · gpt-4o · ↑ 1,234 ↓ 56 tokens · ctx 34% · MCP 1/1 · /help`: what the next message
+    would run with, the mode first (Shift+Tab changes it)."""
+    parts: list[tuple[str, str]] = modes.toolbar() if modes is not None else []
+    if modes is not None and modes.confirming:
+        return FormattedText(parts)
+    if sandbox is not None:
+        parts.append(("", " ·" if parts else ""))
+        parts.append(("", " sandbox" if sandbox.sandbox is not None else " no sandbox"))
+    if parts:
+        parts.append(("", " ·"))
+    meter = f" · ctx {context}%" if context is not None else ""
     servers = f" · {mcp_summary(mcp.views())}" if mcp is not None else ""
-    return FormattedText([("", f" {model} · {arrows(usage)} tokens{servers} · /help")])
+    parts.append(("", f" {model} · {arrows(usage)} tokens{meter}{servers} · /help"))
+    return FormattedText(parts)
 
 
 def mcp_summary(views: list[ServerView]) -> str:
@@ -60,3 +159,4 @@ def mcp_summary(views: list[ServerView]) -> str:
     if failed := sum(view.status == "failed" for view in enabled):
         text += f" ({failed} failed: /mcp)"
     return text
+

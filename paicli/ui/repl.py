@@ -21,7 +21,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.key_binding import KeyPressEvent
+from prompt_toolkit.key_binding import KeyPressEvent, merge_key_bindings
 from rich.console import Console, RenderableType
 
 from paicli import __version__
@@ -45,7 +45,7 @@ from paicli.ui.commands import COMMANDS
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import Notifier
-from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
+from paicli.ui.prompt_line import ESCAPE_WAIT, ContextMeter, ModeSwitch, prompt_keys, prompt_text, toolbar_text
 from paicli.ui.render import ChatRenderer
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
@@ -95,6 +95,8 @@ class Repl:
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         self.clear_conversation()
         home = user_home()
+        self.modes = ModeSwitch(runtime.policy)  # Shift+Tab; the toolbar shows the mode
+        self.context_meter = ContextMeter(runtime.settings.context_tokens)
         keys = prompt_keys()
 
         @keys.add("escape", filter=Condition(lambda: self.plan_next and not get_app().current_buffer.text))
@@ -106,12 +108,14 @@ class Repl:
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, runtime.workspace),
             multiline=True,
-            key_bindings=keys,
+            key_bindings=merge_key_bindings([keys, self.modes.keys()]),
             completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
             prompt_continuation="  ",
         )
+        self.session.app.timeoutlen = self.session.app.ttimeoutlen = ESCAPE_WAIT  # ESC acts at once
+        self.session.default_buffer.on_text_changed += lambda _: self.modes.keep()
 
     # ---- the CommandContext of the slash commands ----
 
@@ -373,4 +377,7 @@ class Repl:
         return prompt_text(planning=self.plan_next)
 
     def _toolbar(self) -> FormattedText:
-        return toolbar_text(self.model, self.renderer.session_usage, self.runtime.mcp)
+        return toolbar_text(
+            self.model, self.renderer.session_usage, self.runtime.mcp, modes=self.modes, sandbox=self.sandbox,
+            context=self.context_meter.percent(self.messages),
+        )  # fmt: skip
