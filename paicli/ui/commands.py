@@ -35,15 +35,9 @@ async def clear_conversation(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def model(ctx: CommandContext, arg: str) -> Outcome:
-    name = arg.strip()
-    if not name:
-        ctx.say(f"model: {ctx.model}")
-    elif len(name.split()) > 1:
-        ctx.error("a model name has no spaces: /model NAME")
-    else:
-        ctx.switch_model(name)
-        ctx.say(f"model switched to {name} for this session", "dim")
-    return Outcome.CONTINUE
+    from paicli.ui.model_command import model_command
+
+    return await model_command(ctx, arg)
 
 
 async def thinking(ctx: CommandContext, arg: str) -> Outcome:
@@ -128,7 +122,8 @@ async def compact(ctx: CommandContext, arg: str) -> Outcome:
 COMMANDS: list[Command] = [
     Command("/help", "list the commands and keys", show_help),
     Command("/clear", "forget the conversation", clear_conversation),
-    Command("/model", "show the model, or switch to NAME for this session", model, usage="[NAME]"),
+    Command("/model", "pick one of the server's models, or switch to NAME, for this session", model,
+            usage="[NAME]"),
     Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
             usage="[GOAL | resume [ID]]"),
     Command("/plans", "list the saved plans of this workspace", plans),

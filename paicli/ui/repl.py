@@ -181,6 +181,9 @@ class Repl:
     def mcp(self) -> McpManager | None:
         return self.runtime.mcp
 
+    async def list_models(self) -> list[str]:
+        return await self.runtime.llm.list_models()
+
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
         self.runtime.settings = self.runtime.settings.model_copy(update={"model": name})
