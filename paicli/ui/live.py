@@ -53,6 +53,7 @@ from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.plan_facts import estimate_vs_actual
 from paicli.ui.plan_view import count_statuses, fold, status_icon
+from paicli.ui.reflow import Reflow
 from paicli.ui.render import (
     NOTICE_STYLES,
     format_duration,
@@ -89,6 +90,7 @@ class LivePlanView:
         self._live: Live | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._last_refresh = 0.0
+        self._reflow = Reflow(console)  # a narrower terminal: the last drawing takes more rows now
         if plan is not None:
             self.set_plan(plan)
 
@@ -253,13 +255,16 @@ class LivePlanView:
         visible = self._started and self.console.is_terminal and bool(self.rows or self._waiting_for)
         visible = visible and not (self._finished or self._awaiting_approval or self._pauses)
         if visible and self._live is None:
-            self._live = transient_live(self.console, self._render())
+            drawing = self._render()
+            self._live = transient_live(self.console, drawing)
+            self._reflow.drawn(drawing)
             with contextlib.suppress(RuntimeError):  # no event loop: redrawn on events only
                 self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="paicli-live-plan")
         elif not visible and self._live is not None:
             if self._ticker is not None:
                 self._ticker.cancel()
                 self._ticker = None
+            self._reflow.before_redraw(self._live)
             self._live.stop()
             self._live = None
 
@@ -275,7 +280,10 @@ class LivePlanView:
         if not force and now - self._last_refresh < 1.0 / self.refresh_per_second:
             return  # the ticker draws it soon enough
         self._last_refresh = now
-        self._live.update(self._render(), refresh=True)
+        drawing = self._render()
+        self._reflow.before_redraw(self._live)
+        self._live.update(drawing, refresh=True)
+        self._reflow.drawn(drawing)
 
     def _render(self) -> RenderableType:
         waiting = None

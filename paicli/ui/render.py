@@ -265,7 +265,8 @@ class ChatRenderer:
     def line(self, message: str, style: str = "") -> None:
         """One line of untrusted text, never parsed as markup."""
         self._stop_preview()
-        self.console.print(Text(self._mask(terminal_safe(message)), style=style), soft_wrap=True)
+        # Wrapped by rich at spaces (the terminal would cut words at its edge); a word wider than the screen folds.
+        self.console.print(Text(self._mask(terminal_safe(message)), style=style, overflow="fold"))
 
     # ---- internals ----
 

@@ -22,7 +22,7 @@ from tests.ui.conftest import REPO, pty_env
 class Terminal:
     def __init__(self, child: pexpect.spawn, rows: int, columns: int) -> None:
         self.child = child
-        self.screen = pyte.Screen(columns, rows)
+        self.screen = pyte.HistoryScreen(columns, rows, history=2000)
         self.screen.write_process_input = child.send  # answers cursor-position requests (ESC [ 6 n)
         self.stream = pyte.Stream(self.screen)
 
@@ -33,6 +33,13 @@ class Terminal:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    @property
+    def scrolled(self) -> list[str]:
+        """The lines scrolled off the top, then the screen's: everything shown since the start."""
+        columns = self.screen.columns
+        gone = ["".join(line[x].data for x in range(columns)).rstrip() for line in self.screen.history.top]
+        return gone + self.lines
 
     def pump(self, seconds: float = 0.05) -> None:
         """Feeds what paicli wrote in the next `seconds` into the emulator."""
@@ -57,10 +64,32 @@ class Terminal:
     def send(self, text: str) -> None:
         self.child.send(text)
 
-    def resize(self, rows: int, columns: int) -> None:
+    def resize(self, rows: int, columns: int, *, reflow: bool = True) -> None:
+        """Makes the screen narrower (SIGWINCH). With `reflow`, as most terminals do: a line wider than the new
+        width continues on the next rows (pyte alone cuts it, as xterm does)."""
         self.pump()
-        self.screen.resize(rows, columns)
-        self.child.setwinsize(rows, columns)  # SIGWINCH
+        if reflow and columns < self.screen.columns:
+            self._reflow(rows, columns)
+        else:
+            self.screen.resize(rows, columns)
+        self.child.setwinsize(rows, columns)
+
+    def _reflow(self, rows: int, columns: int) -> None:
+        screen = self.screen
+        lines, (x, y) = self.lines, (screen.cursor.x, screen.cursor.y)
+        flowed: list[str] = []
+        cursor = (0, 0)
+        for number, line in enumerate(lines[: y + 1]):
+            if number == y:
+                cursor = (x % columns, len(flowed) + x // columns)
+            flowed += [line[i : i + columns] for i in range(0, len(line), columns)] or [""]
+        screen.resize(rows, columns)
+        screen.reset()
+        top = max(0, cursor[1] - rows + 1)  # what no longer fits scrolls off the top
+        for row, text in enumerate(flowed[top:]):
+            for column, char in enumerate(text):
+                screen.buffer[row][column] = pyte.screens.Char(char)
+        screen.cursor_position(cursor[1] - top + 1, cursor[0] + 1)
 
     def close(self) -> None:
         if self.child.isalive():
