@@ -15,15 +15,18 @@ from bench import (
     overhead,
     parse_robustness,
     render,
+    request_path,
     sandbox,
     shell_diff,
+    soak,
     startup,
     tokens,
 )
 from bench.common import Result
 
 ORDER = (
-    makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, checkpoints, sandbox,
+    makespan, dispatch, request_path, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff,
+    checkpoints, sandbox, soak,
 )  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

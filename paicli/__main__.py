@@ -1,3 +1,3 @@
-from paicli.cli import main
+from paicli.process_exit import entry
 
-raise SystemExit(main())
+entry()

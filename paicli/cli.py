@@ -14,7 +14,7 @@ from paicli import __version__
 
 if TYPE_CHECKING:
     from paicli.config import Settings
-    from paicli.trust import ConfirmTrust
+    from paicli.trust import ConfirmTrust, TrustRequest
 
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -45,6 +45,8 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
     parser.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default=default,
                         help="contain commands with bubblewrap: when it works (auto, the default), always, never")
+    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true", default=default,
+                        help="continue this workspace's last conversation (the REPL and `run`)")
 
 
 def _plan_options(parser: argparse.ArgumentParser, *, suppress: bool, hidden: bool = False) -> None:
@@ -160,9 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     confirm: ConfirmTrust | None = None
     if args.command is None and sys.stdin.isatty():
-        from paicli.ui.approval import confirm_trust
-
-        confirm = confirm_trust
+        confirm = _confirm_trust
     try:
         settings = load_settings(
             settings_flags(args),
@@ -172,13 +172,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.command != "plan" and (getattr(args, "resume", None) or getattr(args, "from_file", None)):
             raise ConfigError("--resume and --from go with `paicli plan`")
+        if getattr(args, "continue_last", None) and args.command not in (None, "run"):
+            raise ConfigError(f"-c/--continue goes with the REPL and `paicli run`, not `paicli {args.command}`"
+                              + (" (--resume ID continues a saved plan)" if args.command == "plan" else ""))
         if args.command is None:
             if not sys.stdin.isatty():
                 raise ConfigError('the REPL needs a terminal; for one prompt without one use `paicli run "PROMPT"`')
             settings.require_key()
-            from paicli.ui.repl import run_repl
+            from paicli.ui.first_prompt import run_repl
 
-            return run_repl(settings)
+            return run_repl(settings, continue_last=bool(args.continue_last))
         if args.command == "doctor":
             from paicli.doctor import doctor_command
 
@@ -186,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             from paicli.headless import run_command
 
-            return run_command(settings, args.prompt, json_mode=args.json)
+            return run_command(settings, args.prompt, json_mode=args.json,
+                               continue_last=bool(getattr(args, "continue_last", None)))
         if args.command == "undo":
             from paicli.headless import undo_command
 
@@ -200,6 +204,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_CANCELLED
+
+
+def _confirm_trust(request: TrustRequest) -> bool:
+    from paicli.ui.approval import confirm_trust  # loaded only when a repository config needs asking
+
+    return confirm_trust(request)
 
 
 def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:

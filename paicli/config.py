@@ -31,7 +31,6 @@ from paicli.errors import ConfigError
 from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
 from paicli.mcp.config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json
-from paicli.policy.rules import check_rules, parse_command_prefixes
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
     CONFIG_FILE,
@@ -71,6 +70,9 @@ class Settings(BaseModel):
     read_timeout: float = Field(120.0, gt=0, description="seconds of silence before a stream counts as hung")
     max_attempts: int = Field(3, ge=1, le=10, description="attempts per model request, retries included")
     retry_backoff: float = Field(1.0, ge=0, description="first retry delay in seconds; doubles per attempt")
+    rate_limit_wait: float = Field(
+        120.0, ge=0, description="seconds one model request may spend rate limited (429/503) before it fails"
+    )
     command_timeout: float = Field(60.0, gt=0, description="default timeout of execute_command")
     max_steps: int = Field(30, ge=1, description="model requests one ReAct loop may make")
     max_parallel: int = Field(4, ge=1, description="tasks of a plan running at once")
@@ -111,6 +113,7 @@ class Settings(BaseModel):
     )
     checkpoints: bool = Field(True, description="checkpoint every turn and plan task so /undo can take it back")
     checkpoints_keep: int = Field(50, ge=1, description="turns and plans whose checkpoints are kept per workspace")
+    sessions_keep: int = Field(100, ge=1, description="saved conversations kept per workspace (-c, /resume)")
     checkpoint_max_file_mb: float = Field(5.0, gt=0, description="files bigger than this are left out of checkpoints")
     checkpoint_max_files: int = Field(
         50_000, ge=1, description="a checkpoint that would store more new files than this turns checkpoints off"
@@ -137,11 +140,15 @@ class Settings(BaseModel):
     @field_validator("allow", "deny")
     @classmethod
     def _valid_rules(cls, rules: list[str]) -> list[str]:
+        from paicli.policy.rules import check_rules  # the command classifier: loaded only when rules are set
+
         return check_rules(rules)
 
     @field_validator("unsandboxed")
     @classmethod
     def _valid_prefixes(cls, prefixes: list[str]) -> list[str]:
+        from paicli.policy.rules import parse_command_prefixes
+
         parse_command_prefixes(prefixes)
         return prefixes
 

@@ -31,6 +31,8 @@ class ConfigError(PaicliError):
 
 class ModelError(PaicliError):
     retryable: bool = False
+    # the retries made before the request gave up, by kind (the fields of paicli.llm.types.Retries)
+    retries: dict[str, float] | None = None
 
 
 class ModelHTTPError(ModelError):

@@ -1,7 +1,8 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
 The first ten are the contract other programs read (README, "Headless"); the rest are additions that the REPL
-uses and that `--json` also writes, except `text_delta` and `reasoning_delta`, too chatty for a JSON stream.
+uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `command_output` and
+`reply_restarted`, too chatty for a JSON stream.
 
 Statuses and types are the enums of `paicli.kinds` (written as their names). `AnyEvent` is the union of
 every event, discriminated by its `event` field: `parse_event` reads a JSON line back into its class, so
@@ -16,7 +17,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter, field_validator, model_serializer
 
 from paicli.kinds import FINAL_PLAN_STATUSES, FINISHED_TASK_STATUSES, PlanStatus, TaskStatus, TaskType
-from paicli.llm.types import Estimate, Usage
+from paicli.llm.types import Estimate, Retries, Usage
 
 
 class Event(BaseModel):
@@ -80,6 +81,14 @@ class ToolResultEvent(Event):
     name: str
     ok: bool
     output: str
+    diff: str = ""  # addition: a unified diff of what a write changed (for the display); left out when empty
+
+    @model_serializer(mode="wrap")
+    def _without_empty_diff(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("diff"):
+            data.pop("diff", None)
+        return data
 
 
 class TaskFinished(Event):
@@ -141,6 +150,7 @@ class PlanFinished(_WithChanges):
     usage: Usage
     estimate: Estimate | None = None  # addition: what the approved rounds were expected to cost
     requests: int | None = None  # addition: model requests made after the plan was approved
+    retries: Retries | None = None  # addition: the plan's model requests retried, by kind (issue 18)
     changes: list[FileChange] | None = None
 
     @field_validator("status")
@@ -177,6 +187,22 @@ class ReasoningDelta(Event):
     text: str
 
 
+class CommandOutput(Event):
+    """A piece of a running command's output as it comes (not written by `--json`; the result carries it all)."""
+
+    event: Literal["command_output"] = "command_output"
+    task_id: str | None
+    text: str
+
+
+class ReplyRestarted(Event):
+    """The model's reply broke off and is asked again: the text and thinking streamed for it so far are
+    void, the new reply streams from its beginning (not written by `--json`, like the deltas)."""
+
+    event: Literal["reply_restarted"] = "reply_restarted"
+    task_id: str | None
+
+
 class ModelUsage(Event):
     """Usage of one model request, as soon as it is known."""
 
@@ -195,7 +221,8 @@ class Notice(Event):
 
 AnyEvent = Annotated[
     PlanCreated | PlanApproved | TaskStarted | ToolCallEvent | ToolResultEvent | TaskFinished | ReplanEvent
-    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ReasoningDelta | ModelUsage | Notice,
+    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ReasoningDelta | CommandOutput | ReplyRestarted
+    | ModelUsage | Notice,
     Field(discriminator="event"),
 ]  # fmt: skip
 _ANY_EVENT: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)

@@ -6,16 +6,18 @@ output and an exit code. It never imports the other front end (paicli.ui).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TextIO
 
 from paicli.app.checkpoints.command import undo_answer
 from paicli.app.checkpoints.report import changed_line
-from paicli.app.checkpoints.service import attach_checkpoints, open_store
+from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints, open_store
+from paicli.app.conversations import ConversationLog, latest_session, restore, session_store
 from paicli.app.driver import run_plan, run_turn, run_with_signals
-from paicli.app.figures import arrows
+from paicli.app.figures import arrows, retries_line
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import settle_servers
@@ -36,6 +38,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime, secret_values
 from paicli.sanitize import one_line, terminal_safe
@@ -135,7 +138,8 @@ def final_report(event: PlanFinished) -> list[str]:
     lines = [terminal_safe(event.summary).strip()] if event.summary and event.summary.strip() else []
     usage = event.usage
     tokens = f"{arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" if usage.estimated else "")
-    lines.append(f"Plan {event.status} · {tokens}")
+    retried = retries_line(event.retries)
+    lines.append(f"Plan {event.status} · {tokens}" + (f" · {retried}" if retried else ""))
     return lines
 
 
@@ -160,16 +164,20 @@ async def with_runtime(settings: Settings, sink: EventSink, body: Callable[[Runt
         await runtime.aclose()
 
 
-def run_command(settings: Settings, prompt: str, *, json_mode: bool) -> int:
+def run_command(settings: Settings, prompt: str, *, json_mode: bool, continue_last: bool = False) -> int:
+    """`paicli run`: one turn, saved as a conversation (`continue_last`: the workspace's last one goes on)."""
     settings.require_key()
     sink = make_sink(settings, json_mode)
 
     async def body(runtime: Runtime) -> int:
+        log, earlier = saved_conversation(runtime, sink, continue_last)
         messages = [
-            {"role": "system", "content": runtime.system_prompt(None)},
+            {"role": "system", "content": runtime.system_prompt(None)}, *earlier,
             {"role": "user", "content": prompt},
-        ]
-        turn = await run_turn(runtime, sink, messages, checkpoints=attach_checkpoints(runtime, sink))
+        ]  # fmt: skip
+        with closing_checkpoints(attach_checkpoints(runtime, sink)) as checkpoints:
+            turn = await run_turn(runtime, sink, messages, checkpoints=checkpoints)
+        log.save(turn.messages, turn.result.usage.total if turn.result is not None else 0)
         tell_changes(turn.changes, json_mode)
         if turn.error is not None:
             return fail(str(turn.error), turn.exit_code())
@@ -183,6 +191,26 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool) -> int:
     return run_with_signals(lambda: with_runtime(settings, sink, body))
 
 
+def saved_conversation(runtime: Runtime, sink: EventSink, continue_last: bool) -> tuple[ConversationLog, list[Message]]:
+    """Where `paicli run` saves its turn, and the earlier messages it continues (none without -c)."""
+    def warn(message: str) -> None:
+        sink.emit(Notice(level="warning", message=message))
+
+    log = ConversationLog(session_store(runtime.settings, runtime.home, runtime.secrets()), model=runtime.llm.model,
+                          notify=warn)  # fmt: skip
+    if not continue_last:
+        return log, []
+    session = latest_session(log.store)
+    if session is None:
+        warn("no earlier conversation in this workspace: starting a new one")
+        return log, []
+    restored = restore(session, runtime.settings.context_tokens, runtime.system_prompt(None))
+    for notice in restored.notices():
+        warn(notice)
+    log.continue_in(session.summary.id, restored.messages)
+    return log, restored.messages
+
+
 def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -> int:
     """`paicli plan --yes`: the plan is approved unasked and runs to the end."""
     sink = make_sink(settings, json_mode)
@@ -190,10 +218,11 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
     async def body(runtime: Runtime) -> int:
         for message in request.notices:
             sink.emit(Notice(level="warning", message=message))
-        outcome = await run_plan(
-            runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
-            checkpoints=attach_checkpoints(runtime, sink),
-        )  # fmt: skip
+        with closing_checkpoints(attach_checkpoints(runtime, sink)) as checkpoints:
+            outcome = await run_plan(
+                runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
+                checkpoints=checkpoints,
+            )  # fmt: skip
         if isinstance(sink, ProgressSink) and sink.finished is not None:
             for line in final_report(sink.finished):
                 print(mask_secrets(line, runtime.secrets()))
@@ -203,6 +232,17 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
         return outcome.exit_code()
 
     return run_with_signals(lambda: with_runtime(settings, sink, body))
+
+
+@contextlib.contextmanager
+def closing_checkpoints(checkpoints: Checkpoints | None) -> Iterator[Checkpoints | None]:
+    """The command's checkpoints, their worker finished and stopped when the command is (so that the
+    process can end without waiting for the interpreter to do it: paicli/process_exit.py)."""
+    try:
+        yield checkpoints
+    finally:
+        if checkpoints is not None:
+            checkpoints.close()
 
 
 def tell_changes(changes: list[FileChange] | None, json_mode: bool) -> None:

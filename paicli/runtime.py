@@ -18,23 +18,12 @@ from paicli.events import EventSink, Notice
 from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
+from paicli.llm.endpoint import Endpoint
 from paicli.llm.meter import MeteredModel
+from paicli.llm.retry import Backoff
 from paicli.llm.routed import RoutedModel
 from paicli.llm.types import ChatModel
 from paicli.mcp.config import expand
-from paicli.plan.contract import Contract, scope_of
-from paicli.plan.estimate import Estimator
-from paicli.plan.executor import ReactTaskRunner
-from paicli.plan.extra_tools import tool_catalogue
-from paicli.plan.model import Task
-from paicli.plan.planner import Planner
-from paicli.plan.recorder import PlanRecorder
-from paicli.plan.review import Reviewer
-from paicli.plan.routing import model_for_planner, model_for_reviewer, model_for_summarizer, model_for_task
-from paicli.plan.scheduler import Scheduler
-from paicli.plan.session import Approve, PlanSession, approve_unasked
-from paicli.plan.store import PlanStore
-from paicli.plan.summary import Summarizer
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.rules import Rules
 from paicli.sandbox import SandboxChoice, choose_sandbox
@@ -42,8 +31,12 @@ from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.scope import TaskScope
 from paicli.tools.toolbox import ToolBox
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # plan mode loads with the first plan, not at start-up
     from paicli.mcp.manager import McpManager
+    from paicli.plan.contract import Contract
+    from paicli.plan.estimate import Estimator
+    from paicli.plan.model import Task
+    from paicli.plan.session import Approve, PlanSession
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
@@ -122,10 +115,15 @@ class Runtime:
 
     def contract(self, tools: ToolBox | None = None) -> Contract:
         """The plan contract of this workspace and tool box (paicli/plan/contract.py)."""
+        from paicli.plan.contract import Contract
+
         return Contract(self.workspace, (tools or self.tools).tool)
 
     def estimator(self, tools: ToolBox | None = None) -> Estimator:
         """What a plan will cost (paicli/plan/estimate.py), from this session's prompts and tool schemas."""
+        from paicli.plan.estimate import Estimator
+        from paicli.plan.routing import model_for_reviewer, model_for_summarizer, model_for_task
+
         fixed = len(self.system_prompt("executor")) + len(json.dumps((tools or self.tools).specs()))
         s = self.settings
         return Estimator(
@@ -185,9 +183,12 @@ class Runtime:
             await self.llm.aclose()
 
 
-def build_runtime(settings: Settings, sink: EventSink, *, announce: bool = True) -> Runtime:
+def build_runtime(
+    settings: Settings, sink: EventSink, *, announce: bool = True, sandbox: SandboxChoice | None = None
+) -> Runtime:
     """The runtime of one process; the REPL sets `approve` afterwards (headless has nobody to ask).
-    `announce`: emit the notice of a sandbox that is not used (the REPL shows it in its banner instead)."""
+    `announce`: emit the notice of a sandbox that is not used (the REPL shows it in its banner instead).
+    `sandbox`: already chosen (the REPL chooses it for its banner), else chosen here."""
     s = settings
     home = user_home()
     llm = LLMClient(
@@ -200,11 +201,13 @@ def build_runtime(settings: Settings, sink: EventSink, *, announce: bool = True)
         read_timeout=s.read_timeout,
         max_attempts=s.max_attempts,
         backoff_base=s.retry_backoff,
+        endpoint=Endpoint(max_in_flight=s.max_parallel, backoff=Backoff(base=s.retry_backoff)),
+        rate_limit_wait=s.rate_limit_wait,
         sink=sink,
         store=capability_store(home),
         headers=dict(s.preset.headers) if s.preset is not None else None,
     )
-    sandbox = build_sandbox(s, home)
+    sandbox = sandbox or build_sandbox(s, home)
     if announce and sandbox.notice is not None:
         sink.emit(Notice(level="warning", message=sandbox.notice))
     policy = build_policy(s, home)
@@ -240,12 +243,25 @@ def build_plan_session(
     runtime: Runtime,
     sink: EventSink,
     *,
-    approve: Approve = approve_unasked,
+    approve: Approve | None = None,
     plan_id: str | None = None,
 ) -> PlanSession:
     """Everything one plan needs, sharing the runtime's client and locks. Its own usage meter (with the
     hard budget) wraps the client, so the plan's usage and budget count only this plan's requests. The
-    planner, each task, the summarizer and the reviewer name the model paicli/plan/routing.py gives them."""
+    planner, each task, the summarizer and the reviewer name the model paicli/plan/routing.py gives them.
+    `approve`: who approves the plan (default: approved unasked)."""
+    from paicli.plan.contract import scope_of
+    from paicli.plan.executor import ReactTaskRunner
+    from paicli.plan.extra_tools import tool_catalogue
+    from paicli.plan.planner import Planner
+    from paicli.plan.recorder import PlanRecorder
+    from paicli.plan.review import Reviewer
+    from paicli.plan.routing import model_for_planner, model_for_reviewer, model_for_summarizer, model_for_task
+    from paicli.plan.scheduler import Scheduler
+    from paicli.plan.session import PlanSession, approve_unasked
+    from paicli.plan.store import PlanStore
+    from paicli.plan.summary import Summarizer
+
     s = runtime.settings
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
@@ -276,7 +292,7 @@ def build_plan_session(
         scheduler=scheduler,
         sink=sink,
         replanner_prompt=runtime.system_prompt("replanner") + catalogue,
-        approve=approve,
+        approve=approve or approve_unasked,
         max_replans=s.max_replans,
         meter=meter,
         on_change=recorder,

@@ -55,7 +55,7 @@ SPENDING_LIMITS = frozenset(
     {
         "max_rounds", "max_replans", "max_steps", "max_attempts", "max_parallel", "context_tokens",
         "review_threshold", "review", "max_budget_tokens", "max_tokens",
-        "checkpoints_keep", "checkpoint_max_file_mb", "checkpoint_max_files", "checkpoint_max_new_mb",
+        "checkpoints_keep", "sessions_keep", "checkpoint_max_file_mb", "checkpoint_max_files", "checkpoint_max_new_mb",
     }
 )  # fmt: skip
 UNLIMITED_WHEN_UNSET = frozenset({"max_budget_tokens"})

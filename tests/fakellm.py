@@ -20,7 +20,8 @@ recorded like any other request, so the test fails with a clear message.
 
 Replies (all take `latency`, seconds before the first byte; streamed ones also `chunk_delay`):
     Reply.text(content, chunk=7, finish_reason="stop", usage=None)   usage: a dict to send, None to compute
-                                    one, False to send none (like llama.cpp's server in a stream)
+                                    one, False to send none (like llama.cpp's server in a stream); a dict
+                                    may carry `prompt_tokens_details: {"cached_tokens": n}` (a cache hit)
     Reply.tool_calls([(name, args), (name, args, call_id), ...], content="", chunk=5, omit_index=False,
                      finish_reason="tool_calls")  args: a dict (JSON-encoded here) or a raw string
     Both take `reasoning="…"`: streamed first as `reasoning_content` deltas (Reply.text: `reasoning_field`
@@ -39,6 +40,14 @@ prompt_tokens = len(json.dumps(messages + tools)) // 4, completion_tokens = len(
 Tool-call ids are "call_1", "call_2", … in the order the fake sends them, unless given.
 `fake.models_reply` (a Reply, e.g. a recorded one from tests/replay.py) replaces what GET /models answers.
 
+Faults across rules (issue 18): `fake.storm(seconds, reply, match=any_request)` answers every matching
+request with `reply` (say `Reply.error(429, "slow down", headers={"Retry-After": "1"})`) for `seconds` from
+the first one; `fake.inject_faults(rate, replies, seed=0, match=any_request)` answers each matching request,
+with probability `rate`, with one of `replies` instead of its rule's next reply (which stays for the next
+request). The draw depends only on the seed, the request (`key(body)`, default the whole body) and how
+often that request came before, so parallel requests get the same faults whatever order they arrive in.
+Such requests are recorded with `rule` STORM (-1) or FAULT (-2).
+
 Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), last_message_contains(text),
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
 lower-case names, started/finished in time.monotonic(), rule index, reply, status, disconnected,
@@ -50,7 +59,9 @@ records `disconnected=True`; stopping the server ends every waiting reply at onc
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import random
 import select
 import socket
 import sys
@@ -67,6 +78,7 @@ Args = dict[str, Any] | str
 ToolCallSpec = tuple[str, Args] | tuple[str, Args, str]
 
 _POLL = 0.02  # how often a waiting reply checks for shutdown and client disconnects
+STORM, FAULT = -1, -2  # the `rule` of a request answered by `fake.storm` or `fake.inject_faults`
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -361,6 +373,10 @@ class FakeLLM:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._call_counter = 0
+        self._storm: tuple[float, Reply, Match] | None = None  # (seconds, reply, match) until it starts
+        self._storm_until: float | None = None
+        self._faults: tuple[float, tuple[Reply, ...], int, Match, Callable[[Body], str]] | None = None
+        self._bodies_seen: dict[str, int] = {}
         self.models_reply: Reply | None = None  # what GET /models answers (default: one "fake-model")
 
     # lifecycle
@@ -410,6 +426,24 @@ class FakeLLM:
             self._rules.append(rule)
         return rule
 
+    def storm(self, seconds: float, reply: Reply, match: Match = any_request) -> None:
+        """From the first matching request on, for `seconds`, every matching request gets `reply`."""
+        with self._lock:
+            self._storm, self._storm_until = (seconds, reply, match), None
+
+    def inject_faults(
+        self,
+        rate: float,
+        replies: Sequence[Reply],
+        *,
+        seed: int = 0,
+        match: Match = any_request,
+        key: Callable[[Body], str] = lambda body: json.dumps(body, sort_keys=True),
+    ) -> None:
+        """Each matching request gets one of `replies` with probability `rate` (seeded), its rule's otherwise."""
+        with self._lock:
+            self._faults = (rate, tuple(replies), seed, match, key)
+
     @property
     def requests(self) -> list[RecordedRequest]:
         """A snapshot of the requests received so far, in arrival order."""
@@ -430,6 +464,20 @@ class FakeLLM:
 
     def _choose(self, body: Body) -> tuple[int, Reply] | None:
         with self._lock:
+            if self._storm is not None and _matches(self._storm[2], body):
+                seconds, reply, _ = self._storm
+                now = time.monotonic()
+                if self._storm_until is None:
+                    self._storm_until = now + seconds
+                if now < self._storm_until:
+                    return STORM, reply
+            if self._faults is not None and _matches(self._faults[3], body):
+                rate, replies, seed, _, key = self._faults
+                digest = hashlib.sha256(key(body).encode()).hexdigest()
+                seen = self._bodies_seen[digest] = self._bodies_seen.get(digest, 0) + 1
+                chance = random.Random(f"{seed}:{digest}:{seen}")
+                if chance.random() < rate:
+                    return FAULT, chance.choice(replies)
             for index, rule in enumerate(self._rules):
                 if _matches(rule.match, body):
                     reply = rule.take()

@@ -59,6 +59,7 @@ def test_key_never_shows_in_repr_or_dump(tmp_path: Path) -> None:
         ("nonsense = 1", "unknown setting"),
         ("model = ", "cannot read"),
         ('schedule = "random"', "schedule"),
+        ("rate_limit_wait = -5", "rate_limit_wait: Input should be greater than or equal to 0"),
     ],
 )
 def test_bad_config_file_gives_one_line_error(tmp_path: Path, text: str, message: str) -> None:

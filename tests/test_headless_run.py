@@ -33,6 +33,10 @@ def test_run_reads_edits_and_runs_with_json_events(fake: FakeLLM, workspace: Pat
     assert done.of("tool_call")[1]["arguments"] == {"path": "app.py", "old_text": "1 + 1", "new_text": "2 + 2"}
     results = done.of("tool_result")
     assert all(r["ok"] for r in results) and "4" in results[2]["output"]
+    # additions: the edit's diff (the other results have no `diff` key); a command's streamed output is not written
+    assert [("diff" in r) for r in results] == [False, True, False]
+    assert "-print(1 + 1)\n+print(2 + 2)" in results[1]["diff"]
+    assert not done.of("command_output")
     assert events[-1]["event"] == "run_finished" and "prints 4" in events[-1]["content"]
     assert events[-1]["usage"]["prompt_tokens"] > 0
     assert all(isinstance(e["ts"], float) for e in events)
@@ -81,7 +85,7 @@ def test_unauthorized_exits_1_with_a_hint_and_no_key(fake: FakeLLM, workspace: P
 def test_server_errors_are_retried_then_reported_with_the_server_message(
     fake: FakeLLM, workspace: Path, home: Path
 ) -> None:
-    fake.on("x", Reply.error(503, "upstream overloaded"), repeat=True)
+    fake.on("x", Reply.error(500, "upstream overloaded"), repeat=True)
     done = run_paicli(["-C", str(workspace), "run", "x"], paicli_env(fake, home))
     assert done.code == 1
     assert "upstream overloaded" in done.stderr

@@ -7,12 +7,22 @@ as asyncio.CancelledError and simply propagates (tools kill their processes on t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from paicli.errors import AgentError
-from paicli.events import EventSink, ModelUsage, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.events import (
+    CommandOutput,
+    EventSink,
+    ModelUsage,
+    ReasoningDelta,
+    ReplyRestarted,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec, Usage
 from paicli.tools.arguments import arguments_or_raw
 from paicli.tools.base import Tool, ToolContext, ToolOutcome
@@ -125,7 +135,12 @@ class ReactLoop:
         def on_reasoning(text: str) -> None:
             self.sink.emit(ReasoningDelta(task_id=task_id, text=text))
 
-        response = await self.llm.chat(result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning)
+        def on_restart() -> None:
+            self.sink.emit(ReplyRestarted(task_id=task_id))
+
+        response = await self.llm.chat(
+            result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning, on_restart=on_restart
+        )
         result.requests += 1
         result.usage = result.usage + response.usage
         self.spent = self.spent + response.usage
@@ -189,8 +204,14 @@ class ReactLoop:
         arguments = arguments_or_raw(call.arguments)
         summary = self.tools.summary(call.name, arguments)
         self.sink.emit(ToolCallEvent(task_id=task_id, name=call.name, arguments=arguments, summary=summary))
-        outcome = await self.tools.execute(call, self.ctx)
-        self.sink.emit(ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output))
+
+        def on_output(text: str) -> None:
+            self.sink.emit(CommandOutput(task_id=task_id, text=text))
+
+        outcome = await self.tools.execute(call, dataclasses.replace(self.ctx, on_output=on_output))
+        self.sink.emit(
+            ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output, diff=outcome.diff)
+        )
         return outcome
 
     def _malformed(self, call: ToolCall) -> bool:

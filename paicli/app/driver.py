@@ -24,8 +24,11 @@ from paicli.plan.outcome import PlanOutcome
 from paicli.plan.parse import joined
 from paicli.plan.session import Review
 from paicli.runtime import Runtime, build_plan_session
+from paicli.tools.effect import Effect
+from paicli.tools.scope import TaskScope
 
 T = TypeVar("T")
+READ_ONLY = TaskScope("this turn", "read-only", frozenset({Effect.READ}))
 # Given the function that cancels the running work, a context manager that watches for the user's cancel
 # (ESC, Ctrl-C, a signal) while it is entered.
 CancelWatch = Callable[[Callable[[], None]], AbstractContextManager[object]]
@@ -125,17 +128,18 @@ async def run_turn(
     *,
     watch: CancelWatch | None = None,
     checkpoints: Checkpoints | None = None,
+    scope: TaskScope | None = None,
 ) -> TurnOutcome:
     """One ReAct turn on `messages` (the last one is the user's). With `checkpoints` the workspace is
-    checkpointed before and after, and the outcome carries the files the turn changed. A bug is
-    raised, never hidden."""
+    checkpointed before and after, and the outcome carries the files the turn changed; `scope` limits
+    what its tool calls may do (READ_ONLY: /init). A bug is raised, never hidden."""
     start = len(messages) - 1
     recording = None
     if checkpoints is not None:
         content = messages[-1].get("content")
         recording = await checkpoints.begin_turn(content if isinstance(content, str) else "")
     try:
-        job = await until_done(runtime.react(sink).run(messages), watch)
+        job = await until_done(runtime.react(sink, scope=scope).run(messages), watch)
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
     if job.cancelled():

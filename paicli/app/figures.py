@@ -3,7 +3,7 @@ estimates marked (`~1.2k`, paicli/llm/tokens.py)."""
 
 from __future__ import annotations
 
-from paicli.llm.types import Usage
+from paicli.llm.types import Retries, Usage
 
 
 def arrows(usage: Usage) -> str:
@@ -24,3 +24,17 @@ def compact_count(count: int) -> str:
     if count < 1_000_000:
         return f"{count / 1000:.1f}k"
     return f"{count / 1_000_000:.1f}M"
+
+
+def retries_line(retries: Retries | None) -> str | None:
+    """`retried 8 rate limited, 2 broken streams, 1 timeout (waited 4.2 s)`; None when nothing was retried."""
+    if retries is None or not retries.total:
+        return None
+    kinds = [
+        (retries.rate_limited, "rate limited", "rate limited"),
+        (retries.errors, "error", "errors"),
+        (retries.streams, "broken stream", "broken streams"),
+        (retries.timeouts, "timeout", "timeouts"),
+    ]
+    parts = [f"{count} {one if count == 1 else many}" for count, one, many in kinds if count]
+    return f"retried {', '.join(parts)} (waited {retries.waited_seconds:.1f} s)"

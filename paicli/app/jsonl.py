@@ -10,8 +10,9 @@ from paicli.events import Event
 from paicli.sanitize import json_safe
 from paicli.tools.output import mask_secrets
 
-# streamed text and reasoning are too chatty for a JSON stream; the final text is in the end event
-QUIET_IN_JSON = {"text_delta", "reasoning_delta"}
+# streamed text, reasoning, command output and a restarted reply's notice are too chatty for a JSON stream
+# (and not in the contract): the final text is in the end event, a command's whole output in its tool_result
+QUIET_IN_JSON = {"text_delta", "reasoning_delta", "command_output", "reply_restarted"}
 
 
 class JsonLinesSink:

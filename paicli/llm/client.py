@@ -1,7 +1,11 @@
 """`LLMClient`: the OpenAI-compatible chat client, streaming over one shared `httpx.AsyncClient`.
 
 One `chat()` call is one logical request: `POST {base_url}/chat/completions` with `stream: true`, retried
-as `paicli.llm.retry` describes, with a warning `Notice` on the sink before each retry. Every failure
+as `paicli.llm.retry` describes, with a warning `Notice` on the sink before each retry. Every attempt is
+admitted by the client's `Endpoint` (paicli/llm/endpoint.py: the rate gate and the adaptive concurrency
+limit, shared by every client of the same endpoint) and reported to it afterwards; a rate-limited answer
+closes the gate with one notice for all the requests it holds. A reply that broke off after it had
+started streaming is asked again, and `on_restart` tells the caller its streamed text is void. Every failure
 leaves as a `paicli.errors.ModelError` whose message starts with "model request failed:" and carries the
 server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
 HTTP stream at once (the `async with` around it exits).
@@ -25,15 +29,19 @@ import httpx
 from paicli import __version__
 from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError, UnsupportedRequest
 from paicli.events import EventSink, Notice, NullSink
+from paicli.llm.attempts import RequestState, RetryLater, fault_kind
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import CapabilityStore
+from paicli.llm.endpoint import Admission, Endpoint, RateStatus
+from paicli.llm.rate_gate import Closing, RateBudgetSpent
 from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
-from paicli.llm.retry import Backoff, is_retryable_status, parse_retry_after
+from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after, quota_spent
 from paicli.llm.sse import ReplyAssembler
+from paicli.llm.tls import tls_for
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
-from paicli.llm.types import ChatResponse, Message, TextCallback, ToolSpec
+from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
 
 KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
 MAX_ADAPTATIONS = 4  # request changes for one call, so a server that keeps changing its mind cannot loop
@@ -44,14 +52,6 @@ _UNSUPPORTED = {
     "response_format.json_object": "the server does not support response_format json_object",
     "tools": "the model (or its server) does not support tool calls; choose one that does (`paicli doctor` checks)",
 }
-
-
-class _RetryLater(ModelHTTPError):
-    """An HTTP failure that carries the server's `Retry-After`, if any."""
-
-    def __init__(self, message: str, status: int, retry_after: float | None) -> None:
-        super().__init__(message, status, retryable=True)
-        self.retry_after = retry_after
 
 
 class LLMClient:
@@ -72,6 +72,8 @@ class LLMClient:
         sink: EventSink | None = None,
         store: CapabilityStore | None = None,
         headers: dict[str, str] | None = None,
+        endpoint: Endpoint | None = None,
+        rate_limit_wait: float = 120.0,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -84,10 +86,17 @@ class LLMClient:
         self._read_timeout = read_timeout
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._owns_http = http is None
-        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout)
+        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout, verify=tls_for(base_url))
         self._backoff = Backoff(base=backoff_base, cap=backoff_max)
+        # shared with every client of the same endpoint (paicli/runtime.py); a client of its own otherwise
+        self.endpoint = endpoint or Endpoint(backoff=self._backoff)
+        self.rate_limit_wait = rate_limit_wait
         self._sink = sink or NullSink()
         self.capabilities = Capabilities(lambda: self.model, base_url=self.base_url, store=store)
+
+    def rate_status(self) -> RateStatus | None:
+        """What rate limiting holds back now (the live view shows it); None when nothing."""
+        return self.endpoint.status()
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -122,32 +131,96 @@ class LLMClient:
         model: str | None = None,
         max_tokens: int | None = None,
         on_reasoning: TextCallback | None = None,
+        on_restart: RestartCallback | None = None,
     ) -> ChatResponse:
-        attempt, adaptations = 1, 0
+        request = RequestState(on_text, on_reasoning)
         while True:
             body = self._body(messages, tools, response_format, model, max_tokens)
+            admission = await self._admit(request)
             try:
-                response = await self._attempt(body, on_text, on_reasoning)
+                response = await self._attempt(body, request.text, request.reasoning)
             except ModelError as error:
                 if isinstance(error, ModelHTTPError) and (field := rejected_field(error.status, str(error), body)):
-                    if adaptations < MAX_ADAPTATIONS and self._adapt(field, body):
-                        adaptations += 1
+                    self.endpoint.finish(admission, "failed")
+                    if request.adaptations < MAX_ADAPTATIONS and self._adapt(field, body):
+                        request.adaptations += 1
                         continue
                     unsupported = UnsupportedRequest(f"{error} — {_UNSUPPORTED.get(field, field)}", error.status, field)
-                    raise self._final(unsupported, attempt) from error
-                if not error.retryable or attempt >= self.max_attempts:
-                    raise self._final(error, attempt) from error
-                retry_after = error.retry_after if isinstance(error, _RetryLater) else None
-                delay = self._backoff.delay(attempt, retry_after)
-                self._notify(
-                    f"model request failed ({error}), retrying in {delay:.1f} s, "
-                    f"attempt {attempt + 1} of {self.max_attempts}"
-                )
-                await asyncio.sleep(delay)
-                attempt += 1
+                    raise self._final(unsupported, request) from error
+                if isinstance(error, RetryLater) and is_rate_limit(error.status):
+                    closing = self.endpoint.finish(admission, "limited", error.retry_after)
+                    self._rate_limited(error, request, closing)
+                    continue
+                self.endpoint.finish(admission, "failed")
+                await self._after_fault(error, request, on_restart)
+            except BaseException:
+                self.endpoint.finish(admission, "cancelled")
+                raise
             else:  # estimated where the server reported none; counted for the model the request named
+                self.endpoint.finish(admission, "ok")
                 response = _with_usage(response, body)
-                return response.model_copy(update={"usage": response.usage.of_model(body["model"])})
+                usage = response.usage.of_model(body["model"])
+                return response.model_copy(update={"usage": usage, "retries": request.tally()})
+
+    # ---- retries (paicli/llm/retry.py says which, and how long) --------------------------------------
+
+    async def _admit(self, request: RequestState) -> Admission:
+        """Waits for the endpoint's gate and a place in flight; a closed gate starts this request's rate
+        limit budget, and a budget spent ends the request."""
+        clock = self.endpoint.clock
+        started = clock()
+        if self.endpoint.gate.closed and request.limited_since is None:
+            request.limited_since = started
+        deadline = None if request.limited_since is None else request.limited_since + self.rate_limit_wait
+        try:
+            return await self.endpoint.admit(deadline)
+        except RateBudgetSpent as spent:
+            raise self._budget_spent(request, spent.reopens_in) from None
+        finally:
+            if request.limited_since is not None:
+                request.waited += clock() - started
+
+    def _rate_limited(self, error: RetryLater, request: RequestState, closing: Closing | None) -> None:
+        request.rate_limited += 1
+        request.last_limit = error
+        if request.limited_since is None:
+            request.limited_since = self.endpoint.clock()
+        if closing is not None and closing.news:
+            limit = self.endpoint.limit
+            self._notify(
+                f"rate limited ({error}); waiting {closing.wait:.1f} s before trying again, "
+                f"{limit.limit} of {limit.maximum} requests at once"
+            )
+
+    async def _after_fault(self, error: ModelError, request: RequestState, on_restart: RestartCallback | None) -> None:
+        """Returns when the request should go again (after the backoff), raises when it should not."""
+        if not error.retryable or request.attempt >= self.max_attempts:
+            raise self._final(error, request) from error
+        request.count(fault_kind(error))
+        retry_after = error.retry_after if isinstance(error, RetryLater) else None
+        delay = self._backoff.delay(request.attempt, retry_after)
+        again = "asking again" if request.delivered else "retrying"
+        if request.delivered:  # before the notice, which would print the broken-off text as it stands
+            request.delivered = False
+            if on_restart is not None:
+                on_restart()
+        attempt = f"attempt {request.attempt + 1} of {self.max_attempts}"
+        self._notify(f"model request failed ({error}), {again} in {delay:.1f} s, {attempt}")
+        await asyncio.sleep(delay)
+        request.waited += delay
+        request.attempt += 1
+
+    def _budget_spent(self, request: RequestState, reopens_in: float | None) -> ModelHTTPError:
+        last = request.last_limit
+        cause = str(last) if last is not None else "the endpoint is rate limited (HTTP 429 to other requests)"
+        budget = f"rate_limit_wait ({self.rate_limit_wait:g} s)"
+        if reopens_in is not None and reopens_in > self.rate_limit_wait:
+            cause += f" — rate limited: the server asks for {reopens_in:.0f} s more, which would pass {budget}"
+        else:
+            cause += f" — rate limited for {self.rate_limit_wait:g} s (rate_limit_wait); try again later"
+        error = self._final(ModelHTTPError(cause, last.status if last is not None else 429), request)
+        assert isinstance(error, ModelHTTPError)
+        return error
 
     # ---- one attempt ---------------------------------------------------------------------------------
 
@@ -216,14 +289,22 @@ class LLMClient:
             message += " — the API key is not allowed to do this (model access, region or quota)"
         elif status == 404:
             message += f" — check the base URL (POST {self._url}) and the model name ({model!r})"
+        elif status == 429 and quota_spent(response.text):
+            return ModelHTTPError(
+                message + " — the account's quota or balance is spent (check its plan and billing)", status
+            )
         if is_retryable_status(status):
-            return _RetryLater(message, status, parse_retry_after(response.headers))
+            return RetryLater(message, status, parse_retry_after(response.headers))
         return ModelHTTPError(message, status)
 
     def _transport_error(self, exc: httpx.HTTPError, started: bool) -> ModelError:
         detail = str(exc) or type(exc).__name__
-        if started:
-            return ModelProtocolError(f"the stream broke off after the reply had started ({detail})")
+        if started and isinstance(exc, httpx.ReadTimeout):
+            error = ModelError(f"the stream hung: no data for {self._read_timeout:g} s after the reply had started")
+            error.retryable = True
+            return error
+        if started:  # no tool of a reply runs before the whole reply arrived: asking again is safe
+            return ModelProtocolError(f"the stream broke off after the reply had started ({detail})", retryable=True)
         if isinstance(exc, httpx.UnsupportedProtocol):
             return ModelError(f"the base URL {self.base_url!r} is not an http(s) URL")
         if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
@@ -235,19 +316,22 @@ class LLMClient:
         error.retryable = isinstance(exc, httpx.TransportError)
         return error
 
-    def _final(self, error: ModelError, attempts: int) -> ModelError:
+    def _final(self, error: ModelError, request: RequestState) -> ModelError:
         message = f"model request failed: {error}"
-        if attempts > 1:
-            message += f" (gave up after {attempts} attempts)"
+        if request.attempt > 1:
+            message += f" (gave up after {request.attempt} attempts)"
         message = self._redact(message)
+        final: ModelError
         if isinstance(error, UnsupportedRequest):
-            return UnsupportedRequest(message, error.status, error.field)
-        if isinstance(error, ModelHTTPError):
-            return ModelHTTPError(message, error.status, retryable=error.retryable)
-        if isinstance(error, ModelProtocolError):
-            return ModelProtocolError(message, retryable=error.retryable)
-        final = ModelError(message)
-        final.retryable = error.retryable
+            final = UnsupportedRequest(message, error.status, error.field)
+        elif isinstance(error, ModelHTTPError):
+            final = ModelHTTPError(message, error.status, retryable=error.retryable)
+        elif isinstance(error, ModelProtocolError):
+            final = ModelProtocolError(message, retryable=error.retryable)
+        else:
+            final = ModelError(message)
+            final.retryable = error.retryable
+        final.retries = request.tally().model_dump()
         return final
 
     def _adapt(self, field: str, body: dict[str, Any]) -> bool:

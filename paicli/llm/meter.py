@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from paicli.errors import BudgetExceeded
+from paicli.errors import BudgetExceeded, ModelError
 from paicli.llm.capabilities import Capabilities
-from paicli.llm.types import ChatModel, ChatResponse, Message, TextCallback, ToolSpec, Usage
+from paicli.llm.types import ChatModel, ChatResponse, Message, RestartCallback, Retries, TextCallback, ToolSpec, Usage
 
 
 class MeteredModel:
@@ -22,6 +22,7 @@ class MeteredModel:
         self.usage = Usage()
         self.requests = 0
         self.refused = 0  # requests not started because the budget was spent
+        self.retries = Retries()  # what the requests took, failed ones included
 
     @property
     def capabilities(self) -> Capabilities:
@@ -41,19 +42,27 @@ class MeteredModel:
         model: str | None = None,
         max_tokens: int | None = None,
         on_reasoning: TextCallback | None = None,
+        on_restart: RestartCallback | None = None,
     ) -> ChatResponse:
         if self.exhausted:
             self.refused += 1
             raise BudgetExceeded(f"budget spent: {self.usage.total:,} of {self.budget:,} tokens used")
         self.requests += 1
-        response = await self.inner.chat(
-            messages,
-            tools=tools,
-            response_format=response_format,
-            on_text=on_text,
-            model=model,
-            max_tokens=max_tokens,
-            on_reasoning=on_reasoning,
-        )
+        try:
+            response = await self.inner.chat(
+                messages,
+                tools=tools,
+                response_format=response_format,
+                on_text=on_text,
+                model=model,
+                max_tokens=max_tokens,
+                on_reasoning=on_reasoning,
+                on_restart=on_restart,
+            )
+        except ModelError as error:
+            if error.retries:
+                self.retries = self.retries + Retries.model_validate(error.retries)
+            raise
         self.usage = self.usage + response.usage
+        self.retries = self.retries + response.retries
         return response

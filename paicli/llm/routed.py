@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli.llm.capabilities import Capabilities
-from paicli.llm.types import ChatModel, ChatResponse, Message, TextCallback, ToolSpec
+from paicli.llm.types import ChatModel, ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
 
 
 class RoutedModel:
@@ -29,6 +29,7 @@ class RoutedModel:
         model: str | None = None,
         max_tokens: int | None = None,
         on_reasoning: TextCallback | None = None,
+        on_restart: RestartCallback | None = None,
     ) -> ChatResponse:
         return await self.inner.chat(
             messages,
@@ -38,4 +39,5 @@ class RoutedModel:
             model=model or self.model,
             max_tokens=max_tokens,
             on_reasoning=on_reasoning,
+            on_restart=on_restart,
         )

@@ -16,19 +16,30 @@ from paicli.llm.capabilities import Capabilities
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 TextCallback = Callable[[str], None]
+RestartCallback = Callable[[], None]
 
 
 class ModelTokens(BaseModel):
-    """The tokens of the requests sent to one model (a value of `Usage.by_model`)."""
+    """The tokens of the requests sent to one model (a value of `Usage.by_model`); `cached_tokens`, the
+    prompt tokens its provider served from its cache, is written out only when there are any."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
     def __add__(self, other: ModelTokens) -> ModelTokens:
         return ModelTokens(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
         )
+
+    @model_serializer(mode="wrap")
+    def _cached_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.cached_tokens:
+            data.pop("cached_tokens", None)
+        return data
 
 
 class Usage(BaseModel):
@@ -49,7 +60,9 @@ class Usage(BaseModel):
 
     def of_model(self, model: str) -> Usage:
         """These tokens, all counted for `model`."""
-        tokens = ModelTokens(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens)
+        tokens = ModelTokens(
+            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cached_tokens=self.cached_tokens
+        )
         return self.model_copy(update={"by_model": {model: tokens}})
 
     def __add__(self, other: Usage) -> Usage:
@@ -68,6 +81,32 @@ class Usage(BaseModel):
             if not getattr(self, key):
                 data.pop(key, None)
         return data
+
+
+class Retries(BaseModel):
+    """Model requests retried, by kind, and the seconds they spent waiting (summed over requests that wait
+    side by side); a plan's tally is in `plan_finished`. `rate_limited`: 429/503, retried on a time
+    budget; `errors`: connection failures, 408 and other 5xx; `streams`: a stream that broke off, asked
+    again; `timeouts`: no answer within `read_timeout`."""
+
+    rate_limited: int = 0
+    errors: int = 0
+    streams: int = 0
+    timeouts: int = 0
+    waited_seconds: float = 0.0
+
+    @property
+    def total(self) -> int:
+        return self.rate_limited + self.errors + self.streams + self.timeouts
+
+    def __add__(self, other: Retries) -> Retries:
+        return Retries(
+            rate_limited=self.rate_limited + other.rate_limited,
+            errors=self.errors + other.errors,
+            streams=self.streams + other.streams,
+            timeouts=self.timeouts + other.timeouts,
+            waited_seconds=round(self.waited_seconds + other.waited_seconds, 3),
+        )
 
 
 class ModelEstimate(BaseModel):
@@ -139,6 +178,7 @@ class ChatResponse(BaseModel):
     tool_calls: list[ToolCall] = []
     finish_reason: str | None = None
     usage: Usage = Usage()
+    retries: Retries = Retries()  # what it took to get this reply
 
     def to_message(self) -> Message:
         """The assistant message to append to the conversation. Its reasoning travels as
@@ -157,7 +197,9 @@ class ChatModel(Protocol):
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
     content deltas as they stream, `on_reasoning` the deltas of a reasoning model's thinking. Errors
     raise `paicli.errors.ModelError`; cancelling the awaiting task closes the stream at once.
-    `capabilities` is what the server is known to accept (shared by wrappers).
+    `capabilities` is what the server is known to accept (shared by wrappers). `on_restart` is called when
+    a reply that had started streaming broke off and is asked again: what `on_text` and `on_reasoning`
+    received so far is void, the new reply streams from its beginning.
     """
 
     @property
@@ -173,4 +215,5 @@ class ChatModel(Protocol):
         model: str | None = None,
         max_tokens: int | None = None,
         on_reasoning: TextCallback | None = None,
+        on_restart: RestartCallback | None = None,
     ) -> Awaitable[ChatResponse]: ...

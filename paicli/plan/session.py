@@ -216,9 +216,10 @@ class PlanSession:
         usage = self.meter.usage if self.meter is not None else task_usage
         # what the estimate covers: requests after the first approval (a replan's own request included)
         requests = self.meter.requests - (self.requests_before or 0) if self.meter is not None else None
+        retries = self.meter.retries if self.meter is not None else None
         self.sink.emit(
             PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests,
-                         changes=self.changes())
+                         retries=retries, changes=self.changes())
         )  # fmt: skip
         return usage
 

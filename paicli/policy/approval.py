@@ -30,9 +30,10 @@ Parallel tasks ask one at a time; an "always" given while another task waited co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -126,11 +127,25 @@ class ApprovalPolicy:
         self.unsandboxed: tuple[Rule, ...] = parse_command_prefixes(unsandboxed)
         self.grants: set[str] = set()
         self._asking = asyncio.Lock()
+        self.waiting = 0  # questions queued behind the one being asked (the prompt shows "2 more waiting")
 
     def effective_mode(self, ctx: ToolContext) -> Mode:
         if self.mode is not None:
             return self.mode
         return "ask" if ctx.approve is not None else "auto"
+
+    @contextlib.asynccontextmanager
+    async def _one_question(self) -> AsyncIterator[None]:
+        """One question to the user at a time; the others wait their turn, counted in `waiting`."""
+        self.waiting += 1
+        try:
+            await self._asking.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            yield
+        finally:
+            self._asking.release()
 
     # ---- the gate the tool box calls ----
 
@@ -239,7 +254,7 @@ class ApprovalPolicy:
             return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
         if mode == "auto" or ctx.approve is None:
             return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode))
-        async with self._asking:
+        async with self._one_question():
             if self._granted(found):  # answered "always" while this call waited its turn
                 return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
             return await self._ask_user(name, found, ctx)
@@ -259,7 +274,7 @@ class ApprovalPolicy:
             situation = f"approval mode {mode} never runs a command outside the sandbox" if mode != "ask" else (
                 "nobody can let it run outside the sandbox here")  # fmt: skip
             return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint} {DO_NOT_RETRY}")
-        async with self._asking:
+        async with self._one_question():
             if all(key in self.grants for key in keys):
                 return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
             prefixes = ", ".join(f"`{key.removeprefix(OUTSIDE)} …`" for key in keys)

@@ -90,6 +90,7 @@ class ToolContext:
     output_limit: int = 16_000  # characters of tool output the model sees (head + tail)
     scope: TaskScope | None = None  # what a plan task's calls may do (the plan contract); None: chat
     sandbox: Sandbox | None = None  # what commands run in (paicli/sandbox/); None: as the user, uncontained
+    on_output: Callable[[str], None] | None = None  # told a running command's output as it comes (the display)
 
 
 class Tool:
@@ -145,4 +146,5 @@ class Tool:
 class ToolOutcome(BaseModel):
     ok: bool
     output: str
+    diff: str = ""  # what a write changed, for the display only (paicli/tools/diff.py)
     arguments: dict[str, Any] | str  # parsed arguments when they parsed, else the raw text

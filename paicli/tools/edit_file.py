@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.beneath import NotRegularFile, open_regular
+from paicli.tools.diff import Changed, file_diff
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.write_file import MAX_WRITE_BYTES
 
@@ -89,7 +90,8 @@ def _edit(root: Path, path: Path, shown: str, old_text: str, new_text: str) -> s
         raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
     removed = old.count("\n") + 1
     added = (new.count("\n") + 1) if new else 0
-    return f"edited {shown}: replaced {removed} line(s) with {added} line(s)"
+    diff = file_diff(shown, text, text.replace(old, new, 1))
+    return Changed(f"edited {shown}: replaced {removed} line(s) with {added} line(s)", diff)
 
 
 def _read_bytes(root: Path, path: Path, shown: str) -> bytes:

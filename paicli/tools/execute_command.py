@@ -15,11 +15,13 @@ SandboxBlocked, so the tool box can ask whether to run it once outside.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
 import re
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -119,16 +121,22 @@ def child_environment(workspace: Path) -> dict[str, str]:
 
 
 class _Capture(asyncio.SubprocessProtocol):
-    """Feeds the merged output into the buffer; tells when bash has exited and when the pipe closed."""
+    """Feeds the merged output into the buffer (and, decoded, to `on_output` for the display); tells when
+    bash has exited and when the pipe closed."""
 
-    def __init__(self, buffer: HeadTailBuffer) -> None:
+    def __init__(self, buffer: HeadTailBuffer, on_output: Callable[[str], None] | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.buffer = buffer
+        self.on_output = on_output
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.exited: asyncio.Future[None] = loop.create_future()
         self.pipe_closed: asyncio.Future[None] = loop.create_future()
 
     def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
         self.buffer.feed(bytes(data))
+        if self.on_output is not None and (text := self._decoder.decode(bytes(data))):
+            with contextlib.suppress(Exception):  # the display must never break the command
+                self.on_output(text)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if not self.pipe_closed.done():
@@ -158,7 +166,7 @@ async def run_in_group(
     argv, env = await asyncio.to_thread(command_line, command, ctx)
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
-            lambda: _Capture(buffer),
+            lambda: _Capture(buffer, ctx.on_output),
             *argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -168,9 +168,11 @@ class ToolBox:
             return self._failure(str(failure) or f"{tool.name} failed", arguments, ctx)
         except Exception as error:
             return self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
+        diff = getattr(output, "diff", "")  # a write's diff (paicli/tools/diff.py), for the display
         if self.mark_data and tool.untrusted_output and output:
             output = data_marker(tool.name, tool.data_source) + output
-        return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments)
+        shown_diff = mask_fragments(mask_secrets(diff, ctx.secrets), ctx.secrets) if diff else ""
+        return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments, diff=shown_diff)
 
     async def _blocked(
         self, tool: Tool, args: Any, arguments: Mapping[str, Any], ctx: ToolContext, blocked: SandboxBlocked

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import stat
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
-from paicli.tools.beneath import stat_entry
+from paicli.tools.beneath import open_regular, stat_entry
+from paicli.tools.diff import Changed, file_diff
 from paicli.tools.guard import display_path, resolve_in_workspace
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024
@@ -52,10 +55,22 @@ class WriteFile(Tool):
             if existing is not None and not stat.S_ISREG(existing.st_mode):
                 raise ToolFailure(f"{shown} is not a regular file; refusing to replace it")
             existed = existing is not None
+            before = await asyncio.to_thread(_old_text, ctx.workspace, path) if existed else None
             try:
                 # The path is walked again below the workspace at the moment of the write (atomic.py).
                 await asyncio.to_thread(atomic_write, path, data, root=ctx.workspace)
             except OSError as error:
                 raise ToolFailure(f"cannot write {shown}: {error.strerror or error}") from None
         how = "replaced" if existed else "created"
-        return f"wrote {len(data)} bytes to {shown} ({how})"
+        diffable = before is not None or not existed  # not when it replaced a binary or unreadable file
+        diff = await asyncio.to_thread(file_diff, shown, before, args.content) if diffable else ""
+        return Changed(f"wrote {len(data)} bytes to {shown} ({how})", diff)
+
+
+def _old_text(root: Path, path: Path) -> str | None:
+    """What the file held, for the diff; None when it is not UTF-8 text or cannot be read (no diff then)."""
+    try:
+        with os.fdopen(open_regular(root, path), "rb") as handle:
+            return handle.read(MAX_WRITE_BYTES + 1).decode("utf-8")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None

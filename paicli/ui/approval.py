@@ -26,15 +26,15 @@ import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from prompt_toolkit import PromptSession
-from prompt_toolkit.application import Application
+from prompt_toolkit import PromptSession, print_formatted_text
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import ANSI, FormattedText, fragment_list_to_text
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.key_binding.defaults import load_key_bindings
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout import ConditionalContainer, Container, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import Output
 
@@ -45,8 +45,10 @@ from paicli.sanitize import terminal_safe
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.trust import TrustRequest
 
+REDRAW_EVERY = 0.25  # seconds between redraws of an open question
 MAX_SHOWN_LINES = 60  # of a long command: head and tail are shown, with the number of lines between
 YES, NO, ALWAYS, CANCEL = "yes", "no", "always", "cancel"
+Above = Callable[[int, int], str]  # (columns, rows) → ANSI text drawn above an open question
 REASON_LABEL = "  reason for the model (optional, Enter to send): "
 CONTAINED_NOTE = ("commands that would ask only because they write or run project code run unasked inside it; "
                   "rm, git clean, git reset --hard and the like, and reads outside the workspace, still ask")
@@ -80,25 +82,33 @@ class ApprovalPrompt:
         on_cancel: Callable[[], None] | None = None,
         input: Input | None = None,
         output: Output | None = None,
+        queued: Callable[[], int] = lambda: 0,
     ) -> None:
+        self.queued = queued  # questions waiting before they reach this prompt (the policy asks one at a time)
         self.pause = pause
         self.resume = resume
         self.on_cancel = on_cancel
         self._input = input
         self._output = output
         self._one_at_a_time = asyncio.Lock()
+        self.above: Above | None = None  # what is drawn above the question, kept up to date (a plan's live view)
 
     @contextlib.contextmanager
     def attached(
-        self, *, pause: Callable[[], None], resume: Callable[[], None], on_cancel: Callable[[], None]
+        self,
+        *,
+        pause: Callable[[], None],
+        resume: Callable[[], None],
+        on_cancel: Callable[[], None],
+        above: Above | None = None,
     ) -> Iterator[None]:
-        """While a turn or plan runs, questions pause what it draws and reads; ESC at a question
-        cancels it."""
-        self.pause, self.resume, self.on_cancel = pause, resume, on_cancel
+        """While a turn or plan runs, questions pause what it draws and reads (and draw `above` over
+        themselves instead, redrawn while they wait); ESC at a question cancels it."""
+        self.pause, self.resume, self.on_cancel, self.above = pause, resume, on_cancel, above
         try:
             yield
         finally:
-            self.pause = self.resume = self.on_cancel = None
+            self.pause = self.resume = self.on_cancel = self.above = None
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         async with self._one_at_a_time:
@@ -109,6 +119,11 @@ class ApprovalPrompt:
             finally:
                 if self.resume is not None:
                     self.resume()
+
+    @property
+    def waiting(self) -> int:
+        """Questions queued behind the one on screen."""
+        return self.queued()
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
         answer, reason = await self._run(request)
@@ -157,7 +172,7 @@ class ApprovalPrompt:
             keys.add(key, eager=True, filter=typing_reason)(without_reason)
 
         question_window = Window(
-            FormattedTextControl(lambda: question(request, state.get("answer")), focusable=True),
+            FormattedTextControl(lambda: question(request, state.get("answer"), self.waiting), focusable=True),
             wrap_lines=True,
             dont_extend_height=True,
         )
@@ -165,27 +180,53 @@ class ApprovalPrompt:
             Window(BufferControl(reason), height=1, get_line_prefix=lambda *_: REASON_LABEL),
             filter=typing_reason,
         )
+        above = self.above
+        windows: list[Container] = [question_window, reason_window]
+        if above is not None:
+            windows.insert(0, above_window(above, lambda: question(request, None, self.waiting)))
         app: Application[str] = Application(
-            layout=Layout(HSplit([question_window, reason_window]), focused_element=question_window),
+            layout=Layout(HSplit(windows), focused_element=question_window),
             key_bindings=merge_key_bindings([load_key_bindings(), keys]),
             input=self._input,
             output=self._output,
             full_screen=False,
+            refresh_interval=REDRAW_EVERY,  # the view above and the queue count change while it waits
+            erase_when_done=above is not None,  # the view above is not left in the scrollback ...
         )
         try:
             answer = await app.run_async() or NO
         except (EOFError, KeyboardInterrupt):
-            return NO, ""
+            answer = NO
+            reason.text = ""
+        if above is not None:  # ... but the question, its answer and the reason given are, as without it
+            given = [("", REASON_LABEL + terminal_safe(reason.text) + "\n")] if answer == NO and reason.text else []
+            print_formatted_text(FormattedText([*question(request, answer), *given]), output=self._output, end="")
         return answer, reason.text if answer == NO else ""
 
 
-def question(request: ApprovalRequest, answer: str | None = None) -> FormattedText:
-    """The approval question as formatted fragments (never parsed as markup)."""
+def above_window(above: Above, asked: Callable[[], FormattedText]) -> Window:
+    """What `above` draws (ANSI-styled text of our own rendering: its untrusted parts are already
+    sanitized), in the rows the question leaves free, redrawn each time the application is."""
+
+    def text() -> ANSI:
+        size = get_app().output.get_size()
+        asked_rows = fragment_list_to_text(asked()).count("\n") + 3
+        return ANSI(above(size.columns, max(2, size.rows - asked_rows)).rstrip("\n"))
+
+    return Window(FormattedTextControl(text), wrap_lines=False, dont_extend_height=True)
+
+
+def question(request: ApprovalRequest, answer: str | None = None, waiting: int = 0) -> FormattedText:
+    """The approval question as formatted fragments (never parsed as markup); `waiting`: how many other
+    questions are queued behind it."""
     always = getattr(request, "always", "this exact call")
     opaque = getattr(request, "opaque", False)
     verb = "run outside the sandbox:" if getattr(request, "outside", False) else "approve"
     task = f" · task {terminal_safe(request.task_id)}" if request.task_id else ""
-    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ {verb} {terminal_safe(request.tool)}{task}\n")]
+    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ {verb} {terminal_safe(request.tool)}{task}")]
+    if waiting and answer is None:
+        parts.append(("ansiyellow", f" · {waiting} more waiting"))
+    parts.append(("", "\n"))
     for line in shown_lines(request.summary):
         parts += [("ansiyellow", "│ "), ("bold", f"{line}\n")]
     if request.reason:

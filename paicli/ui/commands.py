@@ -45,6 +45,7 @@ KEYS_HELP = (
     "Shift+Tab cycles the approval mode ask → auto → yolo (yolo asks to confirm) · the toolbar shows it",
     "Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
     "ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
+    "Ctrl+O shows the last tool output whole (/expand) · /transcript pages the whole last turn",
     "!COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file, a folder's "
     "listing or a glob's names (Tab completes the path)",
 )
@@ -54,6 +55,24 @@ async def clear_conversation(ctx: CommandContext, arg: str) -> Outcome:
     ctx.clear_conversation()
     ctx.say("conversation cleared", "dim")
     return Outcome.CONTINUE
+
+
+async def new(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.session_commands import new_conversation
+
+    return await new_conversation(ctx, arg)
+
+
+async def resume(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.session_commands import resume as resume_command
+
+    return await resume_command(ctx, arg)
+
+
+async def init(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.init_command import init as init_command
+
+    return await init_command(ctx, arg)
 
 
 async def model(ctx: CommandContext, arg: str) -> Outcome:
@@ -71,9 +90,9 @@ async def thinking(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def usage(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.render import usage_report
+    from paicli.ui.usage_view import usage_report
 
-    for line in usage_report(ctx.session_usage, ctx.prices):
+    for line in usage_report(ctx.session_usage, ctx.plan_usages, ctx.prices):
         ctx.say(line)
     return Outcome.CONTINUE
 
@@ -128,6 +147,18 @@ async def changes(ctx: CommandContext, arg: str) -> Outcome:
     return await changes_command(ctx, arg)
 
 
+async def expand(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.expand import expand as expand_command
+
+    return await expand_command(ctx, arg)
+
+
+async def transcript(ctx: CommandContext, arg: str) -> Outcome:
+    from paicli.ui.expand import transcript as transcript_command
+
+    return await transcript_command(ctx, arg)
+
+
 async def mcp(ctx: CommandContext, arg: str) -> Outcome:
     from paicli.ui.mcp_command import mcp_command
 
@@ -144,6 +175,8 @@ async def compact(ctx: CommandContext, arg: str) -> Outcome:
 COMMANDS: list[Command] = [
     Command("/help", "list the commands and keys", show_help),
     Command("/clear", "forget the conversation", clear_conversation),
+    Command("/new", "start a new conversation (this one stays saved)", new),
+    Command("/resume", "list the recent conversations of this workspace and continue one", resume, usage="[N]"),
     Command("/model", "pick one of the server's models, or switch to NAME, for this session", model,
             usage="[NAME]"),
     Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
@@ -157,10 +190,14 @@ COMMANDS: list[Command] = [
     Command("/redo", "take the last undo back", redo),
     Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
             usage="[TASK_ID | ID]"),
+    Command("/expand", "the last tool output whole, in a pager (Ctrl+O at the prompt)", expand),
+    Command("/transcript", "the whole last turn or plan: every tool call, its output and diff, the answer",
+            transcript),
+    Command("/init", "read the repository and propose a PAI.md with its build, test and style commands", init),
     Command("/compact", "compress the conversation into a summary of the state", compact),
     Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
             usage="[restart NAME]"),
     Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
-    Command("/usage", "tokens used this session (per model when several were used), and their cost", usage),
+    Command("/usage", "tokens used this session per model and per plan, their cost, what prompt caching saved", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
 ]  # fmt: skip

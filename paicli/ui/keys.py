@@ -15,8 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
+import termios
 from collections.abc import Callable, Iterator
 from types import TracebackType
+from typing import TextIO
 
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.key_binding import KeyPress
@@ -118,3 +121,24 @@ class CancelKeys:
                     self.typed.pop()
             elif isinstance(press.key, str) and len(press.data) == 1 and press.data.isprintable():
                 self.typed.append(press.data)
+
+
+@contextlib.contextmanager
+def enter_stays_enter(stream: TextIO | None = None) -> Iterator[None]:
+    """Keeps the Enter key's CR a CR for the REPL's lifetime. Between two prompts the terminal is in its
+    normal mode, whose line discipline turns CR into LF (ICRNL) as the key arrives: an Enter typed ahead
+    would reach the next prompt as Ctrl+J, which adds a new line instead of sending."""
+    try:
+        fd = (stream or sys.stdin).fileno()
+        saved = termios.tcgetattr(fd)
+    except (OSError, ValueError, termios.error):  # not a terminal
+        yield
+        return
+    changed = list(saved)
+    changed[0] &= ~termios.ICRNL
+    termios.tcsetattr(fd, termios.TCSANOW, changed)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)

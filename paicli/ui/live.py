@@ -23,16 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
+from typing import cast
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
+from paicli.app.figures import retries_line
 from paicli.events import (
+    CommandOutput,
     Event,
     ModelUsage,
     Notice,
@@ -47,12 +51,17 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.llm.endpoint import RateStatus
 from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
+from paicli.ui.changes_view import ColorSystemName
+from paicli.ui.command_live import RunningCall
+from paicli.ui.diff_view import counts_text
 from paicli.ui.plan_facts import estimate_vs_actual
 from paicli.ui.plan_view import count_statuses, fold, status_icon
+from paicli.ui.preview import result_preview
 from paicli.ui.reflow import Reflow
 from paicli.ui.render import (
     NOTICE_STYLES,
@@ -75,8 +84,10 @@ class LivePlanView:
         plan: Plan | None = None,
         refresh_per_second: float = REFRESH_PER_SECOND,
         secrets: Sequence[str] = (),
+        rate: Callable[[], RateStatus | None] | None = None,
     ) -> None:
         self.console = console
+        self.rate = rate  # what rate limiting holds back now (the client's endpoint), shown under the table
         self.refresh_per_second = refresh_per_second
         self.secrets = [secret for secret in secrets if secret]
         self.rows: dict[str, TaskRow] = {}
@@ -91,6 +102,7 @@ class LivePlanView:
         self._ticker: asyncio.Task[None] | None = None
         self._last_refresh = 0.0
         self._reflow = Reflow(console)  # a narrower terminal: the last drawing takes more rows now
+        self._calls: dict[str, tuple[str, RunningCall]] = {}  # task id → its running call and what it shows
         if plan is not None:
             self.set_plan(plan)
 
@@ -169,9 +181,19 @@ class LivePlanView:
         elif isinstance(event, ToolCallEvent) and row is not None:
             row.activity = self._safe(f"{event.name}: {tool_summary(event)}".rstrip(": "))
             row.activity_failed = False
+            self._calls[row.id] = (row.activity, RunningCall(event.name, time.monotonic()))
             self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
+        elif isinstance(event, CommandOutput) and row is not None and row.id in self._calls:
+            call, running = self._calls[row.id]
+            running.add_output(event.text)
+            last = running.last_lines()[-1:]
+            row.activity = f"{call} ⎿ {self._safe(last[0])}" if last else call
         elif isinstance(event, ToolResultEvent) and row is not None:
-            row.activity_failed = not event.ok
+            call, _ = self._calls.pop(row.id, (row.activity, None))
+            preview = result_preview(event.name, event.ok, event.output)
+            outcome = self._safe(preview.headline) + (f" {counts_text(event.diff).plain}" if event.diff else "")
+            row.activity, row.activity_failed = f"{call} ⎿ {outcome}", not event.ok or preview.failed
+            self._plain(Text(f"  {row.id} ⎿ {fold(outcome)}", style="dim"))
         elif isinstance(event, ReasoningDelta) and row is not None:
             row.activity, row.activity_failed = "thinking…", False
         elif isinstance(event, ModelUsage):
@@ -246,6 +268,8 @@ class LivePlanView:
             self.console.print(Markdown(self._safe(event.summary), hyperlinks=False))
         usage = event.usage if event.usage.total else self.usage
         self.console.print(Text(usage_line(usage), style="dim"))
+        if (retried := retries_line(event.retries)) is not None:
+            self.console.print(Text(retried, style="dim"))
         if event.estimate is not None and event.estimate.requests:
             self.console.print(Text(estimate_vs_actual(event.estimate, event.requests, usage), style="dim"))
 
@@ -285,7 +309,18 @@ class LivePlanView:
         self._live.update(drawing, refresh=True)
         self._reflow.drawn(drawing)
 
-    def _render(self) -> RenderableType:
+    def snapshot(self, columns: int, rows: int) -> str:
+        """The live table as ANSI text in `columns` × at most `rows`, for a prompt that draws it above itself
+        while the view is paused (an approval question: the plan stays in sight and keeps updating)."""
+        if not self.rows and self._waiting_for is None:
+            return ""
+        buffer = io.StringIO()
+        system = cast(ColorSystemName | None, self.console.color_system)
+        copy = Console(file=buffer, width=columns, height=rows, color_system=system, force_terminal=True)
+        copy.print(self._render(room=rows - 2))
+        return buffer.getvalue()
+
+    def _render(self, room: int | None = None) -> RenderableType:
         waiting = None
         if self._waiting_for is not None:
             label, since = self._waiting_for
@@ -295,7 +330,7 @@ class LivePlanView:
             if not self.rows:
                 return waiting
         rows = list(self.rows.values())
-        room = max(2, self.console.height - 3)  # a live region taller than the screen cannot be redrawn
+        room = max(2, self.console.height - 3 if room is None else room)  # taller than the screen: not redrawable
         hidden = rows_to_hide(rows, room)
         heading = Text.assemble(("Running plan", "bold"), f" · round {self.round}" if self.round > 1 else "")
         heading.append(f" · {self._counts()}", style="dim")
@@ -305,6 +340,9 @@ class LivePlanView:
             parts.append(Text(f"… {len(hidden)} more: {counts}", style="dim"))
         if waiting is not None:
             parts.append(waiting)
+        status = self.rate() if self.rate is not None else None
+        if status is not None:
+            parts.append(Text(status.line(), style="yellow"))
         return Group(*parts)
 
     # ---- pieces ----

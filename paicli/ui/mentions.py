@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from paicli.sanitize import one_line
 from paicli.tools.base import ToolContext, ToolFailure
 from paicli.tools.glob_files import GlobFiles, GlobFilesArgs
 from paicli.tools.list_dir import ListDir, ListDirArgs
@@ -107,6 +108,19 @@ async def expand_mentions(text: str, ctx: ToolContext) -> tuple[str, list[Attach
     """`text` with its attachments appended, and the attachments; MentionError when one may not be sent."""
     attachments = await attach(text, ctx)
     return with_attachments(text, attachments), attachments
+
+
+async def mentioned(text: str, ctx: ToolContext, say: Callable[[str, str], None]) -> str | None:
+    """A REPL message with what its mentions attach, each attachment noted on screen; None, after one
+    error line, when one is refused (the message is not sent)."""
+    try:
+        sent, attachments = await expand_mentions(text, ctx)
+    except MentionError as err:
+        say(f"{one_line(str(err), limit=1000)} — the message was not sent", "red")
+        return None
+    for attachment in attachments:
+        say(attachment_note(attachment), "dim")
+    return sent
 
 
 def attached_text(attachments: Iterable[Attachment]) -> str:

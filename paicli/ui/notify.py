@@ -10,6 +10,7 @@ import contextlib
 import re
 import time
 from collections.abc import Callable, Iterator
+from typing import IO
 
 BELL = "\a"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
@@ -55,3 +56,13 @@ class Notifier:
             yield
         finally:
             self._started = self._clock()
+
+
+def terminal_notifier(stream: IO[str], *, enabled: bool, after: float) -> Notifier:
+    """A notifier that writes to the terminal's stream at once."""
+
+    def write(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    return Notifier(write, enabled=enabled, after=after)

@@ -50,14 +50,14 @@ class PlanScreen:
         self.console = console
         self.approval = approval
         self.output = output  # where the review screen draws
-        self.live = LivePlanView(console, secrets=runtime.secrets())
+        self.live = LivePlanView(console, secrets=runtime.secrets(), rate=runtime.llm.rate_status)
         self.facts = plan_facts(runtime)
         self._keys: CancelKeys | None = None
 
     @contextlib.contextmanager
     def watch(self, cancel: Callable[[], None]) -> Iterator[None]:
-        with cancel_keys(cancel, self.approval, before_question=[self.live.pause],
-                         after_question=[self.live.resume]) as keys, self.live:  # fmt: skip
+        with cancel_keys(cancel, self.approval, before_question=[self.live.pause], after_question=[self.live.resume],
+                         above=self.live.snapshot) as keys, self.live:  # fmt: skip
             self._keys = keys
             yield
 
@@ -117,7 +117,8 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
     async def main() -> int:
         renderer = ChatRenderer(console, secrets=secret_values(settings))
         runtime = build_runtime(settings, renderer)
-        approval = ApprovalPrompt(output=output)
+        renderer.rate = runtime.llm.rate_status
+        approval = ApprovalPrompt(output=output, queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = approval
         for notice in request.notices:
             console.print(Text(one_line(notice, limit=1000), style="yellow"))

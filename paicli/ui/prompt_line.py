@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.formatted_text import FormattedText
@@ -10,16 +11,27 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from paicli.app.figures import arrows
 from paicli.llm.types import Message, Usage
-from paicli.policy.approval import MODES, ApprovalPolicy, Mode
 
 if TYPE_CHECKING:
     from paicli.mcp.manager import McpManager, ServerView
+    from paicli.policy.approval import ApprovalPolicy, Mode
     from paicli.sandbox import SandboxChoice
 
 PROMPT = "› "
 # Seconds prompt_toolkit waits to tell a lone ESC from the start of a sequence (its default, 1.5 s in all,
 # made ESC at the prompt feel dead). Alt+Enter arrives as ESC and Enter in one read, so it still works.
 ESCAPE_WAIT = 0.05
+
+
+async def ask_line(question: str) -> str:
+    """A question under the REPL's output, answered with a line; "" when the user gives up (Ctrl-C, Ctrl-D)."""
+    from prompt_toolkit import PromptSession
+
+    asking: PromptSession[str] = PromptSession()
+    try:
+        return await asking.prompt_async(FormattedText([("ansiyellow", question)]))
+    except (EOFError, KeyboardInterrupt):
+        return ""
 
 
 def prompt_keys() -> KeyBindings:
@@ -43,13 +55,30 @@ def prompt_keys() -> KeyBindings:
     return keys
 
 
+class ModeHolder(Protocol):
+    """Where the approval mode lives: the ApprovalPolicy, or a `PendingMode` until the policy is built."""
+
+    mode: Mode | None
+
+
+@dataclass
+class PendingMode:
+    mode: Mode | None  # as the settings say, until the user changes it at the first prompt
+
+
 class ModeSwitch:
     """Shift+Tab cycles the approval mode ask → auto → yolo → ask. Yolo runs commands unasked, so it takes a
     second Shift+Tab to confirm (the toolbar says so); ESC or typing keeps the mode as it was."""
 
-    def __init__(self, policy: ApprovalPolicy | None) -> None:
+    def __init__(self, policy: ModeHolder | None) -> None:
         self.policy = policy
         self.confirming = False  # Shift+Tab pressed once towards yolo
+
+    def attach(self, policy: ApprovalPolicy | None) -> None:
+        """From now on the mode is the policy's; it takes the one chosen so far."""
+        if policy is not None and self.policy is not None:
+            policy.mode = self.policy.mode
+        self.policy = policy
 
     @property
     def mode(self) -> Mode | None:
@@ -61,6 +90,8 @@ class ModeSwitch:
         mode = self.mode
         if self.policy is None or mode is None:
             return
+        from paicli.policy.approval import MODES  # not before the first prompt: it loads the classifier
+
         following = MODES[(MODES.index(mode) + 1) % len(MODES)]
         if following == "yolo" and not self.confirming:
             self.confirming = True

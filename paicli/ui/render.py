@@ -14,29 +14,47 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
-from rich.live import Live
-from rich.markdown import Markdown
 from rich.text import Text
 
 from paicli.app.figures import arrows, compact_count, token_count
-from paicli.events import Event, ModelUsage, Notice, ReasoningDelta, TextDelta, ToolCallEvent, ToolResultEvent
-from paicli.llm.price import Price, cost_of
+from paicli.events import (
+    CommandOutput,
+    Event,
+    ModelUsage,
+    Notice,
+    ReasoningDelta,
+    ReplyRestarted,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from paicli.llm.endpoint import RateStatus
 from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
+from paicli.ui.command_live import APPEAR_AFTER, RunningCall
+from paicli.ui.diff_view import counts_text, inline_diff
+from paicli.ui.markdown_blocks import MarkdownBlocks as MarkdownBlocks  # re-exported: tests and benches use it
+from paicli.ui.preview import Preview, result_preview
 from paicli.ui.thinking import Thinking, with_thinking
+from paicli.ui.transcript import Transcript
+
+if TYPE_CHECKING:  # rich's Markdown (markdown-it) and Live load with the first answer, not at start-up
+    from rich.live import Live
 
 PREVIEW_HZ = 8.0
 PREVIEW_MAX_CHARS = 4000
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 OWN_GAP = re.compile(r" {0,3}([-*+]\s|\d+[.)]\s|>|\|)")  # lists, quotes, tables: rich starts them with a blank line
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+RESTARTED = "↻ the reply broke off and was asked again; what follows replaces the text above"
 
 
 
@@ -54,19 +72,6 @@ def tool_summary(event: ToolCallEvent) -> str:
     return one_line(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
 
 
-def result_summary(ok: bool, output: str) -> str:
-    """`42 lines` for a success, the first line of the message for an error."""
-    if not ok:
-        # split on newlines only: str.splitlines() also cuts at \r, \u2028, ... and would hide the rest
-        first = next((line for line in terminal_safe(output).split("\n") if line.strip()), "failed")
-        first = one_line(first)
-        return first if first.lower().startswith("error") else f"Error: {first}"
-    if not output.strip():
-        return "no output"
-    lines = output.count("\n") + (0 if output.endswith("\n") else 1)
-    return f"{lines:,} line" + ("" if lines == 1 else "s")
-
-
 def usage_line(turn: Usage, session: Usage | None = None) -> str:
     """`↑ 1,234 ↓ 56 tokens`; `↑ ~1.2k ↓ ~56 tokens (estimated)` when the server reported none."""
     line = f"{arrows(turn)} tokens"
@@ -79,101 +84,21 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
     return line
 
 
-def format_cost(cost: float) -> str:
-    """A price in the user's currency (no symbol: the config does not say which): 1.23, 0.0042."""
-    return f"{cost:,.2f}" if cost >= 1 else f"{cost:.4f}"
-
-
-def usage_report(usage: Usage, prices: Mapping[str, Price]) -> list[str]:
-    """What `/usage` shows: the session's tokens, split by model when more than one was used, and the
-    cost when every model used has a price."""
-    lines = [f"session: {arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" * usage.estimated)]
-    if len(usage.by_model) > 1:
-        width = max(len(name) for name in usage.by_model)
-        for name, tokens in sorted(usage.by_model.items()):
-            lines.append(f"  {name:<{width}}  ↑ {tokens.prompt_tokens:,} ↓ {tokens.completion_tokens:,}")
-    cost = cost_of(usage, prices) if prices and usage.total else None
-    if cost is not None:
-        lines.append(f"cost: {format_cost(cost)} (at the configured prices)")
-    return lines
-
-
-class MarkdownBlocks:
-    """Cuts streamed Markdown into complete blocks. Each piece of text is looked at a bounded number of times."""
-
-    def __init__(self) -> None:
-        self._line_parts: list[str] = []  # the current line, not yet ended by a newline
-        self._block: list[str] = []  # complete lines of the current block
-        self._fence: str | None = None  # the fence characters while inside a code block
-        self._fence_line = ""  # the whole opening line, language included
-
-    def feed(self, text: str) -> list[str]:
-        """Adds streamed text; returns the blocks it completed."""
-        if "\n" not in text:
-            if text:
-                self._line_parts.append(text)
-            return []
-        pieces = text.split("\n")
-        lines = ["".join(self._line_parts) + pieces[0], *pieces[1:-1]]
-        self._line_parts = [pieces[-1]] if pieces[-1] else []
-        blocks: list[str] = []
-        for line in lines:
-            self._take_line(line, blocks)
-        return blocks
-
-    def pending(self, max_chars: int | None = None, max_lines: int | None = None) -> str:
-        """The unfinished block, or its tail of at most about `max_chars` characters and `max_lines` lines."""
-        partial = "".join(self._line_parts)
-        if max_chars is None and max_lines is None:
-            return "\n".join([*self._block, partial]).strip("\n")
-        max_chars = max_chars or len(partial) + sum(len(line) + 1 for line in self._block)
-        max_lines = max_lines or len(self._block) + 1
-        tail = [partial[-max_chars:]]
-        size, taken = len(tail[0]), 0
-        while taken < len(self._block) and size < max_chars and taken + 1 < max_lines:
-            line = self._block[-1 - taken]
-            tail.append(line)
-            size, taken = size + len(line) + 1, taken + 1
-        text = "\n".join(reversed(tail)).strip("\n")
-        if self._fence is not None and taken < len(self._block):
-            text = f"{self._fence_line}\n{text}"  # the fence line was cut off: keep the preview inside the code block
-        return text
-
-    def finish(self) -> str:
-        """The unfinished block, and a fresh start."""
-        text = self.pending()
-        self._line_parts, self._block, self._fence = [], [], None
-        return text
-
-    def _take_line(self, line: str, blocks: list[str]) -> None:
-        fence = FENCE.match(line)
-        if self._fence is not None:
-            self._block.append(line)
-            if fence and self._closes(line.strip()):
-                self._fence = None
-                blocks.append("\n".join(self._block))
-                self._block = []
-        elif fence:
-            self._fence, self._fence_line = fence.group(1), line.strip()
-            self._block.append(line)
-        elif not line.strip():
-            if self._block:
-                blocks.append("\n".join(self._block))
-                self._block = []
-        else:
-            self._block.append(line)
-
-    def _closes(self, stripped: str) -> bool:
-        """A closing fence: only fence characters, the opening's kind, at least as many."""
-        assert self._fence is not None
-        return set(stripped) == {self._fence[0]} and len(stripped) >= len(self._fence)
 
 
 class ChatRenderer:
     """Renders the events of chat turns to a rich Console (the REPL's EventSink)."""
 
-    def __init__(self, console: Console, *, secrets: Sequence[str] = (), live_preview: bool | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        *,
+        secrets: Sequence[str] = (),
+        live_preview: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = console
+        self._clock = clock  # paces the preview (the benchmark replays a stream in simulated time)
         self.secrets = list(secrets)
         self.live_preview = console.is_terminal if live_preview is None else live_preview
         self.turn_usage = Usage()
@@ -189,10 +114,19 @@ class ChatRenderer:
         self._waiting_since: float | None = None  # the model was asked and has not answered yet
         self._ticker: asyncio.Task[None] | None = None
         self.thinking = Thinking()  # a reasoning model's thought: live while it streams, then one line
+        self.transcript = Transcript(self.secrets)  # the last turn whole, for /transcript and /expand
+        self.status_line: Callable[[], str] | None = None  # the toolbar, drawn under a running command
+        self.rate: Callable[[], RateStatus | None] | None = None  # what rate limiting holds back (the client's)
+        self._running: list[RunningCall] = []  # calls between their tool_call and tool_result
+        self._running_ticker: asyncio.Task[None] | None = None
+        self._paused = 0  # a question is on screen: nothing is drawn live
+        self._reply_blocks: list[str] = []  # blocks of the reply under way already printed
+        self._replay: list[str] = []  # after a restart: printed blocks the new reply may repeat (not reprinted)
 
     # ---- EventSink ----
 
     def emit(self, event: Event) -> None:
+        self.transcript.emit(event)
         if isinstance(event, ReasoningDelta):
             self.thinking.add(event.text)
             self.begin_wait()
@@ -202,11 +136,19 @@ class ChatRenderer:
             self._close_thinking()
             self._stop_waiting()
             self._text(event.text)
+        elif isinstance(event, ReplyRestarted):
+            self._restart()
         elif isinstance(event, ToolCallEvent):
             self._close_thinking()
             self._stop_waiting()
             self.flush()
+            self._replay = []
             self._tool_call(event)
+        elif isinstance(event, CommandOutput):
+            if self._running:
+                self._running[-1].add_output(event.text)
+                if self._live is not None:
+                    self._preview()
         elif isinstance(event, ToolResultEvent):
             self._tool_result(event)
             self.begin_wait()  # the results go back to the model next
@@ -224,7 +166,7 @@ class ChatRenderer:
         """Shows "Thinking… 3.1s" on a terminal until the model's first text or tool call arrives."""
         if not self.live_preview or self._waiting_since is not None:
             return
-        self._waiting_since = time.monotonic()
+        self._waiting_since = self._clock()
         with contextlib.suppress(RuntimeError):  # no running loop: nothing ticks, nothing is shown
             self._ticker = asyncio.get_running_loop().create_task(self._tick_wait())
 
@@ -243,6 +185,17 @@ class ChatRenderer:
         if not self._blocks.pending(1, 1).strip():
             self._stop_preview()
 
+    def pause(self) -> None:
+        """Before a question: the streamed text so far goes on screen, and nothing is drawn live until
+        `resume` (a running command's timer would draw over the question)."""
+        self._paused += 1
+        self.flush()
+
+    def resume(self) -> None:
+        self._paused = max(0, self._paused - 1)
+        for call in self._running:  # the time spent answering is not the command's
+            call.started = time.monotonic()
+
     def flush(self) -> None:
         """Renders whatever text is still unfinished (end of a reply, before a tool line, on cancel)."""
         self._close_thinking()
@@ -251,12 +204,16 @@ class ChatRenderer:
         if rest.strip():
             self._print_block(rest)
         self._blocks_printed = 0
+        self._reply_blocks = []
 
     def end_turn(self) -> None:
         """Flushes the text and prints the turn's token usage; the next turn counts from zero."""
         self._stop_waiting()
+        self._running.clear()  # a cancelled turn's calls never get their result
+        self._stop_running_ticker()
         self.flush()
         self._calls_in_batch, self._batch_has_results, self._after_tool_lines = 0, False, False
+        self._replay = []
         if self.turn_usage.total:
             self.line(usage_line(self.turn_usage, self.session_usage), "dim")
         self.turn_usage = Usage()
@@ -281,15 +238,33 @@ class ChatRenderer:
         if self.live_preview:
             self._preview()
 
+    def _restart(self) -> None:
+        """The reply broke off and is asked again: its unfinished block (only ever previewed) is dropped, and
+        the blocks already printed are not printed twice when the new reply repeats them."""
+        self._stop_preview()
+        self._blocks = MarkdownBlocks()
+        self.thinking.restart()
+        self._replay, self._reply_blocks = self._replay + self._reply_blocks, []
+
     def _print_block(self, block: str) -> None:
-        if (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block):
-            self.console.print()
+        if self._replay:
+            if self._replay[0] == block:
+                self._replay.pop(0)
+                self._reply_blocks.append(block)
+                return
+            self._replay = []
+            self.line(RESTARTED, "dim")
+        self._reply_blocks.append(block)
+        gap = (self._blocks_printed or self._after_tool_lines) and not OWN_GAP.match(block)
         self._after_tool_lines = False
-        self.console.print(Markdown(self._mask(block), hyperlinks=False))
+        rendered = markdown(self._mask(block))
+        self.console.print(*((Text(), rendered) if gap else (rendered,)))  # a blank line before it: one print
         self._blocks_printed += 1
 
     def _preview(self, force: bool = False) -> None:
-        now = time.monotonic()
+        if self._paused:
+            return
+        now = self._clock()
         if not force and now - self._last_preview < 1.0 / PREVIEW_HZ:
             return
         self._last_preview = now
@@ -302,10 +277,17 @@ class ChatRenderer:
         rows = max(3, self.console.height - 3)  # a preview taller than the screen could not be cleared
         text = self._blocks.pending(min(PREVIEW_MAX_CHARS, rows * self.console.width), rows)
         if text.strip():
-            return Markdown(self._mask(text), hyperlinks=False)
+            return markdown(self._mask(text))
+        if self._running:
+            call = self._running[-1]
+            status = self.status_line() if self.status_line is not None else ""
+            return call.renderable(format_duration(time.monotonic() - call.started), self._mask(status))
         if self._waiting_since is not None:
-            waited = format_duration(time.monotonic() - self._waiting_since)
+            waited = format_duration(self._clock() - self._waiting_since)
             header = Text.assemble(("Thinking… ", "dim bold"), (f"{waited} · Esc cancels", "dim"))
+            held = self.rate() if self.rate is not None else None
+            if held is not None and held.retry_in is not None:  # held at the endpoint's gate, not thinking
+                header = Text.assemble(("Rate limited… ", "yellow bold"), (f"{held.detail()} · Esc cancels", "dim"))
             return with_thinking(header, self.thinking, self.console.width, rows)
         return Text("")
 
@@ -329,23 +311,88 @@ class ChatRenderer:
             line.append(" " + summary)
         line.no_wrap, line.overflow = True, "ellipsis"
         self.console.print(line)
+        self._running.append(RunningCall(event.name, time.monotonic()))
+        if self.live_preview and self._running_ticker is None:
+            with contextlib.suppress(RuntimeError):  # no running loop: nothing ticks, nothing is shown
+                self._running_ticker = asyncio.get_running_loop().create_task(self._tick_running())
+
+    async def _tick_running(self) -> None:
+        await asyncio.sleep(APPEAR_AFTER)
+        while self._running:
+            self._preview(force=True)
+            await asyncio.sleep(1.0 / PREVIEW_HZ)
+        self._running_ticker = None
+
+    def _stop_running_ticker(self) -> None:
+        if self._running_ticker is not None:
+            self._running_ticker.cancel()
+            self._running_ticker = None
 
     def _tool_result(self, event: ToolResultEvent) -> None:
+        running = next((call for call in self._running if call.name == event.name), None)
+        if running is not None:
+            self._running.remove(running)
+        if not self._running:
+            self._stop_running_ticker()
+        self._stop_preview()
         # With several calls in flight, say which one this result belongs to.
         who = f"{terminal_safe(event.name)}: " if self._calls_in_batch > 1 else ""
         self._batch_has_results = self._after_tool_lines = True
-        summary = self._mask(result_summary(event.ok, event.output))
-        line = Text(f"  ⎿ {who}{summary}", style="dim" if event.ok else "dim red")
+        preview = result_preview(event.name, event.ok, self._mask(event.output))
+        line = Text(f"  ⎿ {who}{preview.headline}", style="dim" if event.ok else "dim red")
+        if event.diff:
+            line.append(" ")
+            line.append_text(counts_text(event.diff))
         line.no_wrap, line.overflow = True, "ellipsis"
         self.console.print(line)
+        if event.diff:
+            self.console.print(inline_diff(self._mask(event.diff), expand_hint=" · Ctrl+O shows all"))
+        else:
+            self._print_preview_lines(preview)
+
+    def _print_preview_lines(self, preview: Preview) -> None:
+        shown = [*preview.head]
+        if preview.hidden:
+            shown.append(f"… {preview.hidden:,} more line{'s' if preview.hidden != 1 else ''} · Ctrl+O shows all")
+        shown += preview.tail
+        for index, text in enumerate(shown):
+            hint = preview.hidden and index == len(preview.head)
+            line = Text("    " + text, style="dim italic" if hint else "dim")
+            line.no_wrap, line.overflow = True, "ellipsis"
+            self.console.print(line)
 
     def _mask(self, text: str) -> str:
         return mask_secrets(text, self.secrets)
 
 
+def markdown(text: str) -> RenderableType:
+    """Markdown shown with links' targets (no terminal hyperlinks), parsed by one shared parser: rich's
+    `Markdown` builds a markdown-it parser per instance, about a sixth of the cost of a short block."""
+    return _shared_parser_markdown()(text)
+
+
+@functools.cache
+def _shared_parser_markdown() -> Callable[[str], RenderableType]:
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown
+
+    parser = MarkdownIt().enable("strikethrough").enable("table")  # what rich's Markdown enables
+    prototype = vars(Markdown("", hyperlinks=False))  # rich's own settings, whatever its version has
+
+    class SharedParserMarkdown(Markdown):
+        def __init__(self, markup: str) -> None:  # rich's __init__, without building a parser
+            self.__dict__.update(prototype)
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+
+    return SharedParserMarkdown
+
+
 def transient_live(console: Console, renderable: RenderableType) -> Live:
     """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
     stopped; cropped, since a region taller than the screen cannot be redrawn."""
+    from rich.live import Live
+
     live = Live(
         renderable,
         console=console,

@@ -8,80 +8,63 @@ The REPL is the `CommandContext` of the slash commands (ui/slash.py).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
-import signal
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import FormattedText, fragment_list_to_text
 from prompt_toolkit.key_binding import KeyPressEvent, merge_key_bindings
 from rich.console import Console, RenderableType
 
-from paicli import __version__
-from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints
-from paicli.app.driver import run_turn, until_done
+from paicli.app.checkpoints.service import Checkpoints
+from paicli.app.conversations import ConversationLog, Restored, restore, session_store
+from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
-from paicli.config import Settings, user_home
-from paicli.errors import EXIT_CANCELLED, EXIT_OK, PaicliError
+from paicli.app.sessions import LoadedSession
+from paicli.config import user_home
+from paicli.errors import EXIT_OK, PaicliError
 from paicli.events import FileChange, TextDelta
-from paicli.llm.price import Price
-from paicli.llm.types import Message, Usage
+from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
-from paicli.policy.approval import ApprovalPolicy
-from paicli.runtime import Runtime, build_runtime, secret_values
-from paicli.sandbox import SandboxChoice
+from paicli.runtime import Runtime
 from paicli.sanitize import one_line
-from paicli.tools.commands import dangerous_reason
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
+from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
-from paicli.ui.notify import Notifier
-from paicli.ui.prompt_line import ESCAPE_WAIT, ContextMeter, ModeSwitch, prompt_keys, prompt_text, toolbar_text
+from paicli.ui.notify import terminal_notifier
+from paicli.ui.prompt_line import (
+    ESCAPE_WAIT,
+    ContextMeter,
+    ModeSwitch,
+    ask_line,
+    prompt_keys,
+    prompt_text,
+    toolbar_text,
+)
 from paicli.ui.render import ChatRenderer
+from paicli.ui.repl_views import ReplViews
 from paicli.ui.shell_escape import shell_command
 from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
+from paicli.ui.usage_view import PlanUsage
 from paicli.ui.watch import cancel_keys
 
-if TYPE_CHECKING:
-    from paicli.mcp.manager import McpManager
 
-def run_repl(settings: Settings) -> int:
-    """The `paicli` entry without a subcommand; returns the exit code."""
-    console = Console(highlight=False)
-    renderer = ChatRenderer(console, secrets=secret_values(settings))
-    return asyncio.run(_serve(settings, console, renderer))
-
-
-async def _serve(settings: Settings, console: Console, renderer: ChatRenderer) -> int:
-    loop = asyncio.get_running_loop()
-    main = asyncio.current_task()
-    assert main is not None
-    loop.add_signal_handler(signal.SIGTERM, main.cancel)
-    runtime = build_runtime(settings, renderer, announce=False)  # the banner says whether commands are contained
-    checkpoints = attach_checkpoints(runtime, renderer)
-    try:
-        return await Repl(runtime, renderer, console, checkpoints=checkpoints).run()
-    except asyncio.CancelledError:
-        return EXIT_CANCELLED
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
-        await runtime.aclose()
-        if checkpoints is not None:
-            checkpoints.close()
-
-
-class Repl:
+class Repl(ReplViews):
     def __init__(
-        self, runtime: Runtime, renderer: ChatRenderer, console: Console, *, checkpoints: Checkpoints | None = None
+        self,
+        runtime: Runtime,
+        renderer: ChatRenderer,
+        console: Console,
+        *,
+        checkpoints: Checkpoints | None = None,
+        modes: ModeSwitch | None = None,
     ) -> None:
         self.runtime = runtime
         self.renderer = renderer
@@ -91,11 +74,14 @@ class Repl:
         self.messages: list[Message] = []
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
-        self.approval = ApprovalPrompt()
+        self.plan_usages: list[PlanUsage] = []  # for /usage
+        self.approval = ApprovalPrompt(queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
+        store = session_store(runtime.settings, runtime.home, runtime.secrets())
+        self.conversations = ConversationLog(store, model=self.model, notify=lambda text: self.say(text, "yellow"))
         self.clear_conversation()
         home = user_home()
-        self.modes = ModeSwitch(runtime.policy)  # Shift+Tab; the toolbar shows the mode
+        self.modes = modes or ModeSwitch(runtime.policy)  # Shift+Tab; the toolbar shows the mode
         self.context_meter = ContextMeter(runtime.settings.context_tokens)
         keys = prompt_keys()
 
@@ -104,6 +90,10 @@ class Repl:
             self.plan_next = False
             event.app.invalidate()
 
+        add_expand_key(keys, self._hold_line)
+        self._held_line = ""  # typed before Ctrl+O: back in the next prompt
+        renderer.status_line = lambda: fragment_list_to_text(self.toolbar())  # under a running command
+        renderer.rate = runtime.llm.rate_status  # "Rate limited…" instead of "Thinking…" while held at the gate
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, runtime.workspace),
@@ -111,7 +101,7 @@ class Repl:
             key_bindings=merge_key_bindings([keys, self.modes.keys()]),
             completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
             complete_while_typing=True,
-            bottom_toolbar=self._toolbar,
+            bottom_toolbar=self.toolbar,
             prompt_continuation="  ",
         )
         self.session.app.timeoutlen = self.session.app.ttimeoutlen = ESCAPE_WAIT  # ESC acts at once
@@ -120,53 +110,32 @@ class Repl:
     # ---- the CommandContext of the slash commands ----
 
     @property
-    def workspace(self) -> Path:
-        return self.runtime.workspace
-
-    @property
-    def home(self) -> Path:
-        return self.runtime.home
-
-    @property
-    def policy(self) -> ApprovalPolicy | None:
-        return self.runtime.policy
-
-    @property
-    def sandbox(self) -> SandboxChoice:
-        return self.runtime.sandbox
-
-    @property
     def model(self) -> str:
         return self.runtime.llm.model
 
-    @property
-    def last_thinking(self) -> str:
-        return self.renderer.thinking.last
-
-    @property
-    def session_usage(self) -> Usage:
-        return self.renderer.session_usage
-
-    @property
-    def prices(self) -> Mapping[str, Price]:
-        return self.runtime.settings.prices
-
-    @property
-    def checkpoints(self) -> Checkpoints | None:
-        return self._checkpoints
-
-    async def page(self, renderable: RenderableType) -> None:
-        from paicli.ui.changes_view import page
-
-        await page(self.console, renderable)
-
     async def confirm(self, question: str) -> bool:
-        asking: PromptSession[str] = PromptSession()
+        return (await self.ask(question)).strip().lower() in ("y", "yes")
+
+    async def ask(self, question: str) -> str:
+        return await ask_line(question)
+
+    async def read_only_turn(self, request: str) -> TurnOutcome:
+        from paicli.ui.init_command import WithoutText
+
+        messages = [self.messages[0], {"role": "user", "content": request}]
+        self.renderer.begin_wait()
         try:
-            answer = await asking.prompt_async(FormattedText([("ansiyellow", question)]))
-        except (EOFError, KeyboardInterrupt):
-            return False
-        return answer.strip().lower() in ("y", "yes")
+            return await run_turn(self.runtime, WithoutText(self.renderer), messages, watch=self._watch,
+                                  scope=READ_ONLY)  # fmt: skip
+        finally:
+            self.renderer.end_turn()
+
+    def resume_conversation(self, session: LoadedSession) -> Restored:
+        self.clear_conversation()
+        restored = restore(session, self.runtime.settings.context_tokens, self.messages[0]["content"])
+        self.messages += restored.messages
+        self.conversations.continue_in(session.summary.id, self.messages, self.renderer.session_usage.total)
+        return restored
 
     def note_for_model(self, text: str) -> None:
         self._notes.append(text)
@@ -177,9 +146,8 @@ class Repl:
 
             self.console.print(changed_text(changes), soft_wrap=True)
 
-    @property
-    def mcp(self) -> McpManager | None:
-        return self.runtime.mcp
+    def _hold_line(self, text: str) -> None:
+        self._held_line = text
 
     async def list_models(self) -> list[str]:
         return await self.runtime.llm.list_models()
@@ -190,6 +158,7 @@ class Repl:
 
     def clear_conversation(self) -> None:
         self.messages = [{"role": "system", "content": self.runtime.system_prompt(None)}]
+        self.conversations.start_new(self.renderer.session_usage.total)
 
     def plan_next_message(self) -> None:
         self.plan_next = True
@@ -211,12 +180,18 @@ class Repl:
             request = dataclasses.replace(request, attached=attached_text(attachments))
         for notice in request.notices:
             self.say(notice, "yellow")
-        notify = self._notifier()
+        notify = terminal_notifier(self.console.file, enabled=self.runtime.settings.notify,
+                                   after=self.runtime.settings.notify_after)  # fmt: skip
         screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
-        outcome = await plan_on_screen(self.runtime, screen, request, checkpoints=self._checkpoints)
+        self.transcript.begin(f"/plan {request.goal or ''}".strip())
+        outcome = await plan_on_screen(
+            self.runtime, screen, request, also=self.transcript, checkpoints=self._checkpoints
+        )
         if outcome.status is not PlanStatus.CANCELLED:  # the user who cancelled it is looking
             notify(f"plan {outcome.status.value.lower()}")
         self.renderer.session_usage = self.renderer.session_usage + outcome.usage
+        goal = request.goal or (outcome.plan.goal if outcome.plan else "")
+        self.plan_usages.append(PlanUsage(goal, outcome.usage, outcome.saved_id))
         self._changed(outcome.changes)
         if outcome.status is PlanStatus.CANCELLED:
             saved = outcome.saved_id
@@ -229,14 +204,6 @@ class Repl:
                 {"role": "user", "content": f"/plan {plan.goal}"},
                 {"role": "assistant", "content": outcome.summary or plan.summary or "The plan completed."},
             ]
-
-    def _notifier(self) -> Notifier:
-        def write(text: str) -> None:
-            self.console.file.write(text)
-            self.console.file.flush()
-
-        settings = self.runtime.settings
-        return Notifier(write, enabled=settings.notify, after=settings.notify_after)
 
     async def compact(self) -> None:
         from paicli.agent.compress import estimate_tokens
@@ -260,30 +227,33 @@ class Repl:
 
     # ---- the loop ----
 
-    async def run(self) -> int:
-        self.say(
-            f"paicli {__version__} · {self.model} · {self.runtime.workspace}\n"
-            "/help for commands · ESC cancels a running turn · Ctrl-D exits",
-            "dim",
-        )
-        sandbox = self.runtime.sandbox
-        self.say(sandbox.describe(), "dim" if sandbox.sandbox is not None or sandbox.mode == "off" else "yellow")
+    async def run(self, first_line: str | None = None) -> int:
+        """The prompt loop, after `first_line`: what was typed at the first prompt, shown with the banner
+        while the REPL was being built (paicli/ui/first_prompt.py)."""
+        if first_line is not None and await self.handle(first_line) is Outcome.EXIT:
+            return EXIT_OK
         while True:
             try:
                 # The MCP servers start once the first prompt is on screen: their start never delays it.
                 text = await self.session.prompt_async(
-                    self._prompt, default=self.typeahead, pre_run=self._start_servers
+                    self._prompt, default=self.typeahead, pre_run=self.start_servers
                 )
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
             except EOFError:
                 return EXIT_OK
             finally:
-                self.typeahead = ""
+                self.typeahead, self._held_line = self._held_line, ""
             if await self.handle(text) is Outcome.EXIT:
                 return EXIT_OK
 
     async def handle(self, text: str) -> Outcome:
+        try:
+            return await self._handle(text)
+        finally:  # whatever the input changed of the conversation is saved at once
+            self.conversations.save(self.messages, self.renderer.session_usage.total)
+
+    async def _handle(self, text: str) -> Outcome:
         if not text.strip():
             return Outcome.CONTINUE
         if (line := shell_command(text)) is not None:
@@ -306,33 +276,22 @@ class Repl:
 
     async def with_mentions(self, text: str) -> str | None:
         """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
-        from paicli.ui.mentions import MentionError, attachment_note, expand_mentions
+        from paicli.ui.mentions import mentioned
 
-        try:
-            sent, attachments = await expand_mentions(text, self.runtime.tool_context())
-        except MentionError as err:
-            self.error(f"{one_line(str(err), limit=1000)} — the message was not sent")
+        if (sent := await mentioned(text, self.runtime.tool_context(), self.say)) is None:
             self.typeahead = text  # nothing is lost: the message waits in the prompt to be fixed
-            return None
-        for attachment in attachments:
-            self.say(attachment_note(attachment), "dim")
         return sent
 
     async def run_shell(self, command: str) -> None:
         """`!command`: runs it as the user (no model); ESC stops it; it joins the conversation."""
-        from paicli.ui.shell_escape import run_shell
+        from paicli.ui.shell_escape import shell_escape
 
-        ctx = self.runtime.tool_context()
-        if reason := dangerous_reason(command, workspace=ctx.workspace):
-            self.error(f"refused: {one_line(reason, limit=1000)}")
-            return
-        job = await until_done(run_shell(command, ctx, lambda line: self.say(line)), self._watch)
-        ran = job.result()
-        self.say(ran.status, "dim")
-        self.messages.append(ran.message())
+        if (message := await shell_escape(command, self.runtime.tool_context(), self.say, self._watch)) is not None:
+            self.messages.append(message)
 
     async def run_turn(self, text: str) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
+        self.transcript.begin(text)
         if self._notes:
             text = "\n".join(self._notes) + "\n\n" + text
             self._notes.clear()
@@ -365,13 +324,14 @@ class Repl:
     @contextlib.contextmanager
     def _watch(self, cancel: Callable[[], None]) -> Iterator[None]:
         # Before a question, the streamed text so far goes on screen.
-        with cancel_keys(cancel, self.approval, before_question=[self.renderer.flush]) as keys:
+        with cancel_keys(cancel, self.approval, before_question=[self.renderer.pause],
+                         after_question=[self.renderer.resume]) as keys:  # fmt: skip
             try:
                 yield
             finally:
                 self.typeahead = keys.typeahead
 
-    def _start_servers(self) -> None:
+    def start_servers(self) -> None:
         start_servers_after_this_step(self.runtime)
         if self._checkpoints is not None:
             self._checkpoints.warm_up()  # while the user types the first message
@@ -379,7 +339,7 @@ class Repl:
     def _prompt(self) -> FormattedText:
         return prompt_text(planning=self.plan_next)
 
-    def _toolbar(self) -> FormattedText:
+    def toolbar(self) -> FormattedText:
         return toolbar_text(
             self.model, self.renderer.session_usage, self.runtime.mcp, modes=self.modes, sandbox=self.sandbox,
             context=self.context_meter.percent(self.messages),

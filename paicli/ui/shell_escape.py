@@ -15,9 +15,11 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from paicli.app.driver import CancelWatch, until_done
 from paicli.llm.types import Message
-from paicli.sanitize import terminal_safe
+from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.base import ToolContext
+from paicli.tools.commands import dangerous_reason
 from paicli.tools.execute_command import describe_exit, run_in_group
 from paicli.tools.output import HeadTailBuffer, mask_secrets
 
@@ -75,6 +77,20 @@ class ShellRun:
                 f"Its output (stdout and stderr):\n```\n{self.output}\n```\n{self.status}"
             ),
         }
+
+
+async def shell_escape(
+    command: str, ctx: ToolContext, say: Callable[[str, str], None], watch: CancelWatch
+) -> Message | None:
+    """`!command` in the REPL: refused with one line by the hard denylist, else run as the user under
+    `watch` (ESC stops it), its lines and its end shown; the message for the conversation, or None."""
+    if reason := dangerous_reason(command, workspace=ctx.workspace):
+        say(f"refused: {one_line(reason, limit=1000)}", "red")
+        return None
+    job = await until_done(run_shell(command, ctx, lambda line: say(line, "")), watch)
+    ran = job.result()
+    say(ran.status, "dim")
+    return ran.message()
 
 
 async def run_shell(command: str, ctx: ToolContext, show: Callable[[str], None]) -> ShellRun:

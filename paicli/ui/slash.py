@@ -24,7 +24,12 @@ from paicli.sandbox import SandboxChoice
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
+    from paicli.app.conversations import ConversationLog, Restored
+    from paicli.app.driver import TurnOutcome
+    from paicli.app.sessions import LoadedSession
     from paicli.mcp.manager import McpManager
+    from paicli.ui.transcript import Transcript
+    from paicli.ui.usage_view import PlanUsage
 
 
 class Outcome(enum.Enum):
@@ -60,10 +65,20 @@ class CommandContext(Protocol):
     def prices(self) -> Mapping[str, Price]: ...
 
     @property
+    def plan_usages(self) -> Sequence[PlanUsage]:
+        """The tokens of each plan run in this session, in order."""
+        ...
+
+    @property
     def checkpoints(self) -> Checkpoints | None: ...
 
     @property
     def mcp(self) -> McpManager | None: ...
+
+    @property
+    def transcript(self) -> Transcript:
+        """The last turn or plan whole (its tool outputs, diffs and answer), for /expand and /transcript."""
+        ...
 
     def say(self, text: str, style: str = "") -> None: ...
 
@@ -77,6 +92,24 @@ class CommandContext(Protocol):
 
     async def confirm(self, question: str) -> bool:
         """Asks a yes/no question; only a yes is True."""
+        ...
+
+    async def ask(self, question: str) -> str:
+        """Asks for a line of text; "" when the user gives up (Ctrl-C, Ctrl-D)."""
+        ...
+
+    @property
+    def conversations(self) -> ConversationLog:
+        """Where this conversation is saved as it goes; `.store` holds the earlier ones."""
+        ...
+
+    async def read_only_turn(self, request: str) -> TurnOutcome:
+        """A turn outside the conversation whose tools may only read (/init): its tool lines show, its
+        answer does not stream (it is returned); ESC cancels it."""
+        ...
+
+    def resume_conversation(self, session: LoadedSession) -> Restored:
+        """Continues a saved conversation: what fits the context becomes this conversation."""
         ...
 
     def note_for_model(self, text: str) -> None:

@@ -31,6 +31,10 @@ class Thinking:
             self._since = self.clock()
         self._parts.append(text)
 
+    def restart(self) -> None:
+        """The reply broke off and is asked again: its thinking so far is void (its time still counts)."""
+        self._parts = []
+
     def close(self) -> str | None:
         """Ends the thinking under way; returns its one-line summary, or None if there was none."""
         if self._since is None:

@@ -17,7 +17,10 @@ from paicli.sanitize import one_line, terminal_safe
 from paicli.ui.changes_view import diff_view
 from paicli.ui.slash import CommandContext, Outcome
 
-OFF = "checkpoints are off (`checkpoints = false` in the config, or git is not installed): nothing was recorded"
+OFF = ("checkpoints are off (`checkpoints = false` in the config, git is not installed, or the workspace is too "
+       "large to snapshot): nothing was recorded. To record the next turns and plans, install git and set "
+       "`checkpoints = true` in .paicli/config.toml, then restart paicli")
+CHANGES_OFF = "meanwhile the diff under each edit shows what it changed, and /transcript pages the last turn's"
 RECENT = 5
 
 
@@ -48,6 +51,8 @@ async def redo(ctx: CommandContext, arg: str) -> Outcome:
 async def changes(ctx: CommandContext, arg: str) -> Outcome:
     checkpoints = await _checkpoints(ctx, arg, "/changes [TASK_ID | ID]")
     if checkpoints is None:
+        if ctx.checkpoints is None and len(arg.split()) <= 1:
+            ctx.say(CHANGES_OFF, "dim")
         return Outcome.CONTINUE
     try:
         entry_id, task_id = await _target(checkpoints, arg.strip())

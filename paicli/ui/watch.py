@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 
-from paicli.ui.approval import ApprovalPrompt
+from paicli.ui.approval import Above, ApprovalPrompt
 from paicli.ui.keys import CancelKeys
 
 
@@ -17,9 +17,10 @@ def cancel_keys(
     *,
     before_question: Sequence[Callable[[], None]] = (),
     after_question: Sequence[Callable[[], None]] = (),
+    above: Above | None = None,
 ) -> Iterator[CancelKeys]:
     """Watches the keyboard for ESC and Ctrl-C (and SIGINT) until the block ends; yields the watcher,
-    whose `typeahead` holds what was typed meanwhile."""
+    whose `typeahead` holds what was typed meanwhile. `above` is drawn over an approval question."""
     keys = CancelKeys(cancel)
 
     def pause() -> None:
@@ -32,5 +33,5 @@ def cancel_keys(
         for step in after_question:
             step()
 
-    with keys, approval.attached(pause=pause, resume=resume, on_cancel=cancel):
+    with keys, approval.attached(pause=pause, resume=resume, on_cancel=cancel, above=above):
         yield keys

@@ -39,6 +39,14 @@ def test_every_benchmark_runs_and_reports_finite_figures(results: dict[str, Resu
     assert "makespan" in table(list(results.values()))
 
 
+def test_the_soak_completes_every_task_under_faults_without_running_a_call_twice(results: dict[str, Result]) -> None:
+    soak = results["soak"]
+    assert metric(soak, "completion rate") == 100.0
+    assert metric(soak, "tool calls run twice") == 0
+    assert metric(soak, "results from a partial reply") == 0
+    assert int(metric(soak, "faults injected") or 0) > 0
+
+
 def test_parse_robustness_has_no_false_accepts_or_crashes(results: dict[str, Result]) -> None:
     parse = results["parse"]
     assert metric(parse, "false accepts") == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -47,18 +48,23 @@ async def test_429_waits_as_long_as_retry_after_says(fake: FakeLLM, client: LLMC
     first, second = fake.requests
     assert first.finished is not None
     assert 0.8 <= second.started - first.finished < 5.0
-    assert _notices(sink) == ["model request failed (HTTP 429: Rate limit reached), retrying in 1.0 s, attempt 2 of 3"]
+    assert _notices(sink) == [
+        "rate limited (HTTP 429: Rate limit reached); waiting 1.0 s before trying again, 32 of 64 requests at once"
+    ]
 
 
-async def test_retry_after_as_an_http_date_is_capped_by_backoff_max(fake: FakeLLM, sink: ListSink) -> None:
+async def test_a_retry_after_beyond_the_budget_fails_at_once_and_says_why(fake: FakeLLM, sink: ListSink) -> None:
     far_future = formatdate(time.time() + 3600, usegmt=True)
-    fake.on("hello", Reply.error(503, "busy", headers={"Retry-After": far_future}), Reply.text("ok"))
-    llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", backoff_max=0.3, sink=sink)
+    fake.on("hello", Reply.error(503, "busy", headers={"Retry-After": far_future}), Reply.text("never used"))
+    llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", sink=sink, rate_limit_wait=5)
     try:
-        assert (await llm.chat(USER)).content == "ok"
+        with pytest.raises(ModelHTTPError) as caught:
+            await llm.chat(USER)
     finally:
         await llm.aclose()
-    assert "retrying in 0.3 s" in _notices(sink)[0]
+    assert caught.value.status == 503 and len(fake.requests) == 1
+    assert re.search(r"HTTP 503: busy — rate limited: the server asks for 3[56]\d\d s more", str(caught.value))
+    assert "rate_limit_wait (5 s)" in str(caught.value)
 
 
 async def test_500_is_retried_then_reported_with_the_servers_message(
@@ -145,13 +151,25 @@ async def test_a_stream_dropped_before_any_content_is_retried(fake: FakeLLM, cli
     assert len(fake.requests) == 2
 
 
-async def test_a_stream_dropped_after_content_started_is_an_error(fake: FakeLLM, client: LLMClient) -> None:
-    fake.on("hello", Reply.drop(after_chunks=2, content="partial answer here"), Reply.text("never used"))
+async def test_a_stream_dropped_after_content_started_is_asked_again_and_restarts_the_text(
+    fake: FakeLLM, client: LLMClient, sink: ListSink
+) -> None:
+    fake.on("hello", Reply.drop(after_chunks=2, content="partial answer here"), Reply.text("whole answer"))
     deltas: list[str] = []
-    with pytest.raises(ModelProtocolError, match="broke off after the reply had started"):
-        await client.chat(USER, on_text=deltas.append)
-    assert deltas == ["partial", " answer"]
-    assert len(fake.requests) == 1
+    reply = await client.chat(USER, on_text=deltas.append, on_restart=lambda: deltas.append("<restart>"))
+    assert reply.content == "whole answer" and reply.retries.streams == 1
+    assert deltas == ["partial", " answer", "<restart>", "whole a", "nswer"]
+    assert len(fake.requests) == 2
+    assert "the stream broke off after the reply had started" in _notices(sink)[0]
+    assert "asking again in" in _notices(sink)[0]
+
+
+async def test_a_stream_that_keeps_dropping_fails_after_the_attempts(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.drop(after_chunks=2, content="partial answer here"), repeat=True)
+    with pytest.raises(ModelProtocolError, match="broke off after the reply had started") as caught:
+        await client.chat(USER)
+    assert "gave up after 3 attempts" in str(caught.value) and len(fake.requests) == 3
+    assert caught.value.retries is not None and caught.value.retries["streams"] == 2
 
 
 async def test_a_stream_that_ends_cleanly_but_early_is_an_error(fake: FakeLLM, client: LLMClient) -> None:
@@ -252,14 +270,14 @@ async def test_the_api_key_never_appears_in_errors_or_notices(
 
 
 async def test_max_attempts_one_means_no_retry(fake: FakeLLM) -> None:
-    fake.on("hello", Reply.error(503, "busy"), repeat=True)
+    fake.on("hello", Reply.error(502, "bad gateway"), repeat=True)
     llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", max_attempts=1)
     try:
         with pytest.raises(ModelHTTPError) as caught:
             await llm.chat(USER)
     finally:
         await llm.aclose()
-    assert str(caught.value) == "model request failed: HTTP 503: busy"
+    assert str(caught.value) == "model request failed: HTTP 502: bad gateway"
     assert len(fake.requests) == 1
 
 

@@ -32,3 +32,13 @@ def test_by_model_is_written_only_when_known() -> None:
         "completion_tokens": 0,
         "by_model": {"chat": {"prompt_tokens": 3, "completion_tokens": 0}},
     }
+
+
+def test_cached_prompt_tokens_are_kept_per_model_and_priced_at_cached_input_when_given() -> None:
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=0, cached_tokens=600_000).of_model("chat")
+    assert usage.by_model["chat"].cached_tokens == 600_000
+    assert usage.model_dump()["by_model"]["chat"]["cached_tokens"] == 600_000
+    assert cost_of(usage, {"chat": Price(input=1.0)}) == pytest.approx(1.0)  # no cached price: all at input
+    cheap = {"chat": Price(input=1.0, cached_input=0.1)}
+    assert cost_of(usage, cheap) == pytest.approx(0.4 + 0.06)
+    assert cheap["chat"].saved(600_000) == pytest.approx(0.54)

@@ -53,3 +53,28 @@ def test_the_servers_wait_wins_but_is_capped() -> None:
     backoff = Backoff(base=1.0, cap=10.0, random=lambda: 1.0)
     assert backoff.delay(1, retry_after=3.0) == 3.0
     assert backoff.delay(1, retry_after=120.0) == 10.0
+
+
+def test_rate_limit_reset_headers_in_their_common_spellings() -> None:
+    now = 1_700_000_000.0
+    assert parse_retry_after({"x-ratelimit-reset-requests": "6m0s"}, now=now) == 360.0
+    assert parse_retry_after({"x-ratelimit-reset-tokens": "1m30.5s"}, now=now) == 90.5
+    assert parse_retry_after({"x-ratelimit-reset-requests": "20ms"}, now=now) == 0.02
+    assert parse_retry_after({"x-ratelimit-reset-requests": "2"}, now=now) == 2.0
+    assert parse_retry_after({"x-ratelimit-reset-requests": str(now + 5)}, now=now) == 5.0  # a Unix time
+    assert parse_retry_after({"x-ratelimit-reset-tokens": "2023-11-14T22:13:25Z"}, now=now) == 5.0
+    assert parse_retry_after({"x-ratelimit-reset-tokens": "soon"}, now=now) is None
+
+
+def test_the_exhausted_limits_reset_is_the_one_taken_else_the_longest() -> None:
+    both = {"x-ratelimit-reset-requests": "1s", "x-ratelimit-reset-tokens": "30s"}
+    assert parse_retry_after(both) == 30.0
+    assert parse_retry_after({**both, "x-ratelimit-remaining-requests": "0"}) == 1.0
+    assert parse_retry_after({**both, "retry-after": "3"}) == 3.0  # Retry-After wins
+
+
+def test_the_gate_backoff_never_drops_near_zero() -> None:
+    low = Backoff(base=1.0, cap=8.0, random=lambda: 0.0)
+    high = Backoff(base=1.0, cap=8.0, random=lambda: 1.0)
+    assert [low.spread(n) for n in range(1, 6)] == [0.5, 1.0, 2.0, 4.0, 4.0]
+    assert [high.spread(n) for n in range(1, 6)] == [1.0, 2.0, 4.0, 8.0, 8.0]

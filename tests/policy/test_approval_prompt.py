@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
 
 from paicli.audit import AuditLog
 from paicli.policy.approval import ApprovalPolicy, PolicyRequest
@@ -100,6 +104,22 @@ async def test_parallel_questions_are_asked_one_at_a_time(keyboard: PipeInput) -
     assert open_questions == [1, 1]
 
 
+async def test_questions_queued_in_the_policy_are_counted_and_shown(keyboard: PipeInput, tmp_path: Path) -> None:
+    policy = ApprovalPolicy(tmp_path, mode="ask")
+    prompt = ApprovalPrompt(input=keyboard, output=DummyOutput(), queued=lambda: policy.waiting)
+    ctx = ToolContext(tmp_path, task_id="t1", approve=prompt)
+    asked = [asyncio.create_task(policy.decide("execute_command", {"command": f"rm -r d{n}"}, ctx)) for n in range(3)]
+    await asyncio.sleep(0.2)
+    assert prompt.waiting == 2
+    assert "· 2 more waiting" in "".join(fragment[1] for fragment in question(REQUEST, None, prompt.waiting))
+    for _ in range(3):
+        keyboard.send_text("y")
+        await asyncio.sleep(0.2)
+    assert all(r.decision.value == "approved_by_user" for r in await asyncio.wait_for(asyncio.gather(*asked), 10))
+    assert prompt.waiting == 0
+    assert "waiting" not in "".join(fragment[1] for fragment in question(REQUEST, "yes", 2))  # answered: no count
+
+
 async def test_through_the_policy_always_is_remembered(keyboard: PipeInput, tmp_path: Path) -> None:
     prompt = ApprovalPrompt(input=keyboard, output=DummyOutput())
     policy = ApprovalPolicy(tmp_path, mode="ask")
@@ -167,3 +187,24 @@ def test_audit_command_lists_the_latest_entries(tmp_path: Path) -> None:
     assert audit_command(tmp_path, "-1").startswith("usage")
     log.last_error = "cannot write the audit log in /x: Permission denied"
     assert "warning: cannot write" in audit_command(tmp_path, "", log=log)
+
+
+async def test_a_question_draws_what_is_above_it_and_leaves_only_itself_behind(keyboard: PipeInput) -> None:
+    screen = io.StringIO()
+    output = Vt100_Output(screen, lambda: Size(rows=24, columns=80), term="xterm")
+    prompt = ApprovalPrompt(input=keyboard, output=output)
+    drawn: list[tuple[int, int]] = []
+
+    def above(columns: int, rows: int) -> str:
+        drawn.append((columns, rows))
+        return "\x1b[1mRunning plan\x1b[0m · 3 tasks"
+
+    with prompt.attached(pause=lambda: None, resume=lambda: None, on_cancel=lambda: None, above=above):
+        keyboard.send_text("nnot now\r")
+        decision = await asyncio.wait_for(prompt(REQUEST), 10)
+    assert not decision.allowed and decision.reason == "not now"
+    assert drawn and drawn[0][0] == 80 and drawn[0][1] < 24  # the rows the question leaves free
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
+    record = text[text.rindex("╭ approve") :]  # printed once the application is gone
+    assert "Running plan" in text and "Running plan" not in record
+    assert "╰ no" in record and "reason for the model (optional, Enter to send): not now" in record

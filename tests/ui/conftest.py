@@ -20,8 +20,12 @@ ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # style codes rich may put between any tw
 
 
 def expect_text(child: pexpect.spawn, text: str, timeout: float | None = -1) -> None:
-    """Waits until `text` shows, ignoring the terminal styling (bold, colours) in between."""
-    child.expect(ANSI.join(re.escape(ch) for ch in text), timeout=timeout)
+    """Waits until `text` shows, ignoring the terminal styling (bold, colours) in between; a space may be
+    where the line was wrapped (paicli wraps its lines at spaces)."""
+    child.expect(ANSI.join(SPACE if ch == " " else re.escape(ch) for ch in text), timeout=timeout)
+
+
+SPACE = r"(?: ?(?:\x1b\[[0-9;?]*[A-Za-z])*\r*\n| )"  # rich keeps the space before the break
 
 
 def pty_env(fake: FakeLLM, home: Path) -> dict[str, str]:

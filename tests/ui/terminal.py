@@ -80,8 +80,9 @@ class Terminal:
         flowed: list[str] = []
         cursor = (0, 0)
         for number, line in enumerate(lines[: y + 1]):
-            if number == y:
-                cursor = (x % columns, len(flowed) + x // columns)
+            if number == y:  # past the last column (a full line, wrap pending): it stays on that line's last row
+                at = x - 1 if x == screen.columns else x
+                cursor = (at % columns + (x == screen.columns), len(flowed) + at // columns)
             flowed += [line[i : i + columns] for i in range(0, len(line), columns)] or [""]
         screen.resize(rows, columns)
         screen.reset()

@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from paicli.events import (
+    CommandOutput,
     Event,
     ModelUsage,
     Notice,
@@ -26,7 +27,8 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from paicli.llm.types import Estimate, Usage
+from paicli.llm.endpoint import Endpoint
+from paicli.llm.types import Estimate, Retries, Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.live import LivePlanView
 from paicli.ui.render import format_duration, format_tokens
@@ -216,6 +218,24 @@ async def test_on_a_terminal_the_table_appears_once_approved_and_ticks_while_run
     assert "✗ task_3 CMD" in final and "↑ 5,000 ↓ 700 tokens" in final
 
 
+async def test_while_rate_limited_the_table_says_how_many_run_and_when_it_retries() -> None:
+    endpoint = Endpoint(max_in_flight=12, clock=lambda: 1000.0)  # time stands still: "retry in 4 s" stays
+    console, out = terminal_console()
+    events = a_failing_run(time.time())
+    with LivePlanView(console, refresh_per_second=20, rate=endpoint.status) as view:
+        for event in events[:3]:
+            view.emit(event)
+        await asyncio.sleep(0.2)
+        assert "rate limited" not in out.getvalue()
+        for _ in range(2):  # two episodes: 12 → 6 → 3
+            endpoint.finish(await endpoint.admit(), "limited", 0.0)
+            endpoint.gate.passed(probe=True)
+        endpoint.finish(await endpoint.admit(), "failed")
+        endpoint.gate.limited(4.2, probe=False)
+        await asyncio.sleep(0.3)
+        assert "rate limited: 3 of 12 running, retry in 4 s" in out.getvalue()
+
+
 async def test_pause_hides_the_table_until_resumed() -> None:
     console, out = terminal_console()
     events = a_failing_run(time.time())
@@ -322,3 +342,31 @@ def test_a_cancelled_plan_shows_its_stopped_tasks_as_pending_not_running() -> No
     view.emit(PlanFinished(status="CANCELLED", usage=Usage()))
     report = out.getvalue()[out.getvalue().index("Plan CANCELLED") :]
     assert "running" not in report.splitlines()[0] and "4 pending" in report.splitlines()[0]
+
+
+def test_a_running_command_shows_its_last_output_line_then_the_result_preview() -> None:
+    console, out = plain_console()
+    view = LivePlanView(console)
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    view.emit(PlanApproved(round=1))
+    view.emit(TaskStarted(task_id="task_3"))
+    view.emit(ToolCallEvent(task_id="task_3", name="execute_command", arguments={"command": "pytest -q"}))
+    view.emit(CommandOutput(task_id="task_3", text="collected 3 items\n..F"))
+    assert view.rows["task_3"].activity == "execute_command: pytest -q ⎿ ..F"
+    view.emit(ToolResultEvent(task_id="task_3", name="execute_command", ok=True, output="..F\n1 failed\nexit code 1"))
+    assert view.rows["task_3"].activity == "execute_command: pytest -q ⎿ exit code 1 · 2 lines"
+    assert view.rows["task_3"].activity_failed
+    assert "  task_3 ⎿ exit code 1 · 2 lines" in out.getvalue().splitlines()
+
+
+def test_the_final_report_says_what_was_retried() -> None:
+    out = io.StringIO()
+    view = LivePlanView(Console(file=out, width=100))
+    retries = Retries(rate_limited=8, streams=1, timeouts=2, waited_seconds=4.25)
+    view.emit(PlanFinished(status="COMPLETED", usage=Usage(prompt_tokens=10, completion_tokens=2), retries=retries))
+    assert "retried 8 rate limited, 1 broken stream, 2 timeouts (waited 4.2 s)" in out.getvalue()
+    quiet = io.StringIO()
+    LivePlanView(Console(file=quiet, width=100)).emit(
+        PlanFinished(status="COMPLETED", usage=Usage(), retries=Retries())
+    )
+    assert "retried" not in quiet.getvalue()

@@ -81,7 +81,8 @@ def test_ctrl_j_adds_a_line_and_enter_sends(spawn_repl: Spawn, fake: FakeLLM) ->
 def test_shift_tab_cycles_the_mode_shown_in_the_toolbar_and_yolo_needs_a_confirmation(terminal: Start) -> None:
     term = terminal()
     toolbar_starts(term, " ask · ")
-    assert re.search(r"· ctx \d+% ·", toolbar(term)) and "sandbox" in toolbar(term)
+    assert "sandbox" in toolbar(term)
+    term.wait_for(lambda t: bool(re.search(r"· ctx \d+% ·", toolbar(t))))  # once the REPL is built
     term.send(SHIFT_TAB)
     toolbar_starts(term, " auto · ")
     term.send(SHIFT_TAB)
@@ -124,7 +125,7 @@ def test_approval_command_changes_the_mode_in_the_toolbar(terminal: Start) -> No
 def test_the_context_meter_grows_with_the_conversation(terminal: Start, fake: FakeLLM) -> None:
     fake.on("", Reply.text("ok " * 2000))
     term = terminal()
-    toolbar_starts(term, " ask")
+    term.wait_for(lambda t: bool(re.search(r"ctx (\d+)%", toolbar(t))))
     before = int(re.findall(r"ctx (\d+)%", toolbar(term))[0])
     term.send("x" * 4000 + ENTER)
     term.wait_for(lambda t: bool(re.search(r"ctx (\d+)%", toolbar(t))) and fake.requests != []

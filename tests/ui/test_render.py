@@ -8,11 +8,10 @@ from typing import Any
 
 from rich.console import Console
 
-from paicli.events import ModelUsage, Notice, TextDelta, ToolCallEvent, ToolResultEvent
-from paicli.llm.price import Price
+from paicli.events import ModelUsage, Notice, ReplyRestarted, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.llm.types import Usage
 from paicli.tools.toolbox import ToolBox
-from paicli.ui.render import ChatRenderer, MarkdownBlocks, result_summary, tool_summary, usage_report
+from paicli.ui.render import RESTARTED, ChatRenderer, MarkdownBlocks, tool_summary
 
 
 def make_renderer(**kwargs: object) -> tuple[ChatRenderer, io.StringIO]:
@@ -42,6 +41,28 @@ def test_each_markdown_block_appears_once_and_in_order() -> None:
         assert text.count(piece) == 1, piece
     assert text.index("First") < text.index("Second") < text.index("• one") < text.index("Last words")
     assert "**" not in text  # rendered as Markdown, not shown raw
+
+
+def test_a_reply_asked_again_after_a_dropped_stream_is_shown_once() -> None:
+    renderer, out = make_renderer()
+    stream(renderer, "First paragraph.\n\nSecond, cut o")
+    renderer.emit(ReplyRestarted(task_id=None))
+    renderer.emit(Notice(level="warning", message="model request failed (the stream broke off), asking again"))
+    stream(renderer, "First paragraph.\n\nSecond, whole this time.\n")
+    renderer.end_turn()
+    text = out.getvalue()
+    assert text.count("First paragraph.") == 1 and text.count("Second, whole this time.") == 1
+    assert "cut o" not in text and RESTARTED not in text
+
+
+def test_a_restarted_reply_that_reads_differently_says_it_replaces_the_text_above() -> None:
+    renderer, out = make_renderer()
+    stream(renderer, "Plan A is best.\n\nBecause")
+    renderer.emit(ReplyRestarted(task_id=None))
+    stream(renderer, "Plan B is better.\n")
+    renderer.end_turn()
+    lines = [line for line in lines_of(out) if line]
+    assert lines == ["Plan A is best.", RESTARTED, "Plan B is better."]
 
 
 def test_a_complete_block_is_printed_before_the_reply_ends() -> None:
@@ -157,8 +178,12 @@ def test_tool_call_and_result_lines() -> None:
         "Let me look.",
         "⏺ read_file src/app.py",
         "  ⎿ 42 lines",
+        *["    x"] * 4,
+        "    … 36 more lines · Ctrl+O shows all",
+        *["    x"] * 2,
         "⏺ edit_file a.py",
         "  ⎿ Error: old_text not found in a.py",
+        "    hint",
     ]
     stream(renderer, "Fixed it.")
     renderer.flush()
@@ -171,7 +196,7 @@ def test_results_of_parallel_calls_name_their_tool() -> None:
     renderer.emit(ToolCallEvent(task_id=None, name="list_dir", arguments={}))
     renderer.emit(ToolResultEvent(task_id=None, name="read_file", ok=True, output="one line"))
     renderer.emit(ToolResultEvent(task_id=None, name="list_dir", ok=True, output=""))
-    assert lines_of(out)[-2:] == ["  ⎿ read_file: 1 line", "  ⎿ list_dir: no output"]
+    assert lines_of(out)[-3:] == ["  ⎿ read_file: 1 line", "    one line", "  ⎿ list_dir: no output"]
 
 
 def test_tool_summaries() -> None:
@@ -189,16 +214,6 @@ def test_tool_summaries() -> None:
     assert shown("mystery", {"n": 1}) == '{"n": 1}'
     assert shown("read_file", "{not json") == "{not json"
     assert len(shown("write_file", {"path": "p" * 500})) <= 160
-
-
-def test_result_summaries() -> None:
-    assert result_summary(True, "a\nb\n") == "2 lines"
-    assert result_summary(True, "  ") == "no output"
-    assert result_summary(False, "Error: denied") == "Error: denied"
-    assert result_summary(False, "\nrefused: outside the workspace") == "Error: refused: outside the workspace"
-
-
-# ---- usage and notices -------------------------------------------------------------------------------
 
 
 def test_usage_is_summed_per_turn_with_a_session_total() -> None:
@@ -231,18 +246,3 @@ async def test_thinking_is_shown_until_the_model_answers() -> None:
     renderer.end_turn()
     assert "Thinking…" not in out.getvalue()[shown:]
     assert "Here it is." in out.getvalue()
-
-
-def test_usage_report_splits_by_model_only_when_several_were_used_and_prices_only_what_it_can() -> None:
-    one = Usage(prompt_tokens=1_200, completion_tokens=30).of_model("chat")
-    prices = {"chat": Price(input=0.27, output=1.10), "reasoner": Price(input=0.55, output=2.19)}
-    assert usage_report(one, {}) == ["session: ↑ 1,200 ↓ 30 tokens"]
-    assert usage_report(one, prices) == ["session: ↑ 1,200 ↓ 30 tokens", "cost: 0.0004 (at the configured prices)"]
-    two = one + Usage(prompt_tokens=2_000_000, completion_tokens=1_000_000).of_model("reasoner")
-    assert usage_report(two, prices) == [
-        "session: ↑ 2,001,200 ↓ 1,000,030 tokens",
-        "  chat      ↑ 1,200 ↓ 30",
-        "  reasoner  ↑ 2,000,000 ↓ 1,000,000",
-        "cost: 3.29 (at the configured prices)",
-    ]
-    assert usage_report(two, {"chat": prices["chat"]})[-1] == "  reasoner  ↑ 2,000,000 ↓ 1,000,000"  # no cost

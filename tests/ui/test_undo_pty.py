@@ -164,6 +164,9 @@ def test_without_checkpoints_the_commands_say_so(spawn_repl: Spawn, fake: FakeLL
     for command in ("/undo", "/changes", "/redo"):
         send_line(child, command)
         expect_text(child, "checkpoints are off")
+        expect_text(child, "set `checkpoints = true` in .paicli/config.toml")  # what to do about it
+        if command == "/changes":
+            expect_text(child, "the diff under each edit shows what it changed")
         child.expect_exact(PROMPT)
 
 

@@ -1,5 +1,6 @@
 """`/model` and `/usage` in the REPL, through a real pseudo-terminal: switching the model changes what is
-not routed elsewhere, and `/usage` splits the session's tokens by model, with their cost."""
+not routed elsewhere, and `/usage` splits the session's tokens by model and by plan, with their cost and
+what prompt caching saved."""
 
 from __future__ import annotations
 
@@ -58,4 +59,28 @@ def test_model_switches_what_is_unrouted_and_usage_shows_each_model(
     expect_text(child, "deep-model   ↑ 4,000 ↓ 400")
     expect_text(child, "gpt-4o-mini  ↑ 1,000 ↓ 100")
     expect_text(child, "other-model  ↑ 5,500 ↓ 550")  # planner, scan and the summary
+    expect_text(child, "scan and judge (")  # the plan, by its goal and saved id...
+    expect_text(child, "↑ 9,500 ↓ 950 · 0.0667")  # ...planner, both tasks and the summary
+    expect_text(child, "chat and the rest")
+    expect_text(child, "↑ 1,000 ↓ 100")
     expect_text(child, "cost: 0.0679 (at the configured prices)")  # 0.0012 + 0.048 + 0.0187
+
+
+def test_usage_shows_what_prompt_caching_took_and_saved_as_the_server_reported_it(
+    spawn_repl: Spawn, fake: FakeLLM, home: Path
+) -> None:
+    with (home / ".paicli" / "config.toml").open("a") as file:
+        file.write("[prices.gpt-4o-mini]\ninput = 1\noutput = 2\ncached_input = 0.25\n")
+    cached = {"prompt_tokens_details": {"cached_tokens": 3000}}
+    fake.on("first", Reply.text("One.", usage={"prompt_tokens": 4000, "completion_tokens": 10, **cached}))
+    fake.on("second", Reply.text("Two.", usage={"prompt_tokens": 5000, "completion_tokens": 20, **cached}))
+    child = spawn_repl()
+    for question, answer in (("first", "One."), ("second", "Two.")):
+        child.send(question + ENTER)
+        expect_text(child, answer)
+        child.expect_exact(PROMPT)
+    child.send("/usage" + ENTER)
+    expect_text(child, "session: ↑ 9,000 ↓ 30 tokens")  # the sums of the two `usage` events
+    expect_text(child, "gpt-4o-mini  ↑ 9,000 ↓ 30 (6,000 cached) · 0.0046")  # 3,000 × 1 + 6,000 × 0.25 + 30 × 2
+    expect_text(child, "prompt caching: 6,000 of 9,000 prompt tokens came from the provider's cache (67%)")
+    expect_text(child, "saved 0.0045 at the configured prices")  # 6,000 × 0.75 per million

@@ -35,12 +35,18 @@ Notify = Callable[[str], None]
 Pair = tuple[Image | None, Image | None]
 
 
-def store_folder(home: Path, workspace: Path) -> Path:
-    """`~/.paicli/checkpoints/<folder name>-<hash of the real path>`."""
+def workspace_id(workspace: Path) -> str:
+    """`<folder name>-<hash of the real path>`: names what paicli keeps of a workspace under ~/.paicli
+    (its checkpoints, its saved conversations)."""
     real = os.path.realpath(workspace)
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", os.path.basename(real) or "root").strip(".-")[:40] or "root"
     digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
-    return home / ".paicli" / "checkpoints" / f"{name}-{digest}"
+    return f"{name}-{digest}"
+
+
+def store_folder(home: Path, workspace: Path) -> Path:
+    """`~/.paicli/checkpoints/<workspace id>`."""
+    return home / ".paicli" / "checkpoints" / workspace_id(workspace)
 
 
 def ref_folder(entry_id: str) -> str:
