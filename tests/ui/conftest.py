@@ -7,11 +7,15 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pexpect
 import pytest
 
 from tests.fakellm import FakeLLM
+
+if TYPE_CHECKING:
+    from tests.ui.terminal import Terminal
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPT = "› "
@@ -67,3 +71,20 @@ def spawn_repl(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Spawn]:
         if child.isalive():
             child.terminate(force=True)
         child.close()
+
+
+@pytest.fixture
+def terminal(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Callable[..., Terminal]]:
+    """Starts paicli in a pseudo-terminal read through a terminal emulator (tests/ui/terminal.py):
+    `terminal(*args, rows=30, columns=100)`."""
+    from tests.ui.terminal import start_terminal
+
+    started: list[Terminal] = []
+
+    def start(*args: str, rows: int = 30, columns: int = 100) -> Terminal:
+        started.append(start_terminal(fake, home, workspace, *args, rows=rows, columns=columns))
+        return started[-1]
+
+    yield start
+    for term in started:
+        term.close()

@@ -109,3 +109,6 @@ def start_terminal(
     terminal = Terminal(child, rows, columns)
     terminal.wait_for("›")
     return terminal
+
+
+Start = Callable[..., Terminal]  # the `terminal` fixture (tests/ui/conftest.py): start(*args, rows=, columns=)

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import PLANNER, system_is
 from tests.ui.conftest import Spawn, expect_text
-from tests.ui.terminal import Terminal, start_terminal
+from tests.ui.terminal import Start, Terminal
 
 pytestmark = pytest.mark.pty
 
@@ -24,20 +22,6 @@ CTRL_J = "\n"
 SHIFT_TAB = "\x1b[Z"
 
 
-Start = Callable[..., Terminal]
-
-
-@pytest.fixture
-def terminal(fake: FakeLLM, home: Path, workspace: Path) -> Iterator[Start]:
-    started: list[Terminal] = []
-
-    def start(*args: str, rows: int = 30, columns: int = 100) -> Terminal:
-        started.append(start_terminal(fake, home, workspace, *args, rows=rows, columns=columns))
-        return started[-1]
-
-    yield start
-    for term in started:
-        term.close()
 
 
 def toolbar(term: Terminal) -> str:

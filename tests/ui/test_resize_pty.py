@@ -4,14 +4,12 @@ terminals do: the table is redrawn once, at the new width, with no garbled copy 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, system_is, task_is
-from tests.ui.terminal import Terminal, start_terminal
+from tests.ui.terminal import Start, Terminal
 
 pytestmark = pytest.mark.pty
 
@@ -19,14 +17,6 @@ ENTER = "\r"
 ESC = "\x1b"
 TASKS = ["alpha", "bravo", "charlie"]
 PATTERN = "src/**/*_module_with_a_rather_long_name_that_fills_a_row_of_the_table.py"
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    started: list[Terminal] = []
-    yield started
-    for term in started:
-        term.close()
 
 
 def long_plan() -> str:
@@ -41,14 +31,13 @@ def rows_naming(term: Terminal, text: str) -> int:
 
 
 def test_shrinking_the_terminal_during_a_plan_redraws_the_table_cleanly(
-    fake: FakeLLM, home: Path, workspace: Path, terminals: list[Terminal]
+    fake: FakeLLM, terminal: Start
 ) -> None:
     fake.on(system_is(PLANNER), Reply.text(long_plan()))
     for name in TASKS:
         fake.on(all_of(task_is(f"task_{name}"), has_tool_result("glob_files")), Reply.hang())
         fake.on(task_is(f"task_{name}"), Reply.tool_calls([("glob_files", {"pattern": PATTERN})]))
-    term = start_terminal(fake, home, workspace, "--no-review", rows=30, columns=120)
-    terminals.append(term)
+    term = terminal("--no-review", rows=30, columns=120)
     term.send("/plan study the package" + ENTER)
     term.wait_for("Enter")
     term.send(ENTER)

@@ -3,27 +3,16 @@ columns (no word cut at the screen's edge)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from paicli.ui.commands import COMMANDS, KEYS_HELP
 from tests.fakellm import FakeLLM, Reply
-from tests.ui.terminal import Terminal, start_terminal
+from tests.ui.terminal import Start, Terminal
 
 pytestmark = pytest.mark.pty
 
 ENTER = "\r"
 LONG_NAMES = [f"organisation-{n}/very-long-model-name-{n}" for n in range(6)]
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    started: list[Terminal] = []
-    yield started
-    for term in started:
-        term.close()
 
 
 def words_shown(term: Terminal) -> set[str]:
@@ -36,11 +25,10 @@ def missing_words(term: Terminal, text: str) -> set[str]:
 
 @pytest.mark.parametrize("columns", [40, 60, 80])
 def test_help_and_notices_wrap_at_spaces(
-    columns: int, fake: FakeLLM, home: Path, workspace: Path, terminals: list[Terminal]
+    columns: int, fake: FakeLLM, terminal: Start
 ) -> None:
     fake.models_reply = Reply.models(*LONG_NAMES)
-    term = start_terminal(fake, home, workspace, rows=24, columns=columns)
-    terminals.append(term)
+    term = terminal(rows=24, columns=columns)
     expected = " ".join([*(f"{c.name} {c.usage} {c.summary}" for c in COMMANDS), *KEYS_HELP])
     term.send("/help" + ENTER)
     term.wait_for(lambda t: not missing_words(t, expected), timeout=15)
