@@ -128,6 +128,19 @@ def enter_stays_enter(stream: TextIO | None = None) -> Iterator[None]:
     """Keeps the Enter key's CR a CR for the REPL's lifetime. Between two prompts the terminal is in its
     normal mode, whose line discipline turns CR into LF (ICRNL) as the key arrives: an Enter typed ahead
     would reach the next prompt as Ctrl+J, which adds a new line instead of sending."""
+    with _cr_translation(stream, on=False):
+        yield
+
+
+@contextlib.contextmanager
+def enter_ends_lines(stream: TextIO | None = None) -> Iterator[None]:
+    """The terminal's usual CR → LF for a program that reads lines itself (an editor like `ed`)."""
+    with _cr_translation(stream, on=True):
+        yield
+
+
+@contextlib.contextmanager
+def _cr_translation(stream: TextIO | None, *, on: bool) -> Iterator[None]:
     try:
         fd = (stream or sys.stdin).fileno()
         saved = termios.tcgetattr(fd)
@@ -135,7 +148,7 @@ def enter_stays_enter(stream: TextIO | None = None) -> Iterator[None]:
         yield
         return
     changed = list(saved)
-    changed[0] &= ~termios.ICRNL
+    changed[0] = changed[0] | termios.ICRNL if on else changed[0] & ~termios.ICRNL
     termios.tcsetattr(fd, termios.TCSANOW, changed)
     try:
         yield
