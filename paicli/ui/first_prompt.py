@@ -29,7 +29,8 @@ from paicli.errors import EXIT_CANCELLED, EXIT_OK
 from paicli.llm.types import Usage
 from paicli.sanitize import terminal_safe
 from paicli.ui.history import history_file
-from paicli.ui.prompt_line import ESCAPE_WAIT, ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text
+from paicli.ui.keys import ESCAPE_WAIT
+from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints

@@ -25,7 +25,10 @@ from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 
-ESCAPE_TIMEOUT = 0.05  # seconds to wait for the rest of an escape sequence before a lone ESC counts
+# Seconds to wait for the rest of an escape sequence before a lone ESC counts, here and at every prompt
+# (prompt_toolkit's own default, 1.5 s in all, made ESC feel dead). Alt+Enter and the arrow keys arrive
+# in one read, so they still work.
+ESCAPE_WAIT = 0.05
 CANCEL_KEYS = {Keys.Escape, Keys.ControlC}
 ERASE_KEYS = {Keys.Backspace, Keys.ControlH}
 
@@ -100,7 +103,7 @@ class CancelKeys:
         self._handle(self._input.read_keys())
         # A lone ESC stays in the parser (it might start an escape sequence) until flushed.
         self._cancel_flush()
-        self._flush_timer = self._loop.call_later(ESCAPE_TIMEOUT, self._flush)
+        self._flush_timer = self._loop.call_later(ESCAPE_WAIT, self._flush)
 
     def _flush(self) -> None:
         self._flush_timer = None

@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from paicli.sandbox import SandboxChoice
 
 PROMPT = "› "
-# Seconds prompt_toolkit waits to tell a lone ESC from the start of a sequence (its default, 1.5 s in all,
-# made ESC at the prompt feel dead). Alt+Enter arrives as ESC and Enter in one read, so it still works.
-ESCAPE_WAIT = 0.05
 
 
 async def ask_line(question: str) -> str:

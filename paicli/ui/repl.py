@@ -37,10 +37,10 @@ from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
 from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
+from paicli.ui.keys import ESCAPE_WAIT
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import terminal_notifier
 from paicli.ui.prompt_line import (
-    ESCAPE_WAIT,
     ContextMeter,
     ModeSwitch,
     ask_line,

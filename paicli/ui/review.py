@@ -42,10 +42,9 @@ from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
 from paicli.sanitize import terminal_safe
 from paicli.ui.editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
+from paicli.ui.keys import ESCAPE_WAIT
 from paicli.ui.plan_facts import PlanFacts, estimate_line, task_facts
 from paicli.ui.plan_view import fold, render_plan
-
-ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
 
 T = TypeVar("T")
 
