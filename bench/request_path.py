@@ -3,8 +3,9 @@
 A bare `LLMClient.chat` with a plan task's messages and tool schemas against the fake server in its own
 process (bench/fakeserver.py, zero latency): wall time per round trip (p50, p99), the client's CPU per
 request (this process only: the server's is not counted), and a fan-out of 16 requests issued at once
-(from the issue to the last one reaching the server, as on the makespan benchmark's fan-out). Variants,
-one after another in each round, so a busy moment of the machine hits them alike:
+(from the issue to the last one reaching the server, as on the makespan benchmark's fan-out; seven times,
+the median). Variants one after another in each round (in turn first and last), so a busy moment of the
+machine hits them alike:
 
   shipped              the dependencies as installed (sniffio among them)
   sniffio absent       without sniffio, httpcore's `import sniffio` (four per request) searches sys.path
@@ -13,15 +14,20 @@ one after another in each round, so a busy moment of the machine hits them alike
   aiohttp transport    httpx-aiohttp's transport under the same httpx client (only when installed)
 
 JSON: encoding a request body and decoding a streamed reply's chunks with the standard library, and with
-orjson when it is installed: the ceiling of what a faster JSON library could save per request.
+orjson when it is installed: the ceiling of what a faster JSON library could save per request. And where
+a shipped request's time goes, by a profile of bare round trips (cProfile's own time per function,
+grouped: the HTTP stack, socket calls, waiting in epoll, paicli, pydantic, json, the rest).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import cProfile
 import importlib.machinery
 import importlib.util
 import json
+import pstats
 import sys
 import tempfile
 import time
@@ -43,6 +49,7 @@ from paicli.plan.executor import task_messages
 NAME = "requests"
 TITLE = "The request path and its candidates"
 FAN_OUT = 16
+FAN_OUTS = 7  # per variant and round (the first opens the connections the others reuse)
 
 
 class _SniffioAbsent:
@@ -104,11 +111,13 @@ async def _measure(
             await llm.chat(messages, tools=tools)
             walls.append(time.perf_counter() - start)
         cpu = (time.process_time() - cpu) / count
-        seen = len(server.requests())
-        issued = time.monotonic()
-        await asyncio.gather(*(llm.chat(messages, tools=tools) for _ in range(FAN_OUT)))
-        arrivals = [request.started - issued for request in server.requests()[seen:]]
-    return {"walls": walls, "cpu": cpu, "fan_out_last": max(arrivals)}
+        lasts = []
+        for _ in range(FAN_OUTS):
+            seen = len(server.requests())
+            issued = time.monotonic()
+            await asyncio.gather(*(llm.chat(messages, tools=tools) for _ in range(FAN_OUT)))
+            lasts.append(max(request.started for request in server.requests()[seen:]) - issued)
+    return {"walls": walls, "cpu": cpu, "fan_out_last": median(lasts)}
 
 
 def _task_request() -> tuple[list[Message], list[ToolSpec]]:
@@ -143,15 +152,57 @@ def json_costs(messages: list[Message], tools: list[ToolSpec], repeat: int) -> d
     return costs
 
 
+GROUPS = {
+    "HTTP stack": ("httpx", "httpcore", "h11", "anyio", "sniffio"),
+    "socket calls": ("_socket.socket",),
+    "waiting in epoll": ("select.epoll",),
+    "paicli": ("paicli",),
+    "pydantic": ("pydantic", "pydantic_core"),
+    "json": ("json", "_json"),
+}
+
+
+def group_of(file: str, function: str) -> str:
+    """A built-in's group by the name cProfile gives it, a Python function's by its package folder."""
+    for group, marks in GROUPS.items():
+        if (file == "~" and any(mark in function for mark in marks)) or any(f"/{mark}/" in file for mark in marks):
+            return group
+    return "the rest (asyncio, stdlib)"
+
+
+def profile_shares(base_url: str, messages: list[Message], tools: list[ToolSpec], count: int) -> dict[str, float]:
+    """Share (%) of the profiled time of `count` bare round trips, by group."""
+
+    async def main() -> cProfile.Profile:
+        async with httpx.AsyncClient() as http:
+            llm = LLMClient(base_url=base_url, api_key=API_KEY, model="fake-model", max_attempts=1, http=http)
+            await llm.chat(messages, tools=tools)
+            profile = cProfile.Profile()
+            profile.enable()
+            for _ in range(count):
+                await llm.chat(messages, tools=tools)
+            profile.disable()
+            return profile
+
+    stats = pstats.Stats(asyncio.run(main()))
+    groups: collections.Counter[str] = collections.Counter()
+    for (file, _line, function), row in stats.stats.items():  # type: ignore[attr-defined]
+        groups[group_of(file, function)] += row[2]  # the function's own time
+    total = sum(groups.values()) or 1.0
+    return {group: 100 * seconds / total for group, seconds in groups.most_common()}
+
+
 def run(quick: bool = False) -> Result:
     count, rounds = (5, 1) if quick else (200, 3)
     messages, tools = _task_request()
     chosen = variants()
     samples: dict[str, list[dict[str, Any]]] = {name: [] for name in chosen}
     with ServerProcess() as server:
-        for _ in range(rounds):
-            for name, (run_with, make_http) in chosen.items():
+        for round_number in range(rounds):
+            order = list(chosen.items())
+            for name, (run_with, make_http) in order[::-1] if round_number % 2 else order:  # no variant always first
                 samples[name].append(run_with(_measure(server.base_url, make_http, messages, tools, count, server)))
+        shares = profile_shares(server.base_url, messages, tools, count)
     result = Result(NAME, TITLE, details={"requests_per_round": count, "rounds": rounds, "fan_out": FAN_OUT})
     for name, runs in samples.items():
         walls = [wall * 1000 for one in runs for wall in one["walls"]]
@@ -169,4 +220,6 @@ def run(quick: bool = False) -> Result:
     for name, micros in costs.items():
         result.add(f"JSON: {name}", micros / 1000, "ms")
     result.details["json_us"] = {name: rounded(micros) for name, micros in costs.items()}
+    result.add("shipped, profiled: " + " / ".join(shares), " / ".join(f"{share:.0f}" for share in shares.values()), "%")
+    result.details["profile_share_percent"] = {group: rounded(share) for group, share in shares.items()}
     return result
