@@ -62,7 +62,6 @@ from paicli.ui.diff_view import counts_text
 from paicli.ui.plan_facts import estimate_vs_actual
 from paicli.ui.plan_view import count_statuses, fold, status_icon
 from paicli.ui.preview import result_preview
-from paicli.ui.reflow import Reflow
 from paicli.ui.render import (
     NOTICE_STYLES,
     format_duration,
@@ -101,7 +100,6 @@ class LivePlanView:
         self._live: Live | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._last_refresh = 0.0
-        self._reflow = Reflow(console)  # a narrower terminal: the last drawing takes more rows now
         self._calls: dict[str, tuple[str, RunningCall]] = {}  # task id → its running call and what it shows
         if plan is not None:
             self.set_plan(plan)
@@ -279,16 +277,13 @@ class LivePlanView:
         visible = self._started and self.console.is_terminal and bool(self.rows or self._waiting_for)
         visible = visible and not (self._finished or self._awaiting_approval or self._pauses)
         if visible and self._live is None:
-            drawing = self._render()
-            self._live = transient_live(self.console, drawing)
-            self._reflow.drawn(drawing)
+            self._live = transient_live(self.console, self._render())
             with contextlib.suppress(RuntimeError):  # no event loop: redrawn on events only
                 self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="paicli-live-plan")
         elif not visible and self._live is not None:
             if self._ticker is not None:
                 self._ticker.cancel()
                 self._ticker = None
-            self._reflow.before_redraw(self._live)
             self._live.stop()
             self._live = None
 
@@ -304,10 +299,7 @@ class LivePlanView:
         if not force and now - self._last_refresh < 1.0 / self.refresh_per_second:
             return  # the ticker draws it soon enough
         self._last_refresh = now
-        drawing = self._render()
-        self._reflow.before_redraw(self._live)
-        self._live.update(drawing, refresh=True)
-        self._reflow.drawn(drawing)
+        self._live.update(self._render(), refresh=True)
 
     def snapshot(self, columns: int, rows: int) -> str:
         """The live table as ANSI text in `columns` × at most `rows`, for a prompt that draws it above itself

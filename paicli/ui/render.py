@@ -390,10 +390,11 @@ def _shared_parser_markdown() -> Callable[[str], RenderableType]:
 
 def transient_live(console: Console, renderable: RenderableType) -> Live:
     """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
-    stopped; cropped, since a region taller than the screen cannot be redrawn."""
-    from rich.live import Live
+    stopped; cropped, since a region taller than the screen cannot be redrawn; redrawn cleanly after the
+    terminal got narrower (ui/reflow.py)."""
+    from paicli.ui.reflow import ReflowingLive
 
-    live = Live(
+    live = ReflowingLive(
         renderable,
         console=console,
         auto_refresh=False,
