@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -114,12 +115,15 @@ class ModeSwitch:
 
         return keys
 
-    def toolbar(self) -> list[tuple[str, str]]:
+    def toolbar(self, columns: int = 100) -> list[tuple[str, str]]:
         mode = self.mode
         if mode is None:
             return []
         if self.confirming:
-            return [("bold ansired", " yolo runs every command unasked: Shift+Tab again confirms, Esc keeps " + mode)]
+            question = f" yolo runs every command unasked: Shift+Tab again confirms, Esc keeps {mode}"
+            if len(question) >= columns:
+                question = f" yolo? Shift+Tab: yes · Esc: stay {mode}"
+            return [("bold ansired", question)]
         return [(MODE_STYLES[mode], f" {mode}")]
 
 
@@ -160,21 +164,33 @@ def toolbar_text(
     modes: ModeSwitch | None = None,
     sandbox: SandboxChoice | None = None,
     context: int | None = None,
+    columns: int | None = None,
 ) -> FormattedText:
     """` ask · sandbox · gpt-4o · ↑ 1,234 ↓ 56 tokens · ctx 34% · MCP 1/1 · /help`: what the next message
-    would run with, the mode first (Shift+Tab changes it)."""
-    parts: list[tuple[str, str]] = modes.toolbar() if modes is not None else []
+    would run with, the mode first (Shift+Tab changes it). Narrower than `columns` (default: the terminal's)
+    by leaving out, in turn, `/help`, the MCP summary, the sandbox and the model."""
+    width = columns if columns is not None else shutil.get_terminal_size().columns
+    mode = modes.toolbar(width) if modes is not None else []
     if modes is not None and modes.confirming:
-        return FormattedText(parts)
+        return FormattedText(mode)
+    # (text, the order in which it goes when the line is too long; None: it stays)
+    segments: list[tuple[str, int | None]] = []
     if sandbox is not None:
-        parts.append(("", " ·" if parts else ""))
-        parts.append(("", " sandbox" if sandbox.sandbox is not None else " no sandbox"))
-    if parts:
-        parts.append(("", " ·"))
-    meter = f" · ctx {context}%" if context is not None else ""
-    servers = f" · {mcp_summary(mcp.views())}" if mcp is not None else ""
-    parts.append(("", f" {model} · {arrows(usage)} tokens{meter}{servers} · /help"))
-    return FormattedText(parts)
+        segments.append(("sandbox" if sandbox.sandbox is not None else "no sandbox", 3))
+    segments += [(model, 4), (f"{arrows(usage)} tokens", None)]
+    if context is not None:
+        segments.append((f"ctx {context}%", None))
+    if mcp is not None:
+        segments.append((mcp_summary(mcp.views()), 2))
+    segments.append(("/help", 1))
+    lead = sum(len(text) for _, text in mode)
+    while len(" · ".join(text for text, _ in segments)) + lead + 3 >= width:  # the last column stays free
+        droppable = [segment for segment in segments if segment[1] is not None]
+        if not droppable:
+            break
+        segments.remove(min(droppable, key=lambda segment: segment[1] or 0))
+    rest = " · ".join(text for text, _ in segments)
+    return FormattedText([*mode, ("", f" · {rest}" if mode else f" {rest}")])
 
 
 def mcp_summary(views: list[ServerView]) -> str:
