@@ -29,8 +29,7 @@ from paicli.errors import EXIT_CANCELLED, EXIT_OK
 from paicli.llm.types import Usage
 from paicli.sanitize import terminal_safe
 from paicli.ui.history import history_file
-from paicli.ui.keys import ESCAPE_WAIT
-from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text
+from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
@@ -186,8 +185,7 @@ class FirstPrompt:
             bottom_toolbar=self._toolbar,
             prompt_continuation="  ",
         )
-        self.session.app.timeoutlen = self.session.app.ttimeoutlen = ESCAPE_WAIT  # ESC acts at once
-        self.session.default_buffer.on_text_changed += lambda _: self.modes.keep()
+        tune_prompt(self.session, self.modes)
 
     def join(self, repl: Repl) -> None:
         """The REPL is built (with this prompt's mode switch): the toolbar is the REPL's from now on."""

@@ -12,8 +12,11 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from paicli.app.figures import arrows
 from paicli.llm.types import Message, Usage
+from paicli.ui.keys import ESCAPE_WAIT
 
 if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
     from paicli.mcp.manager import McpManager, ServerView
     from paicli.policy.approval import ApprovalPolicy, Mode
     from paicli.sandbox import SandboxChoice
@@ -128,6 +131,12 @@ class ModeSwitch:
 
 
 MODE_STYLES = {"ask": "", "auto": "bold", "yolo": "bold ansired"}
+
+
+def tune_prompt(session: PromptSession[str], modes: ModeSwitch) -> None:
+    """What the REPL's prompts share beyond their keys: ESC acts at once, and typing keeps the mode."""
+    session.app.timeoutlen = session.app.ttimeoutlen = ESCAPE_WAIT
+    session.default_buffer.on_text_changed += lambda _: modes.keep()
 
 
 def prompt_text(*, planning: bool) -> FormattedText:

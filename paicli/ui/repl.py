@@ -37,7 +37,6 @@ from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
 from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
-from paicli.ui.keys import ESCAPE_WAIT
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import terminal_notifier
 from paicli.ui.prompt_line import (
@@ -47,6 +46,7 @@ from paicli.ui.prompt_line import (
     prompt_keys,
     prompt_text,
     toolbar_text,
+    tune_prompt,
 )
 from paicli.ui.render import ChatRenderer
 from paicli.ui.repl_views import ReplViews
@@ -104,8 +104,7 @@ class Repl(ReplViews):
             bottom_toolbar=self.toolbar,
             prompt_continuation="  ",
         )
-        self.session.app.timeoutlen = self.session.app.ttimeoutlen = ESCAPE_WAIT  # ESC acts at once
-        self.session.default_buffer.on_text_changed += lambda _: self.modes.keep()
+        tune_prompt(self.session, self.modes)
 
     # ---- the CommandContext of the slash commands ----
 
