@@ -72,10 +72,14 @@ async def _run(shapes: dict[str, tuple[Graph, Latencies]], rounds: int) -> Resul
                         totals[(shape, save)].append(total)
                         for phase, value in zip(PHASES, parts, strict=True):
                             phases[(shape, save)][phase].append(value)
+    bare = median(round_trips) * 1000
     for (shape, save), lags in totals.items():
         label = f"{shape}, {'plan saved' if save else 'no saving'}"
         result.add(f"{label}: lag p50", percentile(lags, 50) * 1000, "ms")
-        result.add(f"{label}: lag p99", percentile(lags, 99) * 1000, "ms", at_most=5.0)
+        result.add(f"{label}: lag p99", percentile(lags, 99) * 1000, "ms")
+        beyond = percentile(lags, 99) * 1000 - bare  # issue 16: p99 beyond one bare round trip of the same run
+        target = 2.0 if shape == "1 chain" else 5.0
+        result.add(f"{label}: lag p99 beyond a bare round trip", beyond, "ms", at_most=target)
         result.add(f"{label}: p99 of tail / scheduler / request / send", _phase_p99s(phases[(shape, save)]), "ms")
         result.details[label] = {
             "tasks": len(shapes[shape][0]),
@@ -83,7 +87,7 @@ async def _run(shapes: dict[str, tuple[Graph, Latencies]], rounds: int) -> Resul
             "lag_ms": _summary(lags),
             **{f"{phase}_ms": _summary(values) for phase, values in phases[(shape, save)].items()},
         }
-    result.add("bare round trip p50 (for scale)", median(round_trips) * 1000, "ms")
+    result.add("bare round trip p50 (for scale)", bare, "ms")
     result.details["bare_round_trip_ms"] = _summary(round_trips)
     return result
 

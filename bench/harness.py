@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 from pydantic import SecretStr
@@ -51,14 +51,18 @@ class RequestClock:
 
 
 @asynccontextmanager
-async def runtime_for(base_url: str, folder: Path, clock: RequestClock | None = None) -> AsyncIterator[Runtime]:
+async def runtime_for(
+    base_url: str, folder: Path, clock: RequestClock | None = None, **settings: Any
+) -> AsyncIterator[Runtime]:
     """A Runtime wired like `build_runtime` wires it (approval policy, gated tool box), pointed at the fake
-    server, with its own workspace and home. With a `clock`, the client's requests are timed as they leave."""
+    server, with its own workspace and home. With a `clock`, the client's requests are timed as they leave.
+    `settings`: more Settings fields (`context_tokens=...`)."""
     workspace, home = folder / "workspace", folder / "home"
     workspace.mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
     settings = Settings(
-        workspace=workspace, api_key=SecretStr(API_KEY), base_url=base_url, model="fake-model", max_attempts=1
+        workspace=workspace, api_key=SecretStr(API_KEY), base_url=base_url, model="fake-model", max_attempts=1,
+        **settings,
     )
     hooks = {"request": [clock]} if clock is not None else {}
     http = httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0), event_hooks=hooks)

@@ -36,6 +36,8 @@ TITLE = "Startup"
 PROMPT = "› "
 KEYS = 20  # typed while the MCP servers start: about 1.5 s of typing
 MCP_SERVER = REPO / "tests" / "mcp" / "server.py"
+# What no first prompt can do without (the settings are pydantic models), imported and nothing else: the floor.
+FLOOR = "import argparse, asyncio, tomllib, pydantic, prompt_toolkit.shortcuts, rich.console"
 
 
 def mcp_config(count: int = 2) -> str:
@@ -136,6 +138,7 @@ def run(quick: bool = False) -> Result:
         probes: dict[str, Callable[[], tuple[float, float]]] = {
             "python -c pass": lambda: _timed_process([sys.executable, "-c", "pass"], env),
             "paicli --version": lambda: _timed_process(version_command(), env),
+            "libraries of the prompt": lambda: _timed_process([sys.executable, "-c", FLOOR], env),
             "REPL to first prompt": lambda: _timed_repl(env, workspace, plain_echoes),
             "REPL to first prompt, 2 MCP servers": lambda: _timed_repl(mcp_env, workspace, mcp_echoes),
         }
@@ -161,6 +164,8 @@ def run(quick: bool = False) -> Result:
     result.add(
         "REPL to first prompt: wall beyond python -c pass", wall["REPL to first prompt"] - wall["python -c pass"], "ms"
     )
+    floor = [libs / bare for libs, bare in zip(walls["libraries of the prompt"], walls["python -c pass"], strict=True)]
+    result.add("floor: importing the prompt's libraries ÷ python -c pass", median(floor))
     ratios = [repl / bare for repl, bare in zip(walls["REPL to first prompt"], walls["python -c pass"], strict=True)]
     result.add("REPL to first prompt ÷ python -c pass (same round)", median(ratios), at_most=12.0)
     with_mcp = wall["REPL to first prompt, 2 MCP servers"]

@@ -11,10 +11,13 @@ from bench import (
     checkpoints,
     dag_ops,
     dispatch,
+    long_chat,
     makespan,
+    memory,
     overhead,
     parse_robustness,
     render,
+    request_path,
     sandbox,
     shell_diff,
     soak,
@@ -24,8 +27,8 @@ from bench import (
 from bench.common import Result
 
 ORDER = (
-    makespan, dispatch, overhead, dag_ops, parse_robustness, tokens, startup, render, shell_diff, checkpoints, sandbox,
-    soak,
+    makespan, dispatch, request_path, overhead, dag_ops, parse_robustness, tokens, long_chat, startup, render,
+    memory, shell_diff, checkpoints, sandbox, soak,
 )  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

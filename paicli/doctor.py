@@ -25,6 +25,7 @@ from paicli.events import NullSink
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import endpoint_key
 from paicli.llm.probe import Check, Prober
+from paicli.llm.tls import tls_for
 from paicli.runtime import build_runtime, build_sandbox, capability_store, secret_values
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
@@ -59,7 +60,7 @@ def doctor_command(settings: Settings, *, json_mode: bool, refresh: bool, out: T
 async def _probe(settings: Settings, key: str, capabilities: Capabilities) -> list[Check]:
     timeout = httpx.Timeout(min(settings.read_timeout, MAX_PROBE_SECONDS), connect=settings.connect_timeout)
     headers = dict(settings.preset.headers) if settings.preset is not None else None
-    async with httpx.AsyncClient(timeout=timeout) as http:
+    async with httpx.AsyncClient(timeout=timeout, verify=tls_for(settings.base_url)) as http:
         prober = Prober(
             http, base_url=settings.base_url, api_key=key, model=settings.model, capabilities=capabilities,
             headers=headers,

@@ -28,6 +28,7 @@ from typing import Any
 from paicli.app.checkpoints.store import workspace_id
 from paicli.llm.types import Message
 from paicli.sanitize import json_safe
+from paicli.tools.atomic import write_all
 from paicli.tools.output import mask_secrets
 
 DEFAULT_KEEP = 100
@@ -126,9 +127,7 @@ class SessionStore:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data  # after a torn line: this record starts a line of its own
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -182,4 +181,3 @@ def _masked(value: Any, secrets: Sequence[str]) -> Any:
     if isinstance(value, list):
         return [_masked(item, secrets) for item in value]
     return value
-

@@ -39,6 +39,7 @@ from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
 from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after, quota_spent
 from paicli.llm.sse import ReplyAssembler
+from paicli.llm.tls import tls_for
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
 
@@ -85,7 +86,7 @@ class LLMClient:
         self._read_timeout = read_timeout
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._owns_http = http is None
-        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout)
+        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout, verify=tls_for(base_url))
         self._backoff = Backoff(base=backoff_base, cap=backoff_max)
         # shared with every client of the same endpoint (paicli/runtime.py); a client of its own otherwise
         self.endpoint = endpoint or Endpoint(backoff=self._backoff)

@@ -18,8 +18,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import json_repair
-
 from paicli.errors import PlanError
 
 MAX_DEPTH = 64  # levels of { and [: a plan needs about six
@@ -210,6 +208,8 @@ def load(span: str, budget: list[int]) -> Any | Unreadable | None:
             "to be repaired; reply with strict JSON"
         )
     budget[0] -= len(span)
+    import json_repair  # 30 ms or more to import; most replies are strict JSON and never need it
+
     try:
         value = json_repair.loads(span)
     except Exception:  # json_repair has no documented error type (RecursionError included): "not JSON"

@@ -23,6 +23,13 @@ _NEW_FILE_MODE = 0o644  # the kernel subtracts the umask when the temp file is c
 _TEMP_NAME_KEEP = 80  # characters of the target name kept in the temp name (names have a length limit)
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Writes every byte of `data` to `fd` (os.write may write fewer than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def atomic_write(path: Path, data: bytes | str, *, encoding: str = "utf-8", root: Path | None = None) -> None:
     """Write `data` to `path` through a temp file in the same folder, fsync, then rename over `path`.
 
@@ -41,10 +48,7 @@ def atomic_write(path: Path, data: bytes | str, *, encoding: str = "utf-8", root
         temp, fd = _create_temp(folder, name)
         try:
             try:
-                view = memoryview(payload)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
+                write_all(fd, payload)
                 if original_mode is not None:
                     os.fchmod(fd, original_mode)
                 os.fsync(fd)

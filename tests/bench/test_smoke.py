@@ -80,6 +80,24 @@ def test_scheduler_benchmarks_complete_every_task(results: dict[str, Result]) ->
     assert results["overhead"].details["full_stack_lattice"]["tasks"] == 100
 
 
+def test_a_long_chat_is_compressed_and_keeps_its_prefix_between_compressions(results: dict[str, Result]) -> None:
+    longchat = results["longchat"]
+    assert int(metric(longchat, "compressed: compressions") or 0) > 0
+    assert metric(longchat, "compressed: prefix changed without a compression") == 0
+    assert metric(longchat, "default budget: compressions") == 0
+
+
+def test_the_memory_report_measures_a_plan_and_a_chat(results: dict[str, Result]) -> None:
+    memory = results["memory"]
+    assert float(metric(memory, "plan of") or 0) > 10  # MB: a real peak was read
+    assert float(metric(memory, "REPL after 12 turns") or 0) > 10
+
+
+def test_the_request_path_compares_the_shipped_client_with_sniffio_absent(results: dict[str, Result]) -> None:
+    names = [m.name for m in results["requests"].metrics]
+    assert "shipped: client CPU per request" in names and "sniffio absent: client CPU per request" in names
+
+
 def test_the_command_line_writes_json_results(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bench", "dag", "--quick", "--out", str(tmp_path)],

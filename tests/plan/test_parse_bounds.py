@@ -14,6 +14,7 @@ import textwrap
 import threading
 from typing import Any
 
+import json_repair
 import pytest
 
 from paicli.errors import PlanError, ReviewError
@@ -104,7 +105,7 @@ def test_an_over_long_task_id_is_refused_and_not_quoted_whole() -> None:
 
 
 def test_a_huge_span_that_is_not_strict_json_is_not_repaired(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jsonscan.json_repair, "loads", lambda span: pytest.fail("json_repair ran on a huge span"))
+    monkeypatch.setattr(json_repair, "loads", lambda span: pytest.fail("json_repair ran on a huge span"))
     reply = "{'summary': 's', 'tasks': [{'id': 'a', 'description': '" + "x" * 900_000 + "'}]}"
     with pytest.raises(PlanError, match=r"not valid \(.*\) and, at 900,\d+ characters, too long to be repaired"):
         parse(reply)
@@ -113,8 +114,8 @@ def test_a_huge_span_that_is_not_strict_json_is_not_repaired(monkeypatch: pytest
 def test_small_spans_are_still_repaired_until_the_reply_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parse("{'tasks': [{'id': 'a', 'description': 'd',},],}") == ["a"]  # single quotes, trailing commas
     repaired: list[int] = []
-    real = jsonscan.json_repair.loads
-    monkeypatch.setattr(jsonscan.json_repair, "loads", lambda span: repaired.append(len(span)) or real(span))
+    real = json_repair.loads
+    monkeypatch.setattr(json_repair, "loads", lambda span: repaired.append(len(span)) or real(span))
     junk = "{'note': '" + "y" * 50_000 + "',}"
     with pytest.raises(PlanError, match="too long to be repaired"):
         parse(" ".join([junk] * 6) + ONE_TASK)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from paicli.app.checkpoints.images import EXECUTABLE, Image, UnsafePath, check_relative, parent_folder
+from paicli.tools.atomic import write_all
 
 TEMP_SUFFIX = ".paicli-undo"
 _NAME_KEEP = 80
@@ -121,9 +122,7 @@ def _write_temp(folder: int, temp: str, data: bytes, mode: int | None, new_mode:
     fd = os.open(temp, flags, new_mode if mode is None else 0o600, dir_fd=folder)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_all(fd, data)
             if mode is not None:
                 os.fchmod(fd, mode)
             os.fsync(fd)

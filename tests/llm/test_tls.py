@@ -1,0 +1,22 @@
+"""paicli/llm/tls.py: a plain-HTTP endpoint skips loading the CA bundle, and what it gets instead trusts nothing."""
+
+from __future__ import annotations
+
+import ssl
+
+import pytest
+
+from paicli.llm.tls import tls_for
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:11434/v1", "HTTP://localhost/v1", "  http://host/v1"])
+def test_a_plain_http_endpoint_gets_a_context_that_still_verifies_and_trusts_no_one(url: str) -> None:
+    context = tls_for(url)
+    assert isinstance(context, ssl.SSLContext)
+    assert context.verify_mode is ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] == 0  # no CA: a TLS handshake through it could not succeed
+
+
+@pytest.mark.parametrize("url", ["https://api.openai.com/v1", "HTTPS://api.deepseek.com", "httpx://odd", "ftp://x"])
+def test_anything_else_keeps_httpx_default_trust(url: str) -> None:
+    assert tls_for(url) is True
