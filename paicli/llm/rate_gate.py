@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from paicli.llm.retry import Backoff
 
-PROBE_FLOOR = 1.0  # seconds: the most a rate limit's backoff adds to a shorter time the server named
+PROBE_FLOOR = 1.0  # seconds: the most a backoff adds to a shorter time the server named, from its 2nd time
 
 
 class RateBudgetSpent(Exception):
@@ -56,8 +56,8 @@ class RateGate:
 
     async def wait_turn(self, deadline: float | None = None) -> bool:
         """Returns once this request may be sent: False when the gate is open, True when it is the probe
-        (then `limited` or `passed` must follow, or `abandon` if it is not sent). Raises RateBudgetSpent when the gate
-        would still be closed at `deadline` (a clock time)."""
+        (then `limited` or `passed` must follow, or `abandon` if it is not sent). Raises RateBudgetSpent
+        when the gate would still be closed at `deadline` (a clock time)."""
         while True:
             now = self.clock()
             if not self.closed:
@@ -89,9 +89,11 @@ class RateGate:
         now = self.clock()
         news = probe or not self.closed
         self.failures += 1
-        backoff = self.backoff.spread(self.failures)
-        # a server that says 0 (or next to it) again and again is still probed at most about once a second
-        wait = backoff if retry_after is None else max(retry_after, min(PROBE_FLOOR, backoff))
+        if retry_after is None:
+            wait = self.backoff.spread(self.failures)
+        else:  # the server's time, but one that says 0 again and again is probed at most about once a second
+            again = min(PROBE_FLOOR, self.backoff.spread(self.failures - 1)) if self.failures > 1 else 0.0
+            wait = max(retry_after, again)
         self.until = max(self.until, now + wait) if self.closed and not probe else now + wait
         self.closed = True
         if probe:

@@ -141,10 +141,12 @@ async def test_the_endpoint_reports_what_is_held_back() -> None:
 async def test_a_server_that_keeps_saying_zero_is_still_probed_about_once_a_second() -> None:
     clock = Clock()
     gate = RateGate(Backoff(base=1.0, cap=30.0, random=lambda: 0.0), clock)
-    assert gate.limited(0.0, probe=False).wait == 0.5
+    assert gate.limited(0.0, probe=False).wait == 0.0  # the server's word, the first time
+    assert await gate.wait_turn() is True
+    assert gate.limited(0.0, probe=True).wait == 0.5  # then a backoff that grows, but adds at most a second
     clock.now += 0.5
     assert await gate.wait_turn() is True
-    assert gate.limited(0.0, probe=True).wait == 1.0  # the backoff grows, but adds at most a second
+    assert gate.limited(0.0, probe=True).wait == 1.0
     clock.now += 1.0
     assert await gate.wait_turn() is True
     assert gate.limited(0.0, probe=True).wait == 1.0
