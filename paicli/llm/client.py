@@ -214,8 +214,10 @@ class LLMClient:
         last = request.last_limit
         cause = str(last) if last is not None else "the endpoint is rate limited (HTTP 429 to other requests)"
         budget = f"rate_limit_wait ({self.rate_limit_wait:g} s)"
-        if reopens_in is not None and reopens_in > self.rate_limit_wait:
-            cause += f" — rate limited: the server asks for {reopens_in:.0f} s more, which would pass {budget}"
+        # the server's own time (not a backoff of ours) beyond the whole budget: said as such, at once
+        asked = last.retry_after if last is not None else reopens_in
+        if asked is not None and asked > self.rate_limit_wait:
+            cause += f" — rate limited: the server asks for {asked:.0f} s more, which would pass {budget}"
         else:
             cause += f" — rate limited for {self.rate_limit_wait:g} s (rate_limit_wait); try again later"
         error = self._final(ModelHTTPError(cause, last.status if last is not None else 429), request)
