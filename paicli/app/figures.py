@@ -27,7 +27,7 @@ def compact_count(count: int) -> str:
 
 
 def retries_line(retries: Retries | None) -> str | None:
-    """`retried 8 rate limited, 2 broken streams, 1 timeout (waited 4.2 s)`; None when nothing was retried."""
+    """`retried 8 rate limited, 1 timeout (waits summing to 4.2 s)`; None when nothing was retried."""
     if retries is None or not retries.total:
         return None
     kinds = [
@@ -37,4 +37,4 @@ def retries_line(retries: Retries | None) -> str | None:
         (retries.timeouts, "timeout", "timeouts"),
     ]
     parts = [f"{count} {one if count == 1 else many}" for count, one, many in kinds if count]
-    return f"retried {', '.join(parts)} (waited {retries.waited_seconds:.1f} s)"
+    return f"retried {', '.join(parts)} (waits summing to {retries.waited_seconds:.1f} s)"

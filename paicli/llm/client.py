@@ -102,6 +102,25 @@ class LLMClient:
         if self._owns_http:
             await self._http.aclose()
 
+    async def list_models(self) -> list[str]:
+        """The model names `GET {base_url}/models` lists; ModelError (one line) when it lists none."""
+        headers = {**self._headers, "User-Agent": f"paicli/{__version__}"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        try:
+            response = await self._http.get(f"{self.base_url}/models", headers=headers, timeout=self._timeout)
+        except httpx.HTTPError as exc:
+            raise ModelError(self._redact(f"GET {self.base_url}/models failed ({exc or type(exc).__name__})")) from exc
+        if response.status_code >= 400:
+            raise ModelError(self._redact(f"GET /models: HTTP {response.status_code}: {server_message(response)}"))
+        try:
+            entries = response.json().get("data")
+        except (ValueError, AttributeError):
+            entries = None
+        if not isinstance(entries, list):
+            raise ModelError("GET /models did not answer with a model list")
+        return [str(entry["id"]) for entry in entries if isinstance(entry, dict) and entry.get("id")]
+
     async def chat(
         self,
         messages: list[Message],
@@ -195,8 +214,10 @@ class LLMClient:
         last = request.last_limit
         cause = str(last) if last is not None else "the endpoint is rate limited (HTTP 429 to other requests)"
         budget = f"rate_limit_wait ({self.rate_limit_wait:g} s)"
-        if reopens_in is not None and reopens_in > self.rate_limit_wait:
-            cause += f" — rate limited: the server asks for {reopens_in:.0f} s more, which would pass {budget}"
+        # the server's own time (not a backoff of ours) beyond the whole budget: said as such, at once
+        asked = last.retry_after if last is not None else reopens_in
+        if asked is not None and asked > self.rate_limit_wait:
+            cause += f" — rate limited: the server asks for {asked:.0f} s more, which would pass {budget}"
         else:
             cause += f" — rate limited for {self.rate_limit_wait:g} s (rate_limit_wait); try again later"
         error = self._final(ModelHTTPError(cause, last.status if last is not None else 429), request)

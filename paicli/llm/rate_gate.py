@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from paicli.llm.retry import Backoff
 
+PROBE_FLOOR = 1.0  # seconds: the most a backoff adds to a shorter time the server named, from its 2nd time
+
 
 class RateBudgetSpent(Exception):
     """Raised by `RateGate.wait_turn` when the gate will not open before the caller's deadline."""
@@ -54,20 +56,22 @@ class RateGate:
 
     async def wait_turn(self, deadline: float | None = None) -> bool:
         """Returns once this request may be sent: False when the gate is open, True when it is the probe
-        (then `report` must follow, or `abandon` if it is not sent). Raises RateBudgetSpent when the gate
-        would still be closed at `deadline` (a clock time)."""
+        (then `limited` or `passed` must follow, or `abandon` if it is not sent). Raises RateBudgetSpent
+        when the gate would still be closed at `deadline` (a clock time)."""
         while True:
             now = self.clock()
             if not self.closed:
                 return False
+            if deadline is not None and now >= deadline:
+                raise RateBudgetSpent(None if self.probe_out else max(0.0, self.until - now))
             if now >= self.until and not self.probe_out:
                 self.probe_out = True
                 self.probes += 1
                 return True
             wake_at = self.until if not self.probe_out else None
             if deadline is not None:
-                if now >= deadline or (wake_at is not None and wake_at > deadline):
-                    raise RateBudgetSpent(None if wake_at is None else wake_at - now)
+                if wake_at is not None and wake_at > deadline:
+                    raise RateBudgetSpent(wake_at - now)
                 wake_at = deadline if wake_at is None else min(wake_at, deadline)
             await self._changed(None if wake_at is None else max(0.0, wake_at - now))
 
@@ -85,7 +89,11 @@ class RateGate:
         now = self.clock()
         news = probe or not self.closed
         self.failures += 1
-        wait = retry_after if retry_after is not None else self.backoff.spread(self.failures)
+        if retry_after is None:
+            wait = self.backoff.spread(self.failures)
+        else:  # the server's time, but one that says 0 again and again is probed at most about once a second
+            again = min(PROBE_FLOOR, self.backoff.spread(self.failures - 1)) if self.failures > 1 else 0.0
+            wait = max(retry_after, again)
         self.until = max(self.until, now + wait) if self.closed and not probe else now + wait
         self.closed = True
         if probe:

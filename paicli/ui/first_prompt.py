@@ -19,6 +19,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.key_binding import merge_key_bindings
 from rich.console import Console
 from rich.text import Text
 
@@ -28,7 +29,7 @@ from paicli.errors import EXIT_CANCELLED, EXIT_OK
 from paicli.llm.types import Usage
 from paicli.sanitize import terminal_safe
 from paicli.ui.history import history_file
-from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
+from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
@@ -42,7 +43,10 @@ if TYPE_CHECKING:
 
 def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
     """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
-    return asyncio.run(_serve(settings, Console(highlight=False), continue_last))
+    from paicli.ui.keys import enter_stays_enter
+
+    with enter_stays_enter():  # Ctrl+J adds a line: an Enter typed between prompts must not become one
+        return asyncio.run(_serve(settings, Console(highlight=False), continue_last))
 
 
 async def _serve(settings: Settings, console: Console, continue_last: bool = False) -> int:
@@ -57,7 +61,7 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
     sandbox = choose_sandbox(s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
                              writable=s.sandbox_writable, hide=s.sandbox_hide)  # fmt: skip
     banner(console, settings.model, settings.workspace, sandbox)
-    first = FirstPrompt(settings, home)
+    first = FirstPrompt(settings, home, sandbox)
     building: asyncio.Task[Repl] | None = None
 
     def start_building() -> None:
@@ -103,7 +107,10 @@ async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, f
         renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, console, sandbox)
         from paicli.ui.repl import Repl
 
-        repl = Repl(runtime, renderer, console, checkpoints=checkpoints, history=first.session.history)
+        first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
+        repl = Repl(
+            runtime, renderer, console, checkpoints=checkpoints, modes=first.modes, history=first.session.history
+        )
     except Exception as error:
         if first.session.app.is_running:
             first.session.app.exit(exception=error)
@@ -112,6 +119,7 @@ async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, f
         await run_in_terminal(held.release)
     held.release()
     first.use_completer(repl.session.completer)
+    first.join(repl)
     repl.start_servers()
     return repl
 
@@ -156,26 +164,36 @@ def banner(console: Console, model: str, workspace: Path, sandbox: SandboxChoice
         f"paicli {__version__} · {model} · {workspace}\n"
         "/help for commands · ESC cancels a running turn · Ctrl-D exits"
     )
-    console.print(Text(terminal_safe(text), style="dim"), soft_wrap=True)
+    console.print(Text(terminal_safe(text), style="dim", overflow="fold"))  # wrapped at spaces, not mid-word
     quiet = sandbox.sandbox is not None or sandbox.mode == "off"
-    console.print(Text(terminal_safe(sandbox.describe()), style="dim" if quiet else "yellow"), soft_wrap=True)
+    console.print(Text(terminal_safe(sandbox.describe()), style="dim" if quiet else "yellow", overflow="fold"))
 
 
 class FirstPrompt:
     """The first prompt, looking and behaving like the REPL's own (same keys, history, toolbar)."""
 
-    def __init__(self, settings: Settings, home: Path) -> None:
+    def __init__(self, settings: Settings, home: Path, sandbox: SandboxChoice | None = None) -> None:
         self.completer: Completer | None = None  # set once the REPL's completers are loaded
         self._model = settings.model
+        self._sandbox = sandbox
+        self.modes = ModeSwitch(PendingMode(settings.approval))  # the policy's once it is built
+        self.toolbar: Callable[[], FormattedText] | None = None  # the REPL's once it is built
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, settings.workspace),
             multiline=True,
-            key_bindings=prompt_keys(),
+            key_bindings=merge_key_bindings([prompt_keys(), self.modes.keys()]),
             completer=DynamicCompleter(lambda: self.completer),
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
             prompt_continuation="  ",
         )
+        tune_prompt(self.session, self.modes)
+
+    def join(self, repl: Repl) -> None:
+        """The REPL is built (with this prompt's mode switch): the toolbar is the REPL's from now on."""
+        self.toolbar = repl.toolbar
+        if self.session.app.is_running:
+            self.session.app.invalidate()
 
     async def read(self, pre_run: Callable[[], None] | None = None) -> str | None:
         """The first line; None for Ctrl-D. Ctrl-C clears the line, as at any prompt of the REPL."""
@@ -195,4 +213,6 @@ class FirstPrompt:
             buffer.start_completion(select_first=False)
 
     def _toolbar(self) -> FormattedText:
-        return toolbar_text(self._model, Usage(), None)
+        if self.toolbar is not None:
+            return self.toolbar()
+        return toolbar_text(self._model, Usage(), None, modes=self.modes, sandbox=self._sandbox)

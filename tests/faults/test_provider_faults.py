@@ -112,5 +112,5 @@ def test_the_headless_report_says_what_was_retried() -> None:
     finished = PlanFinished(status="COMPLETED", usage=Usage(prompt_tokens=100, completion_tokens=7),
                             retries=Retries(rate_limited=3, errors=1, waited_seconds=2.0))  # fmt: skip
     assert final_report(finished) == [
-        "Plan COMPLETED · ↑ 100 ↓ 7 tokens · retried 3 rate limited, 1 error (waited 2.0 s)"
+        "Plan COMPLETED · ↑ 100 ↓ 7 tokens · retried 3 rate limited, 1 error (waits summing to 2.0 s)"
     ]

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.fakellm import FakeLLM, Reply, has_tool_result, last_message_contains, no_tools
+from tests.fakellm import FAULT, STORM, FakeLLM, Reply, has_tool_result, last_message_contains, no_tools
 
 
 def _body(text: str, *, stream: bool = True, **extra: Any) -> dict[str, Any]:
@@ -244,3 +244,36 @@ def test_requests_record_headers_and_body(fake: FakeLLM) -> None:
     assert record.headers["authorization"] == "Bearer sk-x"
     assert record.body is not None and record.body["model"] == "m"
     assert record.text == "hi" and record.reply is not None and record.reply.content == "ok"
+
+
+def test_a_storm_answers_matching_requests_for_its_seconds_then_the_rules_again(fake: FakeLLM) -> None:
+    fake.storm(0.3, Reply.error(429, "slow down", headers={"Retry-After": "1"}), match="storm me")
+    fake.on("storm me", Reply.text("calm"), repeat=True)
+    fake.on("other", Reply.text("untouched"))
+    url = f"{fake.base_url}/chat/completions"
+    assert httpx.post(url, json=_body("other", stream=False)).status_code == 200  # does not start the storm
+    first = httpx.post(url, json=_body("storm me", stream=False))
+    assert first.status_code == 429 and first.headers["retry-after"] == "1"
+    time.sleep(0.35)
+    assert httpx.post(url, json=_body("storm me", stream=False)).status_code == 200
+    assert [r.rule for r in fake.requests] == [1, STORM, 0]
+
+
+def test_injected_faults_are_drawn_from_the_seed_and_the_request_not_the_order(fake: FakeLLM) -> None:
+    fake.on("q", Reply.text("fine"), repeat=True)
+    url = f"{fake.base_url}/chat/completions"
+
+    def statuses(order: list[int]) -> dict[int, list[int]]:
+        seen: dict[int, list[int]] = {n: [] for n in order}
+        for n in order:
+            seen[n].append(httpx.post(url, json=_body(f"q{n}", stream=False)).status_code)
+        return seen
+
+    fake.inject_faults(0.5, [Reply.error(500, "boom")], seed=3)
+    forward = statuses([1, 2, 3, 4, 5, 6, 1, 2, 3])
+    fake.inject_faults(0.5, [Reply.error(500, "boom")], seed=3)
+    fake._bodies_seen.clear()
+    backward = statuses([3, 2, 1, 6, 5, 4, 3, 2, 1])
+    answered = {status for statuses_of_one in forward.values() for status in statuses_of_one}
+    assert forward == backward and answered == {200, 500}
+    assert {r.rule for r in fake.requests} <= {0, FAULT}

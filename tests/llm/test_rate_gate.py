@@ -69,6 +69,7 @@ async def test_a_cancelled_probe_hands_the_turn_to_the_next_request() -> None:
     clock = Clock()
     gate = RateGate(clock=clock)
     gate.limited(0.0, probe=False)
+    clock.now += 1.0  # past the backoff added to a zero wait
     assert await gate.wait_turn() is True
     waiter = asyncio.create_task(gate.wait_turn())
     await asyncio.sleep(0.01)
@@ -135,3 +136,28 @@ async def test_the_endpoint_reports_what_is_held_back() -> None:
     endpoint.finish(probe, "ok")
     assert endpoint.status() == RateStatus(limit=6, maximum=12, retry_in=None)
     assert endpoint.status() is not None and endpoint.status().line() == "rate limited: 6 of 12 running"  # type: ignore[union-attr]
+
+
+async def test_a_server_that_keeps_saying_zero_is_still_probed_about_once_a_second() -> None:
+    clock = Clock()
+    gate = RateGate(Backoff(base=1.0, cap=30.0, random=lambda: 0.0), clock)
+    assert gate.limited(0.0, probe=False).wait == 0.0  # the server's word, the first time
+    assert await gate.wait_turn() is True
+    assert gate.limited(0.0, probe=True).wait == 0.5  # then a backoff that grows, but adds at most a second
+    clock.now += 0.5
+    assert await gate.wait_turn() is True
+    assert gate.limited(0.0, probe=True).wait == 1.0
+    clock.now += 1.0
+    assert await gate.wait_turn() is True
+    assert gate.limited(0.0, probe=True).wait == 1.0
+    assert gate.limited(3.0, probe=False).wait == 3.0  # a longer time the server names is honoured as it is
+
+
+async def test_a_request_past_its_deadline_does_not_probe() -> None:
+    clock = Clock()
+    gate = RateGate(clock=clock)
+    gate.limited(1.0, probe=False)
+    clock.now += 2.0
+    with pytest.raises(RateBudgetSpent):
+        await gate.wait_turn(deadline=clock.now - 0.5)
+    assert not gate.probe_out and gate.probes == 0

@@ -364,7 +364,7 @@ def test_the_final_report_says_what_was_retried() -> None:
     view = LivePlanView(Console(file=out, width=100))
     retries = Retries(rate_limited=8, streams=1, timeouts=2, waited_seconds=4.25)
     view.emit(PlanFinished(status="COMPLETED", usage=Usage(prompt_tokens=10, completion_tokens=2), retries=retries))
-    assert "retried 8 rate limited, 1 broken stream, 2 timeouts (waited 4.2 s)" in out.getvalue()
+    assert "retried 8 rate limited, 1 broken stream, 2 timeouts (waits summing to 4.2 s)" in out.getvalue()
     quiet = io.StringIO()
     LivePlanView(Console(file=quiet, width=100)).emit(
         PlanFinished(status="COMPLETED", usage=Usage(), retries=Retries())
