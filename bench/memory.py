@@ -8,8 +8,8 @@ reading a workspace file (`read_file`) and then answering, then the summary. Its
 of the parent it was forked from. The review is left out: one more tool-free request.
 
 The history: the REPL after one turn with a workspace history of 50,000 entries (about 11 MB, years of
-use) and with none; the prompt's history is capped (paicli/ui/history.py), the file cut once it holds
-twice the cap.
+use) and with none, twice each: the prompt's history is capped (paicli/ui/history.py), the first start
+cuts the file, the next one starts from the cut file.
 
 The chat: the REPL in a pseudo-terminal (bench/chat_session.py) with the default settings, so compression
 starts where a user's would (64,000 tokens); each turn reads a 4 KB file and answers 1.5 KB of Markdown.
@@ -116,16 +116,18 @@ def write_history(path: Path, entries: int) -> None:
             history.write(f"\n# 2026-11-30 10:00:00.000000\n+{history_entry(index)}\n")
 
 
-def rss_with_history(folder: Path, entries: int) -> tuple[int, int]:
-    """The REPL's RSS in KB after one turn, its workspace history holding `entries` entries; and the entries
-    left in the history file after the session."""
+def rss_with_history(folder: Path, entries: int, sessions: int = 1) -> tuple[list[int], int]:
+    """The REPL's RSS in KB after one turn, in each of `sessions` sessions one after the other, its workspace
+    history holding `entries` entries at the start; and the entries left in the history file at the end."""
     path = history_path(folder / "home", folder / "workspace")
     write_history(path, entries)
-    with FakeLLM() as fake:
-        script(fake, 1, answer_chars=1500)
-        with repl_session(fake, folder, note_chars=4000) as session:
-            session.turn(1)
-            rss = session.memory_kb()[0]
+    rss = []
+    for _ in range(sessions):
+        with FakeLLM() as fake:
+            script(fake, 1, answer_chars=1500)
+            with repl_session(fake, folder, note_chars=4000) as session:
+                session.turn(1)
+                rss.append(session.memory_kb()[0])
     return rss, sum(1 for line in path.read_text().splitlines() if line.startswith("# "))
 
 
@@ -148,10 +150,11 @@ def run(quick: bool = False) -> Result:
     result.add(f"{turns} chat turns: per turn", seconds / turns * 1000, "ms")
     entries = 2_000 if quick else HISTORY_ENTRIES
     with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as full:
-        (without, _), (with_history, left) = rss_with_history(Path(empty), 0), rss_with_history(Path(full), entries)
+        (without, _), (starts, left) = rss_with_history(Path(empty), 0, 2), rss_with_history(Path(full), entries, 2)
     size = entries * (len(history_entry(entries)) + 32) / 1e6
-    beyond = (with_history - without) / 1024
-    result.add(f"REPL with a {entries:,}-entry history ({size:.1f} MB): RSS beyond none", beyond, "MB")
+    for label, index in (("first start", 0), ("next start", 1)):
+        beyond = (starts[index] - without[index]) / 1024
+        result.add(f"REPL with a {entries:,}-entry history ({size:.1f} MB), {label}: RSS beyond none", beyond, "MB")
     result.add(f"REPL with a {entries:,}-entry history: entries left in the file", left)
     result.details["rss_curve_mb"] = [{"turn": t, "rss": round(r / 1024, 1), "peak": round(p / 1024, 1)}
                                       for t, r, p in curve]  # fmt: skip

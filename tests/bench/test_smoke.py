@@ -85,7 +85,7 @@ def test_memory_runs_the_whole_plan_and_samples_the_chat(results: dict[str, Resu
     assert metric(memory, "10-task plan, 4 parallel: tasks finished") == 10
     assert float(metric(memory, "10-task plan, 4 parallel: peak RSS") or 0) > 10  # MB: a real peak was read
     assert [sample["turn"] for sample in memory.details["rss_curve_mb"]] == list(range(11))  # 10 turns
-    assert metric(memory, "REPL with a 2,000-entry history: entries left") == 2_001  # under twice the cap
+    assert metric(memory, "REPL with a 2,000-entry history: entries left") == 2_001  # the line sent twice: once
 
 
 def test_a_long_chat_is_compressed_and_keeps_its_prefix_between_compressions(results: dict[str, Result]) -> None:
