@@ -15,12 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import FormattedText
-from rich.console import Console
-from rich.text import Text
 
 from paicli import __version__
 from paicli.config import user_home
@@ -42,10 +40,10 @@ if TYPE_CHECKING:
 
 def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
     """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
-    return asyncio.run(_serve(settings, Console(highlight=False), continue_last))
+    return asyncio.run(_serve(settings, continue_last))
 
 
-async def _serve(settings: Settings, console: Console, continue_last: bool = False) -> int:
+async def _serve(settings: Settings, continue_last: bool = False) -> int:
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
@@ -56,7 +54,7 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
     s = settings
     sandbox = choose_sandbox(s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
                              writable=s.sandbox_writable, hide=s.sandbox_hide)  # fmt: skip
-    banner(console, settings.model, settings.workspace, sandbox)
+    banner(settings.model, settings.workspace, sandbox)
     first = FirstPrompt(settings, home)
     building: asyncio.Task[Repl] | None = None
 
@@ -65,7 +63,7 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
         # thread beside the drawing would delay it (the two take turns at the GIL).
         nonlocal building
         if building is None:
-            building = asyncio.create_task(_build(settings, console, sandbox, first))
+            building = asyncio.create_task(_build(settings, sandbox, first))
 
     repl: Repl | None = None
     try:
@@ -95,15 +93,15 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
                 repl.checkpoints.close()
 
 
-async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, first: FirstPrompt) -> Repl:
+async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt) -> Repl:
     """The REPL, built while the first prompt is on screen: loaded in a worker thread, then put together on
     the event loop. Then its completion joins the first prompt and the MCP servers start. A failure (a
     configuration the runtime refuses) ends the first prompt with that error."""
     try:
-        renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, console, sandbox)
+        renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, sandbox)
         from paicli.ui.repl import Repl
 
-        repl = Repl(runtime, renderer, console, checkpoints=checkpoints)
+        repl = Repl(runtime, renderer, renderer.console, checkpoints=checkpoints)
     except Exception as error:
         if first.session.app.is_running:
             first.session.app.exit(exception=error)
@@ -116,16 +114,16 @@ async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, f
     return repl
 
 
-def _load(
-    settings: Settings, console: Console, sandbox: SandboxChoice
-) -> tuple[ChatRenderer, Runtime, Checkpoints | None, HeldSink]:
+def _load(settings: Settings, sandbox: SandboxChoice) -> tuple[ChatRenderer, Runtime, Checkpoints | None, HeldSink]:
     """Imports and builds what the REPL needs beyond its prompt. In a worker thread, so nothing is shown
     from here: what the checkpoints have to say waits in a `HeldSink` until the event loop shows it."""
+    from rich.console import Console
+
     from paicli.app.checkpoints.service import attach_checkpoints
     from paicli.runtime import build_runtime, secret_values
     from paicli.ui.render import ChatRenderer
 
-    renderer = ChatRenderer(console, secrets=secret_values(settings))
+    renderer = ChatRenderer(Console(highlight=False), secrets=secret_values(settings))
     runtime = build_runtime(settings, renderer, announce=False, sandbox=sandbox)  # the banner says it
     held = HeldSink(renderer)
     return renderer, runtime, attach_checkpoints(runtime, held), held
@@ -150,15 +148,16 @@ class HeldSink:
             self.sink.emit(event)
 
 
-def banner(console: Console, model: str, workspace: Path, sandbox: SandboxChoice) -> None:
-    """The REPL's first lines: version, model, workspace, keys; whether commands are contained."""
+def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
+    """The REPL's first lines: version, model, workspace, keys; whether commands are contained. Printed
+    with prompt_toolkit's own printer: rich's console loads with the rest, after the prompt."""
     text = (
         f"paicli {__version__} · {model} · {workspace}\n"
         "/help for commands · ESC cancels a running turn · Ctrl-D exits"
     )
-    console.print(Text(terminal_safe(text), style="dim"), soft_wrap=True)
     quiet = sandbox.sandbox is not None or sandbox.mode == "off"
-    console.print(Text(terminal_safe(sandbox.describe()), style="dim" if quiet else "yellow"), soft_wrap=True)
+    print_formatted_text(FormattedText([("dim", terminal_safe(text))]))
+    print_formatted_text(FormattedText([("dim" if quiet else "ansiyellow", terminal_safe(sandbox.describe()))]))
 
 
 class FirstPrompt:
