@@ -10,6 +10,7 @@ line typed is handed to the REPL, which then runs as before.
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -52,10 +53,13 @@ async def _serve(settings: Settings, continue_last: bool = False) -> int:
 
     home = user_home()
     s = settings
-    sandbox = choose_sandbox(s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
-                             writable=s.sandbox_writable, hide=s.sandbox_hide)  # fmt: skip
-    banner(settings.model, settings.workspace, sandbox)
+    choosing = loop.run_in_executor(None, functools.partial(  # its probe waits on bwrap: build the prompt meanwhile
+        choose_sandbox, s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
+        writable=s.sandbox_writable, hide=s.sandbox_hide,
+    ))  # fmt: skip
     first = FirstPrompt(settings, home)
+    sandbox = await choosing
+    banner(settings.model, settings.workspace, sandbox)
     building: asyncio.Task[Repl] | None = None
 
     def start_building() -> None:
