@@ -21,14 +21,24 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     """Global options, added to the main parser and to every subcommand so they work on either side.
     In subcommands their default is SUPPRESS, so a value given before the subcommand is not overwritten."""
     default: Any = argparse.SUPPRESS if suppress else None
-    parser.add_argument("-C", dest="workspace", metavar="DIR", default=default, help="workspace (default: .)")
-    parser.add_argument("--model", default=default, help="model name")
-    parser.add_argument("--base-url", dest="base_url", default=default, help="API root, e.g. https://api.x.com/v1")
-    parser.add_argument("--max-parallel", dest="max_parallel", type=int, default=default, metavar="N")
-    parser.add_argument("--max-replans", dest="max_replans", type=int, default=default, metavar="N")
-    parser.add_argument("--schedule", choices=["eager", "batch"], default=default)
-    parser.add_argument("--no-review", dest="no_review", action="store_true", default=default)
-    parser.add_argument("--approval", choices=["ask", "auto", "yolo"], default=default)
+    parser.add_argument("-C", dest="workspace", metavar="DIR", default=default,
+                        help="the workspace: the folder paicli reads, changes and runs commands in (default: .)")
+    parser.add_argument("--model", default=default, help="model name (default: PAICLI_MODEL, else the provider's)")
+    parser.add_argument("--base-url", dest="base_url", default=default,
+                        help="API root of an OpenAI-compatible server, e.g. https://api.deepseek.com/v1")
+    parser.add_argument("--provider", metavar="NAME", default=default,
+                        help="a provider preset: base URL, default model, key variable (listed below)")
+    parser.add_argument("--max-parallel", dest="max_parallel", type=int, default=default, metavar="N",
+                        help="plan tasks that may run at the same time (default 4)")
+    parser.add_argument("--max-replans", dest="max_replans", type=int, default=default, metavar="N",
+                        help="times a failed plan is planned again around the failure (default 2)")
+    parser.add_argument("--schedule", choices=["eager", "batch"], default=default,
+                        help="eager (default): a task starts once its dependencies are done; batch: level by level")
+    parser.add_argument("--no-review", dest="no_review", action="store_true", default=default,
+                        help="skip the model's review of a finished plan's result")
+    parser.add_argument("--approval", choices=["ask", "auto", "yolo"], default=default,
+                        help="ask before risky calls (REPL default), refuse them (auto, headless default), or "
+                             "run them (yolo; the denylist still applies)")  # fmt: skip
     parser.add_argument(
         "--dangerously-skip-approvals", dest="yolo", action="store_true", default=default,
         help="same as --approval yolo",
@@ -37,11 +47,44 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
                         help="contain commands with bubblewrap: when it works (auto, the default), always, never")
     parser.add_argument("-c", "--continue", dest="continue_last", action="store_true", default=default,
                         help="continue this workspace's last conversation (the REPL and `run`)")
-    parser.add_argument("--resume", metavar="ID", default=default, help="continue a saved plan (with `plan`)")
+
+
+def _plan_options(parser: argparse.ArgumentParser, *, suppress: bool, hidden: bool = False) -> None:
+    """--resume and --from: only `plan` runs them. The main parser takes them too, hidden, so `paicli
+    --resume ID plan` keeps working (global options go before or after the subcommand)."""
+    default: Any = argparse.SUPPRESS if suppress else None
+
+    def shown(text: str) -> str:
+        return argparse.SUPPRESS if hidden else text
+
+    parser.add_argument("--resume", metavar="ID", default=default,
+                        help=shown("continue a saved plan: any unique beginning of its id (/plans lists them)"))
     parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
-                        help="run a plan written by hand (with `plan`)")
-    parser.add_argument("--provider", metavar="NAME", default=default,
-                        help="a provider preset: base URL, default model, key variable (see below)")
+                        help=shown('run a plan written by hand: {"goal", "summary", "tasks": [...]}'))
+
+
+DESCRIPTION = """A plan-then-execute coding agent for the terminal.
+
+`paicli` alone opens the interactive REPL in the workspace: type a message, or `/plan GOAL`; /help lists
+the rest. The subcommands run without a terminal (headless)."""
+
+ENVIRONMENT = """environment:
+  PAICLI_API_KEY           the API key; else the provider's own variable (below), else OPENAI_API_KEY
+                           (for openai or a custom base URL only); a server on 127.0.0.1 needs none
+  PAICLI_BASE_URL          API root (else OPENAI_BASE_URL); requests go to {base}/chat/completions
+  PAICLI_MODEL             model name
+  PAICLI_PROVIDER          a provider preset, like --provider
+  PAICLI_PLAN_MAX_REPLANS  like --max-replans
+  settings also come from .paicli/config.toml in the workspace and ~/.paicli/config.toml (README: Configure)
+
+provider presets (--provider NAME):
+"""
+KEYS = """
+
+provider keys: DEEPSEEK_API_KEY, MOONSHOT_API_KEY, DASHSCOPE_API_KEY, ZHIPUAI_API_KEY, OPENROUTER_API_KEY;
+local servers need none.
+
+exit codes: 0 done, 1 plan failed or model unreachable, 2 usage or configuration error, 130 cancelled."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,23 +92,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="paicli",
-        description="A plan-then-execute coding agent for the terminal.",
-        epilog="provider presets (--provider NAME):\n" + presets_help() + "\n\nkeys: PAICLI_API_KEY, else the "
-        "provider's own (DEEPSEEK_API_KEY, MOONSHOT_API_KEY, DASHSCOPE_API_KEY, ZHIPUAI_API_KEY,\n"
-        "OPENROUTER_API_KEY; OPENAI_API_KEY for openai or a custom base URL only); local servers need none.",
+        description=DESCRIPTION,
+        epilog=ENVIRONMENT + presets_help() + KEYS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _global_options(parser, suppress=False)
+    _plan_options(parser, suppress=False, hidden=True)
     commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo,doctor}")
-    run = commands.add_parser("run", help="one ReAct turn, no plan; the final answer goes to stdout")
+    run = commands.add_parser("run", help="one ReAct turn, no plan; the final answer goes to stdout",
+                              description="One ReAct turn without a plan: the final answer goes to stdout, "
+                                          "progress to stderr.")  # fmt: skip
     run.add_argument("prompt", help="what to do")
-    run.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
+    run.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
     _global_options(run, suppress=True)
-    plan = commands.add_parser("plan", help="plan, review, execute")
+    plan = commands.add_parser("plan", help="plan, review, execute",
+                               description="Plan GOAL as a task graph, review it (on a terminal), run it; "
+                                           "without a terminal --yes is needed.")  # fmt: skip
     plan.add_argument("goal", nargs="?", default=None, help="what to achieve")
-    plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked")
-    plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout")
+    plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked (needed without a terminal)")
+    plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
+    _plan_options(plan, suppress=True)
     _global_options(plan, suppress=True)
     undo = commands.add_parser("undo", help="take back the latest (or the named) plan or turn, or one task of it")
     undo.add_argument("id", nargs="?", default=None, metavar="ID", help="a plan id or a turn id (--list shows them)")
@@ -123,12 +170,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             env={**os.environ, **handed_over},
             confirm_trust=confirm,
         )
+        if args.command != "plan" and (getattr(args, "resume", None) or getattr(args, "from_file", None)):
+            raise ConfigError("--resume and --from go with `paicli plan`")
         if getattr(args, "continue_last", None) and args.command not in (None, "run"):
             raise ConfigError(f"-c/--continue goes with the REPL and `paicli run`, not `paicli {args.command}`"
                               + (" (--resume ID continues a saved plan)" if args.command == "plan" else ""))
         if args.command is None:
-            if getattr(args, "resume", None) or getattr(args, "from_file", None):
-                raise ConfigError("--resume and --from go with `paicli plan`")
             if not sys.stdin.isatty():
                 raise ConfigError('the REPL needs a terminal; for one prompt without one use `paicli run "PROMPT"`')
             settings.require_key()

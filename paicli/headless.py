@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TextIO
@@ -41,7 +42,7 @@ from paicli.events import (
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime, secret_values
-from paicli.sanitize import one_line, terminal_safe
+from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 
 
@@ -69,7 +70,12 @@ def progress_line(event: Event) -> str | None:
     """One plain line for a human, or None. Model and tool text goes through the sanitizer (one line), so
     nothing it contains can drive the terminal; long text is cut at a word, with "…"."""
     line = _progress_line(event)
-    return None if line is None else one_line(line, limit=PROGRESS_LIMIT)
+    return None if line is None else cut_at_word(flattened(line), PROGRESS_LIMIT)
+
+
+def flattened(text: str) -> str:
+    """Untrusted text made safe (paicli.sanitize) and flat: every run of whitespace, newlines too, one space."""
+    return " ".join(terminal_safe(text).split())
 
 
 PROGRESS_LIMIT = 400  # characters of one progress line (a refusal keeps its hint)
@@ -82,7 +88,7 @@ def _progress_line(event: Event) -> str | None:
             return f"{_prefix(task_id)}→ {name} {cut_at_word(summary or call_arguments(arguments), ARGUMENTS_LIMIT)}"
         case ToolResultEvent(task_id=task_id, name=name, ok=False, output=output):
             first = next((line for line in output.split("\n") if line.strip()), "failed")
-            return f"{_prefix(task_id)}✗ {name}: {cut_at_word(one_line(first, limit=PROGRESS_LIMIT), 300)}"
+            return f"{_prefix(task_id)}✗ {name}: {cut_at_word(flattened(first), 300)}"
         case Notice(message=message):
             return f"paicli: {message}"
         case TaskStarted(task_id=task_id):
@@ -104,32 +110,37 @@ def _prefix(task_id: str | None) -> str:
 def call_arguments(arguments: dict[str, Any] | str) -> str:
     """A call's arguments as a person would write them: `path=src/a.py content="def add(a, b): …"`."""
     if isinstance(arguments, str):
-        return one_line(arguments, limit=ARGUMENTS_LIMIT)
+        return cut_at_word(flattened(arguments), ARGUMENTS_LIMIT)
     parts = []
     for key, value in arguments.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        flat = one_line(text, limit=ARGUMENTS_LIMIT)
+        flat = cut_at_word(flattened(text), ARGUMENTS_LIMIT)
         parts.append(f'{key}="{flat}"' if " " in flat or not flat else f"{key}={flat}")
     return " ".join(parts)
 
 
 def cut_at_word(text: str, limit: int) -> str:
-    """`text` of at most `limit` characters, cut at the last space before it (with "…") when too long."""
+    """`text` of at most `limit` characters, cut at the last space before it (with "…") when too long, and
+    never inside an escape the sanitizer wrote (`\x1b`, `\u202e`)."""
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
     space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
+    cut = cut[:space] if space > limit // 2 else PARTIAL_ESCAPE.sub("", cut)
+    return cut.rstrip() + "…"
+
+
+PARTIAL_ESCAPE = re.compile(r"\\(?:x[0-9a-f]?|u[0-9a-f]{0,5})?$")  # what a cut may leave of an escape
 
 
 def plan_lines(event: PlanCreated) -> list[str]:
     """The plan once, before it runs: a heading, then a line per task."""
     tasks = event.plan.tasks
     heading = f"Plan (round {event.round}, {len(tasks)} task{'s' if len(tasks) != 1 else ''}): {event.plan.summary}"
-    lines = [one_line(heading, limit=PROGRESS_LIMIT)]
+    lines = [cut_at_word(flattened(heading), PROGRESS_LIMIT)]
     for task in tasks:
         after = f" after {', '.join(task.dependencies)}" if task.dependencies else ""
-        lines.append("  " + one_line(f"{task.id} {task.type}{after}: {task.description}", limit=PROGRESS_LIMIT))
+        lines.append("  " + cut_at_word(flattened(f"{task.id} {task.type}{after}: {task.description}"), PROGRESS_LIMIT))
     return lines
 
 

@@ -225,6 +225,12 @@ class Reply:
         )
 
     @classmethod
+    def models(cls, *names: str) -> Reply:
+        """What GET /models answers (set it as `fake.models_reply`): the OpenAI model list of `names`."""
+        body = json.dumps({"object": "list", "data": [{"id": name, "object": "model"} for name in names]})
+        return cls(kind="error", status=200, body=body.encode(), content_type="application/json")  # a whole body
+
+    @classmethod
     def raw(
         cls,
         parts: Iterable[bytes],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paicli.events import ToolCallEvent, ToolResultEvent
+from paicli.events import Notice, ToolCallEvent, ToolResultEvent
 from paicli.headless import call_arguments, cut_at_word, progress_line
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
@@ -55,3 +55,12 @@ def test_cut_at_word() -> None:
     assert cut_at_word("short", 10) == "short"
     assert cut_at_word("one two three four", 12) == "one two…"
     assert cut_at_word("x" * 50, 10) == "x" * 9 + "…"  # no space to cut at
+
+
+def test_a_cut_never_ends_inside_an_escape_or_a_word() -> None:
+    assert cut_at_word("y" * 150 + "\\x1b" + "z", 153) == "y" * 150 + "…"  # not `\x…`
+    assert cut_at_word("y" * 150 + "\\u202e" + "z", 155) == "y" * 150 + "…"
+    shown = call_arguments({"command": "x" * 158 + "\x1b[2J rm -rf"})
+    assert shown == "command=" + "x" * 158 + "…"  # the ESC is shown as \x1b, and not cut in half
+    notice = progress_line(Notice(level="warning", message="word " * 200))
+    assert notice is not None and notice.endswith("word…") and len(notice) <= 400

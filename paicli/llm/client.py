@@ -102,6 +102,25 @@ class LLMClient:
         if self._owns_http:
             await self._http.aclose()
 
+    async def list_models(self) -> list[str]:
+        """The model names `GET {base_url}/models` lists; ModelError (one line) when it lists none."""
+        headers = {**self._headers, "User-Agent": f"paicli/{__version__}"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        try:
+            response = await self._http.get(f"{self.base_url}/models", headers=headers, timeout=self._timeout)
+        except httpx.HTTPError as exc:
+            raise ModelError(self._redact(f"GET {self.base_url}/models failed ({exc or type(exc).__name__})")) from exc
+        if response.status_code >= 400:
+            raise ModelError(self._redact(f"GET /models: HTTP {response.status_code}: {server_message(response)}"))
+        try:
+            entries = response.json().get("data")
+        except (ValueError, AttributeError):
+            entries = None
+        if not isinstance(entries, list):
+            raise ModelError("GET /models did not answer with a model list")
+        return [str(entry["id"]) for entry in entries if isinstance(entry, dict) and entry.get("id")]
+
     async def chat(
         self,
         messages: list[Message],

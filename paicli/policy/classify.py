@@ -60,6 +60,10 @@ _BUILTINS = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "test", 
 _ASSIGNS_BY_NAME = frozenset({"declare", "typeset", "local", "export", "readonly", "unset", "read", "mapfile",
                               "readarray", "let", "wait", "getopts"})  # fmt: skip
 _RUNS_PROJECT_CODE = {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}
+_SCRIPT_RUNNERS = {"npm", "pnpm", "yarn", "bun", "uv", "poetry", "hatch"}  # `run NAME`: the script is the unit
+# Programs that overwrite, move or stop things whatever their arguments: "always" covers only the exact text.
+_EXACT_ONLY = frozenset({"mv", "dd", "chmod", "chown", "chgrp", "kill", "pkill", "killall", "sudo", "su", "doas",
+                         "mkfs", "crontab"})  # fmt: skip
 
 
 def classify_command(command: str, workspace: Path, *, search_path: str | None = None) -> Classification:
@@ -85,10 +89,17 @@ def normalise_name(word: str) -> str:
 
 
 def command_prefix(words: tuple[str, ...]) -> str | None:
-    """What the "always" answer allows for this simple command; None when only the exact text is safe."""
+    """What the "always" answer allows for this simple command, the narrowest useful scope: the program
+    with its sub-command (`git commit`, `npm run test`), a test runner or build tool by name (`pytest`), or
+    None when only the exact text is safe, as for anything that destroys work (`rm …`, `git clean …`:
+    one yes to `rm -rf build` must not let every later `rm` through)."""
     name, args = words[0], words[1:]
+    if name in _EXACT_ONLY or destructive_reason(words):
+        return None
     operands = [a for a in args if not a.startswith("-")]
     if name in _SUBCOMMAND_TOOLS:
+        if operands[:1] in (["run"], ["run-script"], ["exec"]) and name in _SCRIPT_RUNNERS and len(operands) > 1:
+            return f"{name} {operands[0]} {operands[1]}"  # `npm run test`, not every script
         return f"{name} {operands[0]}" if operands else name
     if _interpreter(name):
         if len(args) >= 2 and args[0] == "-m":

@@ -3,28 +3,51 @@
 
 from __future__ import annotations
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
 from paicli.ui.slash import Command, CommandContext, Outcome
 
 
 async def show_help(ctx: CommandContext, arg: str) -> Outcome:
-    width = max(len(f"{c.name} {c.usage}".strip()) for c in COMMANDS)
-    for command in COMMANDS:
-        names = f"{command.name} {command.usage}".strip()
-        aliases = f" (also {', '.join(command.aliases)})" if command.aliases else ""
-        ctx.say(f"  {names:<{width}}  {command.summary}{aliases}")
-    ctx.say("")
-    for line in KEYS_HELP:
-        ctx.say(line)
+    ctx.show(HelpText())
     return Outcome.CONTINUE
 
 
+class HelpText:
+    """The commands and keys, wrapped at spaces at any width: two columns on a wide screen, each summary
+    under its command on a narrow one (under 72 columns)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        rows = [(f"{c.name} {c.usage}".strip(), c.summary + (f" (also {', '.join(c.aliases)})" if c.aliases else ""))
+                for c in COMMANDS]  # fmt: skip
+        if options.max_width >= NARROW:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(no_wrap=True)
+            grid.add_column(ratio=1, overflow="fold")
+            for names, summary in rows:
+                grid.add_row(Text(names), Text(summary))  # text, never markup: `[ask|auto|yolo]`
+            yield Padding(grid, (0, 0, 0, 2))
+        else:
+            for names, summary in rows:
+                yield Padding(Text(names, overflow="fold"), (0, 0, 0, 2))
+                yield Padding(Text(summary, overflow="fold"), (0, 0, 0, 6))
+        yield Text("")
+        for line in KEYS_HELP:
+            yield Padding(Text(line, overflow="fold"), (0, 0, 0, 2))
+
+
+NARROW = 72
 KEYS_HELP = (
-    "  Enter sends · Alt+Enter (or Esc then Enter) starts a new line · a pasted block stays one message",
-    "  Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
-    "  ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
-    "  Ctrl+O shows the last tool output whole (/expand) · /transcript pages the whole last turn",
-    "  !COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file,",
-    "  a folder's listing or a glob's names (Tab completes the path)",
+    "Enter sends · Ctrl+J or Alt+Enter starts a new line · a pasted block stays one message",
+    "Shift+Tab cycles the approval mode ask → auto → yolo (yolo asks to confirm) · the toolbar shows it",
+    "Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
+    "ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
+    "Ctrl+O shows the last tool output whole (/expand) · /transcript pages the whole last turn",
+    "!COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file, a folder's "
+    "listing or a glob's names (Tab completes the path)",
 )
 
 
@@ -53,15 +76,9 @@ async def init(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def model(ctx: CommandContext, arg: str) -> Outcome:
-    name = arg.strip()
-    if not name:
-        ctx.say(f"model: {ctx.model}")
-    elif len(name.split()) > 1:
-        ctx.error("a model name has no spaces: /model NAME")
-    else:
-        ctx.switch_model(name)
-        ctx.say(f"model switched to {name} for this session", "dim")
-    return Outcome.CONTINUE
+    from paicli.ui.model_command import model_command
+
+    return await model_command(ctx, arg)
 
 
 async def thinking(ctx: CommandContext, arg: str) -> Outcome:
@@ -160,7 +177,8 @@ COMMANDS: list[Command] = [
     Command("/clear", "forget the conversation", clear_conversation),
     Command("/new", "start a new conversation (this one stays saved)", new),
     Command("/resume", "list the recent conversations of this workspace and continue one", resume, usage="[N]"),
-    Command("/model", "show the model, or switch to NAME for this session", model, usage="[NAME]"),
+    Command("/model", "pick one of the server's models, or switch to NAME, for this session", model,
+            usage="[NAME]"),
     Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
             usage="[GOAL | resume [ID]]"),
     Command("/plans", "list the saved plans of this workspace", plans),

@@ -253,7 +253,10 @@ async def edit_in_editor(text: str) -> str | None:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
         try:
-            finished = await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False)
+            from paicli.ui.keys import enter_ends_lines
+
+            with enter_ends_lines():  # the REPL keeps Enter a CR (ui/keys.py); an editor may read lines
+                finished = await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False)
         except OSError as err:
             raise EditorError(f"could not start the editor {shlex.join(command)!r}: {err}") from err
         if finished.returncode != 0:

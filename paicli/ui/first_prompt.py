@@ -16,10 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prompt_toolkit import PromptSession, print_formatted_text
+from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.key_binding import merge_key_bindings
+from rich.console import Console
+from rich.text import Text
 
 from paicli import __version__
 from paicli.config import user_home
@@ -27,7 +30,7 @@ from paicli.errors import EXIT_CANCELLED, EXIT_OK
 from paicli.llm.types import Usage
 from paicli.sanitize import terminal_safe
 from paicli.ui.history import history_file
-from paicli.ui.prompt_line import prompt_keys, prompt_text, toolbar_text
+from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
@@ -41,10 +44,13 @@ if TYPE_CHECKING:
 
 def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
     """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
-    return asyncio.run(_serve(settings, continue_last))
+    from paicli.ui.keys import enter_stays_enter
+
+    with enter_stays_enter():  # Ctrl+J adds a line: an Enter typed between prompts must not become one
+        return asyncio.run(_serve(settings, Console(highlight=False), continue_last))
 
 
-async def _serve(settings: Settings, continue_last: bool = False) -> int:
+async def _serve(settings: Settings, console: Console, continue_last: bool = False) -> int:
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
@@ -58,8 +64,8 @@ async def _serve(settings: Settings, continue_last: bool = False) -> int:
         writable=s.sandbox_writable, hide=s.sandbox_hide,
     ))  # fmt: skip
     first = FirstPrompt(settings, home)
-    sandbox = await choosing
-    banner(settings.model, settings.workspace, sandbox)
+    sandbox = first._sandbox = await choosing  # the toolbar shows it from the first drawing on
+    banner(console, settings.model, settings.workspace, sandbox)
     building: asyncio.Task[Repl] | None = None
 
     def start_building() -> None:
@@ -67,7 +73,7 @@ async def _serve(settings: Settings, continue_last: bool = False) -> int:
         # thread beside the drawing would delay it (the two take turns at the GIL).
         nonlocal building
         if building is None:
-            building = asyncio.create_task(_build(settings, sandbox, first))
+            building = asyncio.create_task(_build(settings, console, sandbox, first))
 
     repl: Repl | None = None
     try:
@@ -97,15 +103,16 @@ async def _serve(settings: Settings, continue_last: bool = False) -> int:
                 repl.checkpoints.close()
 
 
-async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt) -> Repl:
+async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, first: FirstPrompt) -> Repl:
     """The REPL, built while the first prompt is on screen: loaded in a worker thread, then put together on
     the event loop. Then its completion joins the first prompt and the MCP servers start. A failure (a
     configuration the runtime refuses) ends the first prompt with that error."""
     try:
-        renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, sandbox)
+        renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, console, sandbox)
         from paicli.ui.repl import Repl
 
-        repl = Repl(runtime, renderer, renderer.console, checkpoints=checkpoints)
+        first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
+        repl = Repl(runtime, renderer, console, checkpoints=checkpoints, modes=first.modes)
     except Exception as error:
         if first.session.app.is_running:
             first.session.app.exit(exception=error)
@@ -114,20 +121,21 @@ async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt)
         await run_in_terminal(held.release)
     held.release()
     first.use_completer(repl.session.completer)
+    first.join(repl)
     repl.start_servers()
     return repl
 
 
-def _load(settings: Settings, sandbox: SandboxChoice) -> tuple[ChatRenderer, Runtime, Checkpoints | None, HeldSink]:
+def _load(
+    settings: Settings, console: Console, sandbox: SandboxChoice
+) -> tuple[ChatRenderer, Runtime, Checkpoints | None, HeldSink]:
     """Imports and builds what the REPL needs beyond its prompt. In a worker thread, so nothing is shown
     from here: what the checkpoints have to say waits in a `HeldSink` until the event loop shows it."""
-    from rich.console import Console
-
     from paicli.app.checkpoints.service import attach_checkpoints
     from paicli.runtime import build_runtime, secret_values
     from paicli.ui.render import ChatRenderer
 
-    renderer = ChatRenderer(Console(highlight=False), secrets=secret_values(settings))
+    renderer = ChatRenderer(console, secrets=secret_values(settings))
     runtime = build_runtime(settings, renderer, announce=False, sandbox=sandbox)  # the banner says it
     held = HeldSink(renderer)
     return renderer, runtime, attach_checkpoints(runtime, held), held
@@ -152,33 +160,42 @@ class HeldSink:
             self.sink.emit(event)
 
 
-def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
-    """The REPL's first lines: version, model, workspace, keys; whether commands are contained. Printed
-    with prompt_toolkit's own printer: rich's console loads with the rest, after the prompt."""
+def banner(console: Console, model: str, workspace: Path, sandbox: SandboxChoice) -> None:
+    """The REPL's first lines: version, model, workspace, keys; whether commands are contained."""
     text = (
         f"paicli {__version__} · {model} · {workspace}\n"
         "/help for commands · ESC cancels a running turn · Ctrl-D exits"
     )
+    console.print(Text(terminal_safe(text), style="dim", overflow="fold"))  # wrapped at spaces, not mid-word
     quiet = sandbox.sandbox is not None or sandbox.mode == "off"
-    print_formatted_text(FormattedText([("dim", terminal_safe(text))]))
-    print_formatted_text(FormattedText([("dim" if quiet else "ansiyellow", terminal_safe(sandbox.describe()))]))
+    console.print(Text(terminal_safe(sandbox.describe()), style="dim" if quiet else "yellow", overflow="fold"))
 
 
 class FirstPrompt:
     """The first prompt, looking and behaving like the REPL's own (same keys, history, toolbar)."""
 
-    def __init__(self, settings: Settings, home: Path) -> None:
+    def __init__(self, settings: Settings, home: Path, sandbox: SandboxChoice | None = None) -> None:
         self.completer: Completer | None = None  # set once the REPL's completers are loaded
         self._model = settings.model
+        self._sandbox = sandbox
+        self.modes = ModeSwitch(PendingMode(settings.approval))  # the policy's once it is built
+        self.toolbar: Callable[[], FormattedText] | None = None  # the REPL's once it is built
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, settings.workspace),
             multiline=True,
-            key_bindings=prompt_keys(),
+            key_bindings=merge_key_bindings([prompt_keys(), self.modes.keys()]),
             completer=DynamicCompleter(lambda: self.completer),
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
             prompt_continuation="  ",
         )
+        tune_prompt(self.session, self.modes)
+
+    def join(self, repl: Repl) -> None:
+        """The REPL is built (with this prompt's mode switch): the toolbar is the REPL's from now on."""
+        self.toolbar = repl.toolbar
+        if self.session.app.is_running:
+            self.session.app.invalidate()
 
     async def read(self, pre_run: Callable[[], None] | None = None) -> str | None:
         """The first line; None for Ctrl-D. Ctrl-C clears the line, as at any prompt of the REPL."""
@@ -198,4 +215,6 @@ class FirstPrompt:
             buffer.start_completion(select_first=False)
 
     def _toolbar(self) -> FormattedText:
-        return toolbar_text(self._model, Usage(), None)
+        if self.toolbar is not None:
+            return self.toolbar()
+        return toolbar_text(self._model, Usage(), None, modes=self.modes, sandbox=self._sandbox)

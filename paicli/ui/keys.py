@@ -15,14 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
+import termios
 from collections.abc import Callable, Iterator
 from types import TracebackType
+from typing import TextIO
 
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 
-ESCAPE_TIMEOUT = 0.05  # seconds to wait for the rest of an escape sequence before a lone ESC counts
+# Seconds to wait for the rest of an escape sequence before a lone ESC counts, here and at every prompt
+# (prompt_toolkit's own default, 1.5 s in all, made ESC feel dead). Alt+Enter and the arrow keys arrive
+# in one read, so they still work.
+ESCAPE_WAIT = 0.05
 CANCEL_KEYS = {Keys.Escape, Keys.ControlC}
 ERASE_KEYS = {Keys.Backspace, Keys.ControlH}
 
@@ -97,7 +103,7 @@ class CancelKeys:
         self._handle(self._input.read_keys())
         # A lone ESC stays in the parser (it might start an escape sequence) until flushed.
         self._cancel_flush()
-        self._flush_timer = self._loop.call_later(ESCAPE_TIMEOUT, self._flush)
+        self._flush_timer = self._loop.call_later(ESCAPE_WAIT, self._flush)
 
     def _flush(self) -> None:
         self._flush_timer = None
@@ -118,3 +124,37 @@ class CancelKeys:
                     self.typed.pop()
             elif isinstance(press.key, str) and len(press.data) == 1 and press.data.isprintable():
                 self.typed.append(press.data)
+
+
+@contextlib.contextmanager
+def enter_stays_enter(stream: TextIO | None = None) -> Iterator[None]:
+    """Keeps the Enter key's CR a CR for the REPL's lifetime. Between two prompts the terminal is in its
+    normal mode, whose line discipline turns CR into LF (ICRNL) as the key arrives: an Enter typed ahead
+    would reach the next prompt as Ctrl+J, which adds a new line instead of sending."""
+    with _cr_translation(stream, on=False):
+        yield
+
+
+@contextlib.contextmanager
+def enter_ends_lines(stream: TextIO | None = None) -> Iterator[None]:
+    """The terminal's usual CR → LF for a program that reads lines itself (an editor like `ed`)."""
+    with _cr_translation(stream, on=True):
+        yield
+
+
+@contextlib.contextmanager
+def _cr_translation(stream: TextIO | None, *, on: bool) -> Iterator[None]:
+    try:
+        fd = (stream or sys.stdin).fileno()
+        saved = termios.tcgetattr(fd)
+    except (OSError, ValueError, termios.error):  # not a terminal
+        yield
+        return
+    changed = list(saved)
+    changed[0] = changed[0] | termios.ICRNL if on else changed[0] & ~termios.ICRNL
+    termios.tcsetattr(fd, termios.TCSANOW, changed)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from paicli.app.plan_inputs import PlanRequest, saved_plan
 from paicli.errors import ConfigError
 from paicli.plan.model import PlanStatus, TaskStatus
-from paicli.plan.store import PlanStore
+from paicli.plan.store import PlanRecord, PlanStore
 from paicli.sanitize import one_line
 from paicli.ui.slash import CommandContext, Outcome
 
@@ -34,25 +36,44 @@ async def list_plans(ctx: CommandContext, arg: str) -> Outcome:
     if not records:
         ctx.say("no saved plans yet", "dim")
         return Outcome.CONTINUE
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim")
-    for name in ("id", "age", "status", "done"):
-        table.add_column(name, justify="right" if name in ("age", "done") else "left", no_wrap=True)
-    table.add_column("goal", overflow="fold", ratio=1)
-    now = time.time()
-    for record in records[:20]:
-        plan = record.plan
-        done = sum(1 for t in plan.tasks if t.status is TaskStatus.COMPLETED)
-        table.add_row(
-            Text(one_line(record.id, limit=80), style="bold"),
-            age(now - record.updated_at),
-            Text(plan.status.value, style=STATUS_STYLES.get(plan.status, "")),
-            f"{done}/{len(plan.tasks)}",
-            Text(one_line(plan.goal, limit=200), style="dim"),
-        )
-    ctx.show(table)
+    ctx.show(PlansTable(records[:20], time.time()))
     return Outcome.CONTINUE
 
 
+class PlansTable:
+    """id, age, status, done/total and goal, one row a plan; under 80 columns each plan takes two lines
+    (the id whole, then the rest wrapped), so the goal never disappears and the id stays whole."""
+
+    def __init__(self, records: list[PlanRecord], now: float) -> None:
+        self.rows = []
+        for record in records:
+            plan = record.plan
+            done = sum(1 for t in plan.tasks if t.status is TaskStatus.COMPLETED)
+            self.rows.append((
+                Text(one_line(record.id, limit=100), style="bold"),
+                age(now - record.updated_at),
+                Text(plan.status.value, style=STATUS_STYLES.get(plan.status, "")),
+                f"{done}/{len(plan.tasks)}",
+                Text(one_line(plan.goal, limit=200), style="dim"),
+            ))  # fmt: skip
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width < NARROW:
+            for plan_id, when, status, done, goal in self.rows:
+                yield Text(plan_id.plain, style="bold", overflow="fold")
+                yield Padding(Text.assemble(f"{when} · ", status, f" · {done} · ", goal), (0, 0, 0, 2))
+            return
+        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim")
+        table.add_column("id", no_wrap=True, overflow="ellipsis", max_width=40)
+        for name in ("age", "status", "done"):
+            table.add_column(name, justify="left" if name == "status" else "right", no_wrap=True)
+        table.add_column("goal", overflow="fold", ratio=1)
+        for row in self.rows:
+            table.add_row(*row)
+        yield table
+
+
+NARROW = 80
 STATUS_STYLES = {PlanStatus.COMPLETED: "green", PlanStatus.FAILED: "red", PlanStatus.CANCELLED: "yellow"}
 
 

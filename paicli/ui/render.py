@@ -222,7 +222,8 @@ class ChatRenderer:
     def line(self, message: str, style: str = "") -> None:
         """One line of untrusted text, never parsed as markup."""
         self._stop_preview()
-        self.console.print(Text(self._mask(terminal_safe(message)), style=style), soft_wrap=True)
+        # Wrapped by rich at spaces (the terminal would cut words at its edge); a word wider than the screen folds.
+        self.console.print(Text(self._mask(terminal_safe(message)), style=style, overflow="fold"))
 
     # ---- internals ----
 
@@ -389,10 +390,11 @@ def _shared_parser_markdown() -> Callable[[str], RenderableType]:
 
 def transient_live(console: Console, renderable: RenderableType) -> Live:
     """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
-    stopped; cropped, since a region taller than the screen cannot be redrawn."""
-    from rich.live import Live
+    stopped; cropped, since a region taller than the screen cannot be redrawn; redrawn cleanly after the
+    terminal got narrower (ui/reflow.py)."""
+    from paicli.ui.reflow import ReflowingLive
 
-    live = Live(
+    live = ReflowingLive(
         renderable,
         console=console,
         auto_refresh=False,

@@ -17,7 +17,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText, fragment_list_to_text
-from prompt_toolkit.key_binding import KeyPressEvent
+from prompt_toolkit.key_binding import KeyPressEvent, merge_key_bindings
 from rich.console import Console, RenderableType
 
 from paicli.app.checkpoints.service import Checkpoints
@@ -39,7 +39,15 @@ from paicli.ui.expand import add_expand_key
 from paicli.ui.history import history_file
 from paicli.ui.mention_complete import MentionCompleter
 from paicli.ui.notify import terminal_notifier
-from paicli.ui.prompt_line import ask_line, prompt_keys, prompt_text, toolbar_text
+from paicli.ui.prompt_line import (
+    ContextMeter,
+    ModeSwitch,
+    ask_line,
+    prompt_keys,
+    prompt_text,
+    toolbar_text,
+    tune_prompt,
+)
 from paicli.ui.render import ChatRenderer
 from paicli.ui.repl_views import ReplViews
 from paicli.ui.shell_escape import shell_command
@@ -50,7 +58,13 @@ from paicli.ui.watch import cancel_keys
 
 class Repl(ReplViews):
     def __init__(
-        self, runtime: Runtime, renderer: ChatRenderer, console: Console, *, checkpoints: Checkpoints | None = None
+        self,
+        runtime: Runtime,
+        renderer: ChatRenderer,
+        console: Console,
+        *,
+        checkpoints: Checkpoints | None = None,
+        modes: ModeSwitch | None = None,
     ) -> None:
         self.runtime = runtime
         self.renderer = renderer
@@ -67,6 +81,8 @@ class Repl(ReplViews):
         self.conversations = ConversationLog(store, model=self.model, notify=lambda text: self.say(text, "yellow"))
         self.clear_conversation()
         home = user_home()
+        self.modes = modes or ModeSwitch(runtime.policy)  # Shift+Tab; the toolbar shows the mode
+        self.context_meter = ContextMeter(runtime.settings.context_tokens)
         keys = prompt_keys()
 
         @keys.add("escape", filter=Condition(lambda: self.plan_next and not get_app().current_buffer.text))
@@ -76,18 +92,19 @@ class Repl(ReplViews):
 
         add_expand_key(keys, self._hold_line)
         self._held_line = ""  # typed before Ctrl+O: back in the next prompt
-        renderer.status_line = lambda: fragment_list_to_text(self._toolbar())  # under a running command
+        renderer.status_line = lambda: fragment_list_to_text(self.toolbar())  # under a running command
         renderer.rate = runtime.llm.rate_status  # "Rate limited…" instead of "Thinking…" while held at the gate
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, runtime.workspace),
             multiline=True,
-            key_bindings=keys,
+            key_bindings=merge_key_bindings([keys, self.modes.keys()]),
             completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
             complete_while_typing=True,
-            bottom_toolbar=self._toolbar,
+            bottom_toolbar=self.toolbar,
             prompt_continuation="  ",
         )
+        tune_prompt(self.session, self.modes)
 
     # ---- the CommandContext of the slash commands ----
 
@@ -130,6 +147,9 @@ class Repl(ReplViews):
 
     def _hold_line(self, text: str) -> None:
         self._held_line = text
+
+    async def list_models(self) -> list[str]:
+        return await self.runtime.llm.list_models()
 
     def switch_model(self, name: str) -> None:
         self.runtime.llm.model = name
@@ -318,5 +338,8 @@ class Repl(ReplViews):
     def _prompt(self) -> FormattedText:
         return prompt_text(planning=self.plan_next)
 
-    def _toolbar(self) -> FormattedText:
-        return toolbar_text(self.model, self.renderer.session_usage, self.runtime.mcp)
+    def toolbar(self) -> FormattedText:
+        return toolbar_text(
+            self.model, self.renderer.session_usage, self.runtime.mcp, modes=self.modes, sandbox=self.sandbox,
+            context=self.context_meter.percent(self.messages),
+        )  # fmt: skip

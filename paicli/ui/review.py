@@ -42,10 +42,9 @@ from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
 from paicli.sanitize import terminal_safe
 from paicli.ui.editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
+from paicli.ui.keys import ESCAPE_WAIT
 from paicli.ui.plan_facts import PlanFacts, estimate_line, task_facts
 from paicli.ui.plan_view import fold, render_plan
-
-ESCAPE_WAIT = 0.05  # seconds prompt_toolkit waits to tell a lone Esc from the start of a key sequence
 
 T = TypeVar("T")
 
@@ -133,7 +132,7 @@ class _Review:
     async def run(self, plan: Plan) -> Plan | None:
         self.show(plan)
         while True:
-            action = await self.choose(REVIEW_KEYS, _review_hint(plan))
+            action = await self.choose(REVIEW_KEYS, _review_hint(plan, expanded=self.expanded))
             if action == APPROVE:
                 self.note("Plan approved.", "green")
                 return plan
@@ -322,11 +321,13 @@ def _completed_ids(plan: Plan) -> list[str]:
     return [task.id for task in plan.tasks if task.status is TaskStatus.COMPLETED]
 
 
-def _review_hint(plan: Plan) -> list[tuple[str, str]]:
-    """The review keys; `r` only when there is a completed task to rerun."""
+def _review_hint(plan: Plan, *, expanded: bool = False) -> list[tuple[str, str]]:
+    """The review keys as they stand: `r` only when there is a completed task to rerun, and Ctrl+O says
+    what it would do now (expand, or collapse once expanded)."""
+    hint = [(key, "collapse" if key == "Ctrl+O" and expanded else does) for key, does in REVIEW_HINT]
     if not _completed_ids(plan):
-        return REVIEW_HINT
-    return [*REVIEW_HINT[:3], RERUN_HINT, *REVIEW_HINT[3:]]
+        return hint
+    return [*hint[:3], RERUN_HINT, *hint[3:]]
 
 
 def _exit_with(action: str) -> Callable[[KeyPressEvent], None]:

@@ -72,7 +72,16 @@ async def test_ask_mode_asks_and_passes_the_users_reason_to_the_model(workspace:
     first = user.asked[0]
     assert isinstance(first, PolicyRequest)
     assert (first.task_id, first.tool, first.summary) == ("task_2", "execute_command", "rm -r build")
-    assert "rm" in first.reason and first.always == "`rm …` commands"
+    assert "rm" in first.reason and first.always == "this exact command"  # never every later `rm …`
+
+
+async def test_always_on_a_destructive_command_covers_only_that_exact_command(workspace: Path) -> None:
+    user = ScriptedUser(ALWAYS, no())
+    policy, ctx = policy_for(workspace, "ask"), ToolContext(workspace, approve=user)
+    assert await run(policy, "rm -rf build dist", ctx) is Decision.APPROVED_BY_USER
+    assert await run(policy, "rm -rf build dist", ctx) is Decision.APPROVED_BY_SESSION
+    assert await run(policy, "rm -rf src", ctx) is Decision.REFUSED_BY_USER  # asked again
+    assert [getattr(r, "always", "") for r in user.asked] == ["this exact command"] * 2
 
 
 async def test_always_covers_the_same_prefix_for_the_rest_of_the_session(workspace: Path) -> None:

@@ -125,8 +125,8 @@ async def test_through_the_policy_always_is_remembered(keyboard: PipeInput, tmp_
     policy = ApprovalPolicy(tmp_path, mode="ask")
     ctx = ToolContext(tmp_path, task_id="t1", approve=prompt)
     keyboard.send_text("a")
-    first = await asyncio.wait_for(policy.decide("execute_command", {"command": "rm -r a"}, ctx), 10)
-    second = await policy.decide("execute_command", {"command": "rm -r b"}, ctx)
+    first = await asyncio.wait_for(policy.decide("execute_command", {"command": "make build -j2"}, ctx), 10)
+    second = await asyncio.wait_for(policy.decide("execute_command", {"command": "make build -j4"}, ctx), 10)
     assert first.decision.value == "approved_by_user" and second.decision.value == "approved_by_session"
 
 

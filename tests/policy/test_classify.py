@@ -161,12 +161,18 @@ def test_line_continuations_are_joined_before_reading(project: Path) -> None:
     ("words", "prefix"),
     [
         (("git", "commit", "-m", "x"), "git commit"),
-        (("npm", "run", "test"), "npm run"),
+        (("npm", "run", "test"), "npm run test"),
+        (("npm", "test"), "npm test"),
         (("pytest", "-q"), "pytest"),
         (("python3", "-m", "pytest", "-q"), "python3 -m pytest"),
         (("python3", "app.py"), "python3 app.py"),
         (("python3", "-c", "print(1)"), None),
-        (("rm", "-r", "build"), "rm"),
+        # what destroys or overwrites work: only the exact text, never every later `rm …`
+        (("rm", "-rf", "build", "dist"), None),
+        (("git", "clean", "-fdx"), None),
+        (("git", "push", "--force"), None),
+        (("mv", "a", "b"), None),
+        (("git", "push"), "git push"),
     ],
 )
 def test_the_prefix_that_always_allows(words: tuple[str, ...], prefix: str | None) -> None:

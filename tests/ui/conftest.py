@@ -7,11 +7,15 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pexpect
 import pytest
 
 from tests.fakellm import FakeLLM
+
+if TYPE_CHECKING:
+    from tests.ui.terminal import Terminal
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPT = "› "
@@ -20,8 +24,12 @@ ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # style codes rich may put between any tw
 
 
 def expect_text(child: pexpect.spawn, text: str, timeout: float | None = -1) -> None:
-    """Waits until `text` shows, ignoring the terminal styling (bold, colours) in between."""
-    child.expect(ANSI.join(re.escape(ch) for ch in text), timeout=timeout)
+    """Waits until `text` shows, ignoring the terminal styling (bold, colours) in between; a space may be
+    where the line was wrapped (paicli wraps its lines at spaces)."""
+    child.expect(ANSI.join(SPACE if ch == " " else re.escape(ch) for ch in text), timeout=timeout)
+
+
+SPACE = r"(?: ?(?:\x1b\[[0-9;?]*[A-Za-z])*\r*\n| )"  # rich keeps the space before the break
 
 
 def pty_env(fake: FakeLLM, home: Path) -> dict[str, str]:
@@ -63,3 +71,20 @@ def spawn_repl(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Spawn]:
         if child.isalive():
             child.terminate(force=True)
         child.close()
+
+
+@pytest.fixture
+def terminal(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Callable[..., Terminal]]:
+    """Starts paicli in a pseudo-terminal read through a terminal emulator (tests/ui/terminal.py):
+    `terminal(*args, rows=30, columns=100)`."""
+    from tests.ui.terminal import start_terminal
+
+    started: list[Terminal] = []
+
+    def start(*args: str, rows: int = 30, columns: int = 100) -> Terminal:
+        started.append(start_terminal(fake, home, workspace, *args, rows=rows, columns=columns))
+        return started[-1]
+
+    yield start
+    for term in started:
+        term.close()

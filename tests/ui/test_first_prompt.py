@@ -13,7 +13,7 @@ import pytest
 # Loaded with the first answer, the first turn or the first plan, never before the first prompt.
 LOADED_LATER = (
     "httpx",
-    "rich",
+    "rich.markdown",
     "markdown_it",
     "pygments",
     "json_repair",

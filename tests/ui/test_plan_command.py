@@ -78,3 +78,17 @@ async def test_resume_takes_a_unique_beginning_and_names_the_plan(tmp_path: Path
 def test_ages_use_the_largest_unit() -> None:
     assert [age(s) for s in (5, 125, 7_300, 3 * 86_400, -4)] == ["5s", "2m", "2h", "3d", "0s"]
     assert json.dumps(age(60)) == '"1m"'
+
+
+async def test_on_a_narrow_screen_each_plan_keeps_its_whole_id_and_its_goal(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path)
+    long_id = "20261201-101010-add-a-feature-flag-to-the-cli"
+    save(store, long_id, "add a feature flag to the command line so users can choose", PlanStatus.CANCELLED, 1,
+         time.time() - 300)  # fmt: skip
+    ctx = Context(tmp_path, width=40)
+    await list_plans(ctx, "")  # type: ignore[arg-type]
+    shown = ctx.out.getvalue()
+    assert all(len(line) <= 40 for line in shown.splitlines())
+    assert long_id in shown.replace("\n", "")  # folded at the edge, never cut short
+    words = shown.split()
+    assert "CANCELLED" in words and "1/3" in words and "choose" in words

@@ -57,7 +57,9 @@ def test_plan_alone_plans_the_next_message(spawn_repl: Spawn, fake: FakeLLM, wor
     assert "tidy the readme" in planner_request.text
 
 
-def test_esc_during_planning_closes_the_request_and_returns_to_the_prompt(spawn_repl: Spawn, fake: FakeLLM) -> None:
+def test_esc_during_planning_closes_the_request_and_returns_to_the_prompt(
+    spawn_repl: Spawn, fake: FakeLLM, workspace: Path
+) -> None:
     fake.on(system_is(PLANNER), Reply.hang())
     child = spawn_repl("--no-review")
     child.send("/plan something big" + ENTER)
@@ -65,7 +67,9 @@ def test_esc_during_planning_closes_the_request_and_returns_to_the_prompt(spawn_
     child.send(ESC)
     expect_text(child, "cancelled", timeout=5)
     child.expect_exact(PROMPT, timeout=5)
+    assert "resume" not in child.before  # nothing was saved: nothing to resume
     assert request.wait_finished(5) and request.disconnected
+    assert not (workspace / ".paicli" / "plans").exists() or not list((workspace / ".paicli" / "plans").glob("*.json"))
 
 
 def test_esc_in_review_cancels_the_plan(spawn_repl: Spawn, fake: FakeLLM, workspace: Path) -> None:

@@ -126,6 +126,10 @@ def test_model_and_clear_apply_to_the_session_and_quit_leaves(spawn_repl: Spawn,
     child = spawn_repl("--model", "first-model")
     send_line(child, "/model")
     expect_text(child, "model: first-model")
+    expect_text(child, "Switch to which model?")  # the picker of what GET /models lists
+    child.send("\x1b")
+    expect_text(child, "model unchanged: first-model")
+    child.expect_exact(PROMPT)
     send_line(child, "first")
     expect_text(child, "One.")
     send_line(child, "/model second-model")

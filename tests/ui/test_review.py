@@ -377,8 +377,11 @@ async def test_ctrl_o_toggles_between_folded_and_full_descriptions(pipe: PipeInp
     screen = Screen(pipe, planner, plan=plan)
     await screen.shows("Level 1")
     assert "THE END" not in screen.text and "…" in screen.text
+    assert "expand" in screen.prompts.getvalue() and "collapse" not in screen.prompts.getvalue()
+    mark = screen.mark()
     pipe.send_text("\x0f")
     await screen.shows("THE END")
+    await screen.prompts_for("collapse", after=mark)  # the footer says what Ctrl+O does now
     pipe.send_text("\x0f")
     await screen.shows("Level 1", count=3)
     assert screen.text.count("THE END") == 1  # folded again
