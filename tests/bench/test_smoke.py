@@ -91,6 +91,13 @@ def test_the_memory_report_measures_a_plan_and_a_chat(results: dict[str, Result]
     memory = results["memory"]
     assert float(metric(memory, "plan of") or 0) > 10  # MB: a real peak was read
     assert float(metric(memory, "REPL after 12 turns") or 0) > 10
+    assert metric(memory, "REPL: RSS after 12 turns beyond after 4") is not None
+
+
+def test_the_render_benchmark_times_the_refreshes_of_a_paced_stream(results: dict[str, Result]) -> None:
+    render = results["render"]
+    assert int(metric(render, "paced at 500 chars/s, 10 KB: refreshes") or 0) > 10
+    assert 0 < float(metric(render, "REPL (live preview): 10 KB ÷ one render") or 0) < 10
 
 
 def test_the_request_path_compares_the_shipped_client_with_sniffio_absent(results: dict[str, Result]) -> None:
