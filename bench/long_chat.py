@@ -1,115 +1,135 @@
-"""14. Token economy of a long chat: prompt tokens per turn over a 50-turn scripted session.
+"""14. Token economy of a long chat (issue 16, item 6): the prompt tokens of every turn across a 50-turn REPL
+session with compression on, and whether each request's prompt starts with the whole previous one, so
+that a provider's prompt cache keeps hitting between compressions.
 
-The REPL's turn (`paicli.app.driver.run_turn`: a ReAct loop with the context compressor before each
-request) on one growing conversation, against the fake server in this process: each turn a user message
-of about 300 characters and a reply of about 1,500 (Markdown with a code fence). Two sessions: with the
-compressor at a small budget (`context_tokens` 8,000, so that 50 turns cross it several times) and with
-the default budget (64,000: these 50 turns never reach it, the curve without compression). Per turn: the
-prompt tokens of its request's messages (paicli's own estimate, about four characters a token, what the
-compressor weighs against its budget; the tool schemas add the same amount to every request, in the
-JSON). The curve must flatten (compression works): the largest prompt stays under the budget.
-And between compressions the prompt must only grow at its end (prompt caches keep hitting): a turn
-"keeps the prefix" when its request's messages begin with all of the previous turn's request's.
+The session is bench/chat_session.py's (the real REPL in a pseudo-terminal; each turn a `read_file` of a
+4 KB file and a 1.5 KB answer) with `context_tokens = 16000`, so compression comes every few turns, and
+once more with a budget no conversation reaches (`1000000`): the same turns uncompressed. Tokens follow
+the fake's rule (the JSON of messages and tools ÷ 4). A prompt is rendered as providers order it: the
+tools, then each message; the cacheable part of a request is what it shares at its start with the
+request before it, counted from 1,024 tokens on (OpenAI's minimum). Compression requests (no tools) are
+counted in the totals: they are what compression costs.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
+import statistics
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from bench.chat_session import asks_a_tool, compresses, repl_session, script
 from bench.common import Result
-from bench.harness import runtime_for
-from paicli.agent.compress import estimate_tokens
-from paicli.app.driver import run_turn
-from paicli.events import NullSink
-from paicli.llm.types import Message
-from tests.fakellm import FakeLLM, Reply
+from bench.prompt_cache import MIN_CACHED, common_prefix_length, prompt_tokens
+from tests.fakellm import Body, FakeLLM
 
 NAME = "longchat"
-TITLE = "Token economy of a long chat"
-BUDGET = 8_000
-USER = "Turn {turn}: look at the loader again and tell me what to change so that reloading works; keep the " \
-       "public names, explain the trade-off in two sentences, and show the changed function in full."  # fmt: skip
-ANSWER = "\n\n".join(
-    [
-        "The loader caches its result per path, so a second call never reads the file again. To make reloading "
-        "work, keep the cache but key it on the file's modification time as well:",
-        "```python\ndef load(path):\n    stamp = os.stat(path).st_mtime_ns\n    key = (path, stamp)\n"
-        "    if key not in cache:\n        cache[key] = parse(read(path))\n    return cache[key]\n```",
-        "- callers keep using `load(path)` unchanged\n- a changed file is read once more\n"
-        "- old entries stay until `reset()`; with many files, bound the cache",
-        "The trade-off: one `stat` per call instead of none, against never serving a stale configuration. "
-        "For a file read a few times per run, the `stat` costs far less than the bug it prevents.",
-    ]
-)
-SUMMARY = "State: the user works on the loader's cache; agreed to key it on (path, mtime); tests call reset()."
+TITLE = "Token economy of a 50-turn chat with compression"
+BUDGET = 16_000  # context_tokens of the compressed session
+UNBOUNDED = 1_000_000
+CACHED_PRICE = 0.1  # of an uncached token's: DeepSeek's and OpenAI's recent models' cache discount
 
 
-async def session(turns: int, budget: int) -> list[dict[str, Any]]:
-    """Each model request of the session in order: {"turn", "compression", "tokens", "messages"}."""
-    with FakeLLM() as fake, tempfile.TemporaryDirectory() as folder:
-        fake.on(lambda body: not body.get("tools"), Reply.text(SUMMARY), repeat=True)  # the compressor asks
-        fake.on(lambda body: bool(body.get("tools")), Reply.text(ANSWER), repeat=True)
-        async with runtime_for(fake.base_url, Path(folder), context_tokens=budget) as runtime:
-            messages: list[Message] = [{"role": "system", "content": runtime.system_prompt(None)}]
-            turn_of_request: list[int] = []
-            for turn in range(1, turns + 1):
-                messages = [*messages, {"role": "user", "content": USER.format(turn=turn)}]
-                seen = len(fake.requests)
-                outcome = await run_turn(runtime, NullSink(), messages)
-                assert outcome.result is not None, outcome.error
-                messages = outcome.messages
-                turn_of_request += [turn] * (len(fake.requests) - seen)
-        requests = []
-        for turn, request in zip(turn_of_request, fake.requests, strict=True):
-            body = request.body or {}
-            sent = body.get("messages", [])
-            tools = len(json.dumps(body.get("tools") or [], ensure_ascii=False)) // 4
-            requests.append({"turn": turn, "compression": not body.get("tools"), "tokens": estimate_tokens(sent),
-                             "tool_tokens": tools, "messages": sent})  # fmt: skip
-    return requests
+def rendered(body: Body) -> str:
+    """The prompt as a provider lays it out for its cache: tools first, then the messages in order."""
+    return json.dumps(body.get("tools") or []) + "".join(json.dumps(m) for m in body.get("messages") or [])
 
 
-def curve(requests: list[dict[str, Any]]) -> tuple[list[int], int, int, int]:
-    """Prompt tokens of each turn's request, compressions, turns that kept the previous prefix, turns that
-    did not although no compression came between."""
-    tokens, compressions, kept, broken = [], 0, 0, 0
-    previous: list[Any] | None = None
-    compressed_since = False
-    for request in requests:
-        if request["compression"]:
-            compressions += 1
-            compressed_since = True
+@dataclass
+class Session:
+    """What the requests of one chat session cost, turn by turn."""
+
+    turn_tokens: list[int] = field(default_factory=list)  # prompt tokens of each turn's chat requests
+    compression_tokens: int = 0  # of the compression requests
+    compressions: list[int] = field(default_factory=list)  # the turn during which each happened
+    cached_tokens: int = 0  # of the chat requests, what a prompt cache could serve
+    extends: int = 0  # chat requests that start with the whole previous chat request, between compressions
+    steady: int = 0  # chat requests with no compression since the previous one
+    shared_at_compression: list[float] = field(default_factory=list)  # % of the previous request kept
+    largest: int = 0  # prompt tokens of the largest chat request
+
+    @property
+    def total(self) -> int:
+        return sum(self.turn_tokens) + self.compression_tokens
+
+    def priced(self, cached_price: float) -> float:
+        """The prompt tokens at the uncached price, a cached one costing `cached_price` of it (compression
+        requests are not cached: their system prompt differs from the chat's)."""
+        return self.total - self.cached_tokens * (1 - cached_price)
+
+
+def account(bodies: list[Body]) -> Session:
+    """The requests of a session, in the order they were sent."""
+    session = Session()
+    previous: str | None = None
+    compressed = False
+    for body in bodies:
+        if compresses(body):
+            session.compression_tokens += prompt_tokens(body)
+            session.compressions.append(len(session.turn_tokens))
+            compressed = True
             continue
-        tokens.append(request["tokens"])
-        sent = request["messages"]
+        if asks_a_tool(body):
+            session.turn_tokens.append(0)
+        tokens = prompt_tokens(body)
+        session.turn_tokens[-1] += tokens
+        session.largest = max(session.largest, tokens)
+        text = rendered(body)
         if previous is not None:
-            if sent[: len(previous)] == previous:
-                kept += 1
-            elif not compressed_since:
-                broken += 1
-        previous, compressed_since = sent, False
-    return tokens, compressions, kept, broken
+            shared = common_prefix_length([previous, text])
+            session.cached_tokens += shared // 4 if shared // 4 >= MIN_CACHED[0] else 0
+            if compressed:
+                session.shared_at_compression.append(100 * shared / len(previous))
+            else:
+                session.steady += 1
+                session.extends += text.startswith(previous)
+        previous, compressed = text, False
+    return session
+
+
+def chat(turns: int, context_tokens: int) -> Session:
+    with FakeLLM() as fake, tempfile.TemporaryDirectory() as folder:
+        script(fake, turns, answer_chars=1500)
+        with repl_session(fake, Path(folder), note_chars=4000, config=f"context_tokens = {context_tokens}\n") as repl:
+            for number in range(1, turns + 1):
+                repl.turn(number)
+        return account([r.body for r in fake.requests if r.body is not None])
+
+
+def window_mean(values: list[int], start: int, end: int) -> float:
+    """The mean of turns start..end (1-based, inclusive)."""
+    return statistics.fmean(values[start - 1 : end])
 
 
 def run(quick: bool = False) -> Result:
-    turns = 12 if quick else 50
-    budget = 2_000 if quick else BUDGET
-    result = Result(NAME, TITLE, details={"turns": turns, "budget_tokens": budget})
-    for label, session_budget in (("compressed", budget), ("default budget", 64_000)):
-        requests = asyncio.run(session(turns, session_budget))
-        tokens, compressions, kept, broken = curve(requests)
-        result.add(f"{label}: prompt tokens at turn 1 / {turns // 2} / {turns}",
-                   f"{tokens[0]:,} / {tokens[turns // 2 - 1]:,} / {tokens[-1]:,}")  # fmt: skip
-        result.add(f"{label}: largest prompt", max(tokens))
-        result.add(f"{label}: compressions", compressions)
-        result.add(f"{label}: turns whose prompt began with the previous one", kept)
-        result.add(f"{label}: prefix changed without a compression", broken, at_most=0)
-        result.details[label] = {"prompt_tokens": tokens, "compressions": compressions,
-                                 "tool_schema_tokens": requests[0]["tool_tokens"]}  # fmt: skip
-        if label == "compressed":
-            result.add(f"{label}: largest prompt ÷ budget", max(tokens) / budget, at_most=1.0)
+    turns, budget = (12, 6_000) if quick else (50, BUDGET)
+    compressed, plain = chat(turns, budget), chat(turns, UNBOUNDED)
+    result = Result(NAME, TITLE, details={"turns": turns, "context_tokens": budget})
+    tenth = max(1, turns // 5)  # the windows compared: turns 21–30 and 41–50 of 50
+    early, late = (2 * tenth + 1, 3 * tenth), (turns - tenth + 1, turns)
+    result.add("compressions", len(compressed.compressions))
+    result.add(f"prompt tokens per turn, turns {late[0]}–{late[1]}: mean", window_mean(compressed.turn_tokens, *late))
+    for label, session in (("compressed", compressed), ("uncompressed", plain)):
+        ratio = window_mean(session.turn_tokens, *late) / window_mean(session.turn_tokens, *early)
+        result.add(f"{label}: turns {late[0]}–{late[1]} ÷ turns {early[0]}–{early[1]}", ratio,
+                   at_most=1.25 if label == "compressed" else None)  # fmt: skip
+    result.add("largest request: compressed / uncompressed", f"{compressed.largest:,} / {plain.largest:,} tokens")
+    result.add("prompt tokens, whole session: compressed ÷ uncompressed", compressed.total / plain.total)
+    cost = compressed.priced(CACHED_PRICE) / plain.priced(CACHED_PRICE)
+    result.add("prompt cost, cached tokens at 0.1 ×: compressed ÷ uncompressed", cost)
+    share = 100 * compressed.compression_tokens / compressed.total
+    result.add("compression requests: share of the prompt tokens", share, "%")
+    steady = 100 * compressed.extends / compressed.steady if compressed.steady else 100.0
+    result.add("requests between compressions that extend the previous one whole", steady, "%", at_least=100.0)
+    kept = compressed.shared_at_compression
+    result.add("prefix kept across a compression: median", statistics.median(kept) if kept else 100.0, "%")
+    for label, session in (("compressed", compressed), ("uncompressed", plain)):
+        chat_tokens = sum(session.turn_tokens)
+        result.add(f"{label}: cacheable share of chat prompt tokens", 100 * session.cached_tokens / chat_tokens, "%")
+    result.details["per_turn"] = {"compressed": compressed.turn_tokens, "uncompressed": plain.turn_tokens}
+    result.details["compressed_during_turn"] = compressed.compressions
+    result.details["compression_prompt_tokens"] = compressed.compression_tokens
+    result.details["prefix_kept_at_compression_pct"] = [round(v, 1) for v in kept]
+    result.details["totals"] = {"compressed": compressed.total, "uncompressed": plain.total}
     return result

@@ -52,8 +52,8 @@ Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), las
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
 lower-case names, started/finished in time.monotonic(), rule index, reply, status, disconnected,
 client_port, `.text` of all messages, `.wait_finished(timeout)`); `fake.wait_for_requests(n)` waits for
-n of them to arrive. A reply waiting (latency, hang) notices a client that hung up within ~20 ms and
-records `disconnected=True`; stopping the server ends every waiting reply at once.
+n of them to arrive; `fake.forget_requests()` drops the log. A reply waiting (latency, hang) notices a
+client that hung up within ~20 ms and records `disconnected=True`; stopping the server ends every waiting reply at once.
 """
 
 from __future__ import annotations
@@ -449,6 +449,11 @@ class FakeLLM:
         """A snapshot of the requests received so far, in arrival order."""
         with self._lock:
             return list(self._requests)
+
+    def forget_requests(self) -> None:
+        """Drops the log of requests so far: a long benchmark session keeps the server's memory flat."""
+        with self._lock:
+            self._requests.clear()
 
     def wait_for_requests(self, count: int, timeout: float = 5.0) -> list[RecordedRequest]:
         deadline = time.monotonic() + timeout

@@ -112,7 +112,8 @@ async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, f
         from paicli.ui.repl import Repl
 
         first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
-        repl = Repl(runtime, renderer, console, checkpoints=checkpoints, modes=first.modes)
+        repl = Repl(runtime, renderer, console, checkpoints=checkpoints, modes=first.modes,
+                    history=first.session.history)  # fmt: skip
     except Exception as error:
         if first.session.app.is_running:
             first.session.app.exit(exception=error)

@@ -17,6 +17,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import ThreadedCompleter, merge_completers
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText, fragment_list_to_text
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyPressEvent, merge_key_bindings
 from rich.console import Console, RenderableType
 
@@ -65,6 +66,7 @@ class Repl(ReplViews):
         *,
         checkpoints: Checkpoints | None = None,
         modes: ModeSwitch | None = None,
+        history: History | None = None,  # the first prompt's: one copy of the history in memory
     ) -> None:
         self.runtime = runtime
         self.renderer = renderer
@@ -96,7 +98,7 @@ class Repl(ReplViews):
         renderer.rate = runtime.llm.rate_status  # "Rate limited…" instead of "Thinking…" while held at the gate
         mentions = ThreadedCompleter(MentionCompleter(runtime.workspace))
         self.session: PromptSession[str] = PromptSession(
-            history=history_file(home, runtime.workspace),
+            history=history or history_file(home, runtime.workspace),
             multiline=True,
             key_bindings=merge_key_bindings([keys, self.modes.keys()]),
             completer=merge_completers([SlashCompleter(COMMANDS), mentions]),

@@ -80,18 +80,21 @@ def test_scheduler_benchmarks_complete_every_task(results: dict[str, Result]) ->
     assert results["overhead"].details["full_stack_lattice"]["tasks"] == 100
 
 
+def test_memory_runs_the_whole_plan_and_samples_the_chat(results: dict[str, Result]) -> None:
+    memory = results["memory"]
+    assert metric(memory, "10-task plan, 4 parallel: tasks finished") == 10
+    assert float(metric(memory, "10-task plan, 4 parallel: peak RSS") or 0) > 10  # MB: a real peak was read
+    assert [sample["turn"] for sample in memory.details["rss_curve_mb"]] == list(range(11))  # 10 turns
+    assert metric(memory, "REPL with a 2,000-entry history: entries left") == 2_001  # under twice the cap
+
+
 def test_a_long_chat_is_compressed_and_keeps_its_prefix_between_compressions(results: dict[str, Result]) -> None:
     longchat = results["longchat"]
-    assert int(metric(longchat, "compressed: compressions") or 0) > 0
-    assert metric(longchat, "compressed: prefix changed without a compression") == 0
-    assert metric(longchat, "default budget: compressions") == 0
-
-
-def test_the_memory_report_measures_a_plan_and_a_chat(results: dict[str, Result]) -> None:
-    memory = results["memory"]
-    assert float(metric(memory, "plan of") or 0) > 10  # MB: a real peak was read
-    assert float(metric(memory, "REPL after 12 turns") or 0) > 10
-    assert metric(memory, "REPL: RSS after 12 turns beyond after 4") is not None
+    assert int(metric(longchat, "compressions") or 0) > 0
+    assert metric(longchat, "requests between compressions that extend") == 100.0
+    per_turn = longchat.details["per_turn"]
+    assert len(per_turn["compressed"]) == len(per_turn["uncompressed"]) == 12
+    assert sum(per_turn["compressed"]) < sum(per_turn["uncompressed"])
 
 
 def test_the_render_benchmark_times_the_refreshes_of_a_paced_stream(results: dict[str, Result]) -> None:
