@@ -96,7 +96,7 @@ class ReplSession:
         self.child = child
 
     def turn(self, number: int, timeout: float = 60.0) -> None:
-        self.child.send(question(number) + "\r")  # Enter is CR; a LF would add a line to the message
+        self.child.send(question(number) + "\r")  # Enter (a line feed is Ctrl+J: a new line)
         _expect_text(self.child, f"done-{number}.", timeout)
         self.child.expect_exact(PROMPT, timeout=timeout)
 

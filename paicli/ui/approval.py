@@ -44,7 +44,7 @@ from paicli.sandbox import SandboxChoice
 from paicli.sanitize import terminal_safe
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.trust import TrustRequest
-from paicli.ui.keys import ESCAPE_WAIT
+from paicli.ui.keys import CHORD_WAIT, ESCAPE_WAIT
 
 REDRAW_EVERY = 0.25  # seconds between redraws of an open question
 MAX_SHOWN_LINES = 60  # of a long command: head and tail are shown, with the number of lines between
@@ -194,7 +194,7 @@ class ApprovalPrompt:
             refresh_interval=REDRAW_EVERY,  # the view above and the queue count change while it waits
             erase_when_done=above is not None,  # the view above is not left in the scrollback ...
         )
-        app.timeoutlen = app.ttimeoutlen = ESCAPE_WAIT  # ESC answers at once, as at the prompt
+        app.ttimeoutlen, app.timeoutlen = ESCAPE_WAIT, CHORD_WAIT  # ESC answers at once, as at the prompt
         try:
             answer = await app.run_async() or NO
         except (EOFError, KeyboardInterrupt):

@@ -10,6 +10,7 @@ line typed is handed to the REPL, which then runs as before.
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -58,10 +59,13 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
 
     home = user_home()
     s = settings
-    sandbox = choose_sandbox(s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
-                             writable=s.sandbox_writable, hide=s.sandbox_hide)  # fmt: skip
+    choosing = loop.run_in_executor(None, functools.partial(  # its probe waits on bwrap: build the prompt meanwhile
+        choose_sandbox, s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
+        writable=s.sandbox_writable, hide=s.sandbox_hide,
+    ))  # fmt: skip
+    first = FirstPrompt(settings, home)
+    sandbox = first._sandbox = await choosing  # the toolbar shows it from the first drawing on
     banner(console, settings.model, settings.workspace, sandbox)
-    first = FirstPrompt(settings, home, sandbox)
     building: asyncio.Task[Repl] | None = None
 
     def start_building() -> None:
@@ -108,9 +112,8 @@ async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, f
         from paicli.ui.repl import Repl
 
         first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
-        repl = Repl(
-            runtime, renderer, console, checkpoints=checkpoints, modes=first.modes, history=first.session.history
-        )
+        repl = Repl(runtime, renderer, console, checkpoints=checkpoints, modes=first.modes,
+                    history=first.session.history)  # fmt: skip
     except Exception as error:
         if first.session.app.is_running:
             first.session.app.exit(exception=error)

@@ -29,6 +29,9 @@ from prompt_toolkit.keys import Keys
 # (prompt_toolkit's own default, 1.5 s in all, made ESC feel dead). Alt+Enter and the arrow keys arrive
 # in one read, so they still work.
 ESCAPE_WAIT = 0.05
+# Seconds to wait for the second key of a two-key binding (Esc then Enter) before the first acts alone:
+# prompt_toolkit's own 1 s would come on top of the wait above. Alt+Enter arrives in one read and still works.
+CHORD_WAIT = 0.01
 CANCEL_KEYS = {Keys.Escape, Keys.ControlC}
 ERASE_KEYS = {Keys.Backspace, Keys.ControlH}
 

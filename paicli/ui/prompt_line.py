@@ -12,7 +12,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from paicli.app.figures import arrows
 from paicli.llm.types import Message, Usage
-from paicli.ui.keys import ESCAPE_WAIT
+from paicli.ui.keys import CHORD_WAIT, ESCAPE_WAIT
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -135,7 +135,7 @@ MODE_STYLES = {"ask": "", "auto": "bold", "yolo": "bold ansired"}
 
 def tune_prompt(session: PromptSession[str], modes: ModeSwitch) -> None:
     """What the REPL's prompts share beyond their keys: ESC acts at once, and typing keeps the mode."""
-    session.app.timeoutlen = session.app.ttimeoutlen = ESCAPE_WAIT
+    session.app.ttimeoutlen, session.app.timeoutlen = ESCAPE_WAIT, CHORD_WAIT
     session.default_buffer.on_text_changed += lambda _: modes.keep()
 
 

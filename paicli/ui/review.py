@@ -42,7 +42,7 @@ from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
 from paicli.sanitize import terminal_safe
 from paicli.ui.editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
-from paicli.ui.keys import ESCAPE_WAIT
+from paicli.ui.keys import CHORD_WAIT, ESCAPE_WAIT
 from paicli.ui.plan_facts import PlanFacts, estimate_line, task_facts
 from paicli.ui.plan_view import fold, render_plan
 
@@ -295,7 +295,7 @@ class _Review:
             event.app.exit(result="")
 
         session: PromptSession[str] = PromptSession(input=self.input, output=self.output, key_bindings=bindings)
-        session.app.ttimeoutlen = session.app.timeoutlen = ESCAPE_WAIT
+        session.app.ttimeoutlen, session.app.timeoutlen = ESCAPE_WAIT, CHORD_WAIT
         try:
             answer = await session.prompt_async(message)
         except (KeyboardInterrupt, EOFError):
@@ -313,7 +313,7 @@ class _Review:
             input=self.input,
             output=self.output,
         )
-        app.ttimeoutlen = app.timeoutlen = ESCAPE_WAIT
+        app.ttimeoutlen, app.timeoutlen = ESCAPE_WAIT, CHORD_WAIT
         return app
 
 

@@ -97,6 +97,12 @@ def test_a_long_chat_is_compressed_and_keeps_its_prefix_between_compressions(res
     assert sum(per_turn["compressed"]) < sum(per_turn["uncompressed"])
 
 
+def test_the_render_benchmark_times_the_refreshes_of_a_paced_stream(results: dict[str, Result]) -> None:
+    render = results["render"]
+    assert int(metric(render, "paced at 500 chars/s, 10 KB: refreshes") or 0) > 10
+    assert 0 < float(metric(render, "REPL (live preview): 10 KB ÷ one render") or 0) < 10
+
+
 def test_the_request_path_compares_the_shipped_client_with_sniffio_absent(results: dict[str, Result]) -> None:
     names = [m.name for m in results["requests"].metrics]
     assert "shipped: client CPU per request" in names and "sniffio absent: client CPU per request" in names
