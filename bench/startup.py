@@ -92,6 +92,7 @@ def _timed_repl(env: dict[str, str], workspace: Path, echoes: list[float] | None
         timeout=30,
         dimensions=(40, 120),
     )
+    child.delaybeforesend = None  # pexpect sleeps 50 ms before every send unless told not to
     try:
         child.expect_exact(PROMPT)
         seconds = time.perf_counter() - start
