@@ -19,20 +19,13 @@ from pathlib import Path
 import pexpect
 
 from bench.common import REPO, Result, median, percentile, rounded
+from bench.startup import drain
 from tests.fakellm import FakeLLM
 
 NAME = "keys"
 TITLE = "Keys: ESC at the prompt"
 PROMPT = "› "
 ESC = "\x1b"
-
-
-def _drain(child: pexpect.spawn) -> None:
-    while True:
-        try:
-            child.read_nonblocking(1 << 16, timeout=0.05)
-        except pexpect.TIMEOUT:
-            return
 
 
 def esc_latencies(rounds: int) -> tuple[list[float], list[float]]:
@@ -54,12 +47,12 @@ def esc_latencies(rounds: int) -> tuple[list[float], list[float]]:
             for _ in range(rounds + 1):  # the first round warms up (completion and the rest load)
                 child.send("/plan\r")
                 child.expect_exact("plan" + PROMPT)
-                _drain(child)
+                drain(child)
                 sent = time.perf_counter()
                 child.send(ESC)
                 child.expect_exact(PROMPT)
                 seconds.append(time.perf_counter() - sent)
-                _drain(child)
+                drain(child)
                 sent = time.perf_counter()
                 child.send("q")  # a letter the toolbar never shows
                 child.expect_exact("q")

@@ -69,7 +69,7 @@ def _helper(what: str) -> str:
     return done.stdout.strip()
 
 
-def _drain(child: pexpect.spawn) -> None:
+def drain(child: pexpect.spawn) -> None:
     """Reads what the terminal has written so far, so an expected key is not found in old output."""
     while True:
         try:
@@ -99,7 +99,7 @@ def _timed_repl(env: dict[str, str], workspace: Path, echoes: list[float] | None
         if echoes is not None:
             for index in range(KEYS):
                 key = "qzjvwxy"[index % 7]  # letters the toolbar (model, tokens, MCP status) never shows
-                _drain(child)
+                drain(child)
                 sent = time.perf_counter()
                 child.send(key)
                 child.expect_exact(key)
