@@ -96,7 +96,9 @@ def run_the_plan(repo: Path, fake: FakeLLM, home: Path) -> dict[str, Any]:
     script_plan(fake)
     done = paicli(repo, fake, home, "plan", "edit and build", "--yes", "--json", "--approval", "yolo")
     assert done.code == 0, done.stderr
-    return done.of("plan_finished")[0]
+    finished = done.of("plan_finished")[0]
+    assert "changes" in finished, done.of("notice")  # checkpoints went off: the notices say why
+    return finished
 
 
 def test_a_plan_is_undone_one_task_then_whole_and_the_workspace_is_as_before(
