@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import re
 import time
@@ -43,6 +42,7 @@ from paicli.tools.output import mask_secrets
 from paicli.ui.command_live import APPEAR_AFTER, RunningCall
 from paicli.ui.diff_view import counts_text, inline_diff
 from paicli.ui.markdown_blocks import MarkdownBlocks as MarkdownBlocks  # re-exported: tests and benches use it
+from paicli.ui.markdown_view import markdown
 from paicli.ui.preview import Preview, result_preview
 from paicli.ui.thinking import Thinking, with_thinking
 from paicli.ui.transcript import Transcript
@@ -363,29 +363,6 @@ class ChatRenderer:
 
     def _mask(self, text: str) -> str:
         return mask_secrets(text, self.secrets)
-
-
-def markdown(text: str) -> RenderableType:
-    """Markdown shown with links' targets (no terminal hyperlinks), parsed by one shared parser: rich's
-    `Markdown` builds a markdown-it parser per instance, about a sixth of the cost of a short block."""
-    return _shared_parser_markdown()(text)
-
-
-@functools.cache
-def _shared_parser_markdown() -> Callable[[str], RenderableType]:
-    from markdown_it import MarkdownIt
-    from rich.markdown import Markdown
-
-    parser = MarkdownIt().enable("strikethrough").enable("table")  # what rich's Markdown enables
-    prototype = vars(Markdown("", hyperlinks=False))  # rich's own settings, whatever its version has
-
-    class SharedParserMarkdown(Markdown):
-        def __init__(self, markup: str) -> None:  # rich's __init__, without building a parser
-            self.__dict__.update(prototype)
-            self.markup = markup
-            self.parsed = parser.parse(markup)
-
-    return SharedParserMarkdown
 
 
 def transient_live(console: Console, renderable: RenderableType) -> Live:
