@@ -36,6 +36,7 @@ from paicli.trust import (
     CONFIG_FILE,
     MAX_REPO_FILE_BYTES,
     ConfirmTrust,
+    RepoFile,
     Warn,
     read_repo_file,
     screen_prompt_overrides,
@@ -310,14 +311,7 @@ def _repository_config(
     root: Path, home: Path, baseline: Mapping[str, Any], confirm: ConfirmTrust | None, warn: Warn
 ) -> dict[str, Any]:
     """What the workspace's own config may set: read without following a symlink, then screened."""
-    try:
-        repo_file = read_repo_file(root, CONFIG_FILE)
-    except UnsafeFile as err:
-        warn(f"{err}: its settings are ignored")
-        return {}
-    except OSError as err:
-        warn(f"cannot read {root / CONFIG_FILE}: {err.strerror or err}: its settings are ignored")
-        return {}
+    repo_file = _workspace_file(root, CONFIG_FILE, "its settings", warn)
     if repo_file is None:
         return {}
     values = parse_config(repo_file.data, repo_file.path)
@@ -328,14 +322,7 @@ def _workspace_mcp_servers(
     root: Path, home: Path, confirm: ConfirmTrust | None, warn: Warn
 ) -> dict[str, McpServerConfig]:
     """The servers of the workspace's `.mcp.json`, once the user trusts that file (they run programs)."""
-    try:
-        file = read_repo_file(root, MCP_JSON)
-    except UnsafeFile as err:
-        warn(f"{err}: its MCP servers are ignored")
-        return {}
-    except OSError as err:
-        warn(f"cannot read {root / MCP_JSON}: {err.strerror or err}: its MCP servers are ignored")
-        return {}
+    file = _workspace_file(root, MCP_JSON, "its MCP servers", warn)
     if file is None:
         return {}
     try:
@@ -349,6 +336,18 @@ def _workspace_mcp_servers(
     if servers and screen_repo_file(file, what, home=home, confirm=confirm, warn=warn):
         return servers
     return {}
+
+
+def _workspace_file(root: Path, name: str, ignored: str, warn: Warn) -> RepoFile | None:
+    """A file of the workspace, read without following a symlink; None when it is missing, unsafe or
+    unreadable (the last two with a warning that `ignored` are ignored)."""
+    try:
+        return read_repo_file(root, name)
+    except UnsafeFile as err:
+        warn(f"{err}: {ignored} are ignored")
+    except OSError as err:
+        warn(f"cannot read {root / name}: {err.strerror or err}: {ignored} are ignored")
+    return None
 
 
 def _defaults() -> dict[str, Any]:
