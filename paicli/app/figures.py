@@ -38,3 +38,19 @@ def retries_line(retries: Retries | None) -> str | None:
     ]
     parts = [f"{count} {one if count == 1 else many}" for count, one, many in kinds if count]
     return f"retried {', '.join(parts)} (waits summing to {retries.waited_seconds:.1f} s)"
+
+
+def format_duration(seconds: float) -> str:
+    """`0.4s`, `12.3s`, `2m05s`, `1h02m`."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def format_tokens(count: int, estimated: bool = False) -> str:
+    """`532 tok`, `12.3k tok`, `1.2M tok`; `~12.3k tok` when estimated."""
+    return f"{'~' if estimated else ''}{compact_count(count)} tok"

@@ -34,7 +34,7 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
-from paicli.app.figures import retries_line
+from paicli.app.figures import format_duration, retries_line
 from paicli.events import (
     CommandOutput,
     Event,
@@ -62,13 +62,7 @@ from paicli.ui.diff_view import counts_text
 from paicli.ui.plan_facts import estimate_vs_actual
 from paicli.ui.plan_view import count_statuses, fold, status_icon
 from paicli.ui.preview import result_preview
-from paicli.ui.render import (
-    NOTICE_STYLES,
-    format_duration,
-    tool_summary,
-    transient_live,
-    usage_line,
-)
+from paicli.ui.render import NOTICE_STYLES, tool_summary, transient_live, usage_line
 from paicli.ui.task_table import TaskRow, rows_to_hide, task_lines, task_outcome
 
 REFRESH_PER_SECOND = 4.0

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from paicli.app.figures import arrows, compact_count, token_count
+from paicli.app.figures import arrows, format_duration, token_count
 from paicli.events import (
     CommandOutput,
     Event,
@@ -57,7 +57,6 @@ NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 RESTARTED = "↻ the reply broke off and was asked again; what follows replaces the text above"
 
 
-
 def tool_summary(event: ToolCallEvent) -> str:
     """One safe line saying what a call does: the tool's own summary (`src/app.py`, `pytest -q`, `TODO in
     src/`), else its first string argument, else the arguments as sent."""
@@ -82,8 +81,6 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
     if turn.estimated or (session is not None and session.estimated):
         line += " (~ estimated: the server reported no usage)"
     return line
-
-
 
 
 class ChatRenderer:
@@ -382,20 +379,3 @@ def transient_live(console: Console, renderable: RenderableType) -> Live:
     )
     live.start(refresh=True)
     return live
-
-
-def format_duration(seconds: float) -> str:
-    """`0.4s`, `12.3s`, `2m05s`, `1h02m`."""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
-
-
-def format_tokens(count: int, estimated: bool = False) -> str:
-    """`532 tok`, `12.3k tok`, `1.2M tok`; `~12.3k tok` when estimated."""
-    return f"{'~' if estimated else ''}{compact_count(count)} tok"
-

@@ -9,6 +9,7 @@ import time
 import pytest
 from rich.console import Console
 
+from paicli.app.figures import format_duration, format_tokens
 from paicli.events import (
     CommandOutput,
     Event,
@@ -31,7 +32,6 @@ from paicli.llm.endpoint import Endpoint
 from paicli.llm.types import Estimate, Retries, Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.live import LivePlanView
-from paicli.ui.render import format_duration, format_tokens
 
 
 def plan() -> Plan:
