@@ -36,7 +36,7 @@ async def ask_line(question: str) -> str:
 
 
 def prompt_keys() -> KeyBindings:
-    """Enter sends; Alt+Enter (Esc then Enter) or Ctrl+J inserts a newline; Ctrl-L clears the screen. (Ctrl-R
+    """Enter sends; Alt+Enter (ESC and Enter in one read) or Ctrl+J inserts a newline; Ctrl-L clears the screen. (Ctrl-R
     searches the history and a bracketed paste stays one message: prompt_toolkit's own bindings.)"""
     keys = KeyBindings()
 
