@@ -19,6 +19,8 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from paicli.tools.atomic import atomic_write
+
 IDENTITY = {
     "GIT_AUTHOR_NAME": "paicli",
     "GIT_AUTHOR_EMAIL": "checkpoints@paicli.invalid",
@@ -170,11 +172,33 @@ class ShadowGit:
             self.global_config.write_text("# paicli's own git config for checkpoints: deliberately empty\n")
         env = {k: v for k, v in self._env.items() if k != "GIT_WORK_TREE"}
         self.run(["init", "--quiet", "--template=", str(self.git_dir)], env=env, cwd=self.git_dir.parent)
-        for key, value in REPO_CONFIG:
-            self.run(["config", "--file", str(self.git_dir / "config"), key, value])
+        self._write_config()
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
         (info / "attributes").write_text(NO_FILTERS)
+
+    def _write_config(self) -> None:
+        """REPO_CONFIG merged into the config file `git init` wrote, in one write (a `git config` process
+        per key cost 14 processes on a workspace's first checkpoint). Each key keeps one value: git refuses
+        to set a key that has several (as `git init` does again on a repository started anew)."""
+        path = self.git_dir / "config"
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        sections: dict[str, dict[str, str]] = {}  # section → name (lower case) → "name = value"
+        section = "core"
+        for line in text.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("[") and stripped.endswith("]"):
+                section = stripped[1:-1].strip()
+            elif "=" in stripped and not stripped.startswith(("#", ";")):
+                name, value = (part.strip() for part in stripped.split("=", 1))
+                sections.setdefault(section, {})[name.lower()] = f"{name} = {value}"
+        for key, value in REPO_CONFIG:
+            section, name = key.split(".", 1)
+            sections.setdefault(section, {})[name.lower()] = f"{name} = {value}"
+        lines = [
+            f"[{name}]\n" + "".join(f"\t{entry}\n" for entry in entries.values()) for name, entries in sections.items()
+        ]
+        atomic_write(path, "".join(lines))
 
     def write_excludes(self, lines: Sequence[str]) -> None:
         """The shadow's `info/exclude`: paicli's own rules plus the user's `.git/info/exclude`."""
