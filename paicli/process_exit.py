@@ -18,6 +18,8 @@ import sys
 import threading
 from typing import NoReturn
 
+ANSWERED_BEFORE_START = frozenset({"--version", "-h", "--help"})  # the command line answers these at once
+
 
 def others_working() -> bool:
     """A non-daemon thread other than this one is alive: the interpreter would wait for it, so must we."""
@@ -36,7 +38,18 @@ def leave(code: int) -> NoReturn:
 
 
 def entry() -> NoReturn:
-    """The `paicli` command (pyproject's script) and `python -m paicli`."""
+    """The `paicli` command (pyproject's script) and `python -m paicli`. A process started with secrets in
+    its environment restarts without them first thing (paicli/secret_handoff.py), before the command line
+    and the rest of paicli are loaded only to be thrown away."""
+    from paicli.errors import EXIT_USAGE
+    from paicli.secret_handoff import HandoffError, restart_if_secrets
+
+    try:
+        if not ANSWERED_BEFORE_START.intersection(sys.argv[1:]):  # else main() restarts later, if it must
+            restart_if_secrets()
+    except HandoffError as error:
+        print(f"paicli: {error}", file=sys.stderr)
+        leave(EXIT_USAGE)
     from paicli.cli import main
 
     leave(main())

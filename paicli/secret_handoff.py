@@ -56,6 +56,19 @@ def secure_start(key_variables: Collection[str]) -> dict[str, str]:
     raise AssertionError("unreachable: execve returned")  # pragma: no cover
 
 
+def restart_if_secrets() -> None:
+    """The first half of `secure_start`, for the program's entry point before anything else is imported:
+    when the environment holds secrets (and they were not handed over yet), restart without them now, so
+    that the discarded first process costs an interpreter's start and no more. Returns when there is
+    nothing to do; the second process's `secure_start` then receives them."""
+    if os.name != "posix" or HANDOFF_VARIABLE in os.environ:
+        return
+    secrets = {name: value for name, value in os.environ.items() if is_secret_name(name)}
+    if secrets:
+        restart_without(secrets, os.environ, sys.executable, sys.orig_argv)
+        raise AssertionError("unreachable: execve returned")  # pragma: no cover
+
+
 def restart_without(
     secrets: Mapping[str, str], environ: Mapping[str, str], executable: str, argv: Sequence[str]
 ) -> None:
