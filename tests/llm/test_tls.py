@@ -20,3 +20,12 @@ def test_a_plain_http_endpoint_gets_a_context_that_still_verifies_and_trusts_no_
 @pytest.mark.parametrize("url", ["https://api.openai.com/v1", "HTTPS://api.deepseek.com", "httpx://odd", "ftp://x"])
 def test_anything_else_keeps_httpx_default_trust(url: str) -> None:
     assert tls_for(url) is True
+
+
+@pytest.mark.parametrize(("url", "trusted"), [("http://127.0.0.1:1/v1", False), ("https://api.example.com/v1", True)])
+def test_the_model_client_uses_it(url: str, trusted: bool) -> None:
+    from paicli.llm.client import LLMClient
+
+    client = LLMClient(base_url=url, api_key="k", model="m")
+    context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]  # httpx's own
+    assert (context.cert_store_stats()["x509_ca"] > 0) is trusted

@@ -189,9 +189,10 @@ class ShadowGit:
             stripped = line.strip()
             if stripped.startswith("[") and stripped.endswith("]"):
                 section = stripped[1:-1].strip()
-            elif "=" in stripped and not stripped.startswith(("#", ";")):
-                name, value = (part.strip() for part in stripped.split("=", 1))
-                sections.setdefault(section, {})[name.lower()] = f"{name} = {value}"
+            elif stripped and not stripped.startswith(("#", ";")):
+                name, _, value = (part.strip() for part in stripped.partition("="))
+                entry = f"{name} = {value}" if "=" in stripped else name  # a bare name is a true boolean
+                sections.setdefault(section, {})[name.lower()] = entry
         for key, value in REPO_CONFIG:
             section, name = key.split(".", 1)
             sections.setdefault(section, {})[name.lower()] = f"{name} = {value}"
