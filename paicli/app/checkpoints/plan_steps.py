@@ -75,8 +75,9 @@ class PlanSteps:
 
 
 class CheckpointedRunner:
-    """Wraps the scheduler's runner: a step begins before a task that may write, and every task's step
-    ends when the task does (finished, failed or cancelled)."""
+    """Wraps the scheduler's runner: a step begins before a task that may write (its checkpoint taken
+    while the task's first request is out), and every task's step ends when the task does (finished,
+    failed or cancelled)."""
 
     def __init__(self, runner: TaskRunner, steps: PlanSteps) -> None:
         self.runner = runner
@@ -86,7 +87,7 @@ class CheckpointedRunner:
         try:
             await self.steps.started()
             if may_write(task):
-                await self.steps.checkpoints.begin_step(task.id)
+                self.steps.checkpoints.begin_step_soon(task.id)
             return await self.runner(plan, task)
         finally:
             self.steps.end_step(task.id)

@@ -9,6 +9,7 @@ left half done by a cancel. Notices from the worker reach the sink on the event 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -134,10 +135,11 @@ class Checkpoints:
     # ---- recording (the driver) ----
 
     async def begin_turn(self, text: str) -> Recording:
+        """The turn's recording, its checkpoint taken while the model is asked (see `soon`)."""
         entry = Entry(id=self.store.journal.new_id("turn"), kind="turn", label=label_of(text))
         recording = self.recording = Recording(self.store, entry)
-        await self.call(recording.start)
-        await self.call(recording.begin_step, None)
+        self.soon(recording.start)
+        self.soon(recording.begin_step, None)
         return recording
 
     async def begin_plan(self, plan_id: str | None, goal: str) -> Recording:
@@ -157,18 +159,26 @@ class Checkpoints:
             self.recording = None
         return recording.changes()
 
-    async def begin_step(self, task_id: str) -> None:
+    def begin_step_soon(self, task_id: str) -> None:
+        """Begins a task's step without waiting for its checkpoint (see `soon`)."""
         if self.recording is not None:
-            await self.call(self.recording.begin_step, task_id)
+            self.soon(self.recording.begin_step, task_id)
 
     def end_step_soon(self, task_id: str) -> Future[None] | None:
-        """Ends a task's step without waiting for its checkpoint. The worker still takes it before any
-        operation asked for later, so a dependent's step begins after it and the windows stay right; what
-        does not wait is the task's dependents and the plan's summary (a checkpoint less on the critical
-        path). The plan's `finish` runs after it too."""
+        """Ends a task's step without waiting for its checkpoint (see `soon`): what does not wait is the
+        task's dependents and the plan's summary. The plan's `finish` runs after it."""
         if self.recording is None:
             return None
-        inner = self._worker.submit(self.recording.end_step, task_id)
+        return self.soon(self.recording.end_step, task_id)
+
+    def soon(self, operation: Callable[..., None], *args: Any) -> Future[None]:
+        """Asks the worker for `operation(*args)` without waiting for it. It still runs before any operation
+        asked for later, and every change a step records goes through one (the tool box tells the
+        checkpoints before a write or a command and waits), so a checkpoint begun this way is taken before
+        the step changes anything: the model's request, which changes nothing, need not wait for it."""
+        with contextlib.suppress(RuntimeError):  # no loop running: notices go straight to the sink
+            self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
+        inner = self._worker.submit(operation, *args)
         inner.add_done_callback(lambda f: f.cancelled() or f.exception())
         return inner
 

@@ -4,6 +4,7 @@ background, while the user types or the planner thinks, so that the first step o
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 from paicli.app.checkpoints.service import Checkpoints
@@ -116,3 +117,33 @@ def test_a_workspace_too_large_for_the_warm_up_is_told_once_at_the_first_turn(wo
         checkpoints.close()
     (notice,) = sink.notices()
     assert notice.startswith("checkpoints are off: the workspace has 30 files not yet checkpointed")
+
+
+def test_a_step_begins_without_waiting_for_its_checkpoint_yet_before_the_step_writes(
+    workspace: Path, home: Path
+) -> None:
+    """begin_turn and begin_step_soon return at once (the model's request need not wait for git); the
+    write the tool box tells about still waits for that checkpoint, so the change is recorded whole."""
+    (workspace / "app.py").write_text("old\n")
+    checkpoints = Checkpoints(make_store(workspace, home), Sink())
+    gate = threading.Event()
+    checkpoints.soon(gate.wait)  # the worker is busy: any checkpoint asked for now is still to be taken
+
+    async def turn() -> list[str]:
+        recording = await checkpoints.begin_turn("change app.py")
+        assert recording.open == {}  # returned before the worker took the turn's checkpoint
+        checkpoints.begin_step_soon("task_1")  # a second step, as a plan task would begin one
+        gate.set()
+        for task_id in (None, "task_1"):
+            await checkpoints.call(recording.note_write, task_id, "app.py")
+        (workspace / "app.py").write_text("new\n")
+        changes = await checkpoints.finish(recording)
+        return sorted(f"{c.status} {c.path}" for c in changes or [])
+
+    try:
+        assert asyncio.run(turn()) == ["modified app.py"]
+        entry = checkpoints.store.journal.entries()[-1]
+        assert [step.task_id for step in entry.steps] == [None, "task_1"]
+        assert all(step.before is not None and step.after is not None for step in entry.steps)
+    finally:
+        checkpoints.close()
