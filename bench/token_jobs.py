@@ -9,6 +9,10 @@ d.py), write REVIEW.md, verify it. Every way of doing it gets the same texts fro
 - plan, direct actions: the same plan, but the four reads are `read_file` actions and the check an
   `execute_command` action: those five tasks run without a model request, and each analysis gets the
   raw files of its two reads (capped as every dependency's result is).
+- plan, direct, one writer: the shape the planner prompt's example has (and asks for when one writer can
+  reason over what was read): the four direct reads, one FILE_WRITE task that gets all four files and
+  writes REVIEW.md with the analyses as its text (as ReAct's write step does), the direct check. Three
+  model replies one after another (planner, writer, summary) against the 8-task plan's four.
 - ReAct (`paicli run GOAL --json`): one conversation carrying its whole history, one tool call per step,
   the way a one-step-at-a-time agent works: four reads, the write (with the analyses as its text), the
   check, the final answer.
@@ -50,8 +54,7 @@ ANALYSIS = {
 }
 SUMMARY = "Reviewed src/a.py to src/d.py: REVIEW.md lists 6 findings (duplicated trimming logic, open TODOs)."
 CHECK = "grep -c '^- ' REVIEW.md"
-TASKS = 8
-JOBS = ("model reads", "direct actions")
+JOBS = ("model reads", "direct actions", "direct, one writer")
 
 
 def source_file(module: str, size: int) -> str:
@@ -76,8 +79,9 @@ def read_result(module: str, size: int) -> str:
     )
 
 
-def plan_reply(direct: bool) -> str:
-    """The planner's reply; with `direct`, the reads and the check are actions (no model request)."""
+def plan_tasks(job: str) -> list[dict[str, Any]]:
+    """The planner's tasks for `job` (one of JOBS); direct jobs read and check with actions (no model request)."""
+    direct = job != "model reads"
     reads = []
     for n, module in enumerate(MODULES, start=1):
         read: dict[str, Any] = {
@@ -90,16 +94,17 @@ def plan_reply(direct: bool) -> str:
             read["description"] = f"Read src/{module}.py"
             read["action"] = {"tool": "read_file", "args": {"path": f"src/{module}.py"}}
         reads.append(read)
-    check: dict[str, Any] = {
-        "id": "task_8",
-        "description": "Check that REVIEW.md exists and lists the findings",
-        "type": "VERIFICATION",
-        "dependencies": ["task_7"],
-    }
-    if direct:
-        check["action"] = {"tool": "execute_command", "args": {"command": CHECK}}
-    tasks = [
-        *reads,
+    if job == "direct, one writer":
+        writer = {
+            "id": "task_5",
+            "description": "Compare the four modules (duplicated logic, open TODOs) and write REVIEW.md with one "
+            "bullet per finding",
+            "type": "FILE_WRITE",
+            "dependencies": [read["id"] for read in reads],
+            "files": ["REVIEW.md"],
+        }
+        return [*reads, writer, check_task("task_6", "task_5", direct=True)]
+    analyses = [
         {
             "id": "task_5",
             "description": "Compare a.py and b.py: duplicated logic, open TODOs",
@@ -112,26 +117,47 @@ def plan_reply(direct: bool) -> str:
             "type": "ANALYSIS",
             "dependencies": ["task_3", "task_4"],
         },
-        {
-            "id": "task_7",
-            "description": "Write REVIEW.md with one bullet per finding",
-            "type": "FILE_WRITE",
-            "dependencies": ["task_5", "task_6"],
-            "files": ["REVIEW.md"],
-        },
-        check,
     ]
-    return json.dumps({"summary": "Review the four modules and write REVIEW.md", "tasks": tasks}, indent=2)
+    writer = {
+        "id": "task_7",
+        "description": "Write REVIEW.md with one bullet per finding",
+        "type": "FILE_WRITE",
+        "dependencies": ["task_5", "task_6"],
+        "files": ["REVIEW.md"],
+    }
+    return [*reads, *analyses, writer, check_task("task_8", "task_7", direct=direct)]
 
 
-def task_types(direct: bool) -> dict[str, str]:
-    return {task["id"]: task["type"] for task in json.loads(plan_reply(direct))["tasks"]}
+def check_task(task_id: str, after: str, *, direct: bool) -> dict[str, Any]:
+    check: dict[str, Any] = {
+        "id": task_id,
+        "description": "Check that REVIEW.md exists and lists the findings",
+        "type": "VERIFICATION",
+        "dependencies": [after],
+    }
+    if direct:
+        check["action"] = {"tool": "execute_command", "args": {"command": CHECK}}
+    return check
 
 
-def script_plan(fake: FakeLLM, size: int, latency: float, *, direct: bool) -> None:
-    fake.on(system_is(PLANNER), Reply.text(plan_reply(direct), latency=latency))
+def plan_reply(job: str) -> str:
+    summary = "Review the four modules and write REVIEW.md"
+    return json.dumps({"summary": summary, "tasks": plan_tasks(job)}, indent=2)
+
+
+def task_types(job: str) -> dict[str, str]:
+    return {task["id"]: task["type"] for task in plan_tasks(job)}
+
+
+def script_plan(fake: FakeLLM, size: int, latency: float, job: str) -> None:
+    fake.on(system_is(PLANNER), Reply.text(plan_reply(job), latency=latency))
     fake.on(system_is(SUMMARIZER), Reply.text(SUMMARY, latency=latency))
-    if not direct:
+    write = [("write_file", {"path": "REVIEW.md", "content": REVIEW})]
+    if job == "direct, one writer":
+        analysis = "\n\n".join(ANALYSIS.values())
+        fake.on(task_is("task_5"), Reply.tool_calls(write, content=analysis, latency=latency))
+        return
+    if job == "model reads":
         for n, module in enumerate(MODULES, start=1):
             tid = f"task_{n}"
             fake.on(all_of(task_is(tid), has_tool_result()), Reply.text(read_result(module, size), latency=latency))
@@ -141,8 +167,7 @@ def script_plan(fake: FakeLLM, size: int, latency: float, *, direct: bool) -> No
         fake.on(task_is("task_8"), Reply.tool_calls([("execute_command", {"command": CHECK})], latency=latency))
     for tid, text in ANALYSIS.items():
         fake.on(task_is(tid), Reply.text(text, latency=latency))
-    write = Reply.tool_calls([("write_file", {"path": "REVIEW.md", "content": REVIEW})], latency=latency)
-    fake.on(task_is("task_7"), write)
+    fake.on(task_is("task_7"), Reply.tool_calls(write, latency=latency))
 
 
 def react_step(step: int) -> Callable[[Body], bool]:
@@ -185,7 +210,7 @@ def run_job(mode: str, size: int, latency: float) -> Outcome:
             script_react(fake, latency)
             args = ["run", GOAL, "--json"]
         else:
-            script_plan(fake, size, latency, direct=mode == "direct actions")
+            script_plan(fake, size, latency, mode)
             args = ["plan", GOAL, "--yes", "--json", "--no-review"]
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
         env.update(

@@ -1,5 +1,7 @@
-"""6. Tokens and calls vs ReAct: one scripted 8-task job (bench/token_jobs.py) done by `paicli plan --yes`,
-with its reads and check run by the model or as direct actions, and by `paicli run`.
+"""6. Tokens and calls vs ReAct: one scripted job (bench/token_jobs.py) done by `paicli plan --yes` as an
+8-task plan with its reads and check run by the model or as direct actions, as a 6-task plan whose one
+writer reasons over the direct reads itself, and by `paicli run`. Wall times at 0.25 s per reply and at
+1 s, each with its floor: what the plan would take with no overhead of its own.
 
 Prompt and completion tokens are what paicli reports (`plan_finished` / `run_finished`; the fake counts
 a prompt as len(JSON of messages + tools) / 4). Also reported: model requests per plan task, the plan's
@@ -15,13 +17,17 @@ import json
 
 from bench.common import Result, median, rounded
 from bench.prompt_cache import MIN_CACHED, VARIANTS, break_even, common_prefix_length, cost, prompt_tokens
-from bench.token_jobs import JOBS, TASKS, Outcome, run_job, task_types
+from bench.token_jobs import JOBS, Outcome, plan_tasks, run_job, task_types
 from tests.fakellm import Body
 from tests.plan_script import PLANNER, system_is, task_is
 
 NAME = "tokens"
 TITLE = "Tokens and calls: plan vs ReAct"
-SHORT = {"model reads": "plan", "direct actions": "plan, direct"}
+SHORT = {"model reads": "plan", "direct actions": "plan, direct", "direct, one writer": "plan, direct, one writer"}
+# Model replies one after another on a direct plan's critical path (planner, analysis, the write, summary;
+# one writer: planner, writer, summary) and on ReAct's (all of them): the fewest a run can wait for.
+SERIAL_REPLIES = {"direct actions": 4, "direct, one writer": 3, "react": 7}
+SLOW_REPLY = 1.0  # seconds per reply of the second wall-time measurement: nearer to a real model's
 
 
 def prefix_shares(bodies: list[Body]) -> tuple[list[float], int]:
@@ -29,7 +35,7 @@ def prefix_shares(bodies: list[Body]) -> tuple[list[float], int]:
     and the length of that common prefix in characters."""
     firsts: dict[str, str] = {}
     for body in bodies:
-        for n in range(1, TASKS + 1):
+        for n in range(1, 9):
             if task_is(f"task_{n}")(body) and f"task_{n}" not in firsts:
                 firsts[f"task_{n}"] = json.dumps(body.get("tools") or []) + json.dumps(body["messages"])
     prompts = list(firsts.values())
@@ -52,12 +58,40 @@ def run(quick: bool = False) -> Result:
             result.add(
                 f"{label}: {SHORT[job]} ÷ ReAct prompt tokens",
                 plan.prompt_tokens / react.prompt_tokens,
-                at_most=round(1 / 3 if size == headline else 1 / 2, 3) if job == "direct actions" else None,
+                at_most=round(1 / 3 if size == headline else 1 / 2, 3) if job != "model reads" else None,
             )
         result.details[label] = {mode: _details(outcomes) for mode, outcomes in runs.items()}
         if size == headline:
             _headline(result, label, runs, latency)
+    if not quick:
+        _wall_with_slower_replies(result, headline, rounds)
     return result
+
+
+def _wall_with_slower_replies(result: Result, size: int, rounds: int) -> None:
+    """The direct plans against ReAct once more, at SLOW_REPLY seconds per reply: the fixed costs of
+    starting a Python program weigh less against replies of a real model's pace."""
+    runs: dict[str, list[Outcome]] = {"react": [], "direct actions": [], "direct, one writer": []}
+    for _ in range(rounds):
+        for mode in runs:
+            runs[mode].append(run_job(mode, size, SLOW_REPLY))
+    react_wall = median([o.wall for o in runs["react"]])
+    for job in ("direct actions", "direct, one writer"):
+        name = f"{size // 1024} KB files: {SHORT[job]} ÷ ReAct wall time ({SLOW_REPLY:g} s per reply)"
+        result.add(name, median([o.wall for o in runs[job]]) / react_wall, at_most=0.6)
+        floor = floor_ratio(job, [o.wall for o in runs["react"]], SLOW_REPLY)
+        result.add(f"{size // 1024} KB files: {SHORT[job]}, floor of that ratio", floor)
+    result.details[f"{size // 1024} KB files, {SLOW_REPLY:g} s per reply"] = {
+        mode: {"wall_s": [rounded(o.wall) for o in outcomes]} for mode, outcomes in runs.items()
+    }
+
+
+def floor_ratio(job: str, react_walls: list[float], latency: float) -> float:
+    """The plan's wall ÷ ReAct's if the plan cost nothing but its serial replies and ReAct's own fixed costs
+    (start-up, exit, tools): what no plan overhead cut can go below at this reply latency."""
+    react_wall = median(react_walls)
+    fixed = react_wall - SERIAL_REPLIES["react"] * latency
+    return (SERIAL_REPLIES[job] * latency + fixed) / react_wall
 
 
 def estimate_ratios(plan: Outcome) -> tuple[float, float]:
@@ -93,10 +127,14 @@ def _headline(result: Result, label: str, runs: dict[str, list[Outcome]], latenc
         plan, name = runs[job][0], SHORT[job]
         result.add(f"{label}: {name} prompt / completion tokens, requests",
                    f"{plan.prompt_tokens:,} / {plan.completion_tokens:,}, {plan.requests}")  # fmt: skip
-        result.add(f"{label}: {name}, model requests per task", (plan.requests - 2) / TASKS)
+        result.add(f"{label}: {name}, model requests per task", (plan.requests - 2) / len(plan_tasks(job)))
         wall = median([o.wall for o in runs[job]]) / react_wall
-        target = 0.6 if job == "direct actions" else None  # reading through the model cannot be cheaper
+        target = 0.6 if job != "model reads" else None  # reading through the model cannot be cheaper
         result.add(f"{label}: {name} ÷ ReAct wall time ({latency:g} s per reply)", wall, at_most=target)
+        if job in SERIAL_REPLIES:
+            floor = floor_ratio(job, [o.wall for o in runs["react"]], latency)
+            result.add(f"{label}: {name}, floor of that ratio (its {SERIAL_REPLIES[job]} serial replies and "
+                       "ReAct's own fixed costs, no overhead of its own)", floor)  # fmt: skip
         span = median([o.span for o in runs[job]]) / median([o.span for o in runs["react"]])
         result.add(f"{label}: {name} ÷ ReAct wall time without start-up (first request to last reply)", span)
         requests, tokens = estimate_ratios(plan)
@@ -112,7 +150,7 @@ def _headline(result: Result, label: str, runs: dict[str, list[Outcome]], latenc
         details = result.details[label][job]
         details["prefix_share_per_task"] = [rounded(s) for s in shares]
         details["shared_prefix_tokens"] = shared // 4
-        details["tool_lists"] = _tool_lists(result, f"{label}: {name}", plan, task_types(job == "direct actions"))
+        details["tool_lists"] = _tool_lists(result, f"{label}: {name}", plan, task_types(job))
 
 
 def _tool_lists(result: Result, label: str, plan: Outcome, types: dict[str, str]) -> dict[str, object]:
