@@ -14,6 +14,8 @@ from paicli.plan.model import Plan
 from paicli.plan.store import PlanRecord, PlanStore, check_plan_id, render_markdown
 from paicli.tools.confined import UnsafeFile
 
+RENDER_DELAY = 0.005  # seconds between a change and the rendering that saves it (changes meanwhile join it)
+
 
 class PlanRecorder:
     """The plan listener that saves a plan on every change. The id is chosen (and reserved) at the first
@@ -51,6 +53,8 @@ class PlanRecorder:
         self._plan: Plan | None = None
         self._dirty = False
         self._writer: asyncio.Task[None] | None = None
+        self._hurry: asyncio.Future[None] | None = None  # set: the writer renders now, without RENDER_DELAY
+        self._flushing = False
 
     def __call__(self, plan: Plan) -> None:
         if self.error is not None:
@@ -86,10 +90,16 @@ class PlanRecorder:
         self.plan_id = None
 
     async def flush(self) -> None:
-        if self._dirty and self.error is None and (self._writer is None or self._writer.done()):
-            self._writer = asyncio.get_running_loop().create_task(self._write_while_dirty())
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
+        self._flushing = True
+        try:
+            if self._hurry is not None:
+                _settle(self._hurry)
+            if self._dirty and self.error is None and (self._writer is None or self._writer.done()):
+                self._writer = asyncio.get_running_loop().create_task(self._write_while_dirty())
+            while self._writer is not None and not self._writer.done():
+                await asyncio.shield(self._writer)
+        finally:
+            self._flushing = False
         self._raise_unreported()
 
     def _raise_unreported(self) -> None:
@@ -128,7 +138,17 @@ class PlanRecorder:
             self.error = self._unreported = _save_error(error)
 
     async def _write_while_dirty(self) -> None:
-        await asyncio.sleep(0)  # let the tasks the scheduler just started send their requests first
+        # Rendering the plan takes the loop for about a millisecond: first let the tasks the scheduler just
+        # started send their requests (a few loop turns each; one turn was not enough, bench dispatch).
+        # `flush` cuts the wait short: the plan's end does not wait for it.
+        if not self._flushing:
+            loop = asyncio.get_running_loop()
+            hurry = self._hurry = loop.create_future()
+            timer = loop.call_later(RENDER_DELAY, _settle, hurry)
+            try:
+                await hurry
+            finally:
+                timer.cancel()
         while self._dirty and self._plan is not None and self.error is None:
             self._dirty = False
             rendered = self._render(self._plan)
@@ -136,6 +156,11 @@ class PlanRecorder:
                 await asyncio.to_thread(self.store.write, *rendered)
             except (ConfigError, OSError) as error:
                 self.error = self._unreported = _save_error(error)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _save_error(error: ConfigError | OSError) -> ConfigError:

@@ -35,6 +35,7 @@ from paicli.tools.arguments import BadArguments, parse_arguments
 from paicli.tools.base import Admission, SandboxBlocked, Tool, ToolContext, ToolFailure, ToolOutcome
 from paicli.tools.edit_file import EditFile
 from paicli.tools.execute_command import ExecuteCommand
+from paicli.tools.frozen import frozen
 from paicli.tools.glob_files import GlobFiles
 from paicli.tools.grep_code import GrepCode
 from paicli.tools.list_dir import ListDir
@@ -87,7 +88,7 @@ class ToolBox:
                 raise ValueError(f"two tools are named {tool.name!r}")
             self._tools[tool.name] = tool
         # Computed once: the schemas must be byte-identical for every request (provider prompt caches).
-        self._specs = [tool.spec() for tool in tools]
+        self._specs = [frozen(tool.spec()) for tool in tools]
 
     @classmethod
     def default(cls, *, gate: Gate | None = None, mark_data: bool = False) -> ToolBox:
@@ -106,7 +107,7 @@ class ToolBox:
             if tool.name in extended._tools:
                 raise ValueError(f"two tools are named {tool.name!r}")
             extended._tools[tool.name] = tool
-        extended._specs = [*self._specs, *(tool.spec() for tool in tools)]
+        extended._specs = [*self._specs, *(frozen(tool.spec()) for tool in tools)]
         return extended
 
     @property
@@ -118,8 +119,10 @@ class ToolBox:
         return list(self._tools)
 
     def specs(self) -> list[dict[str, Any]]:
-        """The OpenAI function-tool schemas, in registration order (a copy: callers may not alter ours)."""
-        return copy.deepcopy(self._specs)
+        """The OpenAI function-tool schemas, in registration order: a new list of the box's own schemas,
+        which refuse every change (paicli/tools/frozen.py), so no copy of them is made per ReAct run (a
+        deep copy cost every plan task 0.2 to 0.4 ms of the event loop, bench makespan)."""
+        return list(self._specs)
 
     def tool(self, name: str) -> Tool | None:
         return self._tools.get(name)

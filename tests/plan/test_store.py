@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from paicli.errors import ConfigError
+from paicli.plan import recorder as recorder_module
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.recorder import PlanRecorder
 from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
@@ -109,6 +110,31 @@ async def test_inside_a_loop_changes_are_saved_together_off_the_loop_and_flush_w
     plan.status = PlanStatus.RUNNING
     recorder(plan)
     await asyncio.sleep(0.2)  # saved soon after, without a flush
+    assert store.load(saved.id).plan.status is PlanStatus.RUNNING
+
+
+async def test_a_flush_saves_at_once_even_while_the_writer_waits_to_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer waits RENDER_DELAY before rendering (the tasks just started send their requests first);
+    the plan's end (flush) never waits for that pause."""
+    monkeypatch.setattr(recorder_module, "RENDER_DELAY", 3600.0)
+    store = PlanStore(tmp_path)
+    recorder = PlanRecorder(store)
+    plan = sample_plan()
+    recorder(plan)
+    await asyncio.sleep(0.05)  # the writer is now inside its pause
+    assert store.list() == []
+    plan.status = PlanStatus.CANCELLED
+    recorder(plan)
+    await asyncio.wait_for(recorder.flush(), timeout=30)
+    (saved,) = store.list()
+    assert saved.plan.status is PlanStatus.CANCELLED
+    plan.status = PlanStatus.RUNNING  # after a flush, changes pause again before they are saved
+    recorder(plan)
+    await asyncio.sleep(0.05)
+    assert store.load(saved.id).plan.status is PlanStatus.CANCELLED
+    await asyncio.wait_for(recorder.flush(), timeout=30)
     assert store.load(saved.id).plan.status is PlanStatus.RUNNING
 
 

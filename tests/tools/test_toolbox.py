@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from pathlib import Path
 from typing import Any, ClassVar
@@ -55,9 +56,19 @@ def test_each_schema_matches_the_contract(box: ToolBox, name: str) -> None:
 
 def test_specs_are_byte_stable_and_callers_cannot_alter_them(box: ToolBox) -> None:
     first = json.dumps(box.specs())
-    box.specs()[0]["function"]["name"] = "tampered"
+    with pytest.raises(TypeError, match="cannot be changed"):
+        box.specs()[0]["function"]["name"] = "tampered"
+    with pytest.raises(TypeError):
+        box.specs()[0]["function"]["parameters"]["properties"].pop("path")
+    box.specs().clear()  # the list is the caller's own
     assert json.dumps(box.specs()) == first
     assert json.dumps(ToolBox.default().specs()) == first
+
+
+def test_a_copy_of_a_spec_is_an_ordinary_dict_the_caller_may_change(box: ToolBox) -> None:
+    spec = copy.deepcopy(box.specs()[0])
+    spec["function"]["name"] = "renamed"
+    assert box.specs()[0]["function"]["name"] != "renamed"
 
 
 def test_read_only_flags(box: ToolBox) -> None:
