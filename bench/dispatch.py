@@ -10,8 +10,8 @@ dependency and stops when the server has read the dependent's first request. The
 
   reply tail   server done → the dependency's task runner returns (stream end, result)
   scheduler    → the dependent's task runner starts (wake-up, bookkeeping, dispatch)
-  request      → its request is handed to httpx (ReAct loop set-up, messages, JSON)
-  send         → the server has the request (httpx, loopback, the fake's HTTP parsing)
+  request      → its request is handed to httpx2 (ReAct loop set-up, messages, JSON)
+  send         → the server has the request (httpx2, loopback, the fake's HTTP parsing)
 
 For scale, the same run times bare round trips: `LLMClient.chat` with a task's messages and tools, one
 at a time, zero latency (from handing the request over to the last byte of the reply).

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import httpx
+import httpx2
 from pydantic import SecretStr
 
 from paicli.config import Settings
@@ -38,13 +38,13 @@ def make_plan(graph: Graph, goal: str = "benchmark goal") -> Plan:
 
 
 class RequestClock:
-    """An httpx request hook: when each task's requests were handed to the transport (time.monotonic).
+    """An httpx2 request hook: when each task's requests were handed to the transport (time.monotonic).
     The task is known from the context TimedRunner sets, so nothing has to search the request body."""
 
     def __init__(self) -> None:
         self.sent: dict[str, list[float]] = {}
 
-    async def __call__(self, request: httpx.Request) -> None:
+    async def __call__(self, request: httpx2.Request) -> None:
         task_id = _CURRENT_TASK.get()
         if task_id is not None:
             self.sent.setdefault(task_id, []).append(time.monotonic())
@@ -65,7 +65,7 @@ async def runtime_for(
         **settings,
     )
     hooks = {"request": [clock]} if clock is not None else {}
-    http = httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0), event_hooks=hooks)
+    http = httpx2.AsyncClient(timeout=httpx2.Timeout(120.0, connect=10.0), event_hooks=hooks)
     llm = LLMClient(base_url=base_url, api_key=API_KEY, model="fake-model", max_attempts=1, http=http)
     policy = build_policy(settings, home)
     tools = ToolBox.default(gate=policy, mark_data=True)

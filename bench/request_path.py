@@ -8,10 +8,9 @@ the median). Variants one after another in each round (in turn first and last), 
 machine hits them alike:
 
   shipped              the dependencies as installed (sniffio among them)
-  sniffio absent       without sniffio, httpcore's `import sniffio` (four per request) searches sys.path
+  sniffio absent       without sniffio, httpcore2's `import sniffio` (four per request) searches sys.path
                        in vain each time; reproduced by a finder that does the same failed search
   uvloop               uvloop's event loop instead of asyncio's (only when uvloop is installed)
-  aiohttp transport    httpx-aiohttp's transport under the same httpx client (only when installed)
 
 JSON: encoding a request body and decoding a streamed reply's chunks with the standard library, and with
 orjson when it is installed: the ceiling of what a faster JSON library could save per request. And where
@@ -37,7 +36,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import httpx
+import httpx2
 
 from bench.common import Result, median, percentile, rounded
 from bench.fakeserver import ServerProcess
@@ -78,17 +77,15 @@ def optional(name: str) -> ModuleType | None:
     return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
 
 
-def variants() -> dict[str, tuple[Callable[[Coroutine[Any, Any, Any]], Any], Callable[[], httpx.AsyncClient]]]:
-    """name → (how to run a coroutine, how to make the httpx client)."""
-    plain = httpx.AsyncClient
-    chosen: dict[str, tuple[Callable[[Coroutine[Any, Any, Any]], Any], Callable[[], httpx.AsyncClient]]] = {
+def variants() -> dict[str, tuple[Callable[[Coroutine[Any, Any, Any]], Any], Callable[[], httpx2.AsyncClient]]]:
+    """name → (how to run a coroutine, how to make the httpx2 client)."""
+    plain = httpx2.AsyncClient
+    chosen: dict[str, tuple[Callable[[Coroutine[Any, Any, Any]], Any], Callable[[], httpx2.AsyncClient]]] = {
         "shipped": (asyncio.run, plain),
         "sniffio absent": (_without_sniffio, plain),
     }
     if (uvloop := optional("uvloop")) is not None:
         chosen["uvloop"] = (uvloop.run, plain)
-    if (aiohttp_transport := optional("httpx_aiohttp")) is not None:
-        chosen["aiohttp transport"] = (asyncio.run, lambda: plain(transport=aiohttp_transport.AiohttpTransport()))
     return chosen
 
 
@@ -98,7 +95,7 @@ def _without_sniffio(coroutine: Coroutine[Any, Any, Any]) -> Any:
 
 
 async def _measure(
-    base_url: str, make_http: Callable[[], httpx.AsyncClient], messages: list[Message], tools: list[ToolSpec],
+    base_url: str, make_http: Callable[[], httpx2.AsyncClient], messages: list[Message], tools: list[ToolSpec],
     count: int, server: ServerProcess,
 ) -> dict[str, Any]:  # fmt: skip
     async with make_http() as http:
@@ -153,7 +150,7 @@ def json_costs(messages: list[Message], tools: list[ToolSpec], repeat: int) -> d
 
 
 GROUPS = {
-    "HTTP stack": ("httpx", "httpcore", "h11", "anyio", "sniffio"),
+    "HTTP stack": ("httpx2", "httpcore2", "h11", "anyio", "sniffio"),
     "socket calls": ("_socket.socket",),
     "waiting in epoll": ("select.epoll",),
     "paicli": ("paicli",),
@@ -174,7 +171,7 @@ def profile_shares(base_url: str, messages: list[Message], tools: list[ToolSpec]
     """Share (%) of the profiled time of `count` bare round trips, by group."""
 
     async def main() -> cProfile.Profile:
-        async with httpx.AsyncClient() as http:
+        async with httpx2.AsyncClient() as http:
             llm = LLMClient(base_url=base_url, api_key=API_KEY, model="fake-model", max_attempts=1, http=http)
             await llm.chat(messages, tools=tools)
             profile = cProfile.Profile()

@@ -1,6 +1,6 @@
 """Entry point: parse the command line, build Settings, hand over to the REPL or headless mode.
 
-Heavy modules (httpx, rich, prompt_toolkit, pydantic) are imported lazily so `paicli --version` is fast.
+Heavy modules (httpx2, rich, prompt_toolkit, pydantic) are imported lazily so `paicli --version` is fast.
 """
 
 from __future__ import annotations

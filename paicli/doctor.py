@@ -16,7 +16,7 @@ import sys
 import time
 from typing import TextIO
 
-import httpx
+import httpx2
 
 from paicli.app.servers import settle_servers
 from paicli.config import Settings, user_home
@@ -58,9 +58,9 @@ def doctor_command(settings: Settings, *, json_mode: bool, refresh: bool, out: T
 
 
 async def _probe(settings: Settings, key: str, capabilities: Capabilities) -> list[Check]:
-    timeout = httpx.Timeout(min(settings.read_timeout, MAX_PROBE_SECONDS), connect=settings.connect_timeout)
+    timeout = httpx2.Timeout(min(settings.read_timeout, MAX_PROBE_SECONDS), connect=settings.connect_timeout)
     headers = dict(settings.preset.headers) if settings.preset is not None else None
-    async with httpx.AsyncClient(timeout=timeout, verify=tls_for(settings.base_url)) as http:
+    async with httpx2.AsyncClient(timeout=timeout, verify=tls_for(settings.base_url)) as http:
         prober = Prober(
             http, base_url=settings.base_url, api_key=key, model=settings.model, capabilities=capabilities,
             headers=headers,

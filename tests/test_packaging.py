@@ -61,5 +61,5 @@ def test_every_runtime_dependency_is_imported_by_paicli() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 imported.add(node.module.split(".")[0].lower())
     # Declared for a library's sake, not imported by paicli: each with the reason it earns its place.
-    for_a_library = {"sniffio"}  # httpcore asks for it on every request; missing, each request searches sys.path
+    for_a_library = {"sniffio"}  # httpcore2 asks for it on every request; missing, each request searches sys.path
     assert names - imported == for_a_library, "declared but never imported"

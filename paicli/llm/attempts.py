@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import httpx
+import httpx2
 
 from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
 from paicli.llm.types import Retries, TextCallback
@@ -62,7 +62,7 @@ class RequestState:
 
 def fault_kind(error: ModelError) -> Literal["errors", "streams", "timeouts"]:
     """Which tally a retried fault counts in."""
-    if isinstance(error.__cause__, httpx.TimeoutException) and not isinstance(error.__cause__, httpx.ConnectTimeout):
+    if isinstance(error.__cause__, httpx2.TimeoutException) and not isinstance(error.__cause__, httpx2.ConnectTimeout):
         return "timeouts"
     if "hung" in str(error) or "read timeout" in str(error):
         return "timeouts"

@@ -1,4 +1,4 @@
-"""`LLMClient`: the OpenAI-compatible chat client, streaming over one shared `httpx.AsyncClient`.
+"""`LLMClient`: the OpenAI-compatible chat client, streaming over one shared `httpx2.AsyncClient`.
 
 One `chat()` call is one logical request: `POST {base_url}/chat/completions` with `stream: true`, retried
 as `paicli.llm.retry` describes, with a warning `Notice` on the sink before each retry. Every attempt is
@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
-import httpx
+import httpx2
 
 from paicli import __version__
 from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError, UnsupportedRequest
@@ -61,7 +61,7 @@ class LLMClient:
         base_url: str,
         api_key: str,
         model: str,
-        http: httpx.AsyncClient | None = None,
+        http: httpx2.AsyncClient | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
         connect_timeout: float = 10.0,
@@ -84,9 +84,9 @@ class LLMClient:
         self._headers = dict(headers or {})  # a provider's own (OpenRouter's app name)
         self._url = f"{self.base_url}/chat/completions"
         self._read_timeout = read_timeout
-        self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
+        self._timeout = httpx2.Timeout(read_timeout, connect=connect_timeout)
         self._owns_http = http is None
-        self._http = http if http is not None else httpx.AsyncClient(timeout=self._timeout, verify=tls_for(base_url))
+        self._http = http if http is not None else httpx2.AsyncClient(timeout=self._timeout, verify=tls_for(base_url))
         self._backoff = Backoff(base=backoff_base, cap=backoff_max)
         # shared with every client of the same endpoint (paicli/runtime.py); a client of its own otherwise
         self.endpoint = endpoint or Endpoint(backoff=self._backoff)
@@ -109,7 +109,7 @@ class LLMClient:
             headers["Authorization"] = f"Bearer {self._api_key}"
         try:
             response = await self._http.get(f"{self.base_url}/models", headers=headers, timeout=self._timeout)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise ModelError(self._redact(f"GET {self.base_url}/models failed ({exc or type(exc).__name__})")) from exc
         if response.status_code >= 400:
             raise ModelError(self._redact(f"GET /models: HTTP {response.status_code}: {server_message(response)}"))
@@ -272,14 +272,14 @@ class LLMClient:
                     await response.aread()
                     return whole_reply(response.text, assembler)
                 return await read_stream(response, assembler)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise self._transport_error(exc, assembler.started) from exc
-        except httpx.InvalidURL as exc:
+        except httpx2.InvalidURL as exc:
             raise ModelError(f"the base URL {self.base_url!r} is not a valid URL ({exc})") from exc
 
     # ---- turning failures into messages --------------------------------------------------------------
 
-    def _http_error(self, response: httpx.Response, model: str) -> ModelHTTPError:
+    def _http_error(self, response: httpx2.Response, model: str) -> ModelHTTPError:
         status = response.status_code
         explanation = server_message(response)
         message = f"HTTP {status}: {explanation}"
@@ -299,23 +299,23 @@ class LLMClient:
             return RetryLater(message, status, parse_retry_after(response.headers))
         return ModelHTTPError(message, status)
 
-    def _transport_error(self, exc: httpx.HTTPError, started: bool) -> ModelError:
+    def _transport_error(self, exc: httpx2.HTTPError, started: bool) -> ModelError:
         detail = str(exc) or type(exc).__name__
-        if started and isinstance(exc, httpx.ReadTimeout):
+        if started and isinstance(exc, httpx2.ReadTimeout):
             error = ModelError(f"the stream hung: no data for {self._read_timeout:g} s after the reply had started")
             error.retryable = True
             return error
         if started:  # no tool of a reply runs before the whole reply arrived: asking again is safe
             return ModelProtocolError(f"the stream broke off after the reply had started ({detail})", retryable=True)
-        if isinstance(exc, httpx.UnsupportedProtocol):
+        if isinstance(exc, httpx2.UnsupportedProtocol):
             return ModelError(f"the base URL {self.base_url!r} is not an http(s) URL")
-        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             error = ModelError(f"could not connect to {self.base_url} ({detail})")
-        elif isinstance(exc, httpx.ReadTimeout):
+        elif isinstance(exc, httpx2.ReadTimeout):
             error = ModelError(f"no answer within {self._read_timeout:g} s (read timeout)")
         else:
             error = ModelError(f"the stream broke off before the reply started ({detail})")
-        error.retryable = isinstance(exc, httpx.TransportError)
+        error.retryable = isinstance(exc, httpx2.TransportError)
         return error
 
     def _final(self, error: ModelError, request: RequestState) -> ModelError:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import httpx2
 
 from paicli import __version__
 from paicli.errors import ModelError
@@ -83,7 +83,7 @@ class Answer:
 class Prober:
     def __init__(
         self,
-        http: httpx.AsyncClient,
+        http: httpx2.AsyncClient,
         *,
         base_url: str,
         api_key: str,
@@ -126,7 +126,7 @@ class Prober:
     async def models(self) -> Check:
         try:
             reply = await self.http.get(f"{self.base_url}/models", headers=self._headers)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             return Check("models", None, self._safe(f"GET /models failed ({exc or type(exc).__name__})"))
         if reply.status_code >= 400:
             return Check("models", None, self._safe(f"GET /models: HTTP {reply.status_code}: {server_message(reply)}"))
@@ -251,7 +251,7 @@ class Prober:
                 else:
                     await reply.aread()
                     response = whole_reply(reply.text, assembler)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             return Answer(0, f"could not reach {self.base_url} ({exc or type(exc).__name__})")
         except ModelError as exc:
             return Answer(200, str(exc))

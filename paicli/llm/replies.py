@@ -9,7 +9,7 @@ import contextlib
 import json
 from collections.abc import AsyncGenerator
 
-import httpx
+import httpx2
 
 from paicli.errors import ModelProtocolError
 from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
@@ -19,7 +19,7 @@ HTML_REPLY = "the server answered with an HTML page, not JSON — is the base UR
 DRAIN_SECONDS = 1.0  # after [DONE], how long to wait for the body's end so the connection can be reused
 
 
-async def read_stream(response: httpx.Response, assembler: ReplyAssembler) -> ChatResponse:
+async def read_stream(response: httpx2.Response, assembler: ReplyAssembler) -> ChatResponse:
     events = SSEDecoder().events(response.aiter_text())
     saw_done = False
     try:
@@ -30,7 +30,7 @@ async def read_stream(response: httpx.Response, assembler: ReplyAssembler) -> Ch
             assembler.feed_json(data)
         if saw_done:
             await _drain(events)
-    except httpx.HTTPError:
+    except httpx2.HTTPError:
         if assembler.finish_reason is None:
             raise
         # the reply was complete; only the optional usage chunk and [DONE] were lost
@@ -44,7 +44,7 @@ async def read_stream(response: httpx.Response, assembler: ReplyAssembler) -> Ch
 
 
 async def _drain(events: AsyncGenerator[str, None]) -> None:
-    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+    with contextlib.suppress(TimeoutError, httpx2.HTTPError):
         async with asyncio.timeout(DRAIN_SECONDS):
             async for _ in events:
                 pass
@@ -74,7 +74,7 @@ def whole_reply(text: str, assembler: ReplyAssembler) -> ChatResponse:
     return assembler.result()
 
 
-def server_message(response: httpx.Response) -> str:
+def server_message(response: httpx2.Response) -> str:
     """The server's own explanation: JSON `error.message` (or similar), else a short text snippet."""
     text = response.text
     content_type = response.headers.get("content-type", "").lower()

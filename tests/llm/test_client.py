@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from paicli.errors import ModelProtocolError
@@ -234,7 +234,7 @@ async def test_wait_for_timeout_cancels_the_request(fake: FakeLLM, client: LLMCl
 
 async def test_a_shared_http_client_is_left_open(fake: FakeLLM) -> None:
     fake.on("hello", Reply.text("hi"), repeat=True)
-    async with httpx.AsyncClient() as http:
+    async with httpx2.AsyncClient() as http:
         llm = LLMClient(base_url=fake.base_url, api_key=KEY, model="m", http=http)
         assert (await llm.chat(USER)).content == "hi"
         await llm.aclose()

@@ -1,4 +1,4 @@
-"""The scripted model server that every other test relies on, exercised with plain httpx."""
+"""The scripted model server that every other test relies on, exercised with plain httpx2."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.fakellm import FAULT, STORM, FakeLLM, Reply, has_tool_result, last_message_contains, no_tools
@@ -21,7 +21,7 @@ def _body(text: str, *, stream: bool = True, **extra: Any) -> dict[str, Any]:
     return body
 
 
-def _events(response: httpx.Response) -> list[Any]:
+def _events(response: httpx2.Response) -> list[Any]:
     """The decoded `data:` payloads of an SSE body ([DONE] kept as the string)."""
     events = []
     for block in response.text.split("\n\n"):
@@ -39,7 +39,7 @@ def fake() -> Any:
 
 def test_text_reply_streams_in_chunks_with_usage_and_done(fake: FakeLLM) -> None:
     fake.on("hello", Reply.text("Hello there, world", chunk=4))
-    response = httpx.post(f"{fake.base_url}/chat/completions", json=_body("hello"))
+    response = httpx2.post(f"{fake.base_url}/chat/completions", json=_body("hello"))
     events = _events(response)
     assert response.status_code == 200
     assert response.headers["content-type"] == "text/event-stream"
@@ -57,27 +57,27 @@ def test_usage_chunk_only_when_asked(fake: FakeLLM) -> None:
     fake.on("hi", Reply.text("ok"))
     body = _body("hi")
     del body["stream_options"]
-    events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=body))
+    events = _events(httpx2.post(f"{fake.base_url}/chat/completions", json=body))
     assert all("usage" not in e for e in events if isinstance(e, dict))
 
 
 def test_usage_false_never_sends_usage_like_llamacpp(fake: FakeLLM) -> None:
     fake.on("hi", Reply.text("ok", usage=False), repeat=True)
-    events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=_body("hi")))
+    events = _events(httpx2.post(f"{fake.base_url}/chat/completions", json=_body("hi")))
     assert all("usage" not in e for e in events if isinstance(e, dict))
-    assert "usage" not in httpx.post(f"{fake.base_url}/chat/completions", json=_body("hi", stream=False)).json()
+    assert "usage" not in httpx2.post(f"{fake.base_url}/chat/completions", json=_body("hi", stream=False)).json()
 
 
 def test_reasoning_streams_before_the_content_in_its_field(fake: FakeLLM) -> None:
     fake.on("hi", Reply.text("ok", reasoning="hmm", reasoning_field="reasoning", chunk=2))
-    events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=_body("hi")))
+    events = _events(httpx2.post(f"{fake.base_url}/chat/completions", json=_body("hi")))
     deltas = [e["choices"][0]["delta"] for e in events[1:-3]]
     assert deltas == [{"reasoning": "hm"}, {"reasoning": "m"}, {"content": "ok"}]
 
 
 def test_tool_call_fragments_carry_id_and_name_first_then_argument_pieces(fake: FakeLLM) -> None:
     fake.on("go", Reply.tool_calls([("read_file", {"path": "a.py"}), ("list_dir", "{}", "my_id")], chunk=3))
-    events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=_body("go")))
+    events = _events(httpx2.post(f"{fake.base_url}/chat/completions", json=_body("go")))
     fragments = [f for e in events[1:-3] for f in e["choices"][0]["delta"]["tool_calls"]]
     first = [f for f in fragments if f["index"] == 0]
     assert first[0]["function"]["name"] == "read_file" and first[0]["id"].startswith("call_")
@@ -91,14 +91,14 @@ def test_tool_call_fragments_carry_id_and_name_first_then_argument_pieces(fake: 
 
 def test_omit_index_leaves_index_out_of_fragments(fake: FakeLLM) -> None:
     fake.on("go", Reply.tool_calls([("a", {}), ("b", {})], omit_index=True))
-    events = _events(httpx.post(f"{fake.base_url}/chat/completions", json=_body("go")))
+    events = _events(httpx2.post(f"{fake.base_url}/chat/completions", json=_body("go")))
     fragments = [f for e in events[1:-3] for f in e["choices"][0]["delta"]["tool_calls"]]
     assert fragments and all("index" not in f for f in fragments)
 
 
 def test_non_streaming_request_gets_a_plain_completion(fake: FakeLLM) -> None:
     fake.on("plan", Reply.tool_calls([("x", {"a": 1})], content="thinking"))
-    data = httpx.post(f"{fake.base_url}/chat/completions", json=_body("plan", stream=False)).json()
+    data = httpx2.post(f"{fake.base_url}/chat/completions", json=_body("plan", stream=False)).json()
     message = data["choices"][0]["message"]
     assert message["content"] == "thinking"
     assert message["tool_calls"][0]["function"] == {"name": "x", "arguments": '{"a": 1}'}
@@ -112,7 +112,7 @@ def test_rules_route_by_content_and_are_used_once_unless_repeated(fake: FakeLLM)
     url = f"{fake.base_url}/chat/completions"
 
     def content(body: dict[str, Any]) -> str:
-        return httpx.post(url, json={**body, "stream": False}).json()["choices"][0]["message"]["content"]
+        return httpx2.post(url, json={**body, "stream": False}).json()["choices"][0]["message"]["content"]
 
     assert content(_body("alpha", tools=[{"type": "function"}])) == "A1"
     assert content(_body("alpha", tools=[{"type": "function"}])) == "A2"
@@ -131,7 +131,7 @@ def test_rules_route_by_content_and_are_used_once_unless_repeated(fake: FakeLLM)
 
 def test_no_matching_rule_is_a_recorded_500(fake: FakeLLM) -> None:
     fake.on(last_message_contains("zzz"), Reply.text("never"))
-    response = httpx.post(f"{fake.base_url}/chat/completions", json=_body("hello"))
+    response = httpx2.post(f"{fake.base_url}/chat/completions", json=_body("hello"))
     assert response.status_code == 500
     assert response.json()["error"]["message"] == "fakellm: no rule matched"
     assert fake.requests[0].status == 500 and fake.requests[0].rule is None
@@ -141,10 +141,10 @@ def test_error_reply_sends_json_or_html_with_headers(fake: FakeLLM) -> None:
     fake.on("json", Reply.error(429, "slow down", headers={"Retry-After": "3"}))
     fake.on("html", Reply.error(502, "Bad Gateway", html=True))
     url = f"{fake.base_url}/chat/completions"
-    limited = httpx.post(url, json=_body("json"))
+    limited = httpx2.post(url, json=_body("json"))
     assert limited.status_code == 429 and limited.headers["retry-after"] == "3"
     assert limited.json() == {"error": {"message": "slow down", "type": "fakellm_error", "code": 429}}
-    page = httpx.post(url, json=_body("html"))
+    page = httpx2.post(url, json=_body("html"))
     assert page.status_code == 502 and page.headers["content-type"].startswith("text/html")
     assert "<h1>Bad Gateway</h1>" in page.text
 
@@ -153,8 +153,8 @@ def test_drop_closes_the_stream_without_done(fake: FakeLLM) -> None:
     fake.on("cut", Reply.drop(after_chunks=2, content="abcdefghijklmnop", chunk=3))
     received = b""
     with (
-        pytest.raises(httpx.RemoteProtocolError),
-        httpx.stream("POST", f"{fake.base_url}/chat/completions", json=_body("cut")) as response,
+        pytest.raises(httpx2.RemoteProtocolError),
+        httpx2.stream("POST", f"{fake.base_url}/chat/completions", json=_body("cut")) as response,
     ):
         for piece in response.iter_bytes():
             received += piece
@@ -164,14 +164,14 @@ def test_drop_closes_the_stream_without_done(fake: FakeLLM) -> None:
 
 def test_raw_reply_sends_bytes_as_they_are(fake: FakeLLM) -> None:
     fake.on("raw", Reply.raw([b"data: {not json\n\n", b"data: [DONE]\n\n"]))
-    response = httpx.post(f"{fake.base_url}/chat/completions", json=_body("raw"))
+    response = httpx2.post(f"{fake.base_url}/chat/completions", json=_body("raw"))
     assert response.text == "data: {not json\n\ndata: [DONE]\n\n"
 
 
 def test_hang_notices_the_client_going_away(fake: FakeLLM) -> None:
     fake.on("wait", Reply.hang())
-    with pytest.raises(httpx.ReadTimeout):
-        httpx.post(f"{fake.base_url}/chat/completions", json=_body("wait"), timeout=httpx.Timeout(0.3))
+    with pytest.raises(httpx2.ReadTimeout):
+        httpx2.post(f"{fake.base_url}/chat/completions", json=_body("wait"), timeout=httpx2.Timeout(0.3))
     gone_at = time.monotonic()
     record = fake.requests[0]
     assert record.wait_finished(3.0)
@@ -186,8 +186,8 @@ def test_stopping_does_not_wait_for_hanging_replies() -> None:
 
     def call() -> None:
         try:
-            httpx.post(f"{fake.base_url}/chat/completions", json=_body("wait"), timeout=30)
-        except httpx.HTTPError as exc:
+            httpx2.post(f"{fake.base_url}/chat/completions", json=_body("wait"), timeout=30)
+        except httpx2.HTTPError as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=call) for _ in range(2)]
@@ -206,7 +206,7 @@ def test_stopping_does_not_wait_for_hanging_replies() -> None:
 def test_latency_delays_the_first_byte(fake: FakeLLM) -> None:
     fake.on("slow", Reply.text("ok", latency=0.3))
     started = time.monotonic()
-    httpx.post(f"{fake.base_url}/chat/completions", json=_body("slow"))
+    httpx2.post(f"{fake.base_url}/chat/completions", json=_body("slow"))
     assert time.monotonic() - started >= 0.25
     record = fake.requests[0]
     assert record.wait_finished(5)  # the server thread records the end just after the client has the reply
@@ -221,7 +221,7 @@ def test_parallel_requests_each_get_their_own_reply(fake: FakeLLM) -> None:
 
     def call(n: int) -> None:
         body = _body(f"task {n}", stream=False)
-        answers[n] = httpx.post(f"{fake.base_url}/chat/completions", json=body).json()["choices"][0]["message"][
+        answers[n] = httpx2.post(f"{fake.base_url}/chat/completions", json=body).json()["choices"][0]["message"][
             "content"
         ]
 
@@ -239,7 +239,7 @@ def test_parallel_requests_each_get_their_own_reply(fake: FakeLLM) -> None:
 
 def test_requests_record_headers_and_body(fake: FakeLLM) -> None:
     fake.on("hi", Reply.text("ok"))
-    httpx.post(f"{fake.base_url}/chat/completions", json=_body("hi"), headers={"Authorization": "Bearer sk-x"})
+    httpx2.post(f"{fake.base_url}/chat/completions", json=_body("hi"), headers={"Authorization": "Bearer sk-x"})
     record = fake.requests[0]
     assert record.headers["authorization"] == "Bearer sk-x"
     assert record.body is not None and record.body["model"] == "m"
@@ -251,11 +251,11 @@ def test_a_storm_answers_matching_requests_for_its_seconds_then_the_rules_again(
     fake.on("storm me", Reply.text("calm"), repeat=True)
     fake.on("other", Reply.text("untouched"))
     url = f"{fake.base_url}/chat/completions"
-    assert httpx.post(url, json=_body("other", stream=False)).status_code == 200  # does not start the storm
-    first = httpx.post(url, json=_body("storm me", stream=False))
+    assert httpx2.post(url, json=_body("other", stream=False)).status_code == 200  # does not start the storm
+    first = httpx2.post(url, json=_body("storm me", stream=False))
     assert first.status_code == 429 and first.headers["retry-after"] == "1"
     time.sleep(0.35)
-    assert httpx.post(url, json=_body("storm me", stream=False)).status_code == 200
+    assert httpx2.post(url, json=_body("storm me", stream=False)).status_code == 200
     assert [r.rule for r in fake.requests] == [1, STORM, 0]
 
 
@@ -266,7 +266,7 @@ def test_injected_faults_are_drawn_from_the_seed_and_the_request_not_the_order(f
     def statuses(order: list[int]) -> dict[int, list[int]]:
         seen: dict[int, list[int]] = {n: [] for n in order}
         for n in order:
-            seen[n].append(httpx.post(url, json=_body(f"q{n}", stream=False)).status_code)
+            seen[n].append(httpx2.post(url, json=_body(f"q{n}", stream=False)).status_code)
         return seen
 
     fake.inject_faults(0.5, [Reply.error(500, "boom")], seed=3)

@@ -27,5 +27,5 @@ def test_the_model_client_uses_it(url: str, trusted: bool) -> None:
     from paicli.llm.client import LLMClient
 
     client = LLMClient(base_url=url, api_key="k", model="m")
-    context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]  # httpx's own
+    context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]  # httpx2's own
     assert (context.cert_store_stats()["x509_ca"] > 0) is trusted

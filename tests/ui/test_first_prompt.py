@@ -12,7 +12,7 @@ import pytest
 
 # Loaded with the first answer, the first turn or the first plan, never before the first prompt.
 LOADED_LATER = (
-    "httpx",
+    "httpx2",
     "rich.markdown",
     "markdown_it",
     "pygments",
@@ -41,7 +41,7 @@ def modules_after(statement: str) -> set[str]:
 
 def test_the_command_line_module_loads_none_of_the_heavy_libraries() -> None:
     loaded = modules_after("import paicli.cli")
-    assert not loaded & {"pydantic", "httpx", "rich", "prompt_toolkit", "paicli.config"}
+    assert not loaded & {"pydantic", "httpx2", "httpx", "rich", "prompt_toolkit", "paicli.config"}
 
 
 @pytest.fixture(scope="module")
