@@ -7,9 +7,9 @@ request (this process only: the server's is not counted), and a fan-out of 16 re
 the median). Variants one after another in each round (in turn first and last), so a busy moment of the
 machine hits them alike:
 
-  shipped              the dependencies as installed (sniffio among them)
-  sniffio absent       without sniffio, httpcore2's `import sniffio` (four per request) searches sys.path
-                       in vain each time; reproduced by a finder that does the same failed search
+  shipped              the dependencies as installed (httpx2, httpcore2)
+  httpx (before)       httpx and httpcore, the stack paicli used until session 6, under the same client
+                       (only when httpx is installed: `pip install httpx` for a before/after run)
   uvloop               uvloop's event loop instead of asyncio's (only when uvloop is installed)
 
 JSON: encoding a request body and decoding a streamed reply's chunks with the standard library, and with
@@ -27,11 +27,9 @@ import importlib.machinery
 import importlib.util
 import json
 import pstats
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -51,55 +49,35 @@ FAN_OUT = 16
 FAN_OUTS = 7  # per variant and round (the first opens the connections the others reuse)
 
 
-class _SniffioAbsent:
-    """A meta path finder for which sniffio is not installed, at the price of a real failed search."""
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
-        if name == "sniffio":
-            importlib.machinery.PathFinder.find_spec("sniffio_is_not_installed")  # the search, in vain
-            raise ModuleNotFoundError("No module named 'sniffio'", name=name)
-
-
-@contextmanager
-def sniffio_absent() -> Iterator[None]:
-    saved = sys.modules.pop("sniffio", None)
-    finder = _SniffioAbsent()
-    sys.meta_path.insert(0, finder)
-    try:
-        yield
-    finally:
-        sys.meta_path.remove(finder)
-        if saved is not None:
-            sys.modules["sniffio"] = saved
-
-
 def optional(name: str) -> ModuleType | None:
     return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
 
 
-def variants() -> dict[str, tuple[Callable[[Coroutine[Any, Any, Any]], Any], Callable[[], httpx2.AsyncClient]]]:
-    """name → (how to run a coroutine, how to make the httpx2 client)."""
-    plain = httpx2.AsyncClient
-    chosen: dict[str, tuple[Callable[[Coroutine[Any, Any, Any]], Any], Callable[[], httpx2.AsyncClient]]] = {
-        "shipped": (asyncio.run, plain),
-        "sniffio absent": (_without_sniffio, plain),
-    }
+Variant = tuple[Callable[[Coroutine[Any, Any, Any]], Any], Callable[[], Any], Callable[[LLMClient], None]]
+
+
+def variants() -> dict[str, Variant]:
+    """name → (how to run a coroutine, how to make the HTTP client, how to fit the model client to it)."""
+    as_is: Callable[[LLMClient], None] = lambda llm: None  # noqa: E731
+    chosen: dict[str, Variant] = {"shipped": (asyncio.run, httpx2.AsyncClient, as_is)}
+    if (httpx := optional("httpx")) is not None:
+        def httpx_timeout(llm: LLMClient) -> None:
+            llm._timeout = httpx.Timeout(120.0, connect=10.0)  # the client's own is an httpx2.Timeout
+
+        chosen["httpx (before)"] = (asyncio.run, httpx.AsyncClient, httpx_timeout)
     if (uvloop := optional("uvloop")) is not None:
-        chosen["uvloop"] = (uvloop.run, plain)
+        chosen["uvloop"] = (uvloop.run, httpx2.AsyncClient, as_is)
     return chosen
 
 
-def _without_sniffio(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    with sniffio_absent():
-        return asyncio.run(coroutine)
-
-
 async def _measure(
-    base_url: str, make_http: Callable[[], httpx2.AsyncClient], messages: list[Message], tools: list[ToolSpec],
-    count: int, server: ServerProcess,
+    base_url: str, variant: Variant, messages: list[Message], tools: list[ToolSpec], count: int,
+    server: ServerProcess,
 ) -> dict[str, Any]:  # fmt: skip
+    _run, make_http, fit = variant
     async with make_http() as http:
         llm = LLMClient(base_url=base_url, api_key=API_KEY, model="fake-model", max_attempts=1, http=http)
+        fit(llm)
         await llm.chat(messages, tools=tools)  # opens the connection
         walls = []
         cpu = time.process_time()
@@ -150,7 +128,7 @@ def json_costs(messages: list[Message], tools: list[ToolSpec], repeat: int) -> d
 
 
 GROUPS = {
-    "HTTP stack": ("httpx2", "httpcore2", "h11", "anyio", "sniffio"),
+    "HTTP stack": ("httpx2", "httpcore2", "httpx", "httpcore", "h11", "anyio", "sniffio"),
     "socket calls": ("_socket.socket",),
     "waiting in epoll": ("select.epoll",),
     "paicli": ("paicli",),
@@ -197,8 +175,8 @@ def run(quick: bool = False) -> Result:
     with ServerProcess() as server:
         for round_number in range(rounds):
             order = list(chosen.items())
-            for name, (run_with, make_http) in order[::-1] if round_number % 2 else order:  # no variant always first
-                samples[name].append(run_with(_measure(server.base_url, make_http, messages, tools, count, server)))
+            for name, variant in order[::-1] if round_number % 2 else order:  # no variant always first
+                samples[name].append(variant[0](_measure(server.base_url, variant, messages, tools, count, server)))
         shares = profile_shares(server.base_url, messages, tools, count)
     result = Result(NAME, TITLE, details={"requests_per_round": count, "rounds": rounds, "fan_out": FAN_OUT})
     for name, runs in samples.items():

@@ -60,6 +60,7 @@ def test_every_runtime_dependency_is_imported_by_paicli() -> None:
                 imported.update(alias.name.split(".")[0].lower() for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 imported.add(node.module.split(".")[0].lower())
-    # Declared for a library's sake, not imported by paicli: each with the reason it earns its place.
-    for_a_library = {"sniffio"}  # httpcore2 asks for it on every request; missing, each request searches sys.path
+    # Declared for a library's sake, not imported by paicli: each with the reason it earns its place (none now:
+    # sniffio was one while httpcore searched for it at every request; httpcore2 looks once).
+    for_a_library: set[str] = set()
     assert names - imported == for_a_library, "declared but never imported"

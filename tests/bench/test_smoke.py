@@ -4,6 +4,7 @@ its job: the work completes, the metrics are there, the outcomes that do not dep
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import subprocess
@@ -103,9 +104,12 @@ def test_the_render_benchmark_times_the_refreshes_of_a_paced_stream(results: dic
     assert 0 < float(metric(render, "REPL (live preview): 10 KB ÷ one render") or 0) < 10
 
 
-def test_the_request_path_compares_the_shipped_client_with_sniffio_absent(results: dict[str, Result]) -> None:
+def test_the_request_path_times_the_shipped_client_and_the_old_stack_when_installed(
+    results: dict[str, Result],
+) -> None:
     names = [m.name for m in results["requests"].metrics]
-    assert "shipped: client CPU per request" in names and "sniffio absent: client CPU per request" in names
+    assert "shipped: client CPU per request" in names and "shipped: 16 at once, the last at the server after" in names
+    assert ("httpx (before): client CPU per request" in names) == (importlib.util.find_spec("httpx") is not None)
 
 
 def test_the_command_line_writes_json_results(tmp_path: Path) -> None:
