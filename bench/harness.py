@@ -18,7 +18,6 @@ from pydantic import SecretStr
 
 from paicli.config import Settings
 from paicli.events import NullSink
-from paicli.heap import settle_long_lived
 from paicli.llm.client import LLMClient
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Plan, Task, TaskStatus
@@ -71,7 +70,6 @@ async def runtime_for(
     policy = build_policy(settings, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     runtime = Runtime(settings=settings, sink=NullSink(), llm=llm, tools=tools, home=home, policy=policy)
-    settle_long_lived()  # as build_runtime does
     try:
         yield runtime
     finally:

@@ -15,7 +15,6 @@ from paicli.agent.react import ReactLoop
 from paicli.audit import AuditLog, audit_folder
 from paicli.config import Settings, user_home
 from paicli.events import EventSink, Notice
-from paicli.heap import settle_long_lived
 from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
@@ -213,9 +212,7 @@ def build_runtime(
         sink.emit(Notice(level="warning", message=sandbox.notice))
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
-    runtime = Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy, sandbox=sandbox)
-    settle_long_lived()  # what is loaded and built by now lives as long as the process (paicli/heap.py)
-    return runtime
+    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy, sandbox=sandbox)
 
 
 def build_sandbox(settings: Settings, home: Path) -> SandboxChoice:

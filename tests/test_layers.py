@@ -10,8 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "paicli"
 # Layer of each top-level part of paicli; a module may import only from its own layer or lower ones.
 LAYERS = {
-    "errors": 0, "kinds": 0, "heap": 0, "events": 1, "sanitize": 0, "secret_handoff": 0, "shell": 0, "llm": 1,
-    "sandbox": 1,
+    "errors": 0, "kinds": 0, "events": 1, "sanitize": 0, "secret_handoff": 0, "shell": 0, "llm": 1, "sandbox": 1,
     "tools": 2, "policy": 3, "audit": 3, "trust": 3, "mcp": 3, "config": 4, "agent": 5, "plan": 6, "runtime": 7,
     "app": 8, "ui": 9, "headless": 9, "doctor": 9, "cli": 10, "process_exit": 11, "__main__": 11, "__init__": 0,
 }  # fmt: skip
