@@ -37,7 +37,7 @@ PROMPT = "› "
 KEYS = 20  # typed while the MCP servers start: about 1.5 s of typing
 MCP_SERVER = REPO / "tests" / "mcp" / "server.py"
 # What no first prompt can do without (the settings are pydantic models), imported and nothing else: the floor.
-FLOOR = "import argparse, asyncio, tomllib, pydantic, prompt_toolkit.shortcuts, rich.console"
+FLOOR = "import argparse, asyncio, tomllib, pydantic, prompt_toolkit.shortcuts"  # what the first prompt needs
 
 
 def mcp_config(count: int = 2) -> str:

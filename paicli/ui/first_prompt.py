@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import shutil
 import signal
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import merge_key_bindings
-from rich.console import Console
-from rich.text import Text
 
 from paicli import __version__
 from paicli.config import user_home
@@ -33,6 +33,8 @@ from paicli.ui.history import history_file
 from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from paicli.app.checkpoints.service import Checkpoints
     from paicli.config import Settings
     from paicli.events import Event, EventSink
@@ -47,10 +49,10 @@ def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
     from paicli.ui.keys import enter_stays_enter
 
     with enter_stays_enter():  # Ctrl+J adds a line: an Enter typed between prompts must not become one
-        return asyncio.run(_serve(settings, Console(highlight=False), continue_last))
+        return asyncio.run(_serve(settings, continue_last))
 
 
-async def _serve(settings: Settings, console: Console, continue_last: bool = False) -> int:
+async def _serve(settings: Settings, continue_last: bool = False) -> int:
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
@@ -65,7 +67,7 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
     ))  # fmt: skip
     first = FirstPrompt(settings, home)
     sandbox = first._sandbox = await choosing  # the toolbar shows it from the first drawing on
-    banner(console, settings.model, settings.workspace, sandbox)
+    banner(settings.model, settings.workspace, sandbox)
     building: asyncio.Task[Repl] | None = None
 
     def start_building() -> None:
@@ -73,7 +75,7 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
         # thread beside the drawing would delay it (the two take turns at the GIL).
         nonlocal building
         if building is None:
-            building = asyncio.create_task(_build(settings, console, sandbox, first))
+            building = asyncio.create_task(_build(settings, sandbox, first))
 
     repl: Repl | None = None
     try:
@@ -103,12 +105,12 @@ async def _serve(settings: Settings, console: Console, continue_last: bool = Fal
                 repl.checkpoints.close()
 
 
-async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, first: FirstPrompt) -> Repl:
+async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt) -> Repl:
     """The REPL, built while the first prompt is on screen: loaded in a worker thread, then put together on
     the event loop. Then its completion joins the first prompt and the MCP servers start. A failure (a
     configuration the runtime refuses) ends the first prompt with that error."""
     try:
-        renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, console, sandbox)
+        console, renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, sandbox)
         from paicli.ui.repl import Repl
 
         first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
@@ -128,18 +130,22 @@ async def _build(settings: Settings, console: Console, sandbox: SandboxChoice, f
 
 
 def _load(
-    settings: Settings, console: Console, sandbox: SandboxChoice
-) -> tuple[ChatRenderer, Runtime, Checkpoints | None, HeldSink]:
-    """Imports and builds what the REPL needs beyond its prompt. In a worker thread, so nothing is shown
-    from here: what the checkpoints have to say waits in a `HeldSink` until the event loop shows it."""
+    settings: Settings, sandbox: SandboxChoice
+) -> tuple[Console, ChatRenderer, Runtime, Checkpoints | None, HeldSink]:
+    """Imports and builds what the REPL needs beyond its prompt (rich's console among it). In a worker
+    thread, so nothing is shown from here: what the checkpoints have to say waits in a `HeldSink` until
+    the event loop shows it."""
+    from rich.console import Console
+
     from paicli.app.checkpoints.service import attach_checkpoints
     from paicli.runtime import build_runtime, secret_values
     from paicli.ui.render import ChatRenderer
 
+    console = Console(highlight=False)
     renderer = ChatRenderer(console, secrets=secret_values(settings))
     runtime = build_runtime(settings, renderer, announce=False, sandbox=sandbox)  # the banner says it
     held = HeldSink(renderer)
-    return renderer, runtime, attach_checkpoints(runtime, held), held
+    return console, renderer, runtime, attach_checkpoints(runtime, held), held
 
 
 class HeldSink:
@@ -161,15 +167,27 @@ class HeldSink:
             self.sink.emit(event)
 
 
-def banner(console: Console, model: str, workspace: Path, sandbox: SandboxChoice) -> None:
-    """The REPL's first lines: version, model, workspace, keys; whether commands are contained."""
+def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
+    """The REPL's first lines: version, model, workspace, keys; whether commands are contained. Printed
+    with prompt_toolkit (rich is not loaded before the first prompt: about 15 ms), wrapped at spaces to the
+    terminal's width, a word longer than a line folded."""
     text = (
         f"paicli {__version__} · {model} · {workspace}\n"
         "/help for commands · ESC cancels a running turn · Ctrl-D exits"
     )
-    console.print(Text(terminal_safe(text), style="dim", overflow="fold"))  # wrapped at spaces, not mid-word
     quiet = sandbox.sandbox is not None or sandbox.mode == "off"
-    console.print(Text(terminal_safe(sandbox.describe()), style="dim" if quiet else "yellow", overflow="fold"))
+    for part, style in ((text, "dim"), (sandbox.describe(), "dim" if quiet else "fg:ansiyellow")):
+        for line in wrapped(terminal_safe(part), shutil.get_terminal_size().columns):
+            print_formatted_text(FormattedText([(style, line)]))
+
+
+def wrapped(text: str, width: int) -> list[str]:
+    """`text`'s lines wrapped at spaces to `width` columns; a word longer than a line is folded."""
+    width = max(width, 10)
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        lines.extend(textwrap.wrap(paragraph, width, break_long_words=True, break_on_hyphens=False) or [""])
+    return lines
 
 
 class FirstPrompt:

@@ -13,6 +13,7 @@ import pytest
 # Loaded with the first answer, the first turn or the first plan, never before the first prompt.
 LOADED_LATER = (
     "httpx2",
+    "rich",
     "rich.markdown",
     "markdown_it",
     "pygments",
@@ -53,3 +54,22 @@ def before_the_first_prompt() -> set[str]:
 def test_the_first_prompt_loads_nothing_that_can_wait(module: str, before_the_first_prompt: set[str]) -> None:
     assert "prompt_toolkit" in before_the_first_prompt  # the check itself works
     assert module not in before_the_first_prompt
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "lines"),
+    [
+        ("paicli 0.1.0 · model · /work/space", 20, ["paicli 0.1.0 · model", "· /work/space"]),
+        ("one\ntwo words", 40, ["one", "two words"]),
+        ("/a/very/long/workspace/path/that/does/not/fit", 12,
+         ["/a/very/long", "/workspace/p", "ath/that/doe", "s/not/fit"]),
+        ("", 40, [""]),
+        ("well-known words", 10, ["well-known", "words"]),  # never broken at a hyphen
+    ],
+)
+def test_the_banner_wraps_at_spaces_and_folds_only_a_word_longer_than_a_line(
+    text: str, width: int, lines: list[str]
+) -> None:
+    from paicli.ui.first_prompt import wrapped
+
+    assert wrapped(text, width) == lines
