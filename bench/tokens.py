@@ -80,15 +80,17 @@ def _wall_with_slower_replies(result: Result, size: int, rounds: int) -> None:
         name = f"{size // 1024} KB files: {SHORT[job]} ÷ ReAct wall time ({SLOW_REPLY:g} s per reply)"
         result.add(name, median([o.wall for o in runs[job]]) / react_wall, at_most=0.6)
         floor = floor_ratio(job, [o.wall for o in runs["react"]], SLOW_REPLY)
-        result.add(f"{size // 1024} KB files: {SHORT[job]}, floor of that ratio", floor)
+        label = f"{size // 1024} KB files: {SHORT[job]}"
+        result.add(f"{label}, the same with only its serial replies and ReAct's fixed costs", floor)
     result.details[f"{size // 1024} KB files, {SLOW_REPLY:g} s per reply"] = {
         mode: {"wall_s": [rounded(o.wall) for o in outcomes]} for mode, outcomes in runs.items()
     }
 
 
 def floor_ratio(job: str, react_walls: list[float], latency: float) -> float:
-    """The plan's wall ÷ ReAct's if the plan cost nothing but its serial replies and ReAct's own fixed costs
-    (start-up, exit, tools): what no plan overhead cut can go below at this reply latency."""
+    """The plan's wall ÷ ReAct's if the plan cost its serial replies plus ReAct's fixed costs (ReAct's wall
+    minus its replies: start-up, exit, its tool calls and the gaps between its requests): the reference
+    for how much of the ratio is the plan's own doing. A plan with less overhead than ReAct's goes below it."""
     react_wall = median(react_walls)
     fixed = react_wall - SERIAL_REPLIES["react"] * latency
     return (SERIAL_REPLIES[job] * latency + fixed) / react_wall
@@ -133,8 +135,8 @@ def _headline(result: Result, label: str, runs: dict[str, list[Outcome]], latenc
         result.add(f"{label}: {name} ÷ ReAct wall time ({latency:g} s per reply)", wall, at_most=target)
         if job in SERIAL_REPLIES:
             floor = floor_ratio(job, [o.wall for o in runs["react"]], latency)
-            result.add(f"{label}: {name}, floor of that ratio (its {SERIAL_REPLIES[job]} serial replies and "
-                       "ReAct's own fixed costs, no overhead of its own)", floor)  # fmt: skip
+            result.add(f"{label}: {name}, the same with only its {SERIAL_REPLIES[job]} serial replies and ReAct's "
+                       "fixed costs", floor)  # fmt: skip
         span = median([o.span for o in runs[job]]) / median([o.span for o in runs["react"]])
         result.add(f"{label}: {name} ÷ ReAct wall time without start-up (first request to last reply)", span)
         requests, tokens = estimate_ratios(plan)
