@@ -12,22 +12,31 @@ ends the process at once.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import sys
-import threading
-from typing import NoReturn
+
+# Nothing more is imported at the top: a process started with secrets in its environment restarts at once
+# (paicli/secret_handoff.py), and what it imported before is thrown away (typing and contextlib alone were
+# about 5 ms of every such start). mypy reads TYPE_CHECKING as true whatever its value.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 ANSWERED_BEFORE_START = frozenset({"--version", "-h", "--help"})  # the command line answers these at once
 
 
 def others_working() -> bool:
     """A non-daemon thread other than this one is alive: the interpreter would wait for it, so must we."""
+    import threading
+
     current = threading.current_thread()
     return any(t is not current and not t.daemon and t.is_alive() for t in threading.enumerate())
 
 
 def leave(code: int) -> NoReturn:
+    import contextlib
+    import threading
+
     if threading.current_thread() is not threading.main_thread() or others_working():
         raise SystemExit(code)
     atexit._run_exitfuncs()

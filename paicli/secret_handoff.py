@@ -17,12 +17,14 @@ that.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
 import sys
-from collections.abc import Collection, Mapping, MutableMapping, Sequence
+
+TYPE_CHECKING = False  # not typing's: `restart_if_secrets` runs before anything else is imported (mypy: true)
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, MutableMapping, Sequence
 
 HANDOFF_VARIABLE = "PAICLI_KEY_FD"
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
@@ -126,6 +128,7 @@ def receive(environ: MutableMapping[str, str], key_variables: Collection[str]) -
 def _write_all(fd: int, payload: bytes) -> None:
     """The whole payload must fit in the pipe: nobody reads it before the exec."""
     if len(payload) > 60_000 and sys.platform == "linux":
+        import contextlib  # here, not at the top: see TYPE_CHECKING
         import fcntl
 
         with contextlib.suppress(OSError):
@@ -144,6 +147,7 @@ def _write_all(fd: int, payload: bytes) -> None:
 def _make_undumpable() -> None:
     if sys.platform != "linux":
         return
+    import contextlib
     import ctypes
 
     with contextlib.suppress(OSError, AttributeError):

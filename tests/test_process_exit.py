@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -78,3 +79,18 @@ def test_python_m_paicli_ends_through_it_with_the_cli_exit_code_and_message(tmp_
     )
     assert done.returncode == 2
     assert "no API key" in done.stderr
+
+
+def test_what_a_process_imports_before_its_secret_restart_stays_small() -> None:
+    """A process started with an API key in its environment restarts at once (paicli/secret_handoff.py):
+    what it imported before is thrown away, so the entry point keeps typing, contextlib and threading out
+    (about 6 ms of every such start)."""
+    code = (
+        "import json, sys\nbefore = set(sys.modules)\n"
+        "import paicli.process_exit, paicli.secret_handoff, paicli.errors\n"
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    loaded = set(json.loads(done.stdout))
+    assert {"paicli.process_exit", "paicli.secret_handoff"} <= loaded
+    assert not loaded & {"typing", "contextlib", "threading", "collections.abc", "paicli.cli"}
