@@ -130,7 +130,8 @@ def test_a_step_begins_without_waiting_for_its_checkpoint_yet_before_the_step_wr
     checkpoints.soon(gate.wait)  # the worker is busy: any checkpoint asked for now is still to be taken
 
     async def turn() -> list[str]:
-        recording = await checkpoints.begin_turn("change app.py")
+        # were begin_turn to wait for its checkpoint, it would wait for the gate: a timeout, not a hang
+        recording = await asyncio.wait_for(checkpoints.begin_turn("change app.py"), timeout=10)
         assert recording.open == {}  # returned before the worker took the turn's checkpoint
         checkpoints.begin_step_soon("task_1")  # a second step, as a plan task would begin one
         gate.set()
@@ -146,4 +147,5 @@ def test_a_step_begins_without_waiting_for_its_checkpoint_yet_before_the_step_wr
         assert [step.task_id for step in entry.steps] == [None, "task_1"]
         assert all(step.before is not None and step.after is not None for step in entry.steps)
     finally:
+        gate.set()
         checkpoints.close()
