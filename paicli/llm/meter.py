@@ -8,11 +8,11 @@ request named, and sums of `Usage` add up per model.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from paicli.errors import BudgetExceeded, ModelError
 from paicli.llm.capabilities import Capabilities
-from paicli.llm.types import ChatModel, ChatResponse, Message, RestartCallback, Retries, TextCallback, ToolSpec, Usage
+from paicli.llm.types import ChatModel, ChatOptions, ChatResponse, Message, Retries, Usage
 
 
 class MeteredModel:
@@ -32,33 +32,13 @@ class MeteredModel:
     def exhausted(self) -> bool:
         return self.budget is not None and self.usage.total >= self.budget
 
-    async def chat(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        response_format: dict[str, Any] | None = None,
-        on_text: TextCallback | None = None,
-        model: str | None = None,
-        max_tokens: int | None = None,
-        on_reasoning: TextCallback | None = None,
-        on_restart: RestartCallback | None = None,
-    ) -> ChatResponse:
+    async def chat(self, messages: list[Message], **options: Unpack[ChatOptions]) -> ChatResponse:
         if self.exhausted:
             self.refused += 1
             raise BudgetExceeded(f"budget spent: {self.usage.total:,} of {self.budget:,} tokens used")
         self.requests += 1
         try:
-            response = await self.inner.chat(
-                messages,
-                tools=tools,
-                response_format=response_format,
-                on_text=on_text,
-                model=model,
-                max_tokens=max_tokens,
-                on_reasoning=on_reasoning,
-                on_restart=on_restart,
-            )
+            response = await self.inner.chat(messages, **options)
         except ModelError as error:
             if error.retries:
                 self.retries = self.retries + Retries.model_validate(error.retries)

@@ -3,10 +3,10 @@ they are routed to (paicli/plan/routing.py) while sharing one client and one usa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from paicli.llm.capabilities import Capabilities
-from paicli.llm.types import ChatModel, ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
+from paicli.llm.types import ChatModel, ChatOptions, ChatResponse, Message
 
 
 class RoutedModel:
@@ -19,25 +19,7 @@ class RoutedModel:
         """The client's knowledge of the server, with this wrapper's model as the one requests name."""
         return self.inner.capabilities.for_model(self.model)
 
-    async def chat(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[ToolSpec] | None = None,
-        response_format: dict[str, Any] | None = None,
-        on_text: TextCallback | None = None,
-        model: str | None = None,
-        max_tokens: int | None = None,
-        on_reasoning: TextCallback | None = None,
-        on_restart: RestartCallback | None = None,
-    ) -> ChatResponse:
-        return await self.inner.chat(
-            messages,
-            tools=tools,
-            response_format=response_format,
-            on_text=on_text,
-            model=model or self.model,
-            max_tokens=max_tokens,
-            on_reasoning=on_reasoning,
-            on_restart=on_restart,
-        )
+    async def chat(self, messages: list[Message], **options: Unpack[ChatOptions]) -> ChatResponse:
+        """The inner model's `chat`, naming this wrapper's model unless the call names one."""
+        options["model"] = options.get("model") or self.model
+        return await self.inner.chat(messages, **options)

@@ -7,7 +7,7 @@ can be sent as they are; everything the client returns is typed.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -189,6 +189,18 @@ class ChatResponse(BaseModel):
         if self.tool_calls:
             message["tool_calls"] = [call.to_wire() for call in self.tool_calls]
         return message
+
+
+class ChatOptions(TypedDict, total=False):
+    """The keyword arguments of `ChatModel.chat`, for wrappers that pass them on (`**options`)."""
+
+    tools: list[ToolSpec] | None
+    response_format: dict[str, Any] | None
+    on_text: TextCallback | None
+    model: str | None
+    max_tokens: int | None
+    on_reasoning: TextCallback | None
+    on_restart: RestartCallback | None
 
 
 class ChatModel(Protocol):
