@@ -13,7 +13,6 @@ import asyncio
 import functools
 import shutil
 import signal
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +22,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import merge_key_bindings
+from prompt_toolkit.utils import get_cwidth
 
 from paicli import __version__
 from paicli.config import user_home
@@ -170,7 +170,7 @@ class HeldSink:
 def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
     """The REPL's first lines: version, model, workspace, keys; whether commands are contained. Printed
     with prompt_toolkit (rich is not loaded before the first prompt: about 15 ms), wrapped at spaces to the
-    terminal's width, a word longer than a line folded."""
+    terminal's width in cells, a word longer than a line folded."""
     text = (
         f"paicli {__version__} · {model} · {workspace}\n"
         "/help for commands · ESC cancels a running turn · Ctrl-D exits"
@@ -182,11 +182,26 @@ def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
 
 
 def wrapped(text: str, width: int) -> list[str]:
-    """`text`'s lines wrapped at spaces to `width` columns; a word longer than a line is folded."""
+    """`text`'s lines wrapped at spaces to `width` terminal cells (a CJK character takes two); a word longer
+    than a line is folded."""
     width = max(width, 10)
     lines: list[str] = []
     for paragraph in text.split("\n"):
-        lines.extend(textwrap.wrap(paragraph, width, break_long_words=True, break_on_hyphens=False) or [""])
+        line, used = "", 0
+        for word in paragraph.split():
+            cells = get_cwidth(word)
+            if line and used + 1 + cells <= width:
+                line, used = f"{line} {word}", used + 1 + cells
+                continue
+            if line:
+                lines.append(line)
+            line, used = "", 0
+            for char in word:  # a word longer than a line is folded, one piece per line
+                if used + get_cwidth(char) > width:
+                    lines.append(line)
+                    line, used = "", 0
+                line, used = line + char, used + get_cwidth(char)
+        lines.append(line)
     return lines
 
 

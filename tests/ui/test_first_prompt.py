@@ -65,6 +65,8 @@ def test_the_first_prompt_loads_nothing_that_can_wait(module: str, before_the_fi
          ["/a/very/long", "/workspace/p", "ath/that/doe", "s/not/fit"]),
         ("", 40, [""]),
         ("well-known words", 10, ["well-known", "words"]),  # never broken at a hyphen
+        ("/工作/项目/代码目录 x", 10, ["/工作/项目", "/代码目录", "x"]),  # CJK characters take two cells
+        ("a  b\tc", 20, ["a b c"]),
     ],
 )
 def test_the_banner_wraps_at_spaces_and_folds_only_a_word_longer_than_a_line(
