@@ -64,6 +64,7 @@ import json
 import random
 import select
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -364,7 +365,8 @@ class RecordedRequest:
 
 
 class FakeLLM:
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls  # a server context: the fake speaks HTTPS (its base URL says https)
         self._rules: list[Rule] = []
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -385,6 +387,8 @@ class FakeLLM:
         self._stopping.clear()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
+        if self.tls is not None:  # a client whose handshake fails is dropped at accept (an OSError there)
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.01,), daemon=True)
         self._thread.start()
         return self
@@ -412,7 +416,7 @@ class FakeLLM:
     def url(self) -> str:
         assert self._server is not None, "FakeLLM is not started"
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls is not None else 'http'}://{host}:{port}"
 
     @property
     def base_url(self) -> str:

@@ -17,3 +17,15 @@ def tls_for(base_url: str) -> ssl.SSLContext | bool:
     if base_url.strip().lower().startswith("http://"):
         return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # CERT_REQUIRED, hostname checked, no CA: trusts nothing
     return True
+
+
+def untrusted_certificate(error: BaseException) -> str | None:
+    """The verifier's reason when `error`, or what it was raised from, is a failed certificate check."""
+    seen: BaseException | None = error
+    for _ in range(8):  # the HTTP stack wraps the ssl error two or three times
+        if seen is None:
+            return None
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return seen.verify_message or "certificate verify failed"
+        seen = seen.__cause__ or seen.__context__
+    return None

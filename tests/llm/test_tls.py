@@ -29,3 +29,19 @@ def test_the_model_client_uses_it(url: str, trusted: bool) -> None:
     client = LLMClient(base_url=url, api_key="k", model="m")
     context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]  # httpx2's own
     assert (context.cert_store_stats()["x509_ca"] > 0) is trusted
+
+
+def test_a_failed_certificate_check_is_found_however_deeply_it_is_wrapped() -> None:
+    from paicli.llm.tls import untrusted_certificate
+
+    check = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    check.verify_message = "unable to get local issuer certificate"
+    try:
+        try:
+            raise check
+        except ssl.SSLError as inner:
+            raise ConnectionError("connect failed") from inner
+    except ConnectionError as outer:
+        assert untrusted_certificate(outer) == "unable to get local issuer certificate"
+    assert untrusted_certificate(ConnectionError("refused")) is None
+    assert untrusted_certificate(ssl.SSLError("wrong version number")) is None
