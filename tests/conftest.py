@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import ssl
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -84,3 +86,28 @@ def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60) -> 
         stdin=subprocess.DEVNULL,
     )
     return Finished(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (made with the openssl command)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed: no certificate to serve")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.fixture
+def tls_fake(certificate: tuple[Path, Path]) -> Iterator[FakeLLM]:
+    """The fake model server speaking HTTPS with `certificate`, which nothing trusts unless told."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*map(str, certificate))
+    with FakeLLM(tls=context) as fake:
+        yield fake

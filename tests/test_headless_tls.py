@@ -4,39 +4,10 @@ nobody vouches for is refused with a clear message, the same certificate named b
 
 from __future__ import annotations
 
-import shutil
-import ssl
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
-
-
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("openssl is not installed: no certificate to serve")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
-    return cert, key
-
-
-@pytest.fixture
-def tls_fake(certificate: tuple[Path, Path]) -> Iterator[FakeLLM]:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*map(str, certificate))
-    with FakeLLM(tls=context) as fake:
-        yield fake
 
 
 def test_the_fake_really_speaks_https(tls_fake: FakeLLM) -> None:
@@ -56,6 +27,19 @@ def test_a_certificate_nobody_vouches_for_is_refused_with_a_clear_message(
     assert line.startswith(f"paicli: model request failed: could not connect to {tls_fake.base_url}: its TLS ")
     assert "certificate is not trusted (self-signed certificate)" in line and "SSL_CERT_FILE" in line
     assert not [r for r in tls_fake.requests if r.body is not None]  # nothing was sent
+
+
+def test_doctor_says_the_certificate_is_not_trusted_and_how_to_trust_it(
+    tls_fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    env = paicli_env(tls_fake, home)
+    for variable in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        env.pop(variable, None)
+    done = run_paicli(["-C", str(workspace), "doctor", "--json"], env)
+    assert done.code == 1
+    chat = next(check for check in done.events()[-1]["checks"] if check["name"] == "chat")
+    assert "its TLS certificate is not trusted (self-signed certificate)" in chat["detail"]
+    assert "SSL_CERT_FILE" in chat["detail"]
 
 
 def test_the_certificate_named_by_ssl_cert_file_is_trusted(

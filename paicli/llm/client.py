@@ -39,7 +39,7 @@ from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
 from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after, quota_spent
 from paicli.llm.sse import ReplyAssembler
-from paicli.llm.tls import tls_for, untrusted_certificate
+from paicli.llm.tls import not_trusted, tls_for, untrusted_certificate
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
 
@@ -310,10 +310,8 @@ class LLMClient:
         if isinstance(exc, httpx2.UnsupportedProtocol):
             return ModelError(f"the base URL {self.base_url!r} is not an http(s) URL")
         if isinstance(exc, httpx2.ConnectError) and (reason := untrusted_certificate(exc)) is not None:
-            return ModelError(  # not retried: asking again meets the same certificate
-                f"could not connect to {self.base_url}: its TLS certificate is not trusted ({reason}); install its "
-                "CA in the system's certificate store, or name the CA's file with SSL_CERT_FILE"
-            )
+            # not retried: asking again meets the same certificate
+            return ModelError(f"could not connect to {self.base_url}: {not_trusted(reason)}")
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             error = ModelError(f"could not connect to {self.base_url} ({detail})")
         elif isinstance(exc, httpx2.ReadTimeout):

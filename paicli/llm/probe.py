@@ -25,6 +25,7 @@ from paicli.llm.reasoning import rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import read_stream, server_message, whole_reply
 from paicli.llm.sse import ReplyAssembler, snippet
+from paicli.llm.tls import not_trusted, untrusted_certificate
 from paicli.llm.types import ChatResponse
 
 ADD_TOOL: dict[str, Any] = {
@@ -127,7 +128,7 @@ class Prober:
         try:
             reply = await self.http.get(f"{self.base_url}/models", headers=self._headers)
         except httpx2.HTTPError as exc:
-            return Check("models", None, self._safe(f"GET /models failed ({exc or type(exc).__name__})"))
+            return Check("models", None, self._safe(f"GET /models failed ({unreached(exc)})"))
         if reply.status_code >= 400:
             return Check("models", None, self._safe(f"GET /models: HTTP {reply.status_code}: {server_message(reply)}"))
         try:
@@ -252,7 +253,7 @@ class Prober:
                     await reply.aread()
                     response = whole_reply(reply.text, assembler)
         except httpx2.HTTPError as exc:
-            return Answer(0, f"could not reach {self.base_url} ({exc or type(exc).__name__})")
+            return Answer(0, f"could not reach {self.base_url} ({unreached(exc)})")
         except ModelError as exc:
             return Answer(200, str(exc))
         if response.tool_calls and not first:
@@ -299,3 +300,9 @@ def _is_object(text: str) -> bool:
         return isinstance(json.loads(text), dict)
     except ValueError:
         return False
+
+
+def unreached(error: httpx2.HTTPError) -> str:
+    """Why a request did not get through, in a few words; an untrusted certificate says how to trust it."""
+    reason = untrusted_certificate(error)
+    return not_trusted(reason) if reason is not None else str(error) or type(error).__name__

@@ -29,3 +29,11 @@ def untrusted_certificate(error: BaseException) -> str | None:
             return seen.verify_message or "certificate verify failed"
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+def not_trusted(reason: str) -> str:
+    """What to say of a server whose certificate failed the check, and how to trust it."""
+    return (
+        f"its TLS certificate is not trusted ({reason}); install its CA in the system's certificate store, "
+        "or name the CA's file with SSL_CERT_FILE"
+    )
