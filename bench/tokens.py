@@ -1,7 +1,7 @@
 """6. Tokens and calls vs ReAct: one scripted job (bench/token_jobs.py) done by `paicli plan --yes` as an
 8-task plan with its reads and check run by the model or as direct actions, as a 6-task plan whose one
 writer reasons over the direct reads itself, and by `paicli run`. Wall times at 0.25 s per reply and at
-1 s, each with its floor: what the plan would take with no overhead of its own.
+1 s, each beside its reference: the plan's serial replies plus ReAct's fixed costs.
 
 Prompt and completion tokens are what paicli reports (`plan_finished` / `run_finished`; the fake counts
 a prompt as len(JSON of messages + tools) / 4). Also reported: model requests per plan task, the plan's
@@ -79,15 +79,15 @@ def _wall_with_slower_replies(result: Result, size: int, rounds: int) -> None:
     for job in ("direct actions", "direct, one writer"):
         name = f"{size // 1024} KB files: {SHORT[job]} ÷ ReAct wall time ({SLOW_REPLY:g} s per reply)"
         result.add(name, median([o.wall for o in runs[job]]) / react_wall, at_most=0.6)
-        floor = floor_ratio(job, [o.wall for o in runs["react"]], SLOW_REPLY)
+        reference = reference_ratio(job, [o.wall for o in runs["react"]], SLOW_REPLY)
         label = f"{size // 1024} KB files: {SHORT[job]}"
-        result.add(f"{label}, the same with only its serial replies and ReAct's fixed costs", floor)
+        result.add(f"{label}, the same with only its serial replies and ReAct's fixed costs", reference)
     result.details[f"{size // 1024} KB files, {SLOW_REPLY:g} s per reply"] = {
         mode: {"wall_s": [rounded(o.wall) for o in outcomes]} for mode, outcomes in runs.items()
     }
 
 
-def floor_ratio(job: str, react_walls: list[float], latency: float) -> float:
+def reference_ratio(job: str, react_walls: list[float], latency: float) -> float:
     """The plan's wall ÷ ReAct's if the plan cost its serial replies plus ReAct's fixed costs (ReAct's wall
     minus its replies: start-up, exit, its tool calls and the gaps between its requests): the reference
     for how much of the ratio is the plan's own doing. A plan with less overhead than ReAct's goes below it."""
@@ -134,9 +134,9 @@ def _headline(result: Result, label: str, runs: dict[str, list[Outcome]], latenc
         target = 0.6 if job != "model reads" else None  # reading through the model cannot be cheaper
         result.add(f"{label}: {name} ÷ ReAct wall time ({latency:g} s per reply)", wall, at_most=target)
         if job in SERIAL_REPLIES:
-            floor = floor_ratio(job, [o.wall for o in runs["react"]], latency)
+            reference = reference_ratio(job, [o.wall for o in runs["react"]], latency)
             result.add(f"{label}: {name}, the same with only its {SERIAL_REPLIES[job]} serial replies and ReAct's "
-                       "fixed costs", floor)  # fmt: skip
+                       "fixed costs", reference)  # fmt: skip
         span = median([o.span for o in runs[job]]) / median([o.span for o in runs["react"]])
         result.add(f"{label}: {name} ÷ ReAct wall time without start-up (first request to last reply)", span)
         requests, tokens = estimate_ratios(plan)

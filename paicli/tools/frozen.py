@@ -6,12 +6,13 @@ import copy
 from typing import Any, NoReturn
 
 
+def _refuse(*args: object, **kwargs: object) -> NoReturn:
+    raise TypeError("a shared tool schema cannot be changed: change a copy (copy.deepcopy) instead")
+
+
 class FrozenDict(dict[str, Any]):
     """A dict that refuses every change. It is still a dict (json.dumps and the model client take it as
     one); a copy of it (copy.copy, copy.deepcopy, dict(...)) is an ordinary, changeable dict."""
-
-    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
-        raise TypeError("a shared tool schema cannot be changed: change a copy (copy.deepcopy) instead")
 
     __setitem__ = __delitem__ = __ior__ = _refuse
     clear = pop = popitem = setdefault = update = _refuse
@@ -28,9 +29,6 @@ class FrozenDict(dict[str, Any]):
 
 class FrozenList(list[Any]):
     """A list that refuses every change; copied, an ordinary list (see FrozenDict)."""
-
-    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
-        raise TypeError("a shared tool schema cannot be changed: change a copy (copy.deepcopy) instead")
 
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse
