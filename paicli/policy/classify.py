@@ -39,7 +39,7 @@ from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
 from paicli.shell.options import stdin_file
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import program_name, script_file
+from paicli.shell.programs import program_name, script_file, starts_program
 from paicli.shell.syntax import Arithmetic, Compound, Inner, Kind, Redirect, SimpleCommand, Unreadable, Word
 from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.commands import dangerous_reason
@@ -70,16 +70,18 @@ def classify_command(command: str, workspace: Path, *, search_path: str | None =
     """Classify `command` as run with `bash -c` in `workspace` (programs found on `search_path`, by default
     the PATH execute_command gives it). Never raises: a bug here is OPAQUE."""
     root = Path(os.path.realpath(workspace))
-    if reason := dangerous_reason(command, workspace=root):
-        return Classification(Risk.DENY, reason, (Finding(Risk.DENY, reason),))
+    denied = dangerous_reason(command, workspace=root)
     try:
         path = command_search_path() if search_path is None else search_path
         classifier = _Classifier(Places(root), programs=_ProgramLookup(path, root))
         walk(parse_script(command), classifier)
-        return classifier.result()
+        found = classifier.result()
     except Exception as error:  # fail closed, never open
         reason = f"the command could not be classified ({type(error).__name__})"
-        return Classification(Risk.OPAQUE, reason, (Finding(Risk.OPAQUE, reason),))
+        found = Classification(Risk.OPAQUE, reason, (Finding(Risk.OPAQUE, reason),))
+    if denied:
+        return Classification(Risk.DENY, denied, (Finding(Risk.DENY, denied),), programs=found.programs)
+    return found
 
 
 def normalise_name(word: str) -> str:
@@ -119,11 +121,12 @@ class _Classifier(Visitor):
     written: set[str] = field(default_factory=set)  # files echo/printf/cat wrote earlier in the line
 
     def result(self) -> Classification:
+        started = tuple(dict.fromkeys(words[0] for words in self.commands if starts_program(words[0])))
         if not self.findings:
-            return Classification(Risk.SAFE, commands=tuple(self.commands))
+            return Classification(Risk.SAFE, commands=tuple(self.commands), programs=started)
         worst = max(f.risk for f in self.findings)
         reason = next(f.reason for f in self.findings if f.risk is worst)
-        return Classification(worst, reason, tuple(self.findings), tuple(self.commands))
+        return Classification(worst, reason, tuple(self.findings), tuple(self.commands), started)
 
     def note(self, risk: Risk, reason: str, words: tuple[str, ...] | None = None, *, exact: bool = False) -> None:
         prefix = command_prefix(words) if words and risk is Risk.ASK and not exact else None

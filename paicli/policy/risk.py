@@ -31,6 +31,10 @@ class Classification:
     reason: str = ""  # the reason of the first finding with the highest risk
     findings: tuple[Finding, ...] = ()
     commands: tuple[tuple[str, ...], ...] = ()  # every simple command seen, wrappers kept, names normalised
+    # What the classifier believes the command starts, in order of first appearance: every program (and
+    # function) by name, and the builtins that run code (`eval`, `source`, `.`, `exec`, `command`, ...).
+    # Complete for SAFE and ASK; for OPAQUE and DENY only what could be made out.
+    programs: tuple[str, ...] = ()
 
     @property
     def asks(self) -> tuple[Finding, ...]:

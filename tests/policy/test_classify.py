@@ -236,3 +236,24 @@ def test_the_path_checked_is_the_one_commands_get_with_the_editor_stand_ins_firs
 
     with pytest.raises(ToolFailure, match="a folder on the PATH"):  # and nothing can be planted there
         resolve_in_workspace(holder, f"{shim_folder().name}/ls", for_write=True)
+
+
+@pytest.mark.parametrize(
+    ("command", "programs"),
+    [
+        ("ls | grep x", ("ls", "grep")),
+        ("echo hi; cd src; pwd", ()),
+        ("echo $(date)", ("date",)),
+        ("env X=1 ls", ("env", "ls")),
+        ("find . -exec touch {} +", ("find", "touch")),
+        ("bash -c 'ls; cat x'", ("bash", "ls", "cat")),
+        ("eval 'ls'", ("eval", "ls")),
+        ("source ./setup.sh; . ./x", ("source", ".")),
+        ("command -p ls; builtin echo; exec cat", ("command", "ls", "builtin", "exec", "cat")),
+        ("/usr/bin/ls && ./bin/tool", ("ls", "./bin/tool")),
+        ("rm -rf /", ("rm",)),
+    ],
+)
+def test_the_classification_lists_what_would_run(tmp_path: Path, command: str, programs: tuple[str, ...]) -> None:
+    """Programs and the builtins that run code, in order of first appearance; plain builtins left out."""
+    assert classify_command(command, tmp_path).programs == programs
