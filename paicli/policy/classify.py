@@ -259,10 +259,16 @@ class _ProgramLookup:
 
     search_path: str
     root: Path
+    seen: dict[str, str | None] = field(default_factory=dict)  # a long pipeline names the same programs
 
     def untrusted(self, name: str) -> str | None:
         """Why `name` may run a program the model wrote; None when it runs one from outside the workspace
         (or none at all)."""
+        if name not in self.seen:
+            self.seen[name] = self._untrusted(name)
+        return self.seen[name]
+
+    def _untrusted(self, name: str) -> str | None:
         for entry in self.search_path.split(os.pathsep):
             if not entry or not os.path.isabs(entry):
                 shown = entry or "(empty)"

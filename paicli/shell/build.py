@@ -49,6 +49,7 @@ class Builder:
         self._subparse = subparse
         self._unreadable: list[list[Unreadable]] = []
         self.words = WordReader(self)
+        self.taken: set[int] = set()  # ids of the nodes whose meaning was taken (see parse.py)
 
     # ---- what the word reader calls back ----
 
@@ -60,6 +61,9 @@ class Builder:
 
     def unreadable(self, source: str, reason: str) -> None:
         self._unreadable[-1].append(Unreadable(source, reason))
+
+    def read(self, node: Node) -> None:
+        self.taken.add(node.id)
 
     def subparse(self, code: str) -> Script:
         return self._subparse(code)

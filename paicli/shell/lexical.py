@@ -12,8 +12,10 @@ import re
 from paicli.shell.syntax import Literal
 
 # Characters a backslash escapes inside double quotes (and, without `"`, in a here-document body).
-_DOUBLE_QUOTE_ESCAPES = '$`"\\\n'
-_HEREDOC_ESCAPES = "$`\\\n"
+_DOUBLE_QUOTE_ESCAPE = re.compile(r'\\([$`"\\\n])')
+_HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
+_ESCAPE_PAIR = re.compile(r"\\.?", re.DOTALL)  # a trailing backslash escapes nothing, and is left out too
+_BACKTICK_OR_ESCAPE = re.compile(r"\\.?|`", re.DOTALL)
 # An expansion the grammar should have found in quoted text: `$(`, `${`, `$NAME`, `$1`, `$@`, ...
 _MISSED_EXPANSION = re.compile(r"\$(?:[({A-Za-z_0-9@*#?$!-])")
 
@@ -42,33 +44,18 @@ def unquote_word(text: str) -> list[Literal]:
 
 def unescape_quoted(text: str, *, heredoc: bool = False) -> str:
     """Double-quoted text (or an unquoted here-document body) with bash's backslash rules applied."""
-    escapes = _HEREDOC_ESCAPES if heredoc else _DOUBLE_QUOTE_ESCAPES
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text) and text[i + 1] in escapes:
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
+    pattern = _HEREDOC_ESCAPE if heredoc else _DOUBLE_QUOTE_ESCAPE
+    return pattern.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
 def unescaped_spans(text: str) -> list[tuple[int, int]]:
     """The spans of `text` outside backslash escapes (`\\x` pairs are left out)."""
     spans: list[tuple[int, int]] = []
-    start = i = 0
-    while i < len(text):
-        if text[i] == "\\":
-            spans.append((start, i))
-            i += 2
-            start = i
-            continue
-        i += 1
-    spans.append((start, min(i, len(text))))
+    start = 0
+    for match in _ESCAPE_PAIR.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
     return [(a, b) for a, b in spans if b > a]
 
 
@@ -81,19 +68,14 @@ def backtick_spans(text: str) -> list[tuple[int, int]] | None:
     """The (start, end) of each backtick pair's inside in here-document text; None if one is left open."""
     spans: list[tuple[int, int]] = []
     opened: int | None = None
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            i += 2
+    for match in _BACKTICK_OR_ESCAPE.finditer(text):
+        if match.group() != "`":
             continue
-        if char == "`":
-            if opened is None:
-                opened = i + 1
-            else:
-                spans.append((opened, i))
-                opened = None
-        i += 1
+        if opened is None:
+            opened = match.end()
+        else:
+            spans.append((opened, match.start()))
+            opened = None
     return None if opened is not None else spans
 
 

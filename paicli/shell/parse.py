@@ -17,6 +17,7 @@ Results are cached by text, so the hard denylist, the classifier and the rule ma
 from __future__ import annotations
 
 import itertools
+import re
 from functools import lru_cache
 
 import tree_sitter_bash
@@ -27,8 +28,13 @@ from paicli.shell.lexical import continuation_points
 from paicli.shell.syntax import NESTED_TOO_DEEPLY, Script, Unreadable
 
 MAX_NESTING = 12  # code inside backticks inside backticks ...: deeper than this is unreadable
+# Past these a command line is unreadable (OPAQUE): classifying it stays fast and never recurses too deep.
+MAX_BYTES = 4 << 20  # a here-document writing a large file stays well below
+MAX_NODES = 20_000  # the grammar's nodes (a 40-line script with here-documents has about 2,000)
+MAX_TREE_DEPTH = 120  # substitutions inside substitutions ... (each level is a few nodes deep)
+MAX_STAGES = 256  # stages of one pipeline
 _LANGUAGE = Language(tree_sitter_bash.language())
-_FOREIGN_BLANKS = frozenset("\v\f\r")
+_NEEDS_STAND_IN = re.compile("[\v\f\r\U00010000-\U0010FFFF]")
 _PRIVATE_USE = range(0xE000, 0xF900)
 _BLANKS = b" \t\n"
 # Nodes whose text is read from their byte range, gaps between their children included.
@@ -36,6 +42,9 @@ _READ_BY_RANGE = {"heredoc_body", "string", "raw_string", "ansi_c_string", "tran
 # Nodes that end at an unquoted newline for bash, unless an operator before it carries the line on.
 _ONE_LINE = {"command", "declaration_command", "unset_command", "redirected_statement", "file_redirect", "pipeline",
              "list", "variable_assignments"}  # fmt: skip
+# Nodes that run code or expand a value; each must be read by the builder (`_unread_code`).
+_RUNS_CODE = {"command_substitution", "process_substitution", "expansion", "simple_expansion", "arithmetic_expansion",
+              "ansi_c_string", "translated_string"}  # fmt: skip
 _LINE_CONTINUING = {"|", "|&", "&&", "||"}
 # Where bash keeps a backslash-newline as it is.
 _KEEPS_CONTINUATIONS = {"comment", "raw_string", "ansi_c_string"}
@@ -60,7 +69,11 @@ def _parse_nested(text: str, depth: int) -> Script:
     except UnicodeEncodeError:
         return _unreadable(text, "it is not valid UTF-8")
     back = {ord(v): k for k, v in stand_ins.items()}
+    if len(data) > MAX_BYTES:
+        return _unreadable(text, f"it is too long to check ({len(data):,} bytes; at most {MAX_BYTES:,})")
     tree = grammar_parse(data)
+    if too_big := _too_big(tree.root_node):
+        return _unreadable(text, too_big)
     joins = _joins(tree, data)
     problem = None
     if joins:
@@ -71,6 +84,7 @@ def _parse_nested(text: str, depth: int) -> Script:
     builder = Builder(data, lambda part: part.translate(back), lambda code: _parse_nested(code, depth + 1))
     script = builder.script(tree.root_node.named_children, text)
     extra = []
+    problem = problem or _unread_code(tree.root_node, builder.taken)
     if problem:
         extra.append(Unreadable(text, problem))
     if tree.root_node.has_error and not script.unreadable:
@@ -87,19 +101,21 @@ def grammar_parse(data: bytes) -> Tree:
 
 def _uncovered(root: Node, data: bytes) -> str | None:
     """Text the grammar skipped without an error (it drops the `-` of `python3 - <<EOF`): bash reads it."""
-    covered = bytearray(len(data))
+    spans = [(point, point + 2) for point in continuation_points(data)]
     stack = [root]
     while stack:
         node = stack.pop()
         if node.child_count == 0 or node.type in _READ_BY_RANGE:
-            covered[node.start_byte : node.end_byte] = b"\x01" * (node.end_byte - node.start_byte)
+            spans.append((node.start_byte, node.end_byte))
         else:
             stack.extend(node.children)
-    for point in continuation_points(data):
-        covered[point : point + 2] = b"\x01\x01"
-    for index, flag in enumerate(covered):
-        if not flag and data[index] not in _BLANKS:
+    spans.sort()
+    cursor = 0
+    for start, end in [*spans, (len(data), len(data))]:
+        if start > cursor and (gap := data[cursor:start].translate(None, _BLANKS)):
+            index = data.index(gap[:1], cursor)
             return f"the grammar skips part of it ({data[index : index + 20].decode('utf-8', 'replace')!r})"
+        cursor = max(cursor, end)
     return None
 
 
@@ -121,11 +137,39 @@ def _joined_lines(root: Node, data: bytes) -> str | None:
     return None
 
 
+def _too_big(root: Node) -> str | None:
+    """Bounds what reading the tree costs (and how deep the builder recurses): past them, OPAQUE."""
+    if root.descendant_count > MAX_NODES:
+        return f"it is too long to check ({root.descendant_count:,} parts; at most {MAX_NODES:,})"
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            return NESTED_TOO_DEEPLY
+        if node.type == "pipeline" and node.named_child_count > MAX_STAGES:
+            return f"its pipeline is too long to check ({node.named_child_count:,} stages; at most {MAX_STAGES})"
+        stack.extend((child, depth + 1) for child in node.children)
+    return None
+
+
+def _unread_code(root: Node, taken: set[int]) -> str | None:
+    """Fail closed by construction: a substitution or expansion the grammar found and the builder never read
+    (a node kind in a place it does not expect) means paicli does not know what the line runs."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _RUNS_CODE and node.id not in taken:
+            text = (node.text or b"").decode("utf-8", "replace")[:40]
+            return f"paicli did not read the {node.type.replace('_', ' ')} {text!r}"
+        stack.extend(node.children)
+    return None
+
+
 def _stand_ins(text: str) -> dict[str, str] | None:
     """Private-use stand-ins for the characters the grammar must not see: `\\r`, `\\f`, `\\v` (it splits words
     on them, bash does not) and characters outside the Basic Multilingual Plane (a `{` followed by one
     crashes the grammar's scanner: tree-sitter-bash issue 337). None when there are not enough free ones."""
-    needed = sorted({c for c in text if c in _FOREIGN_BLANKS or ord(c) > 0xFFFF})
+    needed = sorted(set(_NEEDS_STAND_IN.findall(text)))
     if not needed:
         return {}
     used = set(text)

@@ -6,6 +6,7 @@ back into the statement builder for the code a substitution runs, and reports wh
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from tree_sitter import Node
@@ -15,6 +16,7 @@ from paicli.shell.lexical import (
     missed_expansion,
     unescape_backticks,
     unescape_quoted,
+    unescaped_spans,
     unquote_word,
 )
 from paicli.shell.syntax import (
@@ -36,6 +38,15 @@ WORD_KINDS = _LITERAL_KINDS | {"string", "raw_string", "concatenation", "simple_
                                "command_substitution", "process_substitution", "arithmetic_expansion",
                                "ansi_c_string", "translated_string"}  # fmt: skip
 # `${NAME<op>word}` operators that only choose, trim or replace text (no arithmetic, no indirection).
+# Code a word or an expansion operand can hold: substitutions of every kind and `$[` arithmetic.
+_SUBSTITUTION = re.compile(r"`|\$[(\[]|[<>]\(")
+_ARITHMETIC_UNREADABLE = re.compile(r"['\"`\\]|\$[(\[]|[<>]\(")
+_ARITHMETIC_OPENER = re.compile(r"^(?:\$\(\(|\$\[|\(\()")
+_HIDDEN_IN_QUOTES = re.compile(r"\$[({\[A-Za-z_0-9@*#?$!-]")
+_HIDDEN_UNQUOTED = re.compile(r"\$[({\[A-Za-z_0-9@*#?$!'\"-]")
+# Where a single quote is a quote again: the inside of a substitution or any command.
+_OWN_QUOTES = {"command_substitution", "process_substitution", "command", "declaration_command", "unset_command",
+               "variable_assignment", "test_command", "program"}  # fmt: skip
 _PLAIN_EXPANSION_OPERATORS = {":-", "-", ":=", "=", ":+", "+", ":?", "?", "#", "##", "%", "%%", "/", "//", "/#",
                               "/%", "^", "^^", ",", ",,"}  # fmt: skip
 
@@ -48,6 +59,9 @@ class Host(Protocol):
     def slice(self, start: int, end: int) -> str: ...
 
     def unreadable(self, source: str, reason: str) -> None: ...
+
+    def read(self, node: Node) -> None:
+        """Note that `node`'s meaning was taken (see parse.py: a substitution or expansion never read fails)."""
 
     def statements_script(self, node: Node, start: int, end: int) -> Script: ...
 
@@ -64,9 +78,14 @@ class WordReader:
     def parts(self, node: Node, *, quoted: bool) -> list[Part]:
         kind = node.type
         source = self.host.text(node)
+        self.host.read(node)
         if kind in _LITERAL_KINDS:
+            if hidden_code(source, quoted=quoted):
+                self.host.unreadable(source, f"the grammar reads {source!r} as plain text, where bash runs code")
             return [Literal(source, quoted=True)] if quoted else list(unquote_word(source))
         if kind == "raw_string":
+            if _quotes_are_text(node):
+                self.host.unreadable(source, f"bash does not take the single quotes of {source} as quotes there")
             return [Literal(source[1:-1], quoted=True)]
         if kind == "string":
             return self._double_quoted(node)
@@ -88,11 +107,19 @@ class WordReader:
         return [Opaque(source)]
 
     def arithmetic(self, node: Node) -> Arithmetic:
+        """What `$((...))`, `$[...]`, `((...))` or a `for ((...))` head evaluates. Bash reads quotes there as
+        text and expands `$(...)` and backticks even between single quotes: any quote, backslash or
+        substitution makes it unreadable."""
         names: set[str] = set()
         scripts: list[Script] = []
+        source = self.host.text(node)
+        self.host.read(node)
+        if _ARITHMETIC_UNREADABLE.search(_ARITHMETIC_OPENER.sub("", source, count=1)):
+            self.host.unreadable(source, f"{source} holds quotes or substitutions, which bash reads its own way there")
         stack = list(node.children)
         while stack:
             child = stack.pop()
+            self.host.read(child)
             if child.type in ("command_substitution", "process_substitution"):
                 scripts.extend(self._substitution(child, self.host.text(child), True).scripts)
             elif child.type in ("variable_name", "word"):
@@ -174,6 +201,13 @@ class WordReader:
         """`${...}`: plain forms are values; indirection, subscripts, substrings and transformations
         evaluate text as arithmetic or prompts, which can run code held in a variable."""
         scripts: list[Script] = []
+        open_ = any(c.is_missing or c.type == "ERROR" for c in node.children)
+        holds_code = not open_ and bool(_SUBSTITUTION.search(source[2:]))
+        if holds_code:  # reported first: the clearest reason, whatever the grammar made of the operand
+            self.host.unreadable(source, f"{source} holds a substitution in its operand, which runs only when needed")
+            # The grammar may have read it as text: give the denylist the code a generous reading finds there
+            # (quotes are text inside double quotes, so they are dropped).
+            scripts.append(self.host.subparse("echo " + source[2:-1].replace("'", " ")))
         names = [c for c in node.named_children if c.type in ("variable_name", "special_variable_name")]
         operators = [self.host.text(c) for c in node.children if not c.is_named and c.type not in ("${", "}")]
         for child in node.named_children:
@@ -190,14 +224,15 @@ class WordReader:
         else:  # only `${x:1:2}`, a substring at fixed offsets
             plain = set(operators) == {":"} and len(names) == 1 and all(c.type == "number" for c in operands)
         plain = plain and _numeric_subscripts(self.host, subscripts)
-        if any(c.is_missing or c.type == "ERROR" for c in node.children):
+        if open_:
             self.host.unreadable(source, "an expansion is left open")
-        elif not plain:
+        elif not plain and not holds_code:
             self.host.unreadable(source, f"{source} evaluates text as arithmetic or code when it runs")
         name = self.host.text(names[0]) if plain and names and not operators and not subscripts else None
         return Expansion(source, name, quoted, tuple(scripts))
 
     def _substitution(self, node: Node, source: str, quoted: bool) -> Substitution:
+        self.host.read(node)
         children = node.children
         opener = children[0].type if children else ""
         closed = len(children) > 1 and not children[-1].is_missing and children[-1].type in (")", "`")
@@ -212,6 +247,25 @@ class WordReader:
                 return Substitution(source, self.host.subparse(code), "`", quoted)
         kind = opener if opener in ("$(", "`", "<(", ">(") else "$("
         return Substitution(source, self.host.statements_script(node, start, end), kind, quoted)
+
+
+def hidden_code(text: str, *, quoted: bool) -> bool:
+    """Whether text the grammar took as a plain word still holds an unescaped backtick or `$` that starts an
+    expansion for bash (`$(`, `${`, `$[`, `$NAME`, and unquoted `$'` and `$"`): code the grammar missed."""
+    pattern = _HIDDEN_IN_QUOTES if quoted else _HIDDEN_UNQUOTED
+    return any("`" in text[a:b] or pattern.search(text[a:b]) for a, b in unescaped_spans(text))
+
+
+def _quotes_are_text(node: Node) -> bool:
+    """Whether single quotes at `node` are plain characters for bash: inside double quotes (`"${v:-'x'}"`)
+    or an unquoted here-document, up to the nearest command (a substitution's inside has quotes of its own).
+    Arithmetic, where they are text too, is refused whole by `arithmetic`."""
+    parent = node.parent
+    while parent is not None and parent.type not in _OWN_QUOTES:
+        if parent.type in ("string", "heredoc_body"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _numeric_subscripts(host: Host, subscripts: list[Node]) -> bool:

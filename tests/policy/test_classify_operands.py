@@ -1,0 +1,120 @@
+"""Issue 27, findings 1 and 2: code in places the grammar reads as text, and input built to be slow or deep.
+
+Each variant is run by bash itself first (with a `command_not_found_handle` that logs the marker command
+`pwnmark`): the test proves bash really runs the code, then that the classifier fails closed on it (OPAQUE,
+or DENY where the code is on the hard denylist). A command that merely mentions code it does not run
+stays as it was.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from paicli.policy.classify import Risk, classify_command
+from paicli.shell.parse import MAX_NODES, MAX_STAGES, parse_script
+
+# {P} is the payload: a command bash cannot find, which the handler logs.
+HIDDEN = [
+    # command substitutions in expansion operands, every operator, quoted and not
+    "echo ${X:-`{P}`}", "echo ${X-`{P}`}", "echo ${X:=`{P}`}", "echo ${X=`{P}`}", 'echo "${HOME+`{P}`}"',
+    "echo ${HOME:+`{P}`}", "echo ${X:-$({P})}", "echo ${X:-<({P})}", 'echo "${X:-$({P})}"',
+    "echo ${X:-${Y:-`{P}`}}", "echo ${X[@]:-`{P}`}", "echo ${X:-a`{P}`b}", 'echo ${X:-"`{P}`"}',
+    "echo ${HOME#`{P}`}", "echo ${HOME%%$({P})}", "echo ${HOME/`{P}`/x}", "echo ${HOME//h/`{P}`}",
+    # the same operand in every place a word goes
+    "[[ a == ${X:-`{P}`} ]]", "cat <<< ${X:-`{P}`}", "for i in ${X:-`{P}`}; do :; done", "x=${Y:-`{P}`}",
+    "x=(${Y:-`{P}`})", "echo > ${X:-`{P}`}", "case ${X:-`{P}`} in *) ;; esac",
+    "cat <<E\n${X:-`{P}`}\nE", "cat <<E\n${X:-$({P})}\nE", "cat <<-E\n\t${X:-`{P}`}\n\tE",
+    # single quotes that bash does not take as quotes: arithmetic, double-quoted operands
+    "echo $(( '$({P}; echo 1)' ))", "echo $[ '$({P}; echo 1)' ]", "(( '$({P}; echo 1)' ))",
+    "echo \"$(( '`{P}`' ))\"", "for (( i='$({P})'; i<1; i++ )); do :; done", "echo \"${V:-'$({P})'}\"",
+    "echo \"${V:-'`{P}`'}\"", "cat <<E\n${V:-'$({P})'}\nE",
+]  # fmt: skip
+MARKER = "pwnmark"
+
+
+def ran_marker(command: str, tmp_path: Path) -> bool:
+    log = tmp_path / "ran.log"
+    handler = tmp_path / "handler.sh"
+    handler.write_text(f'command_not_found_handle() {{ printf "%s\\n" "$1" >> {log}; return 127; }}\n')
+    env = {"PATH": "/usr/bin:/bin", "BASH_ENV": str(handler), "HOME": str(tmp_path)}
+    work = tmp_path / "ws"
+    work.mkdir(exist_ok=True)
+    subprocess.run(["bash", "-c", command], cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=9)
+    return log.exists() and MARKER in log.read_text()
+
+
+@pytest.mark.parametrize("template", HIDDEN)
+def test_code_bash_runs_where_the_grammar_sees_text_is_opaque(workspace: Path, tmp_path: Path, template: str) -> None:
+    command = template.replace("{P}", MARKER)
+    assert ran_marker(command, tmp_path), "the variant must really run its payload in bash"
+    found = classify_command(command, workspace)
+    assert found.risk is Risk.OPAQUE, found.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo ${X:-`mkfs.ext4 -q -F img`}", 'echo "${X+$(mkfs.ext4 img)}"', "echo \"${V:-'$(rm -rf /)'}\""],
+)
+def test_a_denylisted_program_in_an_operand_is_refused(workspace: Path, command: str) -> None:
+    """yolo skips the question OPAQUE asks, never the denylist: it finds the program in the operand too."""
+    assert classify_command(command, workspace).risk is Risk.DENY
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo ${HOME:-/tmp} \"${HOME}/x\" ${#HOME} \"${x%.py}\"",  # plain operands stay plain
+        "echo $((1 + 2)) $[3 * 4]",
+        "(( 1 + 2 ))",
+        "echo \"it's $HOME\"",
+        "grep -n 'foo$' src",
+    ],
+)
+def test_operands_and_arithmetic_without_code_stay_readable(workspace: Path, tmp_path: Path, command: str) -> None:
+    command = command.replace("{P}", MARKER)
+    assert not ran_marker(command, tmp_path)
+    assert classify_command(command, workspace).risk is not Risk.OPAQUE
+
+
+@pytest.mark.parametrize("command", ["echo ${X:-\\`{P}\\`}", "echo ${X:-'`{P}`'}"])
+def test_an_operand_that_only_looks_like_code_is_opaque_too(workspace: Path, tmp_path: Path, command: str) -> None:
+    """The rule is about the operand's text, not a second guess of bash's quoting: no code runs, and a person
+    still decides (rare in real commands; a reading of quotes there is what went wrong before)."""
+    command = command.replace("{P}", MARKER)
+    assert not ran_marker(command, tmp_path)
+    assert classify_command(command, workspace).risk is Risk.OPAQUE
+
+
+def test_the_grammar_missing_a_substitution_is_caught_however_it_happens() -> None:
+    """Fail closed by construction: text that still holds a backtick where the grammar saw a plain word."""
+    script = parse_script("echo ${X:-`touch p`}")
+    assert any("bash runs code" in item.reason or "substitution" in item.reason for item in script.unreadable)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        " | ".join(["cat"] * 40_000),  # took 13 s
+        " | ".join(["cat"] * (MAX_STAGES + 1)),
+        "; ".join(["ls"] * MAX_NODES),
+        "echo " + "$(" * 100_000 + "ls" + ")" * 100_000,
+        "[" * 100_000,
+        "(" * 5_000 + "ls" + ")" * 5_000,
+        "{ " * 3_000 + "ls; " + "}; " * 3_000,
+        "echo " + "`" * 1_000,
+    ],
+    ids=["pipe-40000", "pipe-over-cap", "list", "nested-substitutions", "brackets", "subshells", "groups", "ticks"],
+)
+def test_hostile_sizes_are_refused_quickly_without_a_crash(workspace: Path, command: str) -> None:
+    found = classify_command(command, workspace)
+    assert found.risk in (Risk.OPAQUE, Risk.DENY)
+    assert "could not be" not in found.reason  # a clear reason, not a caught crash
+
+
+def test_a_long_quoted_here_document_is_still_read(workspace: Path) -> None:
+    body = "x = $y and `more` text\n" * 50_000
+    found = classify_command(f"cat > notes.txt <<'E'\n{body}E", workspace)
+    assert found.risk is Risk.ASK and "writes to notes.txt" in found.reason
