@@ -53,7 +53,10 @@ class AuditLog:
         decision: str,
         reason: str = "",
         task_id: str | None = None,
+        programs: tuple[str, ...] | None = None,
     ) -> None:
+        """`programs`: for a command, what the classifier believes it starts (the audit shows what was
+        judged, beside the decision)."""
         now = time.time()
         entry = {
             "ts": now,
@@ -66,6 +69,8 @@ class AuditLog:
             "decision": decision,
             "reason": self._clean(reason),
         }
+        if programs is not None:
+            entry["programs"] = [self._clean(name) for name in programs]
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -108,6 +108,7 @@ class PolicyRequest(ApprovalRequest):
     always: str = "this exact call"
     opaque: bool = False  # paicli could not read the command: the user should look closely
     outside: bool = False  # the question is whether to run it outside the sandbox, where it failed
+    programs: tuple[str, ...] = ()  # what the command starts, as the classifier reads it (policy/risk.py)
 
 
 class ApprovalPolicy:
@@ -166,9 +167,12 @@ class ApprovalPolicy:
 
     def _record(self, tool: Tool | str, arguments: Mapping[str, Any], ruling: Ruling, ctx: ToolContext) -> None:
         if self.audit is not None:
+            facts = _facts(tool)
+            command = arguments.get(facts.command_argument) if facts and facts.command_argument else None
+            programs = classify_command(command, self.workspace).programs if isinstance(command, str) else None
             self.audit.record(
                 tool=_name(tool), arguments=dict(arguments), decision=ruling.decision.value,
-                reason=ruling.reason, task_id=ctx.task_id,
+                reason=ruling.reason, task_id=ctx.task_id, programs=programs,
             )  # fmt: skip
 
     def reject(self, tool: str, arguments: Any, error: str, ctx: ToolContext) -> None:
@@ -283,6 +287,7 @@ class ApprovalPolicy:
                 task_id=ctx.task_id, tool=_name(tool), summary=found.summary,
                 reason=f"{why}; run it once outside the sandbox, with your full rights?{outside_why}",
                 always=f"{prefixes} outside the sandbox", outside=True, opaque=found.risk is Risk.OPAQUE,
+                programs=_programs(found),
             )  # fmt: skip
             answer = await _answer(ctx, request)
             if isinstance(answer, str):
@@ -301,7 +306,7 @@ class ApprovalPolicy:
         assert ctx.approve is not None
         request = PolicyRequest(
             task_id=ctx.task_id, tool=tool, summary=found.summary, reason=found.reason,
-            always=found.always_label, opaque=found.risk is Risk.OPAQUE,
+            always=found.always_label, opaque=found.risk is Risk.OPAQUE, programs=_programs(found),
         )  # fmt: skip
         answer = await _answer(ctx, request)
         if isinstance(answer, str):
@@ -317,6 +322,10 @@ class ApprovalPolicy:
 
     def _granted(self, found: Assessment) -> bool:
         return bool(found.grant_keys) and all(key in self.grants for key in found.grant_keys)
+
+
+def _programs(found: Assessment) -> tuple[str, ...]:
+    return found.classification.programs if found.classification is not None else ()
 
 
 def _refuse(decision: Decision, reason: str, message: str) -> Ruling:

@@ -233,6 +233,9 @@ def question(request: ApprovalRequest, answer: str | None = None, waiting: int =
         parts += [("ansiyellow", "│ "), ("bold", f"{line}\n")]
     if request.reason:
         parts += [("ansiyellow", "│ "), ("", f"why: {terminal_safe(request.reason)}\n")]
+    if programs := getattr(request, "programs", ()):
+        label = "starts at least" if opaque else "starts"
+        parts += [("ansiyellow", "│ "), ("", f"{label}: {terminal_safe(', '.join(programs))}\n")]
     if opaque:
         parts += [("ansiyellow", "│ "), ("ansired", "paicli cannot tell what this runs: read it closely\n")]
     if answer is None:

@@ -14,11 +14,11 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from paicli.audit import AuditLog
+from paicli.audit import AuditLog, read_entries
 from paicli.policy.approval import ApprovalPolicy, PolicyRequest
 from paicli.policy.rules import Rules
 from paicli.sanitize import terminal_safe
-from paicli.tools.base import ApprovalDecision, ToolContext
+from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 from paicli.trust import TrustRequest
 from paicli.ui.approval import (
     ApprovalPrompt,
@@ -139,6 +139,27 @@ def test_the_question_shows_command_task_reason_and_what_always_means() -> None:
     assert "execute_command" in text and "task task_2" in text and "rm -r build" in text
     assert "why: rm changes files" in text and "always allow `rm …` commands this session" in text
     assert text_of(REQUEST, "yes").endswith("yes\n")
+
+
+async def test_the_question_says_what_the_command_starts(keyboard: PipeInput, tmp_path: Path) -> None:
+    """The classifier's list of what would run reaches the person deciding, and the audit."""
+    asked: list[PolicyRequest] = []
+
+    async def remember(request: ApprovalRequest) -> ApprovalDecision:
+        assert isinstance(request, PolicyRequest)
+        asked.append(request)
+        return ApprovalDecision(allowed=False, how="user")
+
+    policy = ApprovalPolicy(tmp_path, mode="ask", audit=AuditLog(tmp_path / "audit", workspace=tmp_path))
+    ctx = ToolContext(tmp_path, task_id="t1", approve=remember)
+    await policy.decide("execute_command", {"command": "find . -name '*.o' | xargs rm"}, ctx)
+    await policy.decide("execute_command", {"command": "echo ${X:-`touch p`}"}, ctx)
+    assert asked[0].programs == ("find", "xargs", "rm") and "starts: find, xargs, rm" in text_of(asked[0])
+    assert "starts at least: touch" in text_of(asked[1]) and "cannot tell what this runs" in text_of(asked[1])
+    # the audit records the same list beside each decision
+    await policy.admit("execute_command", {"command": "ls | wc -l"}, ctx)
+    [entry] = read_entries(tmp_path / "audit", 1)
+    assert entry["programs"] == ["ls", "wc"] and entry["decision"] == "allowed"
 
 
 def test_escape_sequences_and_bidi_tricks_are_shown_not_obeyed() -> None:
