@@ -13,8 +13,8 @@ same level as `provider` or a higher one (levels: ~/.paicli < workspace config <
 takes the key from the provider's own variable, and applies its quirks.
 
 The workspace's own config is a repository's text: it is read without following a symlink (a symlinked
-`.paicli` or `config.toml` is ignored with a warning), at most 1 MB, and what it may set without the
-user's trust is decided in `paicli.trust` (some keys need trust, spending limits may only go down).
+`.paicli` or `config.toml` is ignored with a warning), at most 1 MB, and what it may set untrusted is
+decided in `paicli.trust` (some keys need trust, spending limits only go down, checkpoints only up).
 """
 
 from __future__ import annotations
@@ -269,10 +269,10 @@ def load_settings(
 ) -> Settings:
     """Merge every source; raises ConfigError with a one-line reason on a bad value.
 
-    The workspace config's base_url, api_key, approval and allow rules, model names and raised spending
-    limits apply only when the user trusts that file (paicli.trust): `confirm_trust` is asked once per
-    file version; without it they are ignored with a `warn`ing. Allow and deny rules add up across the
-    files instead of replacing."""
+    The workspace config's base_url, api_key, approval and allow rules, model names, raised spending
+    limits and lowered checkpoint settings apply only when the user trusts that file (paicli.trust):
+    `confirm_trust` is asked once per file version; without it they are ignored with a `warn`ing. Allow
+    and deny rules add up across the files instead of replacing."""
     env = os.environ if env is None else env
     home = user_home(env) if home is None else home
     root = (workspace or Path.cwd()).resolve()

@@ -1,7 +1,8 @@
 """Trust in what a repository ships in its own `.paicli/`: its config.toml and its prompt overrides.
 
 A repository is someone else's text. Its config may choose timeouts, deny rules, ... but some settings
-apply only once the user has confirmed that file for that repository, and some only downwards:
+apply only once the user has confirmed that file for that repository, some only downwards and some only
+upwards:
 
 Trust-only (`requires_trust`): ignored with a warning until trusted.
 - where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`, and
@@ -18,7 +19,17 @@ parallelism, the reviewer off) without being trusted, never raise them above the
   `review_threshold` (a higher bar means more paid review rounds), `review` (on is "higher" than off);
 - `max_budget_tokens`: unset means unlimited, so any budget a repository sets is a lowering;
 - `max_tokens`: unset means the server's default, which paicli cannot compare with, so a repository's
-  value needs trust unless the user set one it stays under.
+  value needs trust unless the user set one it stays under;
+- `sessions_keep` (fewer saved conversations).
+
+Upwards only (`PROTECTIONS`, the other direction): what lets the user undo a turn or a plan. A repository
+may raise them (`checkpoints = true`, more kept, larger limits) without being trusted, never turn
+`checkpoints` off nor lower `checkpoints_keep`, `checkpoint_max_files`, `checkpoint_max_new_mb` or
+`checkpoint_max_file_mb` below the user's own value or paicli's default: such a value needs trust. A value
+that is not a number or a boolean (`"false"`, a table) cannot be compared, so it needs trust too; what is
+ignored is never validated, so `checkpoints_keep = 0` untrusted is a warning, trusted a configuration
+error. The user's own ~/.paicli/config.toml may set them to anything valid.
+
 Flags and the environment still win over any file, trusted or not.
 
 What is trusted is keyed on the repository AND the file: ~/.paicli/trusted.json holds, per workspace
@@ -55,9 +66,13 @@ SPENDING_LIMITS = frozenset(
     {
         "max_rounds", "max_replans", "max_steps", "max_attempts", "max_parallel", "context_tokens",
         "review_threshold", "review", "max_budget_tokens", "max_tokens",
-        "checkpoints_keep", "sessions_keep", "checkpoint_max_file_mb", "checkpoint_max_files", "checkpoint_max_new_mb",
+        "sessions_keep",
     }
 )  # fmt: skip
+PROTECTIONS = frozenset(
+    {"checkpoints", "checkpoints_keep", "checkpoint_max_files", "checkpoint_max_new_mb", "checkpoint_max_file_mb"}
+)
+LIMITS = SPENDING_LIMITS | PROTECTIONS  # compared with the user's own value; shown with it
 UNLIMITED_WHEN_UNSET = frozenset({"max_budget_tokens"})
 CONFIG_FILE = ".paicli/config.toml"
 PROMPTS_FOLDER = ".paicli/prompts"
@@ -178,7 +193,8 @@ def screen_workspace_config(
 ) -> dict[str, Any]:
     """The workspace config's values to apply: all of them when trusted (or confirmed now), else all but
     those that need trust, with a warning that names what was ignored. `baseline` is what applies without
-    this file (the user's own config over paicli's defaults): the measure of "raising" a limit."""
+    this file (the user's own config over paicli's defaults): the measure of raising a spending limit or
+    lowering a protection. Protections lowered get a warning of their own, which says why."""
     values = dict(data)
     needing = needs_trust(values, baseline)
     if not needing:
@@ -189,11 +205,16 @@ def screen_workspace_config(
     if confirm is not None and confirm(TrustRequest(file.path, needing)):
         store.trust(file)
         return values
-    ignored = ", ".join(f"{key} = {needing[key]}" if key in SPENDING_LIMITS else key for key in needing)
-    warn(
-        f"ignoring {ignored} from {file.path}: this repository's config is not trusted yet "
-        "(start paicli here interactively to review and trust it)"
-    )
+    later = "this repository's config is not trusted yet (start paicli here interactively to review and trust it)"
+    if others := [key for key in needing if key not in PROTECTIONS]:
+        ignored = ", ".join(f"{key} = {needing[key]}" if key in LIMITS else key for key in others)
+        warn(f"ignoring {ignored} from {file.path}: {later}")
+    if protections := [key for key in needing if key in PROTECTIONS]:
+        ignored = ", ".join(f"{key} = {needing[key]}" for key in protections)
+        why = "turning checkpoints off or lowering their limits (what undo needs) takes your trust"
+        if any(not isinstance(values[key], int | float) for key in protections):
+            why += " (a value that is not a number or true/false counts as lowering)"
+        warn(f"ignoring {ignored} from {file.path}: {why}, and {later}")
     return {key: value for key, value in values.items() if key not in needing}
 
 
@@ -225,9 +246,10 @@ def needs_trust(values: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[
     keys = [key for key in SENSITIVE_KEYS if key in values]
     keys += [key for key in values if key not in SENSITIVE_KEYS and requires_trust(key)]
     keys += [key for key in values if key in SPENDING_LIMITS and raises(key, values[key], baseline.get(key))]
+    keys += [key for key in values if key in PROTECTIONS and lowers(values[key], baseline.get(key))]
     shown = {key: _shown(key, values[key]) for key in keys}
     for key in keys:
-        if key in SPENDING_LIMITS:
+        if key in LIMITS:
             mine = "unset" if baseline.get(key) is None else _shown(key, baseline[key])
             shown[key] += f" (yours: {mine})"
     return shown
@@ -241,6 +263,15 @@ def raises(key: str, value: Any, current: Any) -> bool:
     if not isinstance(value, numbers) or not isinstance(current, numbers):
         return True
     return bool(value > current)
+
+
+def lowers(value: Any, current: Any) -> bool:
+    """Whether a repository's `value` for a protection goes below `current`, or cannot be compared with it
+    (a string such as "false", a table, NaN): either way it needs trust."""
+    numbers = (int, float)  # bool is an int: checkpoints = false (or 0) is below true
+    if not isinstance(value, numbers) or not isinstance(current, numbers):
+        return True
+    return not value >= current
 
 
 # ---- prompt overrides -------------------------------------------------------------------------------
@@ -338,4 +369,6 @@ def _shown(key: str, value: Any) -> str:
         return "(a key; its value is not shown)"
     if key == "mcp_servers" and isinstance(value, dict):  # name: the program it starts, or its URL
         return ", ".join(f"{name}: {_server(entry)}" for name, entry in value.items())
+    if key in LIMITS and isinstance(value, str):
+        return json.dumps(value)  # "false", quoted: a string, not the boolean
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

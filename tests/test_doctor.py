@@ -84,6 +84,21 @@ def test_the_recorded_llamacpp_server(fake: FakeLLM, home: Path) -> None:
     assert (found["json_schema"]["ok"], found["json_object"]["ok"]) == (False, True)
 
 
+def test_replies_nested_too_deeply_fail_their_checks_not_the_doctor(fake: FakeLLM, home: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    fake.on(asks("json_schema"), Reply.text(deep, chunk=20_000), repeat=True)
+    fake.on(asks("json_object"), Reply.text(deep, chunk=20_000), repeat=True)
+    fake.on("Use the add tool", Reply.tool_calls([("add", deep)], chunk=20_000), repeat=True)
+    fake.on(any_request, Reply.text("OK 1 2 3 4 5"), repeat=True)
+    done = doctor(fake, home, "--json")
+    assert done.code == 0, done.stderr[-2000:]
+    found = checks(done)
+    assert found["chat"]["ok"] is True
+    assert found["tool_calls"]["ok"] is False and found["parallel_tool_calls"]["ok"] is None
+    assert found["json_schema"]["ok"] is False and found["json_object"]["ok"] is False
+    assert "not a JSON object" in found["json_object"]["detail"]
+
+
 def test_chat_failing_exits_1_with_the_reason_and_probes_nothing_else(fake: FakeLLM, home: Path) -> None:
     fake.on(any_request, Reply.error(401, f"invalid key {TEST_KEY}"), repeat=True)
     done = doctor(fake, home, "--json")

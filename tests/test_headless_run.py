@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import TEST_KEY, paicli_env, run_paicli
@@ -108,3 +109,32 @@ def test_the_repl_without_a_terminal_points_to_paicli_run(fake: FakeLLM, workspa
     done = run_paicli(["-C", str(workspace)], paicli_env(fake, home))  # stdin is /dev/null
     assert done.code == 2 and "paicli run" in done.stderr
     assert fake.requests == []
+
+
+def test_arguments_nested_too_deeply_are_a_tool_error_and_the_turn_goes_on(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    """Issue 27, finding 2: 100,000 nested `[` as a call's arguments once ended paicli with a RecursionError."""
+    deep = "[" * 100_000 + "]" * 100_000
+    fake.on(has_tool_result("read_file"), Reply.text("Sorry, I will send flat arguments."))
+    fake.on("read it", Reply.tool_calls([("read_file", deep)], chunk=20_000))
+    done = run_paicli(["-C", str(workspace), "run", "read it", "--json"], paicli_env(fake, home))
+    assert done.code == 0, done.stderr[-2000:]
+    (call,) = done.of("tool_call")
+    assert call["name"] == "read_file" and call["arguments"] == deep  # the model's own text
+    (result,) = done.of("tool_result")
+    assert result["ok"] is False
+    assert "read_file: the arguments are nested too deeply (more than 100 levels" in result["output"]
+    assert "\n" not in result["output"].strip()
+    assert done.of("run_finished")[0]["content"] == "Sorry, I will send flat arguments."
+    assert len(fake.requests) == 2
+    (answer,) = [m for m in fake.requests[1].messages if m["role"] == "tool"]
+    assert answer["tool_call_id"] == "call_1" and "nested too deeply" in answer["content"]
+    (audited,) = [json.loads(line) for log in (home / ".paicli" / "audit").glob("*.jsonl") for line in log.open()]
+    assert audited["decision"] == "invalid" and "nested too deeply" in audited["reason"]
+
+    fake.on("go on", Reply.text("Going on."))  # the saved conversation, with that call in it, reads back
+    again = run_paicli(["-C", str(workspace), "run", "-c", "go on", "--json"], paicli_env(fake, home))
+    assert again.code == 0, again.stderr[-2000:]
+    resent = [c["function"]["arguments"] for m in fake.requests[2].messages for c in m.get("tool_calls") or []]
+    assert resent == [deep]

@@ -298,7 +298,7 @@ def _unfenced(text: str) -> str:
 def _is_object(text: str) -> bool:
     try:
         return isinstance(json.loads(text), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 

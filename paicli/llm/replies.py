@@ -60,8 +60,9 @@ def whole_reply(text: str, assembler: ReplyAssembler) -> ChatResponse:
         return assembler.result()
     try:
         completion = json.loads(text)
-    except ValueError:
-        raise ModelProtocolError(f"the model server answered with invalid JSON: {snippet(text)}") from None
+    except (ValueError, RecursionError) as error:
+        what = "JSON nested too deeply to read" if isinstance(error, RecursionError) else "invalid JSON"
+        raise ModelProtocolError(f"the model server answered with {what}: {snippet(text)}") from None
     if not isinstance(completion, dict):
         raise ModelProtocolError(f"the model server answered with unexpected JSON: {snippet(text)}")
     chunk = dict(completion)
@@ -82,7 +83,7 @@ def server_message(response: httpx2.Response) -> str:
         return HTML_REPLY
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     if isinstance(data, dict):
         error = data.get("error")

@@ -104,10 +104,9 @@ class ReplyAssembler:
     def feed_json(self, data: str) -> None:
         try:
             chunk = json.loads(data)
-        except ValueError:
-            raise ModelProtocolError(
-                f"the model server sent a stream chunk that is not valid JSON: {snippet(data)}"
-            ) from None
+        except (ValueError, RecursionError) as error:
+            what = "nested too deeply to read" if isinstance(error, RecursionError) else "not valid JSON"
+            raise ModelProtocolError(f"the model server sent a stream chunk that is {what}: {snippet(data)}") from None
         if not isinstance(chunk, dict):
             raise ModelProtocolError(f"the model server sent a stream chunk that is not an object: {snippet(data)}")
         self.feed(chunk)
@@ -194,7 +193,10 @@ class ReplyAssembler:
             call.name += name  # a name streamed in pieces; a repeated whole name is skipped above
         arguments = function.get("arguments")
         if isinstance(arguments, dict | list):
-            arguments = json.dumps(arguments)
+            try:
+                arguments = json.dumps(arguments)
+            except RecursionError:  # read from the chunk just under the limit, it cannot be written again
+                raise ModelProtocolError("the model server sent tool-call arguments nested too deeply") from None
         if isinstance(arguments, str):
             call.arguments += arguments
 
@@ -247,6 +249,8 @@ def _is_json(text: str) -> bool:
         json.loads(text)
     except ValueError:
         return False
+    except RecursionError:  # complete or not, the tool box refuses it as nested too deeply, to the model
+        return True
     return True
 
 

@@ -13,6 +13,7 @@ import posixpath
 from typing import Any
 
 from paicli.plan.model import TaskAction
+from paicli.tools.arguments import MAX_DEPTH, nested_deeper_than
 
 FILES_KEYS = ("files", "writes", "paths")
 ACTION_KEYS = ("action", "tool_call")
@@ -73,9 +74,13 @@ def read_action(raw: dict[str, Any], task_id: str, problems: list[str]) -> TaskA
         return None
     args: Any = next((value[k] for k in _ARGS_KEYS if k in value), {})
     if isinstance(args, str):
+        if nested_deeper_than(args):
+            problems.append(f'task "{task_id}" has "action" arguments nested more than {MAX_DEPTH} levels deep; '
+                            f"write {_ACTION_SHAPE}")  # fmt: skip
+            return None
         try:
             args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             args = None
     if args is None:
         args = {}

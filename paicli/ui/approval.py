@@ -256,8 +256,8 @@ def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: 
     lines += [f"  {key} = {terminal_safe(value)}" for key, value in request.values.items()]
     lines += [
         "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the",
-        "agent is told and what a plan may spend. Apply them for this repository (remembered until the file",
-        "changes)? [y/N] ",
+        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository",
+        "(remembered until the file changes)? [y/N] ",
     ]
     session: PromptSession[str] = PromptSession(input=input, output=output)
     try:

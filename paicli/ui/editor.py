@@ -47,6 +47,7 @@ from pathlib import Path
 from paicli.errors import PaicliError, PlanError
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.parse import parse_plan_reply
+from paicli.tools.arguments import MAX_DEPTH, nested_deeper_than
 from paicli.ui.plan_view import STATUS_ICONS, TYPE_BADGES, fold
 
 HEADER = re.compile(r"^##(?:\s+(?P<rest>.*))?$")
@@ -211,6 +212,8 @@ def _read_field(task: dict[str, object], name: str, value: str, number: int) -> 
         task["files"] = [path for path in re.split(r"\s*,\s*", value) if path]
         return
     tool, _, arguments = value.partition(" ")
+    if nested_deeper_than(arguments):
+        raise PlanError(f"line {number}: the arguments of the action are nested more than {MAX_DEPTH} levels deep")
     try:
         args = json.loads(arguments) if arguments.strip() else {}
     except json.JSONDecodeError as err:

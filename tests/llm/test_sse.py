@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from paicli.errors import ModelProtocolError
+from paicli.llm.replies import whole_reply
 from paicli.llm.sse import ReplyAssembler, SSEDecoder
 
 STREAM = (
@@ -94,3 +95,32 @@ def test_odd_usage_values_never_crash(sent: object, counted: int) -> None:
     assembler = ReplyAssembler()
     assembler.feed(_chunk({"content": "x"}, "stop", usage={"prompt_tokens": sent, "completion_tokens": 1}))
     assert assembler.result().usage.prompt_tokens == counted
+
+
+# ---- JSON nested too deeply to read (issue 27, finding 2) -----------------------------------------------
+
+
+def _call_chunk(arguments: str, finish: str = "tool_calls") -> str:
+    """A stream chunk whose tool call carries `arguments` as JSON text (not as a JSON string)."""
+    call = '{"index": 0, "id": "c", "function": {"name": "read_file", "arguments": ' + arguments + "}}"
+    return '{"choices": [{"index": 0, "delta": {"tool_calls": [' + call + ']}, "finish_reason": "' + finish + '"}]}'
+
+
+def test_a_chunk_nested_too_deeply_is_a_protocol_error_not_a_crash() -> None:
+    with pytest.raises(ModelProtocolError, match="stream chunk that is nested too deeply to read"):
+        ReplyAssembler().feed_json(_call_chunk("[" * 100_000 + "]" * 100_000))
+
+
+def test_a_non_streamed_reply_nested_too_deeply_is_a_protocol_error_not_a_crash() -> None:
+    with pytest.raises(ModelProtocolError, match="JSON nested too deeply to read"):
+        whole_reply('{"choices": [{"message": ' + "[" * 100_000 + "]" * 100_000 + "}]}", ReplyAssembler())
+
+
+def test_deep_arguments_in_a_string_pass_through_for_the_tool_box_to_refuse() -> None:
+    """The usual wire format: the arguments are a JSON string, whatever it holds; cut off at the token limit
+    or not, the reply is read and the tool box answers the model (tests/test_headless_run.py)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    for finish in ("tool_calls", "length"):
+        assembler = ReplyAssembler()
+        assembler.feed_json(_call_chunk(json.dumps(deep), finish))
+        assert assembler.result().tool_calls[0].arguments == deep

@@ -61,6 +61,14 @@ def test_nesting_within_the_limit_and_brackets_inside_strings_are_fine() -> None
         parse('{"tasks": [{"id": "a", "description": "d", "extra": ' + nested(jsonscan.MAX_DEPTH - 2) + "}]}")
 
 
+def test_action_arguments_in_a_string_nested_too_deeply_are_a_problem_named_for_the_task() -> None:
+    """The arguments of a direct action, given as a JSON string: the span scan cannot see inside it."""
+    args = json.dumps(nested(100_000))
+    reply = '{"tasks": [{"id": "a", "description": "d", "action": {"tool": "read_file", "args": ' + args + "}}]}"
+    with pytest.raises(PlanError, match='task "a" has "action" arguments nested more than 100 levels deep'):
+        parse(reply)
+
+
 # ---- size and count --------------------------------------------------------------------------------
 
 

@@ -227,3 +227,11 @@ def test_a_field_with_bad_json_names_its_line() -> None:
     text = "summary: s\n\n## a [COMMAND]\naction: execute_command {not json\nrun it\n"
     with pytest.raises(PlanError, match="line 4: the arguments of the action are not valid JSON"):
         text_to_plan(text, original)
+
+
+def test_action_arguments_nested_too_deeply_name_their_line() -> None:
+    original = Plan(goal="g", tasks=[Task(id="a", description="d")])
+    deep = "[" * 100_000 + "]" * 100_000
+    text = f'summary: s\n\n## a [FILE_READ]\naction: read_file {{"path": {deep}}}\nread it\n'
+    with pytest.raises(PlanError, match="line 4: the arguments of the action are nested more than 100 levels deep"):
+        text_to_plan(text, original)
