@@ -59,6 +59,7 @@ _BUILTINS = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "test", 
 # Builtins whose arguments name variables: bash evaluates a subscript in a name (`a[$(cmd)]`) as arithmetic.
 _ASSIGNS_BY_NAME = frozenset({"declare", "typeset", "local", "export", "readonly", "unset", "read", "mapfile",
                               "readarray", "let", "wait", "getopts"})  # fmt: skip
+_RUN_BUILTINS = frozenset({"command", "builtin"})  # wrappers that run a builtin of the name, not a program
 _RUNS_PROJECT_CODE = {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}
 _SCRIPT_RUNNERS = {"npm", "pnpm", "yarn", "bun", "uv", "poetry", "hatch"}  # `run NAME`: the script is the unit
 # Programs that overwrite, move or stop things whatever their arguments: "always" covers only the exact text.
@@ -119,9 +120,10 @@ class _Classifier(Visitor):
     findings: list[Finding] = field(default_factory=list)
     commands: list[tuple[str, ...]] = field(default_factory=list)
     written: set[str] = field(default_factory=set)  # files echo/printf/cat wrote earlier in the line
+    started: list[str] = field(default_factory=list)  # what each command starts (see Classification.programs)
 
     def result(self) -> Classification:
-        started = tuple(dict.fromkeys(words[0] for words in self.commands if starts_program(words[0])))
+        started = tuple(dict.fromkeys(self.started))
         if not self.findings:
             return Classification(Risk.SAFE, commands=tuple(self.commands), programs=started)
         worst = max(f.risk for f in self.findings)
@@ -180,6 +182,9 @@ class _Classifier(Visitor):
             return
         normalised = (program_name(first), *(w.text for w in command.words[1:]))
         self.commands.append(normalised)
+        # `env echo`, `exec printf`: a wrapper starts the program of that name, never the builtin
+        if starts_program(normalised[0]) or (site.via is not None and site.via not in _RUN_BUILTINS):
+            self.started.append(normalised[0])
         self._written(command)
         if destroys := destructive_reason(normalised):
             self.findings.append(Finding(Risk.ASK, destroys, normalised, command_prefix(normalised), destructive=True))
@@ -217,6 +222,10 @@ class _Classifier(Visitor):
             return [(Risk.OPAQUE, "rm -r of a path that is only known when it runs")]
         if name in ("cd", "pushd"):
             return check_cd(args, self.places)
+        if name == "hash" and any(w.text.startswith("-") and "p" in w.text for w in _options(args)):
+            return [(Risk.OPAQUE, "hash -p makes a command name start another program")]
+        if name == "enable" and args:
+            return [(Risk.OPAQUE, "enable changes which commands are builtins (or loads new ones)")]
         if name in HARMLESS:
             return []
         if name == "printf":
@@ -281,6 +290,16 @@ class _ProgramLookup:
             elif candidate.is_file() and os.access(candidate, os.X_OK):
                 return None
         return None
+
+
+def _options(args: tuple[Word, ...]) -> list[Word]:
+    """A builtin's options: the words before the first operand or `--`."""
+    options = []
+    for word in args:
+        if word.text == "--" or not word.text.startswith("-") or word.text == "-":
+            break
+        options.append(word)
+    return options
 
 
 def _arithmetic_parts(words: list[Word] | tuple[Word, ...]) -> list[Arithmetic]:

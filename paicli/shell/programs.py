@@ -47,6 +47,8 @@ LOADER_VARIABLES = frozenset({
 })  # fmt: skip
 _LOADER_PREFIXES = ("BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 _ASSIGNING = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
+# Builtins whose options name code they run later: the option letters.
+_CALLBACK_BUILTINS = {"mapfile": "C", "readarray": "C", "compgen": "CF", "complete": "CF", "bind": "x"}
 _FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
 _SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
 
@@ -117,6 +119,8 @@ def inner(words: tuple[Word, ...], *, appended: bool = False) -> list[Inner]:
         return [_code("watch", command)] if command else []
     if name == "ssh":
         return _ssh(args)
+    if name in _CALLBACK_BUILTINS:
+        return _callbacks(name, args)
     if name == "alias":
         return [_code("alias", [_value_word(w)]) for w in args if "=" in w.text]
     if name == "busybox" and args:
@@ -187,6 +191,24 @@ def _shell_code(name: str, args: tuple[Word, ...]) -> list[Inner]:
         return [_code(f"{name} -c", [word])] if command else []
     # `xargs sh -c`: the code is the first argument xargs (or find -exec ... +) adds
     return [Inner(f"{name} -c", code="", dynamic=True)] if command else []
+
+
+def _callbacks(name: str, args: tuple[Word, ...]) -> list[Inner]:
+    """`mapfile -C CODE`, `compgen -C CMD`, `complete -F FUNC`, `bind -x SEQ:CMD`: code a builtin runs later,
+    with arguments it adds. Options may be clustered, the value attached (`-tC'cmd'`) or the next word."""
+    letters = _CALLBACK_BUILTINS[name]
+    found: list[Inner] = []
+    for index, word in enumerate(args):
+        text = word.text
+        if text == "--" or not text.startswith("-") or text == "-":
+            break
+        for position, letter in enumerate(text[1:], start=1):
+            if letter in letters:
+                value = text[position + 1 :] or (args[index + 1].text if index + 1 < len(args) else "")
+                why = f"{name} -{letter} runs code it adds arguments to when it runs"
+                found.append(Inner(f"{name} -{letter}", code=value, dynamic=True, human=why))
+                break
+    return found
 
 
 def _code(via: str, words: list[Word] | tuple[Word, ...]) -> Inner:

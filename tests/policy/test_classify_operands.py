@@ -118,3 +118,39 @@ def test_a_long_quoted_here_document_is_still_read(workspace: Path) -> None:
     body = "x = $y and `more` text\n" * 50_000
     found = classify_command(f"cat > notes.txt <<'E'\n{body}E", workspace)
     assert found.risk is Risk.ASK and "writes to notes.txt" in found.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "! ! pwnmark",  # the second `!` is a keyword for bash, a program for the grammar
+        "! if pwnmark; then :; fi",
+        "! { pwnmark; }",
+        "! function f { pwnmark; }\nf",
+        "time if pwnmark; then :; fi",
+        "time -p { pwnmark; }",
+        "time x=1 pwnmark",
+        "time ! pwnmark",
+        "time -x pwnmark",  # bash runs `-x` as the command
+        "time time pwnmark",
+        "time function f { pwnmark; }\nf",
+        "hash -p /usr/bin/pwnmark ls; ls",
+        "mapfile -C'pwnmark' -c1 v <<< x",
+        "readarray -tC pwnmark -c1 v <<< x",
+        "enable -n echo; echo x",
+    ],
+)
+def test_keywords_and_builtins_that_change_what_runs_are_opaque(workspace: Path, command: str) -> None:
+    """Found by the differential test against bash: the grammar reads these differently, or a builtin makes
+    a name start something else. Each fails closed."""
+    found = classify_command(command, workspace)
+    assert found.risk is Risk.OPAQUE, found.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "programs"),
+    [("exec printf x", ("exec", "printf")), ("env echo hi", ("env", "echo")), ("command echo hi", ("command",)),
+     ("find . -exec echo {} +", ("find", "echo")), ("time ls", ("ls",)), ("! ls", ("ls",))],
+)  # fmt: skip
+def test_a_wrapper_starts_the_program_not_the_builtin(workspace: Path, command: str, programs: tuple[str, ...]) -> None:
+    assert classify_command(command, workspace).programs == programs
