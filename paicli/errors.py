@@ -31,7 +31,7 @@ class ConfigError(PaicliError):
 
 class ModelError(PaicliError):
     retryable: bool = False
-    # the retries made before the request gave up, by kind (the fields of paicli.llm.types.Retries)
+    # the retries made before the request gave up, by kind (the fields of paicli.values.Retries)
     retries: dict[str, float] | None = None
 
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter, field_validator, model_serializer
 
 from paicli.kinds import FINAL_PLAN_STATUSES, FINISHED_TASK_STATUSES, PlanStatus, TaskStatus, TaskType
-from paicli.llm.types import Estimate, Retries, Usage
+from paicli.values import Estimate, Retries, Usage
 
 
 class Event(BaseModel):

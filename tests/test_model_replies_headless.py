@@ -8,7 +8,7 @@ from pathlib import Path
 from paicli.events import PlanFinished
 from paicli.headless import final_report
 from paicli.kinds import PlanStatus
-from paicli.llm.types import Usage
+from paicli.values import Usage
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import PLANNER, SUMMARIZER, plan_json, requests_of, script_summary, system_is, task_is

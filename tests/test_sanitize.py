@@ -22,7 +22,6 @@ from paicli.events import (
     ToolResultEvent,
 )
 from paicli.headless import JsonLinesSink, progress_line
-from paicli.llm.types import Usage
 from paicli.plan.model import Plan, Task, TaskType
 from paicli.policy.approval import PolicyRequest
 from paicli.sanitize import json_safe, one_line, terminal_safe
@@ -30,6 +29,7 @@ from paicli.ui.approval import question, shown_lines
 from paicli.ui.live import LivePlanView
 from paicli.ui.plan_view import render_plan
 from paicli.ui.render import ChatRenderer
+from paicli.values import Usage
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 

@@ -23,9 +23,10 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec, Usage
+from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec
 from paicli.tools.arguments import arguments_or_raw
 from paicli.tools.base import Tool, ToolContext, ToolOutcome
+from paicli.values import Usage
 
 EMPTY_REPLY_PROMPT = (
     "Your last reply was empty: no text and no tool call. Reply now: answer the request above, or call a "

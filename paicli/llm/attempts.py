@@ -9,7 +9,8 @@ from typing import Literal
 import httpx2
 
 from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
-from paicli.llm.types import Retries, TextCallback
+from paicli.llm.types import TextCallback
+from paicli.values import Retries
 
 
 class RetryLater(ModelHTTPError):

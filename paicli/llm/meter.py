@@ -12,7 +12,8 @@ from typing import Unpack
 
 from paicli.errors import BudgetExceeded, ModelError
 from paicli.llm.capabilities import Capabilities
-from paicli.llm.types import ChatModel, ChatOptions, ChatResponse, Message, Retries, Usage
+from paicli.llm.types import ChatModel, ChatOptions, ChatResponse, Message
+from paicli.values import Retries, Usage
 
 
 class MeteredModel:

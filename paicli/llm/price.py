@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.llm.types import Usage
+from paicli.values import Usage
 
 PER = 1_000_000  # prices are per million tokens
 

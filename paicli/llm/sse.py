@@ -23,7 +23,8 @@ from typing import Any
 
 from paicli.errors import ModelProtocolError
 from paicli.llm.think import ThinkSplitter, split_closing_tag
-from paicli.llm.types import ChatResponse, TextCallback, ToolCall, Usage
+from paicli.llm.types import ChatResponse, TextCallback, ToolCall
+from paicli.values import Usage
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

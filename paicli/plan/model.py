@@ -19,9 +19,9 @@ from paicli.events import ActionView, PlanView, TaskView
 from paicli.kinds import PlanStatus as PlanStatus  # re-exported: the plan model is where callers look
 from paicli.kinds import TaskStatus as TaskStatus
 from paicli.kinds import TaskType as TaskType
-from paicli.llm.types import Usage
 from paicli.plan import caps, dag
 from paicli.tools.output import truncate_middle
+from paicli.values import Usage
 
 
 class TaskAction(BaseModel):

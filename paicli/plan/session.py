@@ -24,10 +24,10 @@ from paicli.events import (
     ReviewEvent,
 )
 from paicli.llm.meter import MeteredModel
-from paicli.llm.types import Estimate, Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.scheduler import PlanListener, Scheduler
+from paicli.values import Estimate, Usage
 
 
 class PlannerLike(Protocol):

@@ -26,11 +26,11 @@ from pydantic import BaseModel, ValidationError
 
 from paicli.errors import ConfigError, PlanError
 from paicli.events import FileChange
-from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.parse import parse_plan_reply
 from paicli.plan.resume import MAX_FILE_TASKS, prepare_resume
 from paicli.tools.confined import UnsafeFile, create_new, entries, open_folder, read_path, read_regular, write_atomic
+from paicli.values import Usage
 
 __all__ = ["PlanRecord", "PlanStore", "plan_from_file", "prepare_resume", "render_markdown"]
 

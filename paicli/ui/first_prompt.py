@@ -27,10 +27,10 @@ from prompt_toolkit.utils import get_cwidth
 from paicli import __version__
 from paicli.config import user_home
 from paicli.errors import EXIT_CANCELLED, EXIT_OK
-from paicli.llm.types import Usage
 from paicli.sanitize import terminal_safe
 from paicli.ui.history import history_file
 from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
+from paicli.values import Usage
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -52,7 +52,6 @@ from paicli.events import (
     ToolResultEvent,
 )
 from paicli.llm.endpoint import RateStatus
-from paicli.llm.types import Usage
 from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
@@ -64,6 +63,7 @@ from paicli.ui.plan_view import count_statuses, fold, status_icon
 from paicli.ui.preview import result_preview
 from paicli.ui.render import NOTICE_STYLES, tool_summary, transient_live, usage_line
 from paicli.ui.task_table import TaskRow, rows_to_hide, task_lines, task_outcome
+from paicli.values import Usage
 
 REFRESH_PER_SECOND = 4.0
 FINAL_STYLES = {"COMPLETED": "bold green", "FAILED": "bold red", "CANCELLED": "bold yellow"}

@@ -36,7 +36,6 @@ from paicli.events import (
     ToolResultEvent,
 )
 from paicli.llm.endpoint import RateStatus
-from paicli.llm.types import Usage
 from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.command_live import APPEAR_AFTER, RunningCall
@@ -46,6 +45,7 @@ from paicli.ui.markdown_view import markdown
 from paicli.ui.preview import Preview, result_preview
 from paicli.ui.thinking import Thinking, with_thinking
 from paicli.ui.transcript import Transcript
+from paicli.values import Usage
 
 if TYPE_CHECKING:  # rich's Markdown (markdown-it) and Live load with the first answer, not at start-up
     from rich.live import Live

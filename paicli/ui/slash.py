@@ -18,9 +18,9 @@ from rich.console import RenderableType
 
 from paicli.app.plan_inputs import PlanRequest
 from paicli.llm.price import Price
-from paicli.llm.types import Usage
 from paicli.policy.approval import ApprovalPolicy
 from paicli.sandbox import SandboxChoice
+from paicli.values import Usage
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints

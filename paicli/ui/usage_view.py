@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from paicli.app.figures import arrows
 from paicli.llm.price import Price, cost_of
-from paicli.llm.types import ModelTokens, Usage
 from paicli.sanitize import one_line
+from paicli.values import ModelTokens, Usage
 
 ESTIMATED = " (~ estimated: the server reported no usage)"
 PLAN_LABEL = 48  # characters of a plan's goal shown as its label

@@ -12,8 +12,8 @@ from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.sse import ReplyAssembler
 from paicli.llm.tokens import estimate_prompt, estimate_text
-from paicli.llm.types import Usage
 from paicli.ui.render import usage_line
+from paicli.values import Usage
 from tests.fakellm import FakeLLM, Reply
 from tests.replay import recorded_stream
 

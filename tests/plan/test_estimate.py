@@ -11,11 +11,11 @@ import pytest
 
 from paicli.config import Settings
 from paicli.llm.price import Price
-from paicli.llm.types import Estimate
 from paicli.plan import caps
 from paicli.plan.estimate import CLOSING_TOKENS, DEPENDENCY_TOKENS, RAW_TOKENS, REQUESTS, Estimator
 from paicli.plan.model import Plan, Task, TaskAction, TaskStatus, TaskType
 from paicli.plan.routing import model_for_reviewer, model_for_summarizer, model_for_task
+from paicli.values import Estimate
 
 
 def plan(*tasks: Task) -> Plan:

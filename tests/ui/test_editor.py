@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from paicli.errors import PlanError
-from paicli.llm.types import Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.editor import plan_to_text, text_to_plan
+from paicli.values import Usage
 
 
 def plan() -> Plan:

@@ -29,9 +29,9 @@ from paicli.events import (
     ToolResultEvent,
 )
 from paicli.llm.endpoint import Endpoint
-from paicli.llm.types import Estimate, Retries, Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.live import LivePlanView
+from paicli.values import Estimate, Retries, Usage
 
 
 def plan() -> Plan:

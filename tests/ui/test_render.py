@@ -9,9 +9,9 @@ from typing import Any
 from rich.console import Console
 
 from paicli.events import ModelUsage, Notice, ReplyRestarted, TextDelta, ToolCallEvent, ToolResultEvent
-from paicli.llm.types import Usage
 from paicli.tools.toolbox import ToolBox
 from paicli.ui.render import RESTARTED, ChatRenderer, MarkdownBlocks, tool_summary
+from paicli.values import Usage
 
 
 def make_renderer(**kwargs: object) -> tuple[ChatRenderer, io.StringIO]:
