@@ -23,11 +23,11 @@ def prompt_cost() -> float:
     servers themselves start after the prompt is drawn)."""
     import paicli.ui.repl  # noqa: F401  everything the REPL imports anyway
     from paicli.config import Settings
-    from paicli.events import Event
+    from paicli.events import AnyEvent
     from paicli.runtime import build_runtime
 
     class Sink:
-        def emit(self, event: Event) -> None:
+        def emit(self, event: AnyEvent) -> None:
             pass
 
     table = {f"s{i}": {"command": sys.executable, "args": [str(SERVER)]} for i in range(2)}

@@ -6,7 +6,7 @@ uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `com
 
 Statuses and types are the enums of `paicli.kinds` (written as their names). `AnyEvent` is the union of
 every event, discriminated by its `event` field: `parse_event` reads a JSON line back into its class, so
-consumers switch on types, never on dictionaries.
+consumers switch on types, never on dictionaries. Every sink takes `AnyEvent`.
 """
 
 from __future__ import annotations
@@ -234,11 +234,11 @@ def parse_event(line: str | bytes) -> AnyEvent:
 
 
 class EventSink(Protocol):
-    def emit(self, event: Event) -> None: ...
+    def emit(self, event: AnyEvent) -> None: ...
 
 
 class NullSink:
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         pass
 
 
@@ -248,7 +248,7 @@ class FanOutSink:
     def __init__(self, *sinks: EventSink) -> None:
         self.sinks = sinks
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         for sink in self.sinks:
             sink.emit(event)
 
@@ -257,10 +257,10 @@ class ListSink:
     """Collects events; used by tests and by callers that render afterwards."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.events: list[AnyEvent] = []
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         self.events.append(event)
 
-    def of(self, kind: str) -> list[Event]:
+    def of(self, kind: str) -> list[AnyEvent]:
         return [e for e in self.events if e.event == kind]

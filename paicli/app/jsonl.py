@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from paicli.events import Event
+from paicli.events import AnyEvent
 from paicli.sanitize import json_safe
 from paicli.tools.output import mask_secrets
 
@@ -20,7 +20,7 @@ class JsonLinesSink:
         self.stream = stream
         self.secrets = secrets
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         if event.event in QUIET_IN_JSON:
             return
         self.stream.write(json_safe(mask_secrets(event.model_dump_json(), self.secrets)) + "\n")

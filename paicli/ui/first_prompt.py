@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from paicli.app.checkpoints.service import Checkpoints
     from paicli.config import Settings
-    from paicli.events import Event, EventSink
+    from paicli.events import AnyEvent, EventSink
     from paicli.runtime import Runtime
     from paicli.sandbox import SandboxChoice
     from paicli.ui.render import ChatRenderer
@@ -153,9 +153,9 @@ class HeldSink:
 
     def __init__(self, sink: EventSink) -> None:
         self.sink = sink
-        self.held: list[Event] | None = []
+        self.held: list[AnyEvent] | None = []
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         if self.held is None:
             self.sink.emit(event)
         else:

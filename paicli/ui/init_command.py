@@ -13,7 +13,7 @@ import difflib
 import re
 
 from paicli.agent.context import load_prompt
-from paicli.events import Event, EventSink, TextDelta
+from paicli.events import AnyEvent, EventSink, TextDelta
 from paicli.sanitize import one_line
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import ToolFailure
@@ -31,7 +31,7 @@ class WithoutText:
     def __init__(self, inner: EventSink) -> None:
         self.inner = inner
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         if not isinstance(event, TextDelta):
             self.inner.emit(event)
 

@@ -11,8 +11,8 @@ from rich.console import Console
 
 from paicli.app.figures import format_duration, format_tokens
 from paicli.events import (
+    AnyEvent,
     CommandOutput,
-    Event,
     ModelUsage,
     Notice,
     PlanApproved,
@@ -47,7 +47,7 @@ def plan() -> Plan:
     )
 
 
-def a_failing_run(start: float) -> list[Event]:
+def a_failing_run(start: float) -> list[AnyEvent]:
     """task_1 completes, task_2 and task_3 run in parallel, task_3 fails, task_4 is skipped."""
     return [
         PlanCreated(round=1, plan=plan().view()),

@@ -9,15 +9,15 @@ from pathlib import Path
 
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.checkpoints.store import CheckpointStore, store_folder
-from paicli.events import Event, Notice
+from paicli.events import AnyEvent, Notice
 from tests.app.checkpoints.conftest import GIT
 
 
 class Sink:
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.events: list[AnyEvent] = []
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         self.events.append(event)
 
     def notices(self) -> list[str]:
