@@ -6,7 +6,10 @@ uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `com
 
 Statuses and types are the enums of `paicli.kinds` (written as their names). `AnyEvent` is the union of
 every event, discriminated by its `event` field: `parse_event` reads a JSON line back into its class, so
-consumers switch on types, never on dictionaries. Every sink takes `AnyEvent`.
+consumers switch on types, never on dictionaries. A sink takes `AnyEvent`; one that renders events
+dispatches with `match event:`, a case for each event type (those it ignores grouped in one case), ending in
+`case _: assert_never(event)`, so that mypy names every sink a new event type is missing from
+(tests/test_events.py keeps them so).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import json
 import re
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from paicli.app.checkpoints.command import undo_answer
 from paicli.app.checkpoints.report import changed_line
@@ -25,17 +25,23 @@ from paicli.app.servers import settle_servers
 from paicli.config import Settings, user_home
 from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.events import (
-    Event,
+    AnyEvent,
+    CommandOutput,
     EventSink,
     FileChange,
+    ModelUsage,
     Notice,
+    PlanApproved,
     PlanCreated,
     PlanFinished,
+    ReasoningDelta,
     ReplanEvent,
+    ReplyRestarted,
     ReviewEvent,
     RunFinished,
     TaskFinished,
     TaskStarted,
+    TextDelta,
     ToolCallEvent,
     ToolResultEvent,
 )
@@ -54,7 +60,7 @@ class ProgressSink:
         self.secrets = secrets
         self.finished: PlanFinished | None = None  # the plan's end, for the report on stdout
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         if isinstance(event, PlanFinished):
             self.finished = event
         if isinstance(event, PlanCreated):
@@ -66,7 +72,7 @@ class ProgressSink:
             self.stream.flush()
 
 
-def progress_line(event: Event) -> str | None:
+def progress_line(event: AnyEvent) -> str | None:
     """One plain line for a human, or None. Model and tool text goes through the sanitizer (one line), so
     nothing it contains can drive the terminal; long text is cut at a word, with "…"."""
     line = _progress_line(event)
@@ -82,7 +88,7 @@ PROGRESS_LIMIT = 400  # characters of one progress line (a refusal keeps its hin
 ARGUMENTS_LIMIT = 160  # characters of a call's arguments in its line
 
 
-def _progress_line(event: Event) -> str | None:
+def _progress_line(event: AnyEvent) -> str | None:
     match event:
         case ToolCallEvent(task_id=task_id, name=name, arguments=arguments, summary=summary):
             return f"{_prefix(task_id)}→ {name} {cut_at_word(summary or call_arguments(arguments), ARGUMENTS_LIMIT)}"
@@ -99,8 +105,14 @@ def _progress_line(event: Event) -> str | None:
             return f"↻ replanning (round {number}): {reason}"
         case ReviewEvent(round=number, score=score, reflection=reflection):
             return f"★ review round {number}: {score:g}/10 — {reflection}"
+        case ToolResultEvent() | PlanApproved() | ModelUsage() | RunFinished():
+            return None  # a result that went well is the call's line; `paicli run` prints its answer itself
+        case PlanCreated() | PlanFinished():
+            return None  # the plan's lines (plan_lines) before it runs, its report (final_report) at the end
+        case TextDelta() | ReasoningDelta() | CommandOutput() | ReplyRestarted():
+            return None  # streamed: the end of a task or a result says it once
         case _:
-            return None
+            assert_never(event)
 
 
 def _prefix(task_id: str | None) -> str:

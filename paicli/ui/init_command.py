@@ -11,9 +11,29 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import assert_never
 
 from paicli.agent.context import load_prompt
-from paicli.events import AnyEvent, EventSink, TextDelta
+from paicli.events import (
+    AnyEvent,
+    CommandOutput,
+    EventSink,
+    ModelUsage,
+    Notice,
+    PlanApproved,
+    PlanCreated,
+    PlanFinished,
+    ReasoningDelta,
+    ReplanEvent,
+    ReplyRestarted,
+    ReviewEvent,
+    RunFinished,
+    TaskFinished,
+    TaskStarted,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from paicli.sanitize import one_line
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import ToolFailure
@@ -26,14 +46,26 @@ _FENCE = re.compile(r"\A```[A-Za-z]*\n(?P<body>.*?)\n```\s*\Z", re.DOTALL)
 
 
 class WithoutText:
-    """Passes every event on but the streamed answer text (the answer is shown as a diff instead)."""
+    """Passes every event on but the streamed answer text (the answer is shown as a diff instead). Each
+    event type is named: a new one is passed on, or held back like the answer, by a decision."""
 
     def __init__(self, inner: EventSink) -> None:
         self.inner = inner
 
     def emit(self, event: AnyEvent) -> None:
-        if not isinstance(event, TextDelta):
-            self.inner.emit(event)
+        match event:
+            case TextDelta():
+                pass  # the proposed file, shown as a diff once it is whole
+            case ToolCallEvent() | ToolResultEvent() | CommandOutput() | ReasoningDelta() | ReplyRestarted():
+                self.inner.emit(event)
+            case ModelUsage() | Notice() | RunFinished():
+                self.inner.emit(event)
+            case PlanCreated() | PlanApproved() | TaskStarted() | TaskFinished() | ReplanEvent() | ReviewEvent():
+                self.inner.emit(event)
+            case PlanFinished():
+                self.inner.emit(event)
+            case _:
+                assert_never(event)
 
 
 async def init(ctx: CommandContext, arg: str) -> Outcome:

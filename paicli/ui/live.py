@@ -27,7 +27,7 @@ import io
 import time
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
-from typing import cast
+from typing import assert_never, cast
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -36,8 +36,8 @@ from rich.text import Text
 
 from paicli.app.figures import format_duration, retries_line
 from paicli.events import (
+    AnyEvent,
     CommandOutput,
-    Event,
     ModelUsage,
     Notice,
     PlanApproved,
@@ -45,9 +45,12 @@ from paicli.events import (
     PlanFinished,
     ReasoningDelta,
     ReplanEvent,
+    ReplyRestarted,
     ReviewEvent,
+    RunFinished,
     TaskFinished,
     TaskStarted,
+    TextDelta,
     ToolCallEvent,
     ToolResultEvent,
 )
@@ -158,60 +161,77 @@ class LivePlanView:
 
     # ---- EventSink ----
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         row = self.rows.get(getattr(event, "task_id", None) or "")
-        if isinstance(event, PlanCreated):
-            self._plan_created(event)
-        elif isinstance(event, PlanApproved):
-            self._awaiting_approval = False
-            self._update_display()
-        elif isinstance(event, TaskStarted):
-            row = row or self._new_row(event.task_id)
-            row.status, row.started, row.finished = TaskStatus.RUNNING, event.ts, None
-            row.activity, row.activity_failed, row.error = "", False, ""
-            self._plain(Text.assemble(status_icon(row.status), " ", (row.id, "bold"), " started"))
-        elif isinstance(event, ToolCallEvent) and row is not None:
-            row.activity = self._safe(f"{event.name}: {tool_summary(event)}".rstrip(": "))
-            row.activity_failed = False
-            self._calls[row.id] = (row.activity, RunningCall(event.name, time.monotonic()))
-            self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
-        elif isinstance(event, CommandOutput) and row is not None and row.id in self._calls:
-            call, running = self._calls[row.id]
-            running.add_output(event.text)
-            last = running.last_lines()[-1:]
-            row.activity = f"{call} ⎿ {self._safe(last[0])}" if last else call
-        elif isinstance(event, ToolResultEvent) and row is not None:
-            call, _ = self._calls.pop(row.id, (row.activity, None))
-            preview = result_preview(event.name, event.ok, event.output)
-            outcome = self._safe(preview.headline) + (f" {counts_text(event.diff).plain}" if event.diff else "")
-            row.activity, row.activity_failed = f"{call} ⎿ {outcome}", not event.ok or preview.failed
-            self._plain(Text(f"  {row.id} ⎿ {fold(outcome)}", style="dim"))
-        elif isinstance(event, ReasoningDelta) and row is not None:
-            row.activity, row.activity_failed = "thinking…", False
-        elif isinstance(event, ModelUsage):
-            self.usage = self.usage + event.usage
-            if row is not None:
-                row.usage = row.usage + event.usage
-        elif isinstance(event, TaskFinished):
-            row = row or self._new_row(event.task_id)
-            row.status, row.finished = TaskStatus(event.status), event.ts
-            row.result, row.error = self._safe(event.result or ""), self._safe(event.error or "")
-            self._plain(self._finished_line(row))
-        elif isinstance(event, ReplanEvent):
-            self._waiting_for = ("Replanning", event.ts)
-            self._say(
-                Text.assemble(("↻ Replanning", "bold yellow"), f" (round {event.round}): {self._safe(event.reason)}")
-            )
-        elif isinstance(event, ReviewEvent):
-            verdict = Text.assemble(("Review", "bold"), f" of round {event.round}: {event.score:g}/10")
-            if event.reflection.strip():
-                verdict.append(" · " + fold(self._safe(event.reflection)), style="dim")
-            self._say(verdict)
-        elif isinstance(event, Notice):
-            self._say(Text(self._safe(event.message), style=NOTICE_STYLES[event.level]))
-        elif isinstance(event, PlanFinished):
-            self._plan_finished(event)
+        match event:
+            case PlanCreated():
+                self._plan_created(event)
+            case PlanApproved():
+                self._awaiting_approval = False
+                self._update_display()
+            case TaskStarted():
+                row = row or self._new_row(event.task_id)
+                row.status, row.started, row.finished = TaskStatus.RUNNING, event.ts, None
+                row.activity, row.activity_failed, row.error = "", False, ""
+                self._plain(Text.assemble(status_icon(row.status), " ", (row.id, "bold"), " started"))
+            case ToolCallEvent():
+                if row is not None:
+                    self._tool_call(row, event)
+            case CommandOutput():
+                if row is not None and row.id in self._calls:
+                    self._command_output(row, event)
+            case ToolResultEvent():
+                if row is not None:
+                    self._tool_result(row, event)
+            case ReasoningDelta():
+                if row is not None:
+                    row.activity, row.activity_failed = "thinking…", False
+            case ModelUsage():
+                self.usage = self.usage + event.usage
+                if row is not None:
+                    row.usage = row.usage + event.usage
+            case TaskFinished():
+                row = row or self._new_row(event.task_id)
+                row.status, row.finished = TaskStatus(event.status), event.ts
+                row.result, row.error = self._safe(event.result or ""), self._safe(event.error or "")
+                self._plain(self._finished_line(row))
+            case ReplanEvent():
+                self._waiting_for = ("Replanning", event.ts)
+                reason = self._safe(event.reason)
+                self._say(Text.assemble(("↻ Replanning", "bold yellow"), f" (round {event.round}): {reason}"))
+            case ReviewEvent():
+                verdict = Text.assemble(("Review", "bold"), f" of round {event.round}: {event.score:g}/10")
+                if event.reflection.strip():
+                    verdict.append(" · " + fold(self._safe(event.reflection)), style="dim")
+                self._say(verdict)
+            case Notice():
+                self._say(Text(self._safe(event.message), style=NOTICE_STYLES[event.level]))
+            case PlanFinished():
+                self._plan_finished(event)
+            case TextDelta() | ReplyRestarted() | RunFinished():
+                pass  # parallel tasks' streamed text would interleave: a task shows its calls and its end
+            case _:
+                assert_never(event)
         self._refresh()
+
+    def _tool_call(self, row: TaskRow, event: ToolCallEvent) -> None:
+        row.activity = self._safe(f"{event.name}: {tool_summary(event)}".rstrip(": "))
+        row.activity_failed = False
+        self._calls[row.id] = (row.activity, RunningCall(event.name, time.monotonic()))
+        self._plain(Text(f"  {row.id} › {fold(row.activity)}", style="dim"))
+
+    def _command_output(self, row: TaskRow, event: CommandOutput) -> None:
+        call, running = self._calls[row.id]
+        running.add_output(event.text)
+        last = running.last_lines()[-1:]
+        row.activity = f"{call} ⎿ {self._safe(last[0])}" if last else call
+
+    def _tool_result(self, row: TaskRow, event: ToolResultEvent) -> None:
+        call, _ = self._calls.pop(row.id, (row.activity, None))
+        preview = result_preview(event.name, event.ok, event.output)
+        outcome = self._safe(preview.headline) + (f" {counts_text(event.diff).plain}" if event.diff else "")
+        row.activity, row.activity_failed = f"{call} ⎿ {outcome}", not event.ok or preview.failed
+        self._plain(Text(f"  {row.id} ⎿ {fold(outcome)}", style="dim"))
 
     def _plan_created(self, event: PlanCreated) -> None:
         self._waiting_for = None

@@ -18,19 +18,27 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 from paicli.app.figures import arrows, format_duration, token_count
 from paicli.events import (
+    AnyEvent,
     CommandOutput,
-    Event,
     ModelUsage,
     Notice,
+    PlanApproved,
+    PlanCreated,
+    PlanFinished,
     ReasoningDelta,
+    ReplanEvent,
     ReplyRestarted,
+    ReviewEvent,
+    RunFinished,
+    TaskFinished,
+    TaskStarted,
     TextDelta,
     ToolCallEvent,
     ToolResultEvent,
@@ -122,40 +130,46 @@ class ChatRenderer:
 
     # ---- EventSink ----
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         self.transcript.emit(event)
-        if isinstance(event, ReasoningDelta):
-            self.thinking.add(event.text)
-            self.begin_wait()
-            if self.live_preview:
-                self._preview()
-        elif isinstance(event, TextDelta):
-            self._close_thinking()
-            self._stop_waiting()
-            self._text(event.text)
-        elif isinstance(event, ReplyRestarted):
-            self._restart()
-        elif isinstance(event, ToolCallEvent):
-            self._close_thinking()
-            self._stop_waiting()
-            self.flush()
-            self._replay = []
-            self._tool_call(event)
-        elif isinstance(event, CommandOutput):
-            if self._running:
-                self._running[-1].add_output(event.text)
-                if self._live is not None:
+        match event:
+            case ReasoningDelta():
+                self.thinking.add(event.text)
+                self.begin_wait()
+                if self.live_preview:
                     self._preview()
-        elif isinstance(event, ToolResultEvent):
-            self._tool_result(event)
-            self.begin_wait()  # the results go back to the model next
-        elif isinstance(event, ModelUsage):
-            self.turn_usage = self.turn_usage + event.usage
-            self.session_usage = self.session_usage + event.usage
-        elif isinstance(event, Notice):
-            self.flush()
-            self.line(event.message, NOTICE_STYLES[event.level])
-        # Plan events are shown by the plan views, not by the chat renderer.
+            case TextDelta():
+                self._close_thinking()
+                self._stop_waiting()
+                self._text(event.text)
+            case ReplyRestarted():
+                self._restart()
+            case ToolCallEvent():
+                self._close_thinking()
+                self._stop_waiting()
+                self.flush()
+                self._replay = []
+                self._tool_call(event)
+            case CommandOutput():
+                if self._running:
+                    self._running[-1].add_output(event.text)
+                    if self._live is not None:
+                        self._preview()
+            case ToolResultEvent():
+                self._tool_result(event)
+                self.begin_wait()  # the results go back to the model next
+            case ModelUsage():
+                self.turn_usage = self.turn_usage + event.usage
+                self.session_usage = self.session_usage + event.usage
+            case Notice():
+                self.flush()
+                self.line(event.message, NOTICE_STYLES[event.level])
+            case PlanCreated() | PlanApproved() | TaskStarted() | TaskFinished() | ReplanEvent() | ReviewEvent():
+                pass  # plan events are shown by the plan views, not by the chat renderer
+            case PlanFinished() | RunFinished():
+                pass  # a plan's end is the plan views', a `paicli run`'s is headless'; the REPL calls end_turn
+            case _:
+                assert_never(event)
 
     # ---- called by the REPL ----
 

@@ -11,11 +11,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from paicli.events import Event, Notice, TaskFinished, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.events import (
+    AnyEvent,
+    CommandOutput,
+    ModelUsage,
+    Notice,
+    PlanApproved,
+    PlanCreated,
+    PlanFinished,
+    ReasoningDelta,
+    ReplanEvent,
+    ReplyRestarted,
+    ReviewEvent,
+    RunFinished,
+    TaskFinished,
+    TaskStarted,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.changes_view import diff_view
@@ -46,28 +65,45 @@ class Transcript:
         self.title = title
         self._parts = []
 
-    def emit(self, event: Event) -> None:
-        if isinstance(event, ToolCallEvent):
-            summary = event.summary or (event.arguments if isinstance(event.arguments, str) else "")
-            self._parts.append(_Call(event.task_id, event.name, summary))
-        elif isinstance(event, ToolResultEvent):
-            call = next((p for p in reversed(self._parts) if isinstance(p, _Call) and p.ok is None
-                         and p.name == event.name and p.task_id == event.task_id), None)  # fmt: skip
-            if call is None:
-                call = _Call(event.task_id, event.name, "")
-                self._parts.append(call)
-            call.ok, call.output, call.diff = event.ok, event.output, event.diff
-            self._last_result = call
-        elif isinstance(event, TextDelta) and event.task_id is None:  # parallel tasks' text would interleave
-            if self._parts and isinstance(self._parts[-1], str):
-                self._parts[-1] = (self._parts[-1] + event.text)[-MAX_TEXT_CHARS:]
-            else:
-                self._parts.append(event.text)
-        elif isinstance(event, TaskFinished):
-            outcome = event.result or event.error or ""
-            self._parts.append(Text(self._safe(f"■ {event.task_id} {event.status.value.lower()}: {outcome}"), "bold"))
-        elif isinstance(event, Notice):
-            self._parts.append(Text(self._safe(event.message), "dim"))
+    def emit(self, event: AnyEvent) -> None:
+        match event:
+            case ToolCallEvent():
+                summary = event.summary or (event.arguments if isinstance(event.arguments, str) else "")
+                self._parts.append(_Call(event.task_id, event.name, summary))
+            case ToolResultEvent():
+                self._result(event)
+            case TextDelta():
+                if event.task_id is None:  # parallel tasks' text would interleave
+                    self._text(event.text)
+            case TaskFinished():
+                outcome = event.result or event.error or ""
+                line = f"■ {event.task_id} {event.status.value.lower()}: {outcome}"
+                self._parts.append(Text(self._safe(line), "bold"))
+            case Notice():
+                self._parts.append(Text(self._safe(event.message), "dim"))
+            case PlanCreated() | PlanApproved() | TaskStarted() | ReplanEvent() | ReviewEvent() | PlanFinished():
+                pass  # the plan views show these
+            case RunFinished() | ModelUsage() | ReasoningDelta() | CommandOutput():
+                pass  # the answer is in its deltas, a command's output in its result
+            case ReplyRestarted():
+                pass  # (the text streamed before the restart stays, not marked as void)
+            case _:
+                assert_never(event)
+
+    def _result(self, event: ToolResultEvent) -> None:
+        call = next((p for p in reversed(self._parts) if isinstance(p, _Call) and p.ok is None
+                     and p.name == event.name and p.task_id == event.task_id), None)  # fmt: skip
+        if call is None:
+            call = _Call(event.task_id, event.name, "")
+            self._parts.append(call)
+        call.ok, call.output, call.diff = event.ok, event.output, event.diff
+        self._last_result = call
+
+    def _text(self, text: str) -> None:
+        if self._parts and isinstance(self._parts[-1], str):
+            self._parts[-1] = (self._parts[-1] + text)[-MAX_TEXT_CHARS:]
+        else:
+            self._parts.append(text)
 
     @property
     def has_output(self) -> bool:
