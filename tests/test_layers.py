@@ -15,7 +15,7 @@ LAYERS = {
     "errors": 0, "kinds": 0, "values": 0, "events": 0, "sanitize": 0, "secret_handoff": 0, "shell": 0, "__init__": 0,
     "llm": 1, "sandbox": 1, "tools": 2, "policy": 3, "audit": 3, "trust": 3, "mcp": 3, "config": 4, "agent": 5,
     "plan": 6, "runtime": 7, "app": 8, "ui": 9, "headless": 9, "doctor": 9, "cli": 10, "process_exit": 11,
-    "__main__": 11,
+    "__main__": 11, "atomic_write": 0,
 }  # fmt: skip
 FRONT_ENDS = ("ui", "headless", "doctor")
 
