@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from paicli.app.checkpoints.store import workspace_id
+from paicli.atomic_write import write_all
 from paicli.llm.types import Message
 from paicli.sanitize import json_safe
-from paicli.tools.atomic import write_all
 from paicli.tools.output import mask_secrets
 
 DEFAULT_KEEP = 100

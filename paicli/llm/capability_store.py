@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from paicli.atomic_write import write_path
 
 MAX_AGE = 30 * 24 * 3600.0
 MAX_ENTRIES = 200
@@ -94,16 +94,7 @@ class CapabilityStore:
         return {k: v for k, v in entries.items() if isinstance(v, dict)} if isinstance(entries, dict) else {}
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(prefix=".capabilities-", dir=self.path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=1, sort_keys=True)
-            os.replace(temp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        write_path(self.path, json.dumps(data, indent=1, sort_keys=True).encode("utf-8"), mode=0o600)
 
 
 def _learned(entry: dict[str, Any], oldest: float) -> Learned | None:

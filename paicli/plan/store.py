@@ -24,12 +24,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from paicli.atomic_write import write_in_folder
 from paicli.errors import ConfigError, PlanError
 from paicli.events import FileChange
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.parse import parse_plan_reply
 from paicli.plan.resume import MAX_FILE_TASKS, prepare_resume
-from paicli.tools.confined import UnsafeFile, create_new, entries, open_folder, read_path, read_regular, write_atomic
+from paicli.tools.confined import UnsafeFile, create_new, entries, open_folder, read_path, read_regular
 from paicli.values import Usage
 
 __all__ = ["PlanRecord", "PlanStore", "plan_from_file", "prepare_resume", "render_markdown"]
@@ -83,7 +84,7 @@ class PlanStore:
         folder = open_folder(self.workspace, PLANS_FOLDER, create=True)
         try:  # paicli made the folder: its contents stay out of the user's `git status`
             if create_new(folder, ".gitignore"):
-                write_atomic(folder, ".gitignore", PLANS_GITIGNORE)
+                write_in_folder(folder, ".gitignore", PLANS_GITIGNORE)
         except OSError:
             pass  # the plans themselves still work
         return folder
@@ -110,8 +111,8 @@ class PlanStore:
         check_plan_id(plan_id)
         folder = self._open(create=True)
         try:
-            write_atomic(folder, f"{plan_id}.json", record_json.encode("utf-8"))
-            write_atomic(folder, f"{plan_id}.md", markdown.encode("utf-8"))
+            write_in_folder(folder, f"{plan_id}.json", record_json.encode("utf-8"))
+            write_in_folder(folder, f"{plan_id}.md", markdown.encode("utf-8"))
         finally:
             os.close(folder)
 

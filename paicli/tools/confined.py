@@ -11,7 +11,8 @@ gigabyte. So paicli reaches them only through this module:
 - `read_regular(folder, name, limit)` looks at the entry first (`lstat`: no open of a device or FIFO at
   all), then opens it with `O_NOFOLLOW | O_NONBLOCK` and checks the handle again (`fstat`), and refuses
   anything that is not a regular file or is larger than `limit` before reading a byte of it.
-- `write_atomic(folder, name, data)` and `create_new(folder, name)` work relative to the same handle.
+- `create_new(folder, name)` works relative to the same handle, and so does the atomic write
+  (`write_in_folder`, paicli/atomic_write.py).
 
 `read_path(path, limit)` is for a path the user named (`--from FILE`, their own config): symlinks are
 followed there (the user chose the path), but only a regular file under the limit is read.
@@ -24,13 +25,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from paicli.errors import ConfigError
-from paicli.tools.atomic import write_all
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -187,31 +186,6 @@ def create_new(folder: int, name: str) -> bool:
         return False
     os.close(fd)
     return True
-
-
-def write_atomic(folder: int, name: str, data: bytes) -> None:
-    """`data` into `name` in `folder`: a temp file there, fsync, rename over `name` (a symlink of that
-    name is replaced, never followed), fsync of the folder."""
-    while True:
-        temp = f".{name[:80]}.{secrets.token_hex(4)}.paicli-tmp"
-        try:
-            fd = os.open(temp, _CREATE_FLAGS, _NEW_FILE_MODE, dir_fd=folder)
-        except FileExistsError:
-            continue
-        break
-    try:
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=folder)
-        raise
-    with contextlib.suppress(OSError):  # some filesystems refuse fsync on a folder; the data is safe anyway
-        os.fsync(folder)
 
 
 def read_below(root: Path, relative: Sequence[str], *, limit: int) -> bytes:

@@ -13,15 +13,17 @@ lost, once in thousands of entries.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+from paicli.atomic_write import write_path
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_ENTRIES = 10_000
@@ -105,10 +107,5 @@ def _entries(data: bytes) -> list[_Entry]:
 
 def _rewrite(path: Path, data: bytes) -> None:
     """Replaces the file with `data`, keeping its permissions; left as it is when that fails."""
-    temporary = path.with_name(path.name + ".cut")
-    try:
-        temporary.write_bytes(data)
-        os.chmod(temporary, stat.S_IMODE(path.stat().st_mode))
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        write_path(path, data)

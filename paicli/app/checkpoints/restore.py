@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 
 from paicli.app.checkpoints.images import EXECUTABLE, Image, UnsafePath, check_relative, parent_folder
-from paicli.tools.atomic import write_all
+from paicli.atomic_write import link_in_folder, remove_leftovers, write_in_folder
 
-TEMP_SUFFIX = ".paicli-undo"
-_NAME_KEEP = 80
+TEMP_SUFFIX = ".paicli-undo"  # its own: only undo clears these (`clean_leftovers`)
 
 
 def apply(
@@ -81,7 +79,7 @@ def _write(root: Path, parts: tuple[str, ...], image: Image, data: bytes, clean_
     with parent_folder(root, parts, create=True) as folder:
         assert folder is not None
         if clean_leftovers:
-            _clean(folder, name)
+            remove_leftovers(folder, name, temp_suffix=TEMP_SUFFIX)
         try:
             existing: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
         except FileNotFoundError:
@@ -92,18 +90,11 @@ def _write(root: Path, parts: tuple[str, ...], image: Image, data: bytes, clean_
             except OSError:
                 raise UnsafePath(f"{'/'.join(parts)} is a folder that is not empty; left as it is") from None
             existing = None
-        temp = f".{name[:_NAME_KEEP]}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
         if image.is_link:
-            os.symlink(os.fsdecode(data), temp, dir_fd=folder)
+            link_in_folder(folder, name, os.fsdecode(data), temp_suffix=TEMP_SUFFIX)
         else:
-            _write_temp(folder, temp, data, _mode(image, existing), _new_file_mode(image))
-        try:
-            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=folder)
-            raise
-        _fsync(folder)
+            mode = _mode(image, existing)
+            write_in_folder(folder, name, data, mode=mode, new_mode=_new_file_mode(image), temp_suffix=TEMP_SUFFIX)
 
 
 def _mode(image: Image, existing: os.stat_result | None) -> int | None:
@@ -117,35 +108,9 @@ def _mode(image: Image, existing: os.stat_result | None) -> int | None:
     return bits & ~0o111
 
 
-def _write_temp(folder: int, temp: str, data: bytes, mode: int | None, new_mode: int) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, new_mode if mode is None else 0o600, dir_fd=folder)
-    try:
-        try:
-            write_all(fd, data)
-            if mode is not None:
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=folder)
-        raise
-
-
 def _new_file_mode(image: Image) -> int:
     """A new file gets the umask's defaults, with exec bits when the image has them."""
     return 0o777 if image.mode == EXECUTABLE else 0o666
-
-
-def _clean(folder: int, name: str) -> None:
-    """Removes temp files an undo killed half way left beside `name`."""
-    prefix = f".{name[:_NAME_KEEP]}."
-    for entry in os.listdir(folder):
-        if entry.startswith(prefix) and entry.endswith(TEMP_SUFFIX):
-            with contextlib.suppress(OSError):
-                os.unlink(entry, dir_fd=folder)
 
 
 def _fsync(folder: int) -> None:
