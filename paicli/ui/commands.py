@@ -1,5 +1,7 @@
-"""The REPL's slash commands: their handlers and the table. To add one, write the handler and add a
-`Command` to `COMMANDS`; handlers get a `CommandContext` (paicli/ui/slash.py), never the REPL itself."""
+"""The REPL's slash commands: the table, and the handlers short enough to live beside it. To add one, write
+the handler and add a `Command` to `COMMANDS`, naming a handler in a module of its own as "module:function"
+(imported when the command first runs: plan mode, undo and the rest load nothing before they are used);
+handlers get a `CommandContext` (paicli/ui/slash.py), never the REPL itself."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from paicli.audit import audit_folder
+from paicli.ui.approval import approval_command, audit_command
 from paicli.ui.slash import Command, CommandContext, Outcome
+from paicli.ui.usage_view import usage_report
 
 
 async def show_help(ctx: CommandContext, arg: str) -> Outcome:
@@ -57,30 +62,6 @@ async def clear_conversation(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
-async def new(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.session_commands import new_conversation
-
-    return await new_conversation(ctx, arg)
-
-
-async def resume(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.session_commands import resume as resume_command
-
-    return await resume_command(ctx, arg)
-
-
-async def init(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.init_command import init as init_command
-
-    return await init_command(ctx, arg)
-
-
-async def model(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.model_command import model_command
-
-    return await model_command(ctx, arg)
-
-
 async def thinking(ctx: CommandContext, arg: str) -> Outcome:
     if ctx.last_thinking:
         ctx.say(ctx.last_thinking, "dim italic")
@@ -90,8 +71,6 @@ async def thinking(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def usage(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.usage_view import usage_report
-
     for line in usage_report(ctx.session_usage, ctx.plan_usages, ctx.prices):
         ctx.say(line)
     return Outcome.CONTINUE
@@ -101,69 +80,14 @@ async def leave(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.EXIT
 
 
-async def plan(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.plan_command import plan_slash  # plan mode loads its modules on first use
-
-    return await plan_slash(ctx, arg)
-
-
-async def plans(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.plan_command import list_plans
-
-    return await list_plans(ctx, arg)
-
-
 async def approval(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.approval import approval_command
-
     ctx.say(approval_command(ctx.policy, arg, sandbox=ctx.sandbox))
     return Outcome.CONTINUE
 
 
 async def audit(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.audit import audit_folder
-    from paicli.ui.approval import audit_command
-
     policy = ctx.policy
     ctx.say(audit_command(audit_folder(ctx.home), arg, log=policy.audit if policy else None))
-    return Outcome.CONTINUE
-
-
-async def undo(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.undo_commands import undo as undo_command
-
-    return await undo_command(ctx, arg)
-
-
-async def redo(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.undo_commands import redo as redo_command
-
-    return await redo_command(ctx, arg)
-
-
-async def changes(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.undo_commands import changes as changes_command
-
-    return await changes_command(ctx, arg)
-
-
-async def expand(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.expand import expand as expand_command
-
-    return await expand_command(ctx, arg)
-
-
-async def transcript(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.expand import transcript as transcript_command
-
-    return await transcript_command(ctx, arg)
-
-
-async def mcp(ctx: CommandContext, arg: str) -> Outcome:
-    from paicli.ui.mcp_command import mcp_command
-
-    for text, style in await mcp_command(ctx.mcp, arg):
-        ctx.say(text, style)
     return Outcome.CONTINUE
 
 
@@ -175,28 +99,30 @@ async def compact(ctx: CommandContext, arg: str) -> Outcome:
 COMMANDS: list[Command] = [
     Command("/help", "list the commands and keys", show_help),
     Command("/clear", "forget the conversation", clear_conversation),
-    Command("/new", "start a new conversation (this one stays saved)", new),
-    Command("/resume", "list the recent conversations of this workspace and continue one", resume, usage="[N]"),
-    Command("/model", "pick one of the server's models, or switch to NAME, for this session", model,
-            usage="[NAME]"),
-    Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one", plan,
-            usage="[GOAL | resume [ID]]"),
-    Command("/plans", "list the saved plans of this workspace", plans),
+    Command("/new", "start a new conversation (this one stays saved)", "paicli.ui.session_commands:new_conversation"),
+    Command("/resume", "list the recent conversations of this workspace and continue one",
+            "paicli.ui.session_commands:resume", usage="[N]"),
+    Command("/model", "pick one of the server's models, or switch to NAME, for this session",
+            "paicli.ui.model_command:model_command", usage="[NAME]"),
+    Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one",
+            "paicli.ui.plan_command:plan_slash", usage="[GOAL | resume [ID]]"),
+    Command("/plans", "list the saved plans of this workspace", "paicli.ui.plan_command:list_plans"),
     Command("/approval", "show the approval mode and rules, or switch to ask, auto or yolo", approval,
             usage="[ask|auto|yolo]"),
     Command("/audit", "the latest N tool calls and what was decided about them", audit, usage="[N]"),
-    Command("/undo", "take back the last turn or plan, one task of the last plan, or the turn or plan ID", undo,
-            usage="[TASK_ID | ID]"),
-    Command("/redo", "take the last undo back", redo),
-    Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff", changes,
-            usage="[TASK_ID | ID]"),
-    Command("/expand", "the last tool output whole, in a pager (Ctrl+O at the prompt)", expand),
+    Command("/undo", "take back the last turn or plan, one task of the last plan, or the turn or plan ID",
+            "paicli.ui.undo_commands:undo", usage="[TASK_ID | ID]"),
+    Command("/redo", "take the last undo back", "paicli.ui.undo_commands:redo"),
+    Command("/changes", "what the last turn or plan (or a task, or ID) changed, as a diff",
+            "paicli.ui.undo_commands:changes", usage="[TASK_ID | ID]"),
+    Command("/expand", "the last tool output whole, in a pager (Ctrl+O at the prompt)", "paicli.ui.expand:expand"),
     Command("/transcript", "the whole last turn or plan: every tool call, its output and diff, the answer",
-            transcript),
-    Command("/init", "read the repository and propose a PAI.md with its build, test and style commands", init),
+            "paicli.ui.expand:transcript"),
+    Command("/init", "read the repository and propose a PAI.md with its build, test and style commands",
+            "paicli.ui.init_command:init"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
-    Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again", mcp,
-            usage="[restart NAME]"),
+    Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again",
+            "paicli.ui.mcp_command:mcp_slash", usage="[restart NAME]"),
     Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
     Command("/usage", "tokens used this session per model and per plan, their cost, what prompt caching saved", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paicli.sanitize import terminal_safe
+from paicli.ui.slash import CommandContext, Outcome
 
 if TYPE_CHECKING:
     from paicli.mcp.manager import McpManager, ServerView
@@ -48,3 +49,9 @@ async def mcp_command(manager: McpManager | None, arg: str) -> list[tuple[str, s
         return [(f"{server.name} is disabled (enabled = false)", "red")]
     await server.restart()
     return server_lines([server.view()])
+
+
+async def mcp_slash(ctx: CommandContext, arg: str) -> Outcome:
+    for text, style in await mcp_command(ctx.mcp, arg):
+        ctx.say(text, style)
+    return Outcome.CONTINUE

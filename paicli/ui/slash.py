@@ -1,12 +1,14 @@
 """What a slash command is, and what its handler may see and do (`CommandContext`, not the whole REPL).
 
 A command is a name, a one-line summary for /help, and an async handler that gets the context and the
-text after the name. The table of commands is in paicli/ui/commands.py.
+text after the name; a handler whose module can wait is named as "module:function" and imported when the
+command first runs. The table of commands is in paicli/ui/commands.py.
 """
 
 from __future__ import annotations
 
 import enum
+import importlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,9 +140,20 @@ Handler = Callable[[CommandContext, str], Awaitable[Outcome]]
 class Command:
     name: str  # with the slash: "/model"
     summary: str
-    run: Handler
+    handler: Handler | str  # or "module:function", imported when the command first runs (start-up stays light)
     usage: str = ""  # what follows the name, e.g. "[NAME]"
     aliases: tuple[str, ...] = ()
+
+    async def run(self, ctx: CommandContext, arg: str) -> Outcome:
+        return await self.resolve()(ctx, arg)
+
+    def resolve(self) -> Handler:
+        """The handler itself; mypy cannot see through the string (tests/ui/test_commands.py checks it)."""
+        if not isinstance(self.handler, str):
+            return self.handler
+        module, _, function = self.handler.partition(":")
+        handler: Handler = getattr(importlib.import_module(module), function)
+        return handler
 
 
 def find_command(name: str, commands: Iterable[Command]) -> Command | None:
