@@ -23,6 +23,7 @@ from paicli.llm.meter import MeteredModel
 from paicli.llm.retry import Backoff
 from paicli.llm.routed import RoutedModel
 from paicli.llm.types import ChatModel
+from paicli.mcp import sdk
 from paicli.mcp.config import expand
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.rules import Rules
@@ -210,6 +211,10 @@ def build_runtime(
     sandbox = sandbox or build_sandbox(s, home)
     if announce and sandbox.notice is not None:
         sink.emit(Notice(level="warning", message=sandbox.notice))
+    servers = [name for name, server in s.mcp_servers.items() if server.enabled]
+    if servers and not sdk.installed():  # each server fails with this too (in /mcp): said once here
+        sink.emit(Notice(level="warning", message=f"MCP servers are configured ({', '.join(servers)}), but "
+                         f"{sdk.NOT_INSTALLED}"))  # fmt: skip
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy, sandbox=sandbox)

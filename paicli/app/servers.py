@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from paicli.events import EventSink, Notice
+from paicli.mcp import sdk
 from paicli.runtime import Runtime
 
 
@@ -26,7 +27,7 @@ async def settle_servers(runtime: Runtime, sink: EventSink) -> None:
         return
     await runtime.mcp.settled()
     for view in runtime.mcp.views():
-        if view.status == "failed":
+        if view.status == "failed" and view.detail != sdk.NOT_INSTALLED:  # that one build_runtime said once
             last = f" (its stderr: {view.stderr[-1]})" if view.stderr else ""
             sink.emit(Notice(level="warning", message=f"MCP server {view.name} is not available: {view.detail}{last}"))
         for note in view.notes:

@@ -6,6 +6,7 @@ tool.py        an MCP tool as a paicli Tool, and what its results become for the
 manager.py     the servers of a session: one owner task each, status, restart, stop (no SDK import)
 connection.py  the SDK: transports, ClientSession, initialize, tools/list, calls (imported in a thread)
 stdio.py       the stdio transport: the server's process, its stderr tail, its process group
+sdk.py         whether the SDK is installed (the extra paicli[mcp]), without importing it
 
 May import: paicli.tools, paicli.events, paicli.errors, paicli (its version). Never policy or above.
 """

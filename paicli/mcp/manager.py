@@ -23,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
+from paicli.mcp import sdk
 from paicli.mcp.config import McpServerConfig, expanded
 from paicli.mcp.schema import tool_names
 from paicli.mcp.tool import McpTool, make_tool
@@ -158,6 +159,8 @@ class McpServer:
             return str(error)
         if isinstance(error, OSError) and progress.process is None:
             return f"cannot start {self.config.command}: {error.strerror or error}"
+        if sdk.missing(error):
+            return sdk.NOT_INSTALLED
         if self._module is None:
             return f"cannot load the MCP SDK: {type(error).__name__}: {error}"
         process = progress.process
