@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from paicli.atomic_write import write_all
 from paicli.tools.output import mask_secrets
 
 STRING_CAP = 2000  # characters kept of one string argument
@@ -77,7 +78,7 @@ class AuditLog:
             path = self.folder / f"{time.strftime('%Y-%m-%d', time.localtime(now))}.jsonl"
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
-                os.write(fd, line.encode("utf-8"))  # one write per line: appends from parallel tasks never mix
+                write_all(fd, line.encode("utf-8"))  # one write per line (a short one is finished): never mixed
             finally:
                 os.close(fd)
         except OSError as error:
