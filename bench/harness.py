@@ -16,8 +16,8 @@ from typing import Any, Literal
 import httpx2
 from pydantic import SecretStr
 
+from paicli.common.events import NullSink
 from paicli.config import Settings
-from paicli.events import NullSink
 from paicli.llm.client import LLMClient
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Plan, Task, TaskStatus

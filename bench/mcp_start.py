@@ -22,8 +22,8 @@ def prompt_cost() -> float:
     """What two configured servers add before the prompt: their settings read, the runtime built (the
     servers themselves start after the prompt is drawn)."""
     import paicli.ui.repl  # noqa: F401  everything the REPL imports anyway
+    from paicli.common.events import AnyEvent
     from paicli.config import Settings
-    from paicli.events import AnyEvent
     from paicli.runtime import build_runtime
 
     class Sink:

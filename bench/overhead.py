@@ -26,14 +26,14 @@ from bench.common import Result, Stopwatch, median, rounded
 from bench.fakeserver import ServerProcess
 from bench.graphs import Graph, chains, lattice, random_layered, wide
 from bench.harness import assert_completed, make_plan, react_runner, run_plan, runtime_for
-from paicli.events import NullSink
+from paicli.common.events import NullSink
+from paicli.common.values import Usage
 from paicli.llm.types import Message, ToolSpec
 from paicli.plan.executor import task_messages
 from paicli.plan.model import Plan, Task, TaskStatus
 from paicli.plan.scheduler import Scheduler
 from paicli.plan.store import PlanRecord, PlanStore, render_markdown
 from paicli.runtime import Runtime
-from paicli.values import Usage
 
 NAME = "overhead"
 TITLE = "Scheduler overhead per task"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.common import Result, percentile, rounded
 from bench.mutations import Trial, trials
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 from paicli.llm.client import LLMClient
 from paicli.llm.think import split_reply
 from paicli.plan.parse import parse_plan_reply

@@ -16,7 +16,7 @@ import time
 from rich.console import Console
 
 from bench.common import Result, median, percentile, rounded
-from paicli.events import TextDelta
+from paicli.common.events import TextDelta
 from paicli.ui.markdown_view import markdown as markdown_renderable
 from paicli.ui.render import ChatRenderer
 

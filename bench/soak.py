@@ -26,8 +26,8 @@ from pydantic import SecretStr
 from bench.common import Result, rounded
 from bench.graphs import random_layered
 from bench.harness import make_plan
+from paicli.common.events import ListSink, ToolResultEvent
 from paicli.config import Settings
-from paicli.events import ListSink, ToolResultEvent
 from paicli.llm.client import LLMClient
 from paicli.llm.endpoint import Endpoint
 from paicli.llm.meter import MeteredModel

@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import os
     from pathlib import Path
 
-    from paicli.errors import EXIT_CANCELLED, EXIT_USAGE, ConfigError
+    from paicli.common.errors import EXIT_CANCELLED, EXIT_USAGE, ConfigError
     from paicli.llm.providers import KEY_VARIABLES
     from paicli.secret_handoff import HandoffError, secure_start
 
@@ -198,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 list_only=args.list, redo=args.redo)  # fmt: skip
         return plan_front_end(settings, args)
     except ConfigError as err:
-        from paicli.sanitize import terminal_safe
+        from paicli.common.sanitize import terminal_safe
 
         print(f"paicli: {terminal_safe(str(err))}", file=sys.stderr)
         return EXIT_USAGE
@@ -215,7 +215,7 @@ def _confirm_trust(request: TrustRequest) -> bool:
 def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:
     """`paicli plan`: headless with --yes; on a terminal without it, the review screen and live view."""
     from paicli.app.plan_inputs import plan_request
-    from paicli.errors import ConfigError
+    from paicli.common.errors import ConfigError
 
     resume, from_file = getattr(args, "resume", None), getattr(args, "from_file", None)
     if not args.goal and not resume and not from_file:

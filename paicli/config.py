@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationError, field_validator
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
 from paicli.mcp.config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json

@@ -19,15 +19,15 @@ from typing import TextIO
 import httpx2
 
 from paicli.app.servers import settle_servers
+from paicli.common.errors import EXIT_FAILED, EXIT_OK, ConfigError
+from paicli.common.events import NullSink
+from paicli.common.sanitize import terminal_safe
 from paicli.config import Settings, user_home
-from paicli.errors import EXIT_FAILED, EXIT_OK, ConfigError
-from paicli.events import NullSink
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import endpoint_key
 from paicli.llm.probe import Check, Prober
 from paicli.llm.tls import tls_for
 from paicli.runtime import build_runtime, build_sandbox, capability_store, secret_values
-from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 
 MAX_PROBE_SECONDS = 60.0

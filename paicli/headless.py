@@ -22,9 +22,8 @@ from paicli.app.figures import arrows, retries_line
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import settle_servers
-from paicli.config import Settings, user_home
-from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import (
+from paicli.common.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
+from paicli.common.events import (
     AnyEvent,
     CommandOutput,
     EventSink,
@@ -45,10 +44,11 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.common.sanitize import terminal_safe
+from paicli.config import Settings, user_home
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime, secret_values
-from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 
 
@@ -80,7 +80,7 @@ def progress_line(event: AnyEvent) -> str | None:
 
 
 def flattened(text: str) -> str:
-    """Untrusted text made safe (paicli.sanitize) and flat: every run of whitespace, newlines too, one space."""
+    """Untrusted text made safe (paicli.common.sanitize) and flat: every run of whitespace, newlines too, one space."""
     return " ".join(terminal_safe(text).split())
 
 

@@ -50,7 +50,7 @@ def entry() -> NoReturn:
     """The `paicli` command (pyproject's script) and `python -m paicli`. A process started with secrets in
     its environment restarts without them first thing (paicli/secret_handoff.py), before the command line
     and the rest of paicli are loaded only to be thrown away."""
-    from paicli.errors import EXIT_USAGE
+    from paicli.common.errors import EXIT_USAGE
     from paicli.secret_handoff import HandoffError, restart_if_secrets
 
     try:

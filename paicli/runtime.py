@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 from paicli.agent.compress import Compressor
 from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
-from paicli.audit import AuditLog, audit_folder
+from paicli.common.events import EventSink, Notice
 from paicli.config import Settings, user_home
-from paicli.events import EventSink, Notice
 from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
@@ -26,6 +25,7 @@ from paicli.llm.types import ChatModel
 from paicli.mcp import sdk
 from paicli.mcp.config import expand
 from paicli.policy.approval import ApprovalPolicy
+from paicli.policy.audit import AuditLog, audit_folder
 from paicli.policy.rules import Rules
 from paicli.sandbox import SandboxChoice, choose_sandbox
 from paicli.tools.base import Approver, PathLocks, ToolContext

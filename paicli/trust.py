@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paicli.sanitize import terminal_safe
+from paicli.common.sanitize import terminal_safe
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 

@@ -1,4 +1,4 @@
-"""The atomic write (paicli/atomic_write.py) on real files: what it keeps, what it never leaves behind, and
+"""The atomic write (paicli/common/atomic_write.py) on real files: what it keeps, what it never leaves behind, and
 what a reader or a killed writer can see. Its users' own tests: tests/tools/test_atomic.py,
 tests/faults/test_files.py, tests/app/checkpoints/, tests/ui/test_history.py."""
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.atomic_write import link_in_folder, remove_leftovers, write_in_folder, write_path
+from paicli.common.atomic_write import link_in_folder, remove_leftovers, write_in_folder, write_path
 from paicli.tools.atomic import atomic_write
 
 REPO = Path(__file__).resolve().parent.parent
@@ -124,7 +124,7 @@ def test_a_write_failing_half_way_leaves_the_old_file_and_no_temp(tmp_path: Path
     child = run_python("""
         import errno, resource, signal, sys
         from pathlib import Path
-        from paicli.atomic_write import write_path
+        from paicli.common.atomic_write import write_path
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.RLIM_INFINITY))
         try:
@@ -150,7 +150,7 @@ def test_an_interrupt_at_any_moment_leaves_the_old_or_the_new_file_and_no_temp(t
         writer = run_python("""
             import sys
             from pathlib import Path
-            from paicli.atomic_write import write_path
+            from paicli.common.atomic_write import write_path
             target, size, n = Path(sys.argv[1]), int(sys.argv[2]), 0
             while True:
                 write_path(target, (b"A" if n % 2 else b"B") * size)

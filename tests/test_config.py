@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from paicli.common.errors import ConfigError
 from paicli.config import Settings, load_settings
-from paicli.errors import ConfigError
 from paicli.trust import TrustStore, read_repo_file
 
 

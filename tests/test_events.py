@@ -16,7 +16,7 @@ from typing import Any, Literal, get_args, get_origin
 import pytest
 
 from paicli import headless
-from paicli.events import AnyEvent, Event
+from paicli.common.events import AnyEvent, Event
 from paicli.ui.init_command import WithoutText
 from paicli.ui.live import LivePlanView
 from paicli.ui.render import ChatRenderer

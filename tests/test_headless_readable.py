@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paicli.events import Notice, ToolCallEvent, ToolResultEvent
+from paicli.common.events import Notice, ToolCallEvent, ToolResultEvent
 from paicli.headless import call_arguments, cut_at_word, progress_line
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paicli.events import PlanFinished
+from paicli.common.events import PlanFinished
+from paicli.common.kinds import PlanStatus
+from paicli.common.values import Usage
 from paicli.headless import final_report
-from paicli.kinds import PlanStatus
-from paicli.values import Usage
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import PLANNER, SUMMARIZER, plan_json, requests_of, script_summary, system_is, task_is

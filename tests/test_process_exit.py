@@ -87,7 +87,7 @@ def test_what_a_process_imports_before_its_secret_restart_stays_small() -> None:
     (about 6 ms of every such start)."""
     code = (
         "import json, sys\nbefore = set(sys.modules)\n"
-        "import paicli.process_exit, paicli.secret_handoff, paicli.errors\n"
+        "import paicli.process_exit, paicli.secret_handoff, paicli.common.errors\n"
         "print(json.dumps(sorted(set(sys.modules) - before)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)

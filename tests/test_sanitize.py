@@ -1,4 +1,4 @@
-"""One sanitizer for untrusted text (paicli/sanitize.py): a table of hostile characters, run over every
+"""One sanitizer for untrusted text (paicli/common/sanitize.py): a table of hostile characters, run over every
 display path (chat, live view, review screen, approval prompt, audit, headless progress, JSON lines,
 `paicli run`'s answer, start-up error messages)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from paicli.events import (
+from paicli.common.events import (
     Notice,
     PlanCreated,
     PlanFinished,
@@ -21,15 +21,15 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.common.sanitize import json_safe, one_line, terminal_safe
+from paicli.common.values import Usage
 from paicli.headless import JsonLinesSink, progress_line
 from paicli.plan.model import Plan, Task, TaskType
 from paicli.policy.approval import PolicyRequest
-from paicli.sanitize import json_safe, one_line, terminal_safe
 from paicli.ui.approval import question, shown_lines
 from paicli.ui.live import LivePlanView
 from paicli.ui.plan_view import render_plan
 from paicli.ui.render import ChatRenderer
-from paicli.values import Usage
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 from paicli.tools.confined import read_path
 from paicli.tools.walk import walk
 from paicli.trust import trusted_prompt

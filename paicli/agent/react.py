@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from paicli.errors import AgentError
-from paicli.events import (
+from paicli.common.errors import AgentError
+from paicli.common.events import (
     CommandOutput,
     EventSink,
     ModelUsage,
@@ -23,10 +23,10 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.common.values import Usage
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec
 from paicli.tools.arguments import arguments_or_raw
 from paicli.tools.base import Tool, ToolContext, ToolOutcome
-from paicli.values import Usage
 
 EMPTY_REPLY_PROMPT = (
     "Your last reply was empty: no text and no tool call. Reply now: answer the request above, or call a "

@@ -16,8 +16,8 @@ from paicli.agent.conversation import answered_part
 from paicli.agent.react import ReactResult
 from paicli.app.checkpoints.plan_steps import CheckpointedRunner, PlanSteps
 from paicli.app.checkpoints.service import Checkpoints
-from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.events import EventSink, FileChange
+from paicli.common.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
+from paicli.common.events import EventSink, FileChange
 from paicli.llm.types import Message
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome

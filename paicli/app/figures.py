@@ -3,7 +3,7 @@ estimates marked (`~1.2k`, paicli/llm/tokens.py)."""
 
 from __future__ import annotations
 
-from paicli.values import Retries, Usage
+from paicli.common.values import Retries, Usage
 
 
 def arrows(usage: Usage) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from paicli.events import AnyEvent
-from paicli.sanitize import json_safe
+from paicli.common.events import AnyEvent
+from paicli.common.sanitize import json_safe
 from paicli.tools.output import mask_secrets
 
 # streamed text, reasoning, command output and a restarted reply's notice are too chatty for a JSON stream

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 from paicli.plan.contract import Contract
 from paicli.plan.model import Plan
 from paicli.plan.parse import joined

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from paicli.events import EventSink, Notice
+from paicli.common.events import EventSink, Notice
 from paicli.mcp import sdk
 from paicli.runtime import Runtime
 

@@ -7,7 +7,7 @@ most a torn last line. Records:
     {"kind": "turn", "ts", "messages", "tokens"}     messages added to the conversation (a turn, a plan, a !command)
     {"kind": "reset", "ts", "messages", "tokens"}    the conversation replaced as a whole (compressed)
 The system prompt is not saved: a continued conversation gets the current one. Secrets are masked
-before anything is written, and the text is escaped like JSON-lines output (paicli/sanitize.py). A line
+before anything is written, and the text is escaped like JSON-lines output (paicli/common/sanitize.py). A line
 that cannot be read is skipped with a count (every record stands on its own, so what is around it stays
 consistent); the next append starts on a fresh line. The newest `keep` files of a workspace are kept.
 """
@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from paicli.app.checkpoints.store import workspace_id
-from paicli.atomic_write import write_all
+from paicli.common.atomic_write import write_all
+from paicli.common.sanitize import json_safe
 from paicli.llm.types import Message
-from paicli.sanitize import json_safe
 from paicli.tools.output import mask_secrets
 
 DEFAULT_KEEP = 100

@@ -8,9 +8,9 @@ from typing import Literal
 
 import httpx2
 
-from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
+from paicli.common.errors import ModelError, ModelHTTPError, ModelProtocolError
+from paicli.common.values import Retries
 from paicli.llm.types import TextCallback
-from paicli.values import Retries
 
 
 class RetryLater(ModelHTTPError):

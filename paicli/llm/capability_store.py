@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from paicli.atomic_write import write_path
+from paicli.common.atomic_write import write_path
 
 MAX_AGE = 30 * 24 * 3600.0
 MAX_ENTRIES = 200

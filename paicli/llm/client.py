@@ -6,7 +6,7 @@ admitted by the client's `Endpoint` (paicli/llm/endpoint.py: the rate gate and t
 limit, shared by every client of the same endpoint) and reported to it afterwards; a rate-limited answer
 closes the gate with one notice for all the requests it holds. A reply that broke off after it had
 started streaming is asked again, and `on_restart` tells the caller its streamed text is void. Every failure
-leaves as a `paicli.errors.ModelError` whose message starts with "model request failed:" and carries the
+leaves as a `paicli.common.errors.ModelError` whose message starts with "model request failed:" and carries the
 server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
 HTTP stream at once (the `async with` around it exits).
 
@@ -27,8 +27,8 @@ from typing import Any, Literal
 import httpx2
 
 from paicli import __version__
-from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError, UnsupportedRequest
-from paicli.events import EventSink, Notice, NullSink
+from paicli.common.errors import ModelError, ModelHTTPError, ModelProtocolError, UnsupportedRequest
+from paicli.common.events import EventSink, Notice, NullSink
 from paicli.llm.attempts import RequestState, RetryLater, fault_kind
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import CapabilityStore

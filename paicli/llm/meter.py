@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Unpack
 
-from paicli.errors import BudgetExceeded, ModelError
+from paicli.common.errors import BudgetExceeded, ModelError
+from paicli.common.values import Retries, Usage
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.types import ChatModel, ChatOptions, ChatResponse, Message
-from paicli.values import Retries, Usage
 
 
 class MeteredModel:

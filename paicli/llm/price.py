@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.values import Usage
+from paicli.common.values import Usage
 
 PER = 1_000_000  # prices are per million tokens
 

@@ -19,7 +19,7 @@ from typing import Any
 import httpx2
 
 from paicli import __version__
-from paicli.errors import ModelError
+from paicli.common.errors import ModelError
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.reasoning import rule_for
 from paicli.llm.rejections import rejected_field

@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator
 
 import httpx2
 
-from paicli.errors import ModelProtocolError
+from paicli.common.errors import ModelProtocolError
 from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
 from paicli.llm.types import ChatResponse
 

@@ -21,10 +21,10 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from paicli.errors import ModelProtocolError
+from paicli.common.errors import ModelProtocolError
+from paicli.common.values import Usage
 from paicli.llm.think import ThinkSplitter, split_closing_tag
 from paicli.llm.types import ChatResponse, TextCallback, ToolCall
-from paicli.values import Usage
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

@@ -19,8 +19,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from paicli.common.values import Usage
 from paicli.llm.types import Message, ToolSpec
-from paicli.values import Usage
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 4

@@ -11,8 +11,8 @@ from typing import Any, Protocol, TypedDict
 
 from pydantic import BaseModel
 
+from paicli.common.values import Retries, Usage
 from paicli.llm.capabilities import Capabilities
-from paicli.values import Retries, Usage
 
 Message = dict[str, Any]
 ToolSpec = dict[str, Any]
@@ -65,7 +65,7 @@ class ChatModel(Protocol):
 
     `response_format` is passed through as the OpenAI `response_format` object. `on_text` receives
     content deltas as they stream, `on_reasoning` the deltas of a reasoning model's thinking. Errors
-    raise `paicli.errors.ModelError`; cancelling the awaiting task closes the stream at once.
+    raise `paicli.common.errors.ModelError`; cancelling the awaiting task closes the stream at once.
     `capabilities` is what the server is known to accept (shared by wrappers). `on_restart` is called when
     a reply that had started streaming broke off and is asked again: what `on_text` and `on_reasoning`
     received so far is void, the new reply streams from its beginning.

@@ -8,5 +8,5 @@ connection.py  the SDK: transports, ClientSession, initialize, tools/list, calls
 stdio.py       the stdio transport: the server's process, its stderr tail, its process group
 sdk.py         whether the SDK is installed (the extra paicli[mcp]), without importing it
 
-May import: paicli.tools, paicli.events, paicli.errors, paicli (its version). Never policy or above.
+May import: paicli.tools, paicli.common, paicli (its version). Never policy or above.
 """

@@ -18,7 +18,7 @@ import heapq
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 
 Graph = Mapping[str, Sequence[str]]
 

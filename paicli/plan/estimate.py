@@ -29,12 +29,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli.common.values import Estimate, ModelEstimate
 from paicli.llm.price import Price
 from paicli.plan import caps
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.tools.base import ToolFailure
 from paicli.tools.guard import resolve_in_workspace
-from paicli.values import Estimate, ModelEstimate
 
 REQUESTS = {
     TaskType.FILE_READ: 2,

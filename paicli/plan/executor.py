@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 
 from paicli.agent.react import FinishWhen, ReactLoop
-from paicli.errors import AgentError
+from paicli.common.errors import AgentError
 from paicli.llm.types import Message, ToolCall
 from paicli.plan import caps
 from paicli.plan.model import Plan, Task, TaskAction, TaskType

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 
 MAX_DEPTH = 64  # levels of { and [: a plan needs about six
 MAX_VALUES = 1_000  # top-level JSON values looked at in one reply

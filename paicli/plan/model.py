@@ -15,13 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from paicli.events import ActionView, PlanView, TaskView
-from paicli.kinds import PlanStatus as PlanStatus  # re-exported: the plan model is where callers look
-from paicli.kinds import TaskStatus as TaskStatus
-from paicli.kinds import TaskType as TaskType
+from paicli.common.events import ActionView, PlanView, TaskView
+from paicli.common.kinds import PlanStatus as PlanStatus  # re-exported: the plan model is where callers look
+from paicli.common.kinds import TaskStatus as TaskStatus
+from paicli.common.kinds import TaskType as TaskType
+from paicli.common.values import Usage
 from paicli.plan import caps, dag
 from paicli.tools.output import truncate_middle
-from paicli.values import Usage
 
 
 class TaskAction(BaseModel):

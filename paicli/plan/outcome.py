@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from paicli.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from paicli.events import FileChange
+from paicli.common.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from paicli.common.events import FileChange
+from paicli.common.values import Usage
 from paicli.plan.model import Plan, PlanStatus
-from paicli.values import Usage
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from collections import Counter
 from collections.abc import Collection
 from typing import Any
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 from paicli.plan import dag
 from paicli.plan.jsonscan import Unreadable, json_values
 from paicli.plan.model import Plan, Task, TaskType

@@ -28,8 +28,8 @@ from collections.abc import Collection
 from functools import partial
 from typing import Any
 
-from paicli.errors import ModelHTTPError, PlanError, UnsupportedRequest
-from paicli.events import EventSink, ModelUsage, Notice, PlanCreated
+from paicli.common.errors import ModelHTTPError, PlanError, UnsupportedRequest
+from paicli.common.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
 from paicli.plan.contract import Contract

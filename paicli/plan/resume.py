@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 from paicli.plan import dag
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
 from paicli.plan.parse import MAX_ID_CHARS

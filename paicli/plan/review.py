@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from paicli.errors import PlanError, ReviewError
+from paicli.common.errors import PlanError, ReviewError
 from paicli.llm.types import ChatModel, Message
 from paicli.plan import caps
 from paicli.plan.jsonscan import json_values

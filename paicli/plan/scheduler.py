@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Literal, Protocol
 
-from paicli.errors import PaicliError
-from paicli.events import EventSink, TaskFinished, TaskStarted
+from paicli.common.errors import PaicliError
+from paicli.common.events import EventSink, TaskFinished, TaskStarted
 from paicli.plan.model import Plan, Task, TaskStatus
 
 

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from paicli.errors import BudgetExceeded, ConfigError, PaicliError
-from paicli.events import (
+from paicli.common.errors import BudgetExceeded, ConfigError, PaicliError
+from paicli.common.events import (
     EventSink,
     FileChange,
     Notice,
@@ -23,11 +23,11 @@ from paicli.events import (
     ReplanEvent,
     ReviewEvent,
 )
+from paicli.common.values import Estimate, Usage
 from paicli.llm.meter import MeteredModel
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.scheduler import PlanListener, Scheduler
-from paicli.values import Estimate, Usage
 
 
 class PlannerLike(Protocol):

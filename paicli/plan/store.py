@@ -24,14 +24,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from paicli.atomic_write import write_in_folder
-from paicli.errors import ConfigError, PlanError
-from paicli.events import FileChange
+from paicli.common.atomic_write import write_in_folder
+from paicli.common.errors import ConfigError, PlanError
+from paicli.common.events import FileChange
+from paicli.common.values import Usage
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.parse import parse_plan_reply
 from paicli.plan.resume import MAX_FILE_TASKS, prepare_resume
 from paicli.tools.confined import UnsafeFile, create_new, entries, open_folder, read_path, read_regular
-from paicli.values import Usage
 
 __all__ = ["PlanRecord", "PlanStore", "plan_from_file", "prepare_resume", "render_markdown"]
 

@@ -10,5 +10,5 @@ paths.py     where path arguments lead (globs expanded, symlinks resolved, /proc
 rules.py     allow and deny rules from the configuration (deny wins)
 approval.py  ApprovalPolicy: mode + rules + session grants → a ruling per tool call, audited
 
-May import: paicli.tools, paicli.llm, paicli.events, paicli.errors. Never agent, plan or above.
+May import: paicli.tools, paicli.llm, paicli.common. Never agent, plan or above.
 """

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from paicli.audit import AuditLog
+from paicli.policy.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 from paicli.sandbox.base import Containment, Sandbox
 from paicli.sandbox.bwrap import BwrapSandbox
 

@@ -1,4 +1,4 @@
 """The tools the model calls (one per module), the workspace guard, atomic writes and the tool box.
 
-May import: paicli.llm, paicli.errors, paicli.events, paicli.sanitize. Never policy, agent, plan or above.
+May import: paicli.llm, paicli.common. Never policy, agent, plan or above.
 """

@@ -1,6 +1,6 @@
 """The tools' atomic write: a file is either the old one or the new one, never half written.
 
-The sequence itself is paicli/atomic_write.py. What this adds for the tools is the workspace: with
+The sequence itself is paicli/common/atomic_write.py. What this adds for the tools is the workspace: with
 `root`, the target's folder is reached by walking below `root` without following any symlink that
 leads out of it (paicli/tools/beneath.py), at the moment of the write: a folder swapped for a symlink
 after the workspace guard looked cannot send the file elsewhere. A symlink as the last component is
@@ -13,7 +13,7 @@ import errno
 import os
 from pathlib import Path
 
-from paicli.atomic_write import write_in_folder, write_path
+from paicli.common.atomic_write import write_in_folder, write_path
 from paicli.tools.beneath import located
 
 

@@ -12,7 +12,7 @@ gigabyte. So paicli reaches them only through this module:
   all), then opens it with `O_NOFOLLOW | O_NONBLOCK` and checks the handle again (`fstat`), and refuses
   anything that is not a regular file or is larger than `limit` before reading a byte of it.
 - `create_new(folder, name)` works relative to the same handle, and so does the atomic write
-  (`write_in_folder`, paicli/atomic_write.py).
+  (`write_in_folder`, paicli/common/atomic_write.py).
 
 `read_path(path, limit)` is for a path the user named (`--from FILE`, their own config): symlinks are
 followed there (the user chose the path), but only a regular file under the limit is read.
@@ -29,7 +29,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

@@ -13,7 +13,7 @@ Slash commands: `/approval [ask|auto|yolo]` → `approval_command(runtime.policy
 Trust at start-up (paicli/cli.py, REPL only, before the event loop runs):
 `load_settings(..., confirm_trust=confirm_trust if stdin is a terminal else None)`.
 
-Everything shown comes from the model or a repository and goes through `paicli.sanitize.terminal_safe`:
+Everything shown comes from the model or a repository and goes through `paicli.common.sanitize.terminal_safe`:
 control and format characters (escape sequences, bidi overrides, zero-width characters) are made visible
 as `\\x1b`, `\\u202e`, ... rather than interpreted or silently dropped, so what the user approves is
 what they read.
@@ -38,10 +38,10 @@ from prompt_toolkit.layout import ConditionalContainer, Container, HSplit, Layou
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import Output
 
-from paicli.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
+from paicli.common.sanitize import terminal_safe
 from paicli.policy.approval import MODES, OUTSIDE, ApprovalPolicy
+from paicli.policy.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
 from paicli.sandbox import SandboxChoice
-from paicli.sanitize import terminal_safe
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.trust import TrustRequest
 from paicli.ui.keys import CHORD_WAIT, ESCAPE_WAIT

@@ -15,8 +15,8 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from paicli.app.checkpoints.report import change_text
-from paicli.events import FileChange
-from paicli.sanitize import terminal_safe
+from paicli.common.events import FileChange
+from paicli.common.sanitize import terminal_safe
 
 SHOWN_FILES = 6
 ColorSystemName = Literal["auto", "standard", "256", "truecolor", "windows"]

@@ -12,7 +12,7 @@ from collections import deque
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from paicli.sanitize import terminal_safe
+from paicli.common.sanitize import terminal_safe
 
 SHOWN_OUTPUT_LINES = 5
 PARTIAL_CHARS = 2000  # of a line still being written (a progress bar without newlines)

@@ -10,7 +10,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from paicli.audit import audit_folder
+from paicli.policy.audit import audit_folder
 from paicli.ui.approval import approval_command, audit_command
 from paicli.ui.slash import Command, CommandContext, Outcome
 from paicli.ui.usage_view import usage_report

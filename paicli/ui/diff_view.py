@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from paicli.sanitize import terminal_safe
+from paicli.common.sanitize import terminal_safe
 
 SHOWN_DIFF_LINES = 24
 INDENT = "    "

@@ -44,7 +44,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from paicli.errors import PaicliError, PlanError
+from paicli.common.errors import PaicliError, PlanError
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.parse import parse_plan_reply
 from paicli.tools.arguments import MAX_DEPTH, nested_deeper_than

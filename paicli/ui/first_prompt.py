@@ -25,19 +25,19 @@ from prompt_toolkit.key_binding import merge_key_bindings
 from prompt_toolkit.utils import get_cwidth
 
 from paicli import __version__
+from paicli.common.errors import EXIT_CANCELLED, EXIT_OK
+from paicli.common.sanitize import terminal_safe
+from paicli.common.values import Usage
 from paicli.config import user_home
-from paicli.errors import EXIT_CANCELLED, EXIT_OK
-from paicli.sanitize import terminal_safe
 from paicli.ui.history import history_file
 from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
-from paicli.values import Usage
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from paicli.app.checkpoints.service import Checkpoints
+    from paicli.common.events import AnyEvent, EventSink
     from paicli.config import Settings
-    from paicli.events import AnyEvent, EventSink
     from paicli.runtime import Runtime
     from paicli.sandbox import SandboxChoice
     from paicli.ui.render import ChatRenderer

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
-from paicli.atomic_write import write_path
+from paicli.common.atomic_write import write_path
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_ENTRIES = 10_000

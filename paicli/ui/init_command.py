@@ -14,7 +14,7 @@ import re
 from typing import assert_never
 
 from paicli.agent.context import load_prompt
-from paicli.events import (
+from paicli.common.events import (
     AnyEvent,
     CommandOutput,
     EventSink,
@@ -34,7 +34,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from paicli.sanitize import one_line
+from paicli.common.sanitize import one_line
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import ToolFailure
 from paicli.tools.confined import UnsafeFile, read_path

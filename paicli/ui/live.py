@@ -35,7 +35,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from paicli.app.figures import format_duration, retries_line
-from paicli.events import (
+from paicli.common.events import (
     AnyEvent,
     CommandOutput,
     ModelUsage,
@@ -54,9 +54,10 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.common.sanitize import terminal_safe
+from paicli.common.values import Usage
 from paicli.llm.endpoint import RateStatus
 from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
-from paicli.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.changes_view import ColorSystemName
 from paicli.ui.command_live import RunningCall
@@ -66,7 +67,6 @@ from paicli.ui.plan_view import count_statuses, fold, status_icon
 from paicli.ui.preview import result_preview
 from paicli.ui.render import NOTICE_STYLES, tool_summary, transient_live, usage_line
 from paicli.ui.task_table import TaskRow, rows_to_hide, task_lines, task_outcome
-from paicli.values import Usage
 
 REFRESH_PER_SECOND = 4.0
 FINAL_STYLES = {"COMPLETED": "bold green", "FAILED": "bold red", "CANCELLED": "bold yellow"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paicli.sanitize import terminal_safe
+from paicli.common.sanitize import terminal_safe
 from paicli.ui.slash import CommandContext, Outcome
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.sanitize import one_line
+from paicli.common.sanitize import one_line
 from paicli.tools.base import ToolContext, ToolFailure
 from paicli.tools.glob_files import GlobFiles, GlobFilesArgs
 from paicli.tools.list_dir import ListDir, ListDirArgs

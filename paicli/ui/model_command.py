@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.shortcuts.choice_input import ChoiceInput
 
-from paicli.errors import ModelError
-from paicli.sanitize import one_line
+from paicli.common.errors import ModelError
+from paicli.common.sanitize import one_line
 from paicli.ui.slash import CommandContext, Outcome
 
 LISTED = 12  # names shown in a refusal

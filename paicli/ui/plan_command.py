@@ -10,10 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 from paicli.app.plan_inputs import PlanRequest, saved_plan
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
+from paicli.common.sanitize import one_line
 from paicli.plan.model import PlanStatus, TaskStatus
 from paicli.plan.store import PlanRecord, PlanStore
-from paicli.sanitize import one_line
 from paicli.ui.slash import CommandContext, Outcome
 
 

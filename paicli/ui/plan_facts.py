@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from paicli.common.values import Estimate, Usage
 from paicli.plan.model import Plan, Task
 from paicli.tools.toolbox import builtin_tool
 from paicli.ui.plan_view import fold
-from paicli.values import Estimate, Usage
 
 ACTION_VERBS = {
     "read_file": "reads",

@@ -17,13 +17,13 @@ from paicli.app.driver import run_plan, run_with_signals
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import settle_servers
+from paicli.common.events import EventSink, FanOutSink
+from paicli.common.sanitize import one_line
 from paicli.config import Settings
-from paicli.events import EventSink, FanOutSink
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.session import Amend
 from paicli.runtime import Runtime, build_runtime, secret_values
-from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.changes_view import changed_text
 from paicli.ui.keys import CancelKeys

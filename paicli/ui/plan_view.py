@@ -28,9 +28,9 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
+from paicli.common.sanitize import terminal_safe
 from paicli.plan import dag
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
-from paicli.sanitize import terminal_safe
 
 TYPE_BADGES: dict[TaskType, tuple[str, str]] = {
     TaskType.FILE_READ: ("READ", "cyan"),

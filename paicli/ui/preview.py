@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from paicli.sanitize import terminal_safe
+from paicli.common.sanitize import terminal_safe
 
 HEAD_LINES = 4
 TAIL_LINES = 2

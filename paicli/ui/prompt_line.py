@@ -11,9 +11,9 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from paicli.app.figures import arrows
+from paicli.common.values import Usage
 from paicli.llm.types import Message
 from paicli.ui.keys import CHORD_WAIT, ESCAPE_WAIT
-from paicli.values import Usage
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession

@@ -5,7 +5,7 @@ outside a code fence, or a closing fence, ends a block); each complete block is 
 forgotten, so the cost stays linear in the length of the answer. On a terminal the unfinished block is
 previewed in a transient `Live` region, refreshed at most `PREVIEW_HZ` times a second and cut to its tail.
 
-Everything the model or a tool wrote is untrusted: it goes through `paicli.sanitize.terminal_safe` and is
+Everything the model or a tool wrote is untrusted: it goes through `paicli.common.sanitize.terminal_safe` and is
 never parsed as rich markup (only `Markdown(...)` and `Text(...)` see it); Markdown links are shown with
 their targets, never as terminal hyperlinks whose text could differ from where they lead.
 """
@@ -24,7 +24,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from paicli.app.figures import arrows, format_duration, token_count
-from paicli.events import (
+from paicli.common.events import (
     AnyEvent,
     CommandOutput,
     ModelUsage,
@@ -43,8 +43,9 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.common.sanitize import one_line, terminal_safe
+from paicli.common.values import Usage
 from paicli.llm.endpoint import RateStatus
-from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.command_live import APPEAR_AFTER, RunningCall
 from paicli.ui.diff_view import counts_text, inline_diff
@@ -53,7 +54,6 @@ from paicli.ui.markdown_view import markdown
 from paicli.ui.preview import Preview, result_preview
 from paicli.ui.thinking import Thinking, with_thinking
 from paicli.ui.transcript import Transcript
-from paicli.values import Usage
 
 if TYPE_CHECKING:  # rich's Markdown (markdown-it) and Live load with the first answer, not at start-up
     from rich.live import Live

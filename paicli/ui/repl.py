@@ -27,13 +27,13 @@ from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
 from paicli.app.sessions import LoadedSession
+from paicli.common.errors import EXIT_OK, PaicliError
+from paicli.common.events import FileChange, TextDelta
+from paicli.common.sanitize import one_line
 from paicli.config import user_home
-from paicli.errors import EXIT_OK, PaicliError
-from paicli.events import FileChange, TextDelta
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime
-from paicli.sanitize import one_line
 from paicli.ui.approval import ApprovalPrompt
 from paicli.ui.commands import COMMANDS
 from paicli.ui.expand import add_expand_key

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
 
+from paicli.common.values import Usage
 from paicli.llm.price import Price
 from paicli.policy.approval import ApprovalPolicy
 from paicli.runtime import Runtime
 from paicli.sandbox import SandboxChoice
 from paicli.ui.render import ChatRenderer
-from paicli.values import Usage
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints

@@ -37,10 +37,10 @@ from prompt_toolkit.shortcuts import PromptSession
 from rich.console import Console
 from rich.text import Text
 
-from paicli.errors import PaicliError, PlanError
+from paicli.common.errors import PaicliError, PlanError
+from paicli.common.sanitize import terminal_safe
 from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
-from paicli.sanitize import terminal_safe
 from paicli.ui.editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
 from paicli.ui.keys import CHORD_WAIT, ESCAPE_WAIT
 from paicli.ui.plan_facts import PlanFacts, estimate_line, task_facts

@@ -10,7 +10,7 @@ from rich.text import Text
 from paicli.app.conversations import Restored, last_exchange, latest_session
 from paicli.app.figures import compact_count
 from paicli.app.sessions import SessionSummary
-from paicli.sanitize import one_line, terminal_safe
+from paicli.common.sanitize import one_line, terminal_safe
 from paicli.ui.slash import CommandContext, Outcome
 
 LISTED = 10  # conversations /resume lists

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from paicli.app.driver import CancelWatch, until_done
+from paicli.common.sanitize import one_line, terminal_safe
 from paicli.llm.types import Message
-from paicli.sanitize import one_line, terminal_safe
 from paicli.tools.base import ToolContext
 from paicli.tools.commands import dangerous_reason
 from paicli.tools.execute_command import describe_exit, run_in_group

@@ -19,10 +19,10 @@ from prompt_toolkit.document import Document
 from rich.console import RenderableType
 
 from paicli.app.plan_inputs import PlanRequest
+from paicli.common.values import Usage
 from paicli.llm.price import Price
 from paicli.policy.approval import ApprovalPolicy
 from paicli.sandbox import SandboxChoice
-from paicli.values import Usage
 
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints

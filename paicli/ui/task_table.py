@@ -9,9 +9,9 @@ from rich.console import Group
 from rich.text import Text
 
 from paicli.app.figures import format_duration, format_tokens
+from paicli.common.values import Usage
 from paicli.plan.model import TaskStatus, TaskType
 from paicli.ui.plan_view import fold, status_icon, type_badge
-from paicli.values import Usage
 
 MAX_ID_WIDTH = 24
 HIDE_FIRST = (TaskStatus.COMPLETED, TaskStatus.SKIPPED, TaskStatus.PENDING, TaskStatus.FAILED, TaskStatus.RUNNING)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from paicli.sanitize import terminal_safe
+from paicli.common.sanitize import terminal_safe
 
 TAIL_LINES = 6
 

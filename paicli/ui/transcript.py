@@ -16,7 +16,7 @@ from typing import assert_never
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from paicli.events import (
+from paicli.common.events import (
     AnyEvent,
     CommandOutput,
     ModelUsage,
@@ -35,7 +35,7 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from paicli.sanitize import terminal_safe
+from paicli.common.sanitize import terminal_safe
 from paicli.tools.output import mask_secrets
 from paicli.ui.changes_view import diff_view
 from paicli.ui.preview import result_preview

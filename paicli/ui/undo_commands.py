@@ -13,7 +13,7 @@ from paicli.app.checkpoints.images import shown_path
 from paicli.app.checkpoints.report import counts, entry_line, preview_lines, refusal_lines
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.checkpoints.undo import Preview, UndoRefusal
-from paicli.sanitize import one_line, terminal_safe
+from paicli.common.sanitize import one_line, terminal_safe
 from paicli.ui.changes_view import diff_view
 from paicli.ui.slash import CommandContext, Outcome
 

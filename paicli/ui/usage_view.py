@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from paicli.app.figures import arrows
+from paicli.common.sanitize import one_line
+from paicli.common.values import ModelTokens, Usage
 from paicli.llm.price import Price, cost_of
-from paicli.sanitize import one_line
-from paicli.values import ModelTokens, Usage
 
 ESTIMATED = " (~ estimated: the server reported no usage)"
 PLAN_LABEL = 48  # characters of a plan's goal shown as its label

@@ -67,7 +67,7 @@ async def test_short_conversations_are_left_alone(fake: FakeLLM) -> None:
 
 async def test_a_long_react_loop_compresses_before_it_overflows(fake: FakeLLM, tmp_path: Path) -> None:
     from paicli.agent.react import ReactLoop
-    from paicli.events import ListSink
+    from paicli.common.events import ListSink
     from paicli.tools.base import ToolContext
     from paicli.tools.toolbox import ToolBox
 

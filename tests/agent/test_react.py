@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from paicli.agent.react import BUDGET_SPENT_PROMPT, ReactLoop
-from paicli.errors import AgentError
-from paicli.events import ListSink
+from paicli.common.errors import AgentError
+from paicli.common.events import ListSink
 from paicli.llm.client import LLMClient
 from paicli.tools.base import ToolContext
 from paicli.tools.toolbox import ToolBox

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from paicli.agent.react import DIGEST_HEADER, EMPTY_AFTER_TOOLS_PROMPT, EMPTY_ANSWER, EMPTY_REPLY_PROMPT, ReactLoop
-from paicli.errors import AgentError
-from paicli.events import ListSink
+from paicli.common.errors import AgentError
+from paicli.common.events import ListSink
 from paicli.llm.client import LLMClient
 from paicli.tools.base import ToolContext
 from paicli.tools.toolbox import ToolBox

@@ -12,8 +12,8 @@ import pytest
 from pydantic import SecretStr
 
 from paicli.app.driver import run_plan, run_turn, until_done
+from paicli.common.events import ListSink
 from paicli.config import Settings
-from paicli.events import ListSink
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime
 from tests.conftest import TEST_KEY

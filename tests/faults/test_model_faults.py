@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paicli.audit import audit_folder, read_entries
+from paicli.policy.audit import audit_folder, read_entries
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is

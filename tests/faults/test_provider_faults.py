@@ -9,11 +9,11 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from paicli.common.events import ListSink, PlanFinished
+from paicli.common.values import Retries, Usage
 from paicli.config import Settings
-from paicli.events import ListSink, PlanFinished
 from paicli.headless import final_report
 from paicli.runtime import build_plan_session, build_runtime
-from paicli.values import Retries, Usage
 from tests.conftest import TEST_KEY, paicli_env, run_paicli
 from tests.fakellm import STORM, FakeLLM, Reply, has_tool_result, has_tools
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from paicli.errors import UnsupportedRequest
-from paicli.events import ListSink, Notice
+from paicli.common.errors import UnsupportedRequest
+from paicli.common.events import ListSink, Notice
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import CapabilityStore, Learned
 from paicli.llm.client import LLMClient

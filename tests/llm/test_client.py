@@ -11,7 +11,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from paicli.errors import ModelProtocolError
+from paicli.common.errors import ModelProtocolError
 from paicli.llm.client import LLMClient
 from tests.fakellm import FakeLLM, Reply
 

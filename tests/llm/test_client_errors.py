@@ -11,8 +11,8 @@ from email.utils import formatdate
 
 import pytest
 
-from paicli.errors import ModelError, ModelHTTPError, ModelProtocolError
-from paicli.events import ListSink, Notice
+from paicli.common.errors import ModelError, ModelHTTPError, ModelProtocolError
+from paicli.common.events import ListSink, Notice
 from paicli.llm.client import LLMClient
 from tests.fakellm import FakeLLM, Reply, any_request
 

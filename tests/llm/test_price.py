@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from paicli.common.values import Usage
 from paicli.llm.price import Price, cost_of
-from paicli.values import Usage
 
 PRICES = {"chat": Price(input=0.27, output=1.10), "reasoner": Price(input=0.55, output=2.19)}
 

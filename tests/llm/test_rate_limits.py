@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from paicli.errors import ModelHTTPError
-from paicli.events import ListSink, Notice
+from paicli.common.errors import ModelHTTPError
+from paicli.common.events import ListSink, Notice
 from paicli.llm.client import LLMClient
 from paicli.llm.endpoint import Endpoint
 from paicli.llm.retry import Backoff

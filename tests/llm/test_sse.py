@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paicli.errors import ModelProtocolError
+from paicli.common.errors import ModelProtocolError
 from paicli.llm.replies import whole_reply
 from paicli.llm.sse import ReplyAssembler, SSEDecoder
 

@@ -7,13 +7,13 @@ from collections.abc import AsyncIterator
 import pytest
 
 from paicli.app.figures import format_tokens
-from paicli.errors import BudgetExceeded
+from paicli.common.errors import BudgetExceeded
+from paicli.common.values import Usage
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.sse import ReplyAssembler
 from paicli.llm.tokens import estimate_prompt, estimate_text
 from paicli.ui.render import usage_line
-from paicli.values import Usage
 from tests.fakellm import FakeLLM, Reply
 from tests.replay import recorded_stream
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from paicli.common.errors import ConfigError
 from paicli.config import load_settings
-from paicli.errors import ConfigError
 from paicli.mcp.config import McpServerConfig, expand, expanded, servers_from_mcp_json
 from paicli.trust import TrustRequest
 

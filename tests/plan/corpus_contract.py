@@ -13,7 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 from paicli.plan.contract import Contract
 from paicli.plan.model import Plan
 from paicli.plan.parse import joined, parse_plan_reply

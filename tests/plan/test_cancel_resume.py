@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from paicli.errors import ConfigError
-from paicli.events import ListSink
+from paicli.common.errors import ConfigError
+from paicli.common.events import ListSink
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.recorder import PlanRecorder
 from paicli.plan.scheduler import Scheduler

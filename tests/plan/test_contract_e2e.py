@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from paicli.audit import audit_folder, read_entries
+from paicli.policy.audit import audit_folder, read_entries
 from tests.conftest import Finished, paicli_env, run_paicli
 from tests.fakellm import Body, FakeLLM, Reply, all_of, has_tool_result, message_text
 from tests.plan_script import PLANNER, REPLANNER, brief, requests_of, script_summary, system_is, task_is

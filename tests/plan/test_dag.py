@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 from paicli.plan import dag
 
 DIAMOND = {"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"]}

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from paicli.common.values import Estimate
 from paicli.config import Settings
 from paicli.llm.price import Price
 from paicli.plan import caps
 from paicli.plan.estimate import CLOSING_TOKENS, DEPENDENCY_TOKENS, RAW_TOKENS, REQUESTS, Estimator
 from paicli.plan.model import Plan, Task, TaskAction, TaskStatus, TaskType
 from paicli.plan.routing import model_for_reviewer, model_for_summarizer, model_for_task
-from paicli.values import Estimate
 
 
 def plan(*tasks: Task) -> Plan:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.events import PlanCreated
+from paicli.common.events import PlanCreated
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
 
 

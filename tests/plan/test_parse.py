@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.parse import parse_plan_reply
 from tests.plan.corpus import THREE, TRUNCATE_ME, Accept, Case, Reject

@@ -17,7 +17,7 @@ from typing import Any
 import json_repair
 import pytest
 
-from paicli.errors import PlanError, ReviewError
+from paicli.common.errors import PlanError, ReviewError
 from paicli.plan import jsonscan
 from paicli.plan.offload import off_loop
 from paicli.plan.parse import MAX_ID_CHARS, MAX_REPLY_CHARS, parse_plan_reply
@@ -151,7 +151,7 @@ PATHOLOGICAL = {
 def test_pathological_replies_finish_promptly(name: str) -> None:
     script = textwrap.dedent(
         f"""
-        from paicli.errors import PlanError
+        from paicli.common.errors import PlanError
         from paicli.plan.parse import parse_plan_reply
         ONE = {ONE_TASK!r}
         try:

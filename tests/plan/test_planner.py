@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from paicli.errors import ModelHTTPError, PlanError
-from paicli.events import ListSink, ModelUsage, Notice, PlanCreated
+from paicli.common.errors import ModelHTTPError, PlanError
+from paicli.common.events import ListSink, ModelUsage, Notice, PlanCreated
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.routed import RoutedModel

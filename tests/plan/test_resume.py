@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.errors import ConfigError
-from paicli.events import ListSink
+from paicli.common.errors import ConfigError
+from paicli.common.events import ListSink
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.resume import prepare_resume, rerun
 from paicli.plan.scheduler import Scheduler

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from paicli.errors import AgentError
-from paicli.events import ListSink
+from paicli.common.errors import AgentError
+from paicli.common.events import ListSink
 from paicli.plan.model import Plan, Task, TaskStatus
 from paicli.plan.scheduler import Scheduler
 

@@ -9,8 +9,8 @@ import asyncio
 
 import pytest
 
-from paicli.errors import AgentError
-from paicli.events import ListSink
+from paicli.common.errors import AgentError
+from paicli.common.events import ListSink
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.scheduler import Scheduler
 from paicli.plan.session import PlanSession

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 from paicli.plan import recorder as recorder_module
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.recorder import PlanRecorder

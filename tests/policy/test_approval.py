@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from paicli.audit import AuditLog
 from paicli.policy.approval import ApprovalPolicy, Decision, Mode, PolicyRequest
+from paicli.policy.audit import AuditLog
 from paicli.policy.rules import Rules
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 

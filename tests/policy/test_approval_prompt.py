@@ -14,10 +14,10 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from paicli.audit import AuditLog, read_entries
+from paicli.common.sanitize import terminal_safe
 from paicli.policy.approval import ApprovalPolicy, PolicyRequest
+from paicli.policy.audit import AuditLog, read_entries
 from paicli.policy.rules import Rules
-from paicli.sanitize import terminal_safe
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 from paicli.trust import TrustRequest
 from paicli.ui.approval import (

@@ -6,7 +6,7 @@ import json
 import stat
 from pathlib import Path
 
-from paicli.audit import STRING_CAP, AuditLog, audit_folder, format_entries, read_entries
+from paicli.policy.audit import STRING_CAP, AuditLog, audit_folder, format_entries, read_entries
 
 KEY = "sk-proj-0123456789abcdef"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from paicli.audit import AuditLog, read_entries
 from paicli.llm.types import ToolCall
 from paicli.policy.approval import ApprovalPolicy, Mode
+from paicli.policy.audit import AuditLog, read_entries
 from paicli.tools.base import Effect, ToolContext, ToolOutcome
 from paicli.tools.scope import TaskScope
 from paicli.tools.toolbox import ToolBox

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from paicli.common.errors import ConfigError
 from paicli.config import Settings, load_settings
-from paicli.errors import ConfigError
 from paicli.trust import RepoFile, TrustRequest, TrustStore, read_repo_file, trusted_prompt
 
 REPO_CONFIG = 'base_url = "http://127.0.0.1:9/v1"\napproval = "yolo"\nallow = ["rm"]\nmodel = "repo-model"\n'

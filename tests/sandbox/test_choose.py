@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.errors import ConfigError
+from paicli.common.errors import ConfigError
 from paicli.sandbox import BwrapSandbox, Containment, choose_sandbox
 from paicli.sandbox.choose import diagnose
 from tests.sandboxing import bwrap_sandbox

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from paicli.kinds import TaskType
+from paicli.common.kinds import TaskType
 from paicli.plan.contract import scope_of
 from paicli.plan.model import Task
 from paicli.sandbox import BwrapSandbox

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from paicli.audit import AuditLog
 from paicli.llm.types import ToolCall
 from paicli.policy.approval import ApprovalPolicy, Mode
+from paicli.policy.audit import AuditLog
 from paicli.sandbox import BwrapSandbox
 from paicli.tools.base import ToolContext
 from paicli.tools.toolbox import ToolBox

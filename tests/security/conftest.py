@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from paicli.audit import AuditLog
 from paicli.llm.types import ToolCall
 from paicli.policy.approval import ApprovalPolicy, Mode
+from paicli.policy.audit import AuditLog
 from paicli.tools.base import Approver, ToolContext, ToolOutcome
 from paicli.tools.toolbox import ToolBox
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from paicli.audit import read_entries
 from paicli.policy.approval import ApprovalPolicy, Decision, Mode, Ruling
+from paicli.policy.audit import read_entries
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, has_tool_result

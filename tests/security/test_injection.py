@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paicli.agent.context import system_prompt
-from paicli.audit import audit_folder, read_entries
+from paicli.policy.audit import audit_folder, read_entries
 from paicli.tools.toolbox import data_marker
 from paicli.trust import TrustStore
 from tests.conftest import paicli_env, run_paicli

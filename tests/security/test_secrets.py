@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paicli.audit import audit_folder
 from paicli.llm.types import ToolCall
+from paicli.policy.audit import audit_folder
 from paicli.tools.base import ToolContext
 from paicli.tools.toolbox import ToolBox
 from tests.conftest import TEST_KEY, Finished, paicli_env, run_paicli

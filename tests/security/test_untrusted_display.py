@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from paicli.events import TaskStarted, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.common.events import TaskStarted, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.headless import progress_line
 from paicli.llm.types import ToolCall
 from paicli.tools.base import ToolContext

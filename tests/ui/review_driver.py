@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
 from paicli.plan.model import Plan, Task, TaskType
 from paicli.ui.review import review_plan
 

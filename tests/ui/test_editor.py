@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.errors import PlanError
+from paicli.common.errors import PlanError
+from paicli.common.values import Usage
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.editor import plan_to_text, text_to_plan
-from paicli.values import Usage
 
 
 def plan() -> Plan:

@@ -20,7 +20,7 @@ LOADED_LATER = (
     "json_repair",
     "mcp",
     "paicli.runtime",
-    "paicli.events",
+    "paicli.common.events",
     "paicli.llm.client",
     "paicli.agent.react",
     "paicli.plan.planner",

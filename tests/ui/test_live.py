@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from paicli.app.figures import format_duration, format_tokens
-from paicli.events import (
+from paicli.common.events import (
     AnyEvent,
     CommandOutput,
     ModelUsage,
@@ -28,10 +28,10 @@ from paicli.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from paicli.common.values import Estimate, Retries, Usage
 from paicli.llm.endpoint import Endpoint
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.ui.live import LivePlanView
-from paicli.values import Estimate, Retries, Usage
 
 
 def plan() -> Plan:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from paicli.errors import ModelError
+from paicli.common.errors import ModelError
 from paicli.llm.client import LLMClient
 from paicli.ui.model_command import model_command
 from tests.fakellm import FakeLLM, Reply

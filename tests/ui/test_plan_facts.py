@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from paicli.common.values import Estimate, Usage
 from paicli.plan.model import Task, TaskAction
 from paicli.ui.plan_facts import action_text, estimate_line, estimate_vs_actual, files_text, task_facts, tokens_text
-from paicli.values import Estimate, Usage
 
 
 def task(**fields: object) -> Task:

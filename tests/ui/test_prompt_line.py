@@ -6,9 +6,9 @@ from pathlib import Path
 
 from prompt_toolkit.formatted_text import fragment_list_to_text
 
+from paicli.common.values import Usage
 from paicli.sandbox import SandboxChoice
 from paicli.ui.prompt_line import ContextMeter, ModeSwitch, PendingMode, toolbar_text
-from paicli.values import Usage
 
 OFF = SandboxChoice("off", None)
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from rich.console import Console
 
-from paicli.events import ModelUsage, Notice, ReplyRestarted, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.common.events import ModelUsage, Notice, ReplyRestarted, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.common.values import Usage
 from paicli.tools.toolbox import ToolBox
 from paicli.ui.render import RESTARTED, ChatRenderer, MarkdownBlocks, tool_summary
-from paicli.values import Usage
 
 
 def make_renderer(**kwargs: object) -> tuple[ChatRenderer, io.StringIO]:

@@ -550,10 +550,10 @@ async def test_r_is_offered_only_when_there_is_a_completed_task(pipe: PipeInput,
 
 
 def contract_facts(tmp_path: Path) -> Any:
+    from paicli.common.values import Estimate
     from paicli.plan.contract import Contract
     from paicli.tools.toolbox import builtin_tool
     from paicli.ui.plan_facts import PlanFacts
-    from paicli.values import Estimate
 
     contract = Contract(tmp_path, builtin_tool)
     return PlanFacts(

@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from paicli.events import ReasoningDelta, TextDelta, ToolCallEvent
+from paicli.common.events import ReasoningDelta, TextDelta, ToolCallEvent
 from paicli.ui.render import ChatRenderer
 from paicli.ui.thinking import Thinking, thought_time
 from tests.fakellm import FakeLLM, Reply

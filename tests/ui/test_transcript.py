@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console, RenderableType
 
-from paicli.events import TaskFinished, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.common.events import TaskFinished, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.tools.diff import file_diff
 from paicli.ui.transcript import Transcript
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from paicli.common.values import Usage
 from paicli.llm.price import Price
 from paicli.ui.usage_view import PlanUsage, usage_report
-from paicli.values import Usage
 
 PRICES = {"chat": Price(input=0.27, output=1.10), "reasoner": Price(input=0.55, output=2.19)}
 

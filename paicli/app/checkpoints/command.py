@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from paicli.app.checkpoints.report import entry_line, preview_lines, refusal_lines
 from paicli.app.checkpoints.store import CheckpointStore
 from paicli.app.checkpoints.undo import UndoRefusal, carry_out, finish_interrupted, preview_redo, preview_undo, select
-from paicli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from paicli.common.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
 @dataclass

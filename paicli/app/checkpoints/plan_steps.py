@@ -15,7 +15,7 @@ from concurrent.futures import Future
 
 from paicli.app.checkpoints.recording import Recording
 from paicli.app.checkpoints.service import Checkpoints
-from paicli.events import FileChange
+from paicli.common.events import FileChange
 from paicli.plan.model import Plan, Task, TaskType
 from paicli.plan.scheduler import TaskRunner
 from paicli.tools.base import Effect

@@ -21,7 +21,7 @@ from paicli.app.checkpoints.journal import Change, Entry, Step, Window
 from paicli.app.checkpoints.lock import LockTimeout
 from paicli.app.checkpoints.snapshot import WorkspaceTooLarge
 from paicli.app.checkpoints.store import CheckpointStore
-from paicli.events import FileChange
+from paicli.common.events import FileChange
 
 FAILURES = (GitError, OSError, LockTimeout, UnsafePath, ValueError)
 REUSE_SECONDS = 1.0

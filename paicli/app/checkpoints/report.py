@@ -8,8 +8,8 @@ import time
 from paicli.app.checkpoints.images import shown_path
 from paicli.app.checkpoints.journal import Entry
 from paicli.app.checkpoints.undo import Action, Preview
-from paicli.events import FileChange
-from paicli.sanitize import terminal_safe
+from paicli.common.events import FileChange
+from paicli.common.sanitize import terminal_safe
 
 SHOWN_FILES = 6
 ACTION_WORDS = {"remove": "remove", "create": "recreate", "restore": "restore"}

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from paicli.app.checkpoints.images import EXECUTABLE, Image, UnsafePath, check_relative, parent_folder
-from paicli.atomic_write import link_in_folder, remove_leftovers, write_in_folder
+from paicli.common.atomic_write import link_in_folder, remove_leftovers, write_in_folder
 
 TEMP_SUFFIX = ".paicli-undo"  # its own: only undo clears these (`clean_leftovers`)
 

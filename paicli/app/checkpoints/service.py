@@ -30,8 +30,8 @@ from paicli.app.checkpoints.undo import (
     select,
     select_shown,
 )
+from paicli.common.events import EventSink, FileChange, Notice
 from paicli.config import Settings
-from paicli.events import EventSink, FileChange, Notice
 from paicli.runtime import Runtime
 from paicli.tools.base import Effect, Tool, ToolContext
 from paicli.tools.git_env import program_outside

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.checkpoints.store import CheckpointStore, store_folder
-from paicli.events import AnyEvent, Notice
+from paicli.common.events import AnyEvent, Notice
 from tests.app.checkpoints.conftest import GIT
 
 

@@ -4,7 +4,7 @@ The first ten are the contract other programs read (README, "Headless"); the res
 uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `command_output` and
 `reply_restarted`, too chatty for a JSON stream.
 
-Statuses and types are the enums of `paicli.kinds` (written as their names). `AnyEvent` is the union of
+Statuses and types are the enums of `paicli.common.kinds` (written as their names). `AnyEvent` is the union of
 every event, discriminated by its `event` field: `parse_event` reads a JSON line back into its class, so
 consumers switch on types, never on dictionaries. A sink takes `AnyEvent`; one that renders events
 dispatches with `match event:`, a case for each event type (those it ignores grouped in one case), ending in
@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter, field_validator, model_serializer
 
-from paicli.kinds import FINAL_PLAN_STATUSES, FINISHED_TASK_STATUSES, PlanStatus, TaskStatus, TaskType
-from paicli.values import Estimate, Retries, Usage
+from paicli.common.kinds import FINAL_PLAN_STATUSES, FINISHED_TASK_STATUSES, PlanStatus, TaskStatus, TaskType
+from paicli.common.values import Estimate, Retries, Usage
 
 
 class Event(BaseModel):

@@ -31,7 +31,7 @@ class ConfigError(PaicliError):
 
 class ModelError(PaicliError):
     retryable: bool = False
-    # the retries made before the request gave up, by kind (the fields of paicli.values.Retries)
+    # the retries made before the request gave up, by kind (the fields of paicli.common.values.Retries)
     retries: dict[str, float] | None = None
 
 

@@ -1,6 +1,6 @@
 """The values the layers share: tokens used, model requests retried, what a run is expected to cost.
 
-The client counts them (paicli.llm), events carry them (paicli.events), the plan and the front ends sum and
+The client counts them (paicli.llm), events carry them (paicli.common.events), the plan and the front ends sum and
 show them. The bottom layer: imports only the standard library and pydantic.
 """
 

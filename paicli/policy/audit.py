@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from paicli.atomic_write import write_all
+from paicli.common.atomic_write import write_all
 from paicli.tools.output import mask_secrets
 
 STRING_CAP = 2000  # characters kept of one string argument
