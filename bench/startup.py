@@ -85,8 +85,10 @@ def drain(child: pexpect.spawn) -> None:
             return
 
 
-def _timed_repl(env: dict[str, str], workspace: Path, echoes: list[float] | None = None) -> tuple[float, float]:
-    """Seconds to the first prompt. With `echoes`, then types KEYS keys one at a time, each after the
+def _timed_repl(
+    env: dict[str, str], workspace: Path, echoes: list[float] | None = None, keys: int = KEYS
+) -> tuple[float, float]:
+    """Seconds to the first prompt. With `echoes`, then types `keys` keys one at a time, each after the
     last has shown, and appends how long each took to show (while MCP servers start)."""
     cpu, start = _children_cpu(), time.perf_counter()
     child = pexpect.spawn(
@@ -104,7 +106,7 @@ def _timed_repl(env: dict[str, str], workspace: Path, echoes: list[float] | None
         child.expect_exact(PROMPT)
         seconds = time.perf_counter() - start
         if echoes is not None:
-            for index in range(KEYS):
+            for index in range(keys):
                 key = "qzjvwxy"[index % 7]  # letters the toolbar (model, tokens, MCP status) never shows
                 drain(child)
                 sent = time.perf_counter()
@@ -121,7 +123,7 @@ def _timed_repl(env: dict[str, str], workspace: Path, echoes: list[float] | None
 
 
 def run(quick: bool = False) -> Result:
-    rounds = 1 if quick else 10
+    rounds, keys = (1, 3) if quick else (10, KEYS)
     with FakeLLM() as fake, tempfile.TemporaryDirectory() as folder:
         home, workspace = Path(folder) / "home", Path(folder) / "workspace"
         home.mkdir()
@@ -147,10 +149,10 @@ def run(quick: bool = False) -> Result:
             "python -c pass": lambda: _timed_process([sys.executable, "-c", "pass"], env),
             "paicli --version": lambda: _timed_process(version_command(), env),
             "libraries of the prompt": lambda: _timed_process([sys.executable, "-c", FLOOR], env),
-            "REPL to first prompt": lambda: _timed_repl(env, workspace, plain_echoes),
-            "REPL to first prompt, 2 MCP servers": lambda: _timed_repl(mcp_env, workspace, mcp_echoes),
+            "REPL to first prompt": lambda: _timed_repl(env, workspace, plain_echoes, keys),
+            "REPL to first prompt, 2 MCP servers": lambda: _timed_repl(mcp_env, workspace, mcp_echoes, keys),
         }
-        for probe in probes.values():
+        for probe in probes.values() if not quick else ():
             probe()  # warm the file cache once
         plain_echoes.clear()
         mcp_echoes.clear()

@@ -8,6 +8,7 @@ import shutil
 import ssl
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,21 @@ from typing import Any
 import pytest
 
 from tests.fakellm import FakeLLM
+
+
+def _share_a_bytecode_cache() -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set (CI sets it, to keep the checkout clean), every paicli the tests
+    start and every xdist worker compiled some 300 modules from source again: minutes of the suite. They
+    share one bytecode cache outside the tree instead. Runs at import, before the workers start."""
+    if not os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        return
+    default = Path(tempfile.gettempdir()) / f"paicli-tests-pycache-{os.getuid()}"
+    prefix = os.environ.setdefault("PYTHONPYCACHEPREFIX", str(default))
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+
+
+_share_a_bytecode_cache()
 
 TEST_KEY = "sk-test-4f9a2b7c1d"
 
