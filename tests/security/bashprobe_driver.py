@@ -1,0 +1,237 @@
+"""The driver of tests/security/bashprobe.py, run by the real Python inside the sandbox as its PID 1.
+
+Standard library only: it runs with `python -S` from a bound copy of the interpreter, no site packages.
+It reads one JSON object per line on stdin (`{"command": ...}`), runs the command with the real bash
+(`/.probe/bash -c COMMAND`, its own session, stdin from /dev/null, in a fresh copy of the workspace),
+waits for every process the command left behind (orphans come back to PID 1) up to a time limit, kills
+what remains, and answers one JSON line on stdout: the programs the stand-ins logged, what changed in the
+writable folders, what bash printed on stderr, its status.
+
+A case starts from the pristine copy: the writable folders are restored whenever the previous case changed
+them (a snapshot of every path, its type, mode, size and modification time says so). Files opened for
+writing are seen by inotify even when nothing in them changed (`>> f` with no output is a write too).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import stat
+import struct
+import sys
+from typing import Any
+
+LOG = "/.probe/log/calls"
+STDERR = "/.probe/log/stderr"
+BASH = "/.probe/bash"
+IN_CLOSE_WRITE = 0x00000008
+STDERR_KEPT = 2000
+
+Snapshot = dict[str, tuple[object, ...]]
+
+
+class Timeout(Exception):
+    pass
+
+
+def main() -> int:
+    config: dict[str, Any] = json.loads(sys.argv[1])
+    driver = Driver(config)
+    out = sys.stdout
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        answer = driver.case(request["command"], float(request.get("timeout", config["timeout"])))
+        out.write(json.dumps(answer, ensure_ascii=True) + "\n")
+        out.flush()
+    return 0
+
+
+class Driver:
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.pristine: str = config["pristine"]  # read-only: what every case starts from
+        self.template: str = config["template"]  # where the copy goes (the classifier's path for it)
+        self.roots: list[str] = config["roots"]  # every writable folder (the template under one of them)
+        self.workspace: str = config["workspace"]
+        self.env: dict[str, str] = config["env"]
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._add_watch = libc.inotify_add_watch
+        self._add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        self.inotify = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.inotify < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        self.watched: dict[int, str] = {}
+        signal.signal(signal.SIGALRM, _alarm)
+        self.reset()
+        self.baseline = self.snapshot()
+
+    # ---- one case ----
+
+    def case(self, command: str, timeout: float) -> dict[str, Any]:
+        _truncate(LOG)
+        _truncate(STDERR)
+        self._drain()
+        status, timed_out = self.run(command, timeout)
+        opened = self._drain()
+        after = self.snapshot()
+        writes = _diff(self.baseline, after)
+        seen = {path for _, path in writes}
+        writes += [("opened for writing", p) for p in sorted(opened) if p not in seen and p in after]
+        if any(kind != "opened for writing" for kind, _ in writes):
+            self.reset()
+        with open(LOG, "rb") as handle:
+            calls = _calls(handle.read())
+        with open(STDERR, "rb") as handle:
+            stderr = handle.read(STDERR_KEPT).decode("utf-8", "replace")
+        return {"calls": calls, "writes": [f"{kind} {self._shown(path)}" for kind, path in writes],
+                "status": status, "timed_out": timed_out, "stderr": stderr}  # fmt: skip
+
+    def run(self, command: str, timeout: float) -> tuple[int | None, bool]:
+        """Runs the command and waits for every process it started; (its exit status, timed out?)."""
+        os.chdir(self.workspace)
+        actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, STDERR, os.O_WRONLY | os.O_APPEND, 0)]  # fmt: skip
+        pid = os.posix_spawn(BASH, [BASH, "-c", command], self.env, file_actions=actions, setsid=True)
+        os.chdir("/")
+        status: int | None = None
+        timed_out = False
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            while True:  # the command, then the orphans it left (PID 1 inherits them): until none is left
+                done, code = os.wait()
+                if done == pid:
+                    status = os.waitstatus_to_exitcode(code)
+        except ChildProcessError:
+            pass
+        except Timeout:
+            timed_out = True
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if timed_out:
+            os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the sandbox
+            try:
+                while True:
+                    done, code = os.wait()
+                    if done == pid:
+                        status = os.waitstatus_to_exitcode(code)
+            except ChildProcessError:
+                pass
+        return status, timed_out
+
+    # ---- the writable folders ----
+
+    def reset(self) -> None:
+        """Every writable folder emptied, the pristine template copied back, inotify watching its folders."""
+        for root in self.roots:
+            for name in os.listdir(root):
+                _remove(os.path.join(root, name))
+        os.makedirs(self.template, exist_ok=True)
+        for name in os.listdir(self.pristine):
+            shutil.copytree(os.path.join(self.pristine, name), os.path.join(self.template, name), symlinks=True)
+        self.watched.clear()
+        for root in self.roots:
+            for folder, _, _ in os.walk(root):
+                wd = self._add_watch(self.inotify, os.fsencode(folder), IN_CLOSE_WRITE)
+                if wd >= 0:
+                    self.watched[wd] = folder
+
+    def snapshot(self) -> Snapshot:
+        """Each path under the writable folders: type, mode, size, modification time (a folder's own times
+        left out: bash's here-document files come and go in /tmp)."""
+        state: Snapshot = {}
+        for root in self.roots:
+            for folder, dirs, files in os.walk(root):
+                for name in dirs + files:
+                    path = os.path.join(folder, name)
+                    info = os.lstat(path)
+                    if stat.S_ISDIR(info.st_mode):
+                        state[path] = ("dir", info.st_mode)
+                    elif stat.S_ISLNK(info.st_mode):
+                        state[path] = ("link", info.st_mode, os.readlink(path))
+                    else:
+                        state[path] = ("file", info.st_mode, info.st_size, info.st_mtime_ns)
+        return state
+
+    def _drain(self) -> set[str]:
+        """The paths closed after being opened for writing since the last call."""
+        paths: set[str] = set()
+        while True:
+            try:
+                data = os.read(self.inotify, 65536)
+            except BlockingIOError:
+                return paths
+            offset = 0
+            while offset < len(data):
+                wd, _, _, length = struct.unpack_from("iIII", data, offset)
+                name = data[offset + 16 : offset + 16 + length].split(b"\0", 1)[0]
+                offset += 16 + length
+                if wd in self.watched and name:
+                    paths.add(os.path.join(self.watched[wd], os.fsdecode(name)))
+
+    def _shown(self, path: str) -> str:
+        """`ws/PWN`, `outside/x` for the template's folders; other paths as they are (`/tmp/x`)."""
+        if path.startswith(self.template + "/"):
+            return path[len(self.template) + 1 :]
+        return path
+
+
+def _diff(before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
+    changes = []
+    for path in sorted(before.keys() | after.keys()):
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        if old is None:
+            changes.append(("created", path))
+        elif new is None:
+            changes.append(("removed", path))
+        elif old[0] == new[0] and old[1] != new[1] and old[2:] == new[2:]:
+            changes.append(("chmod", path))
+        else:
+            changes.append(("changed", path))
+    return changes
+
+
+def _calls(log: bytes) -> list[dict[str, Any]]:
+    """The records the stand-ins and the not-found handler wrote: kind, cwd, name, count, arguments, each
+    ended by NUL."""
+    fields = [os.fsdecode(field) for field in log.split(b"\0")]
+    calls = []
+    index = 0
+    while index + 4 <= len(fields) - 1:
+        kind, cwd, name, count = fields[index : index + 4]
+        if kind not in ("S", "N") or not count.isdigit():
+            calls.append({"found": True, "cwd": "", "name": "(garbled log)", "argv": fields[index:]})
+            break
+        argv = fields[index + 4 : index + 4 + int(count)]
+        calls.append({"found": kind == "S", "cwd": cwd, "name": name, "argv": argv})
+        index += 4 + int(count)
+    return calls
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        for folder, dirs, _ in os.walk(path):
+            for name in dirs:
+                os.chmod(os.path.join(folder, name), 0o700, follow_symlinks=False)
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def _truncate(path: str) -> None:
+    with open(path, "wb"):
+        pass
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise Timeout
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
