@@ -1,0 +1,216 @@
+"""Hypothesis strategies for bash words: every quote form, every parameter expansion form with its
+operands, substitutions, arithmetic. tests/security/bashgrammar.py builds command lines from them.
+
+A word is text as it appears on a command line. Words nest through command lines (`$(…)`, backticks,
+`<(…)`), so the strategies take a `depth`: at 0 a word holds no substitution, no parameter expansion and
+no arithmetic, and each level of nesting spends one. The payloads (`touch PWN`, the marker programs
+`pwnmark1`...) sit inside quotes, operands and here-documents, where bash may or may not run them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+from hypothesis import strategies as st
+
+T = TypeVar("T")
+Strategy = st.SearchStrategy[str]
+
+# Plain word text: file names (hostile ones from the template among them), globs, options, braces, tildes.
+LITERALS = ("x", "canary.txt", "PWN", "payload", "arith", "empty", "src", "src/a.py", "-n", "-rf", "-exec", "--",
+            "*", "?*", "-*", "[-a]*", "src/*", "./*", "*.txt", "a=b", "~", "~/h", "{a,b}", "{1..2}", "a{,b}", "1",
+            "0", "-1", "@", "%", ":", "{}", "a#b", "#", "../outside/canary.txt", "/dev/null", "/tmp/t", "pwnmark2",
+            "touch", "a[1]", "x]", "-o", "--output=PWN", "+", "!", "a,b", "-v", "-la", "/")  # fmt: skip
+# What single quotes hold: text bash never expands there, but a careless reader might.
+SINGLE = ("x", "$(touch PWN)", "`touch PWN`", "a b", '"', "\\", "\n", "#", "${x:-$(pwnmark1)}", "pwnmark3",
+          ";touch PWN", "*", "", "$((a[$(touch PWN)]))", "a[$(touch PWN)]", "<<E", ")", "}")  # fmt: skip
+# Text inside double quotes (no expansion of its own).
+DOUBLE_TEXT = ("x", "a b", "'", '\\"', "\\$", "\\`", "\\\\", "#", "*", "\n", "$", "\\\n", "'$(", ")'", "}", "{",
+               "~", "-", "!")  # fmt: skip
+# `$'…'` text: escapes that spell program names, quotes, newlines.
+ANSI_C = ("x", "\\x74ouch PWN", "\\n", "\\'", "a b", "$(touch PWN)", "\\u0074ouch", "\\164ouch", "\\\\", "\\e",
+          "\\cA", '"')  # fmt: skip
+ESCAPED = (" ", "$", "`", "'", '"', "\\", "*", ";", "|", "&", "(", ")", "<", ">", "#", "\n", "t", "{", "}", "~", "!")
+# Variables: plain, array, numeric, unset, positional and special parameters.
+NAMES = ("x", "y", "i", "a", "u", "1", "@", "*", "#", "?", "-", "_", "IFS", "PWD")
+ARRAY_SUBSCRIPTS = ("1", "@", "*", "$i", "i", "-1", "x")
+# Each parameter expansion form: <n> a name, <w> and <v> operands (words), <a> arithmetic, <s> a subscript,
+# <c> a command.
+PARAMETER_FORMS = ("${<n>}", "${<n>:-<w>}", "${<n>-<w>}", "${<n>:=<w>}", "${<n>=<w>}", "${<n>:+<w>}", "${<n>+<w>}",
+                   "${<n>:?<w>}", "${<n>?<w>}", "${#<n>}", "${<n>#<w>}", "${<n>##<w>}", "${<n>%<w>}", "${<n>%%<w>}",
+                   "${<n>/<w>/<v>}", "${<n>//<w>/<v>}", "${<n>/#<w>/<v>}", "${<n>/%<w>/<v>}", "${<n>/<w>}",
+                   "${<n>^}", "${<n>^^}", "${<n>,}", "${<n>,,}", "${<n>^<w>}", "${<n>:1:2}", "${<n>: -1}",
+                   "${<n>:<a>}", "${<n>:<a>:<a>}", "${!<n>}", "${!<n>*}", "${!<n>@}", "${<n>@Q}", "${<n>@P}",
+                   "${<n>@E}", "${<n>@A}", "${<n>@K}", "${<n>@U}", "$<n>")  # fmt: skip
+ARRAY_FORMS = ("${a[<s>]}", "${a[@]}", "${a[*]}", "${a[<a>]}", "${#a[@]}", "${!a[@]}", "${a[@]:1}", "${a[@]/<w>/<v>}",
+               "${a[<s>]:-<w>}", "${a[$(<c>)]}", "${a['$(<c>)']}", "${a[\"$(<c>)\"]}")  # fmt: skip
+SPECIAL = ("$x", "$1", "$@", "$*", "$#", "$?", "$$", "$!", "$-", "$_", "$0", '"$@"', "$a", "$i", "$u")
+ARITHMETIC_CONSTANTS = ("0", "1", "2", "'1'", '"1"', "-1", "16#ff", "0x1f", "' 1 '", "1 ", "'2'")
+ARITHMETIC_NAMES = ("x", "i", "a[1]", "a[i]", "$x", "${x}", "i++", "++i", "x=2", "a[$i]", "u", "a[x]", "x+=1", "$i")
+# Every word part without an expansion of its own, drawn at once: plain text, single quotes, `$'…'`,
+# escapes, empty quotes, double quotes around plain text, special parameters.
+LEAVES = (
+    LITERALS + LITERALS
+    + tuple("'" + text + "'" for text in SINGLE)
+    + tuple("$'" + text + "'" for text in ANSI_C)
+    + tuple("\\" + c for c in ESCAPED)
+    + ("''", '""', "$''", '$""')
+    + tuple('"' + text + '"' for text in DOUBLE_TEXT + SPECIAL)
+    + SPECIAL
+)  # fmt: skip
+_HOLE = re.compile("<[nwvacs]>")
+ARITHMETIC_OPERATORS = (" + ", " * ", " - ", " == ", " < ", " && ", " || ", ", ", " = ", " += ", " ** ", "/")
+
+
+def weighted(*choices: tuple[int, st.SearchStrategy[T]]) -> st.SearchStrategy[T]:
+    """One of the strategies, each drawn in proportion to its weight. (`st.one_of` is uniform over its
+    distinct branches, and flattens nested ones: repeating a branch there weighs nothing.)"""
+    return st.sampled_from([s for weight, s in choices for _ in range(weight)]).flatmap(_itself)
+
+
+def _itself(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
+    return strategy
+
+
+def quoted(text: str) -> str:
+    """`text` in single quotes, as shlex would write it."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def in_backticks(script: str) -> str:
+    """`script` inside backticks, its own backslashes and backticks escaped (how backticks nest)."""
+    return "`" + script.replace("\\", "\\\\").replace("`", "\\`").replace("$", "\\$") + "`"
+
+
+class Words:
+    """The word strategies. `script(depth)` is the command line strategy (bashgrammar.Grammar's), used for
+    substitutions; `command(depth)` gives the text of one simple command (the `C` of ARRAY_FORMS)."""
+
+    script: Callable[[int], Strategy]
+    command_text: Callable[[int], Strategy]
+
+    @functools.cache  # noqa: B019 - one grammar per process; strategies are built once per depth
+    def word(self, depth: int) -> Strategy:
+        """An unquoted word: mostly plain (a file name, an option, a glob, quoted text), else one with
+        expansions, substitutions or several parts."""
+        leaf = st.sampled_from(LEAVES)
+        if depth == 0:
+            return weighted((3, leaf), (1, st.tuples(leaf, leaf).map("".join)))
+        fancy = st.one_of(self.double(depth), self.locale(depth), self.expansion(depth), self.substitution(depth),
+                          self.process(depth), st.tuples(self.part(depth), self.part(depth)).map("".join))  # fmt: skip
+        return weighted((4, leaf), (1, fancy))
+
+    @functools.cache  # noqa: B019
+    def part(self, depth: int) -> Strategy:
+        leaf = st.sampled_from(LEAVES)
+        if depth == 0:
+            return leaf
+        fancy = st.one_of(self.double(depth), self.locale(depth), self.expansion(depth), self.substitution(depth),
+                          self.process(depth))  # fmt: skip
+        return weighted((3, leaf), (1, fancy))
+
+    @functools.cache  # noqa: B019
+    def operand(self, depth: int) -> Strategy:
+        """The word inside `${x:-W}`: any word, spaces and a closing brace in quotes or escaped allowed."""
+        piece = st.one_of(self.word(depth), st.sampled_from(("", " ", "\\}", "'}'", '"}"', "}", "/", "\\/", "a b")))
+        return st.one_of(piece, st.tuples(piece, piece).map("".join))
+
+    @functools.cache  # noqa: B019
+    def double(self, depth: int) -> Strategy:
+        return self.double_inner(depth).map(lambda text: '"' + text + '"')
+
+    def locale(self, depth: int) -> Strategy:
+        return self.double_inner(depth).map(lambda text: '$"' + text + '"')
+
+    @functools.cache  # noqa: B019
+    def double_inner(self, depth: int) -> Strategy:
+        """What double quotes (and an unquoted here-document) hold: text and every expansion."""
+        text = st.sampled_from(DOUBLE_TEXT + DOUBLE_TEXT + SPECIAL)
+        if depth == 0:
+            return st.one_of(text, st.tuples(text, text).map("".join))
+        inner = weighted((2, text), (1, st.one_of(self.expansion(depth), self.substitution(depth))))
+        return st.one_of(inner, st.tuples(inner, inner).map("".join), st.tuples(text, inner, text).map("".join))
+
+    # ---- expansions ----
+
+    @functools.cache  # noqa: B019
+    def expansion(self, depth: int) -> Strategy:
+        return st.one_of(self.parameter(depth), st.sampled_from(SPECIAL), self.arithmetic_expansion(depth))
+
+    @functools.cache  # noqa: B019
+    def parameter(self, depth: int) -> Strategy:
+        """Every `${…}` form over every kind of name, its operands words of one level less (only the holes a
+        form has are drawn)."""
+        operand = self.operand(depth - 1)
+        holes = {"<w>": operand, "<v>": operand, "<a>": self.arithmetic(depth - 1), "<c>": self.command_text(depth - 1),
+                 "<s>": st.sampled_from(ARRAY_SUBSCRIPTS), "<n>": st.sampled_from(NAMES)}  # fmt: skip
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for form in PARAMETER_FORMS + ARRAY_FORMS:
+            groups.setdefault(tuple(dict.fromkeys(_HOLE.findall(form))), []).append(form)
+        return st.one_of(*(
+            st.tuples(st.sampled_from(forms), *(holes[hole] for hole in names)).map(
+                lambda t, names=names: _fill(t[0], dict(zip(names, t[1:], strict=True)))
+            )
+            for names, forms in groups.items()
+        ))  # fmt: skip
+
+    @functools.cache  # noqa: B019
+    def substitution(self, depth: int) -> Strategy:
+        """`$(…)` and backticks, plain and nested (a backtick inside backticks escaped, or not)."""
+        script = self.script(depth - 1)
+        return st.one_of(
+            script.map(lambda s: f"$({s})"),
+            script.map(lambda s: f"$( {s} )"),
+            script.map(in_backticks),
+            script.map(lambda s: f"`{s}`"),
+        )
+
+    @functools.cache  # noqa: B019
+    def process(self, depth: int) -> Strategy:
+        script = self.script(depth - 1)
+        return st.one_of(script.map(lambda s: f"<({s})"), script.map(lambda s: f">({s})"))
+
+    # ---- arithmetic ----
+
+    @functools.cache  # noqa: B019
+    def arithmetic_expansion(self, depth: int) -> Strategy:
+        arithmetic = self.arithmetic(depth - 1)
+        return st.one_of(arithmetic.map(lambda a: f"$(({a}))"), arithmetic.map(lambda a: f"$[{a}]"))
+
+    @functools.cache  # noqa: B019
+    def arithmetic(self, depth: int) -> Strategy:
+        """An arithmetic expression: numbers, variables (whose values bash evaluates again), subscripts,
+        quotes, substitutions, operators, assignments, the ternary."""
+        atom = self.arithmetic_atom(depth)
+        return st.one_of(
+            atom,
+            st.tuples(atom, st.sampled_from(ARITHMETIC_OPERATORS), atom).map("".join),
+            st.tuples(atom, atom, atom).map(lambda t: f"{t[0]} ? {t[1]} : {t[2]}"),
+            atom.map(lambda a: f"({a})"),
+            atom.map(lambda a: f"!{a}"),
+        )
+
+    @functools.cache  # noqa: B019
+    def arithmetic_atom(self, depth: int) -> Strategy:
+        constant = st.sampled_from(ARITHMETIC_CONSTANTS)
+        atoms = weighted((3, constant), (1, st.sampled_from(ARITHMETIC_NAMES)))
+        if depth <= 0:
+            return atoms
+        script = self.script(depth - 1)
+        return weighted((4, atoms), (1, st.one_of(
+            script.map(lambda s: f"$({s})"),
+            script.map(lambda s: f"'$({s})'"),
+            script.map(lambda s: f'"$({s})"'),
+            script.map(lambda s: f"a[$({s})]"),
+            script.map(lambda s: f"a['$({s})']"),
+            script.map(in_backticks),
+            self.parameter(depth),
+        )))  # fmt: skip
+
+
+def _fill(form: str, values: dict[str, str]) -> str:
+    """A parameter form with its holes filled (in one pass: a filling may hold any text)."""
+    return _HOLE.sub(lambda match: values[match.group()], form)
