@@ -27,10 +27,10 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tests.security.shellgen import HOSTILE_NAMES
 
@@ -49,10 +49,6 @@ _NOT_FOUND = """command_not_found_handle() {
 # What some template files hold: the code `source payload` runs (see SOURCED_PROGRAMS).
 PAYLOAD = "touch PWN\n"
 SOURCED_PROGRAMS = frozenset({"touch"})
-
-
-def _nothing() -> None:
-    pass
 
 
 class ProbeError(Exception):
@@ -133,6 +129,7 @@ class BashProbe:
         self._names = set(names)
         self._process: subprocess.Popen[bytes] | None = None
         self._buffer = b""
+        self._pending: list[tuple[list[str], float]] = []
         self.launches = 0
 
     def __enter__(self) -> BashProbe:
@@ -146,10 +143,13 @@ class BashProbe:
     def run(self, command: str, *, timeout: float | None = None) -> Run:
         return self.run_many([command], timeout=timeout)[0]
 
-    def run_many(self, commands: list[str], *, timeout: float | None = None, meanwhile: Callable[[], object] = _nothing
-                 ) -> list[Run]:  # fmt: skip
-        """Runs the commands one after another in the sandbox; `meanwhile` runs here while they do (the
-        classifier, on a second core)."""
+    def run_many(self, commands: list[str], *, timeout: float | None = None) -> list[Run]:
+        self.submit(commands, timeout=timeout)
+        return self.collect()
+
+    def submit(self, commands: list[str], *, timeout: float | None = None) -> None:
+        """Hands the commands to the sandbox, which runs them one after another while the caller does
+        something else (classifies them, draws the next ones); `collect` returns what they did."""
         limit = self.timeout if timeout is None else timeout
         process = self._started()
         assert process.stdin is not None
@@ -157,19 +157,30 @@ class BashProbe:
             for command in commands:
                 process.stdin.write(json.dumps({"command": command, "timeout": limit}).encode() + b"\n")
             process.stdin.flush()
-            meanwhile()
+        except OSError as error:
+            self._failed(error)
+        self._pending.append((commands, limit))
+
+    def collect(self) -> list[Run]:
+        """The runs of the commands submitted first and not collected yet."""
+        commands, limit = self._pending.pop(0)
+        try:
             answers = [json.loads(self._line(limit + 20)) for _ in commands]
         except (OSError, ValueError) as error:
-            problem = self._stderr()
-            self.close()
-            raise ProbeError(f"the probe's driver stopped answering ({error}): {problem}") from error
+            self._failed(error)
         return [self._run(command, answer) for command, answer in zip(commands, answers, strict=True)]
+
+    def _failed(self, error: Exception) -> NoReturn:
+        problem = self._stderr()
+        self.close()
+        raise ProbeError(f"the probe's driver stopped answering ({error}): {problem}") from error
 
     def _run(self, command: str, answer: dict[str, Any]) -> Run:
         started = tuple(self._started_program(call) for call in answer["calls"])
         return Run(command, started, tuple(answer["writes"]), answer["status"], answer["timed_out"], answer["stderr"])
 
     def close(self) -> None:
+        self._pending.clear()
         process, self._process = self._process, None
         if process is None:
             return

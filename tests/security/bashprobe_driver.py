@@ -8,8 +8,9 @@ what remains, and answers one JSON line on stdout: the programs the stand-ins lo
 writable folders, what bash printed on stderr, its status.
 
 A case starts from the pristine copy: the writable folders are restored whenever the previous case changed
-them (a snapshot of every path, its type, mode, size and modification time says so). Files opened for
-writing are seen by inotify even when nothing in them changed (`>> f` with no output is a write too).
+them (a snapshot of every path, its type, mode, size and modification time says so). inotify watches every
+writable folder: a case with no event needs no snapshot, and a file opened for writing is seen even when
+nothing in it changed (`>> f` with no output is a write too).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from typing import Any
 LOG = "/.probe/log/calls"
 STDERR = "/.probe/log/stderr"
 BASH = "/.probe/bash"
-IN_CLOSE_WRITE = 0x00000008
-STDERR_KEPT = 2000
+IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x00000002, 0x00000004, 0x00000008
+IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x00000040, 0x00000080, 0x00000100, 0x00000200
+WATCHED = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
+STDERR_KEPT = 600
 
 Snapshot = dict[str, tuple[object, ...]]
 
@@ -45,7 +48,11 @@ def main() -> int:
         if not line.strip():
             continue
         request = json.loads(line)
-        answer = driver.case(request["command"], float(request.get("timeout", config["timeout"])))
+        try:
+            answer = driver.case(request["command"], float(request.get("timeout", config["timeout"])))
+        except OSError as error:  # the case could not start (a command line longer than the kernel takes)
+            driver.reset()
+            answer = {"calls": [], "writes": [], "status": None, "timed_out": False, "stderr": f"probe: {error}"}
         out.write(json.dumps(answer, ensure_ascii=True) + "\n")
         out.flush()
     return 0
@@ -76,13 +83,15 @@ class Driver:
         _truncate(STDERR)
         self._drain()
         status, timed_out = self.run(command, timeout)
-        opened = self._drain()
-        after = self.snapshot()
-        writes = _diff(self.baseline, after)
-        seen = {path for _, path in writes}
-        writes += [("opened for writing", p) for p in sorted(opened) if p not in seen and p in after]
-        if any(kind != "opened for writing" for kind, _ in writes):
-            self.reset()
+        touched, opened = self._drain()
+        writes: list[tuple[str, str]] = []
+        if touched:  # no event, no change: the snapshot is only taken when something happened
+            after = self.snapshot()
+            writes = _diff(self.baseline, after)
+            seen = {path for _, path in writes}
+            writes += [("opened for writing", p) for p in sorted(opened) if p not in seen and p in after]
+            if any(kind != "opened for writing" for kind, _ in writes):
+                self.reset()
         with open(LOG, "rb") as handle:
             calls = _calls(handle.read())
         with open(STDERR, "rb") as handle:
@@ -96,7 +105,8 @@ class Driver:
         actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                    (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
                    (os.POSIX_SPAWN_OPEN, 2, STDERR, os.O_WRONLY | os.O_APPEND, 0)]  # fmt: skip
-        pid = os.posix_spawn(BASH, [BASH, "-c", command], self.env, file_actions=actions, setsid=True)
+        # argv[0] is `bash`, as for paicli's `bash -c`: `$0` names the stand-in, not the real bash
+        pid = os.posix_spawn(BASH, ["bash", "-c", command], self.env, file_actions=actions, setsid=True)
         os.chdir("/")
         status: int | None = None
         timed_out = False
@@ -136,7 +146,7 @@ class Driver:
         self.watched.clear()
         for root in self.roots:
             for folder, _, _ in os.walk(root):
-                wd = self._add_watch(self.inotify, os.fsencode(folder), IN_CLOSE_WRITE)
+                wd = self._add_watch(self.inotify, os.fsencode(folder), WATCHED)
                 if wd >= 0:
                     self.watched[wd] = folder
 
@@ -157,20 +167,23 @@ class Driver:
                         state[path] = ("file", info.st_mode, info.st_size, info.st_mtime_ns)
         return state
 
-    def _drain(self) -> set[str]:
-        """The paths closed after being opened for writing since the last call."""
+    def _drain(self) -> tuple[bool, set[str]]:
+        """Whether anything happened in the writable folders since the last call, and the paths closed
+        after being opened for writing."""
+        touched = False
         paths: set[str] = set()
         while True:
             try:
                 data = os.read(self.inotify, 65536)
             except BlockingIOError:
-                return paths
+                return touched, paths
+            touched = True
             offset = 0
             while offset < len(data):
-                wd, _, _, length = struct.unpack_from("iIII", data, offset)
+                wd, mask, _, length = struct.unpack_from("iIII", data, offset)
                 name = data[offset + 16 : offset + 16 + length].split(b"\0", 1)[0]
                 offset += 16 + length
-                if wd in self.watched and name:
+                if wd in self.watched and name and mask & IN_CLOSE_WRITE:
                     paths.add(os.path.join(self.watched[wd], os.fsdecode(name)))
 
     def _shown(self, path: str) -> str:
