@@ -14,11 +14,14 @@ body ends in `break`, stdin is /dev/null and the stand-ins exit 0.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as with_seed
 from hypothesis import strategies as st
 
-from tests.security.bashwords import Strategy, Words, in_backticks, quoted, weighted
+from tests.security.bashwords import LEAVES, Strategy, Words, in_backticks, quoted, weighted
 
 MARKERS = tuple(f"pwnmark{n}" for n in range(1, 7))
 # Commands SAFE on their own in the template workspace.
@@ -36,6 +39,7 @@ READER_NAMES = ("ls", "cat", "grep", "echo", "printf", "test", "git", "wc", "hea
 RUNNER_NAMES = ("touch", "rm", "bash", "sh", "python3", "mkfs.ext4", "cp", "chmod", "tee", "sed", "/bin/ls",
                 "/usr/bin/touch", "./payload", "f", "g")  # fmt: skip
 FUNCTIONS = ("f", "g")
+NAMES = READER_NAMES + READER_NAMES + RUNNER_NAMES + MARKERS
 ASSIGNED = ("x", "y", "i", "u", "IFS", "PS4", "PATH", "BASH_ENV", "a[1]", "a[i]", "a[$i]", "a[x]", "HOME")
 # Values that make later expansions run code: an arithmetic subscript, a program name, glob characters.
 VALUES = ("'a[$(touch PWN)]'", "pwnmark4", "touch", "1", "'$(touch PWN)'", "'*'", "\"a b\"", "'-exec'", "x",
@@ -121,14 +125,16 @@ class Grammar(Words):
 
     @functools.cache  # noqa: B019
     def simple(self, depth: int) -> st.SearchStrategy[Code]:
-        """[assignments] name [arguments] [redirections], the name from the vocabulary or any word."""
-        vocabulary = st.sampled_from(READER_NAMES + READER_NAMES + RUNNER_NAMES + MARKERS)
+        """[assignments] name [arguments] [redirections], the name from the vocabulary or any word. Mostly
+        a plain one: a name and plain words, drawn as one number (Hypothesis pays per draw)."""
+        vocabulary = st.sampled_from(NAMES)
         name = weighted((6, vocabulary), (1, self.word(depth)))
         prefix = weighted((8, st.just("")), (1, self.assigned(depth).map(lambda a: a + " ")))
         word = self.word(depth).map(lambda w: " " + w)
         words = weighted((1, st.just("")), (2, word), (1, st.tuples(word, word).map("".join)))
-        redirects = weighted((5, st.just(())), (1, self.redirects(depth)))
-        return st.builds(lambda p, n, w, r: _with(Code(p + n + w), r), prefix, name, words, redirects)
+        redirects = weighted((3, st.just(())), (1, self.redirects(depth)))
+        fancy = st.builds(lambda p, n, w, r: _with(Code(p + n + w), r), prefix, name, words, redirects)
+        return weighted((1, _plain(0)), (3, _plain(1)), (2, _plain(2)), (3, fancy))
 
     @functools.cache  # noqa: B019
     def command_text(self, depth: int) -> Strategy:
@@ -169,7 +175,7 @@ class Grammar(Words):
         inner = self.command_text(depth)
         forms = [
             word.map(lambda w: "eval " + w),
-            st.sampled_from(("source payload", ". ./payload", "source empty", ". empty", "source arith")),
+            st.sampled_from(("source payload", ". ./payload", "source empty", ". empty")),
             inner.map(lambda c: "command -p " + c),
             inner.map(lambda c: "command " + c),
             inner.map(lambda c: "exec " + c),
@@ -324,6 +330,21 @@ class Grammar(Words):
                          opening, body)  # fmt: skip
 
 
+def _plain(count: int) -> st.SearchStrategy[Code]:
+    """A name from the vocabulary and `count` plain words, as one number."""
+    combinations = len(NAMES) * len(LEAVES) ** count
+
+    def decoded(number: int) -> Code:
+        number, index = divmod(number, len(NAMES))
+        words = [NAMES[index]]
+        for _ in range(count):
+            number, index = divmod(number, len(LEAVES))
+            words.append(LEAVES[index])
+        return Code(" ".join(words))
+
+    return st.integers(0, combinations - 1).map(decoded)
+
+
 def _with(code: Code, redirects: tuple[Code, ...]) -> Code:
     for redirect in redirects:
         code = Code(code.text + " " + redirect.text, code.docs + redirect.docs)
@@ -337,21 +358,25 @@ def _joined(first: Code, rest: list[tuple[str, Code]], end: str) -> Code:
     return Code(code.text + end, code.docs) if end else code
 
 
-def sample(count: int, seed: int = 0) -> list[str]:
-    """`count` cases drawn with `seed` outside a test (to look at what the grammar makes)."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as with_seed
-
-    drawn: list[str] = []
+def for_each_batch(seed: int, examples: int, size: int, body: Callable[[list[str]], None]) -> None:
+    """Draws `examples` batches of `size` command lines with Hypothesis from `seed` (no example database,
+    no deadline, no shrinking: the generate phase only) and hands each batch to `body`."""
 
     @with_seed(seed)
-    @settings(max_examples=count, database=None, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(Grammar().case())
-    def draw(case: str) -> None:
-        drawn.append(case)
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.lists(Grammar().case(), min_size=size, max_size=size))
+    def batch(commands: list[str]) -> None:
+        body(commands)
 
-    draw()
+    batch()
+
+
+def sample(count: int, seed: int = 0) -> list[str]:
+    """`count` cases drawn with `seed` outside a test (to look at what the grammar makes)."""
+    drawn: list[str] = []
+    for_each_batch(seed, count, 1, drawn.extend)
     return drawn
 
 
-__all__ = ["MARKERS", "Code", "Grammar", "in_backticks", "quoted", "sample"]
+__all__ = ["MARKERS", "Code", "Grammar", "for_each_batch", "in_backticks", "quoted", "sample"]

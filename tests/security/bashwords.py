@@ -61,6 +61,16 @@ LEAVES = (
     + tuple('"' + text + '"' for text in DOUBLE_TEXT + SPECIAL)
     + SPECIAL
 )  # fmt: skip
+# What bash may run where a reader of the line sees data: each changes the workspace or is a marker
+# program; those ending in `echo 1` leave a number behind (for arithmetic).
+PAYLOADS = ("touch PWN", "pwnmark1", "pwnmark2 x", "rm -f canary.txt", "echo x > PWN", "mkdir PWNDIR",
+            "bash -c 'touch PWN'", "cp canary.txt PWN", "pwnmark3; echo 1", "touch PWN; echo 1",
+            "echo 1 >> canary.txt; echo 1")  # fmt: skip
+# P is the payload.
+SUBSTITUTION_FORMS = ("$(P)", "`P`", '"$(P)"', "'$(P)'", '"`P`"', "$( P )", "\\$(P)", '"\\$(P)"')
+ARITHMETIC_SUBSTITUTIONS = ("$(P)", "'$(P)'", '"$(P)"', "a[$(P)]", "a['$(P)']", 'a["$(P)"]', "`P`", "'`P`'",
+                            "x[$(P)]", "${x:-$(P)}")  # fmt: skip
+OPERAND_TEXT = ("", " ", "\\}", "'}'", '"}"', "}", "/", "\\/", "a b", "'a b'", '"a b"')
 _HOLE = re.compile("<[nwvacs]>")
 ARITHMETIC_OPERATORS = (" + ", " * ", " - ", " == ", " < ", " && ", " || ", ", ", " = ", " += ", " ** ", "/")
 
@@ -87,7 +97,9 @@ def in_backticks(script: str) -> str:
 
 class Words:
     """The word strategies. `script(depth)` is the command line strategy (bashgrammar.Grammar's), used for
-    substitutions; `command(depth)` gives the text of one simple command (the `C` of ARRAY_FORMS)."""
+    substitutions; `command_text(depth)` gives the text of one simple command (the `<c>` of ARRAY_FORMS).
+    Where bash may run code (substitution, operand, arithmetic, double quotes, here-documents) a payload
+    (PAYLOADS) is drawn often: the places a reader of the line can miss are the point."""
 
     script: Callable[[int], Strategy]
     command_text: Callable[[int], Strategy]
@@ -98,25 +110,40 @@ class Words:
         expansions, substitutions or several parts."""
         leaf = st.sampled_from(LEAVES)
         if depth == 0:
-            return weighted((3, leaf), (1, st.tuples(leaf, leaf).map("".join)))
-        fancy = st.one_of(self.double(depth), self.locale(depth), self.expansion(depth), self.substitution(depth),
-                          self.process(depth), st.tuples(self.part(depth), self.part(depth)).map("".join))  # fmt: skip
-        return weighted((4, leaf), (1, fancy))
+            return weighted((3, leaf), (1, st.tuples(leaf, leaf).map("".join)), (1, self.payload_substitution()))
+        return weighted((1, leaf), (1, self.fancy(depth)))
+
+    @functools.cache  # noqa: B019
+    def fancy(self, depth: int) -> Strategy:
+        """A word with something for bash to expand in it, or of two parts."""
+        return weighted(
+            (2, self.double(depth)),
+            (1, self.locale(depth)),
+            (3, self.parameter(depth)),
+            (1, self.arithmetic_expansion(depth)),
+            (2, self.substitution(depth)),
+            (1, self.process(depth)),
+            (1, st.sampled_from(SPECIAL)),
+            (1, st.tuples(self.part(depth), self.part(depth)).map("".join)),
+        )
 
     @functools.cache  # noqa: B019
     def part(self, depth: int) -> Strategy:
         leaf = st.sampled_from(LEAVES)
-        if depth == 0:
-            return leaf
-        fancy = st.one_of(self.double(depth), self.locale(depth), self.expansion(depth), self.substitution(depth),
-                          self.process(depth))  # fmt: skip
-        return weighted((3, leaf), (1, fancy))
+        return leaf if depth <= 1 else weighted((3, leaf), (1, self.fancy(depth - 1)))
 
     @functools.cache  # noqa: B019
     def operand(self, depth: int) -> Strategy:
-        """The word inside `${x:-W}`: any word, spaces and a closing brace in quotes or escaped allowed."""
-        piece = st.one_of(self.word(depth), st.sampled_from(("", " ", "\\}", "'}'", '"}"', "}", "/", "\\/", "a b")))
-        return st.one_of(piece, st.tuples(piece, piece).map("".join))
+        """The word inside `${x:-W}`: any word, a payload in a substitution or in quotes, spaces, a closing
+        brace escaped or quoted."""
+        piece = weighted((2, self.word(depth)), (2, self.payload_substitution()), (1, st.sampled_from(OPERAND_TEXT)))
+        return weighted((3, piece), (1, st.tuples(piece, piece).map("".join)))
+
+    @functools.cache  # noqa: B019
+    def payload_substitution(self) -> Strategy:
+        """A payload in a substitution, as is or quoted: `$(touch PWN)`, `"$(…)"`, `'$(…)'`, backticks."""
+        payload = st.sampled_from(PAYLOADS)
+        return st.tuples(st.sampled_from(SUBSTITUTION_FORMS), payload).map(lambda t: t[0].replace("P", t[1]))
 
     @functools.cache  # noqa: B019
     def double(self, depth: int) -> Strategy:
@@ -129,55 +156,57 @@ class Words:
     def double_inner(self, depth: int) -> Strategy:
         """What double quotes (and an unquoted here-document) hold: text and every expansion."""
         text = st.sampled_from(DOUBLE_TEXT + DOUBLE_TEXT + SPECIAL)
-        if depth == 0:
-            return st.one_of(text, st.tuples(text, text).map("".join))
-        inner = weighted((2, text), (1, st.one_of(self.expansion(depth), self.substitution(depth))))
+        expanded = [self.payload_substitution()]
+        if depth > 0:
+            expanded += [self.parameter(depth), self.arithmetic_expansion(depth), self.substitution(depth)]
+        inner = weighted((2, text), (2, st.one_of(*expanded)))
         return st.one_of(inner, st.tuples(inner, inner).map("".join), st.tuples(text, inner, text).map("".join))
 
     # ---- expansions ----
-
-    @functools.cache  # noqa: B019
-    def expansion(self, depth: int) -> Strategy:
-        return st.one_of(self.parameter(depth), st.sampled_from(SPECIAL), self.arithmetic_expansion(depth))
 
     @functools.cache  # noqa: B019
     def parameter(self, depth: int) -> Strategy:
         """Every `${…}` form over every kind of name, its operands words of one level less (only the holes a
         form has are drawn)."""
         operand = self.operand(depth - 1)
-        holes = {"<w>": operand, "<v>": operand, "<a>": self.arithmetic(depth - 1), "<c>": self.command_text(depth - 1),
+        holes = {"<w>": operand, "<v>": operand, "<a>": self.arithmetic(depth - 1), "<c>": self.code(depth - 1),
                  "<s>": st.sampled_from(ARRAY_SUBSCRIPTS), "<n>": st.sampled_from(NAMES)}  # fmt: skip
         groups: dict[tuple[str, ...], list[str]] = {}
         for form in PARAMETER_FORMS + ARRAY_FORMS:
             groups.setdefault(tuple(dict.fromkeys(_HOLE.findall(form))), []).append(form)
-        return st.one_of(*(
-            st.tuples(st.sampled_from(forms), *(holes[hole] for hole in names)).map(
+        return weighted(*(
+            (len(forms), st.tuples(st.sampled_from(forms), *(holes[hole] for hole in names)).map(
                 lambda t, names=names: _fill(t[0], dict(zip(names, t[1:], strict=True)))
-            )
+            ))
             for names, forms in groups.items()
         ))  # fmt: skip
 
     @functools.cache  # noqa: B019
+    def code(self, depth: int) -> Strategy:
+        """What a substitution holds: mostly a payload, else any command line of `depth`."""
+        return weighted((2, st.sampled_from(PAYLOADS)), (1, self.script(depth)))
+
+    @functools.cache  # noqa: B019
     def substitution(self, depth: int) -> Strategy:
         """`$(…)` and backticks, plain and nested (a backtick inside backticks escaped, or not)."""
-        script = self.script(depth - 1)
+        code = self.code(depth - 1)
         return st.one_of(
-            script.map(lambda s: f"$({s})"),
-            script.map(lambda s: f"$( {s} )"),
-            script.map(in_backticks),
-            script.map(lambda s: f"`{s}`"),
+            code.map(lambda s: f"$({s})"),
+            code.map(lambda s: f"$( {s} )"),
+            code.map(in_backticks),
+            code.map(lambda s: f"`{s}`"),
         )
 
     @functools.cache  # noqa: B019
     def process(self, depth: int) -> Strategy:
-        script = self.script(depth - 1)
-        return st.one_of(script.map(lambda s: f"<({s})"), script.map(lambda s: f">({s})"))
+        code = self.code(depth - 1)
+        return st.one_of(code.map(lambda s: f"<({s})"), code.map(lambda s: f">({s})"))
 
     # ---- arithmetic ----
 
     @functools.cache  # noqa: B019
     def arithmetic_expansion(self, depth: int) -> Strategy:
-        arithmetic = self.arithmetic(depth - 1)
+        arithmetic = self.arithmetic(depth)
         return st.one_of(arithmetic.map(lambda a: f"$(({a}))"), arithmetic.map(lambda a: f"$[{a}]"))
 
     @functools.cache  # noqa: B019
@@ -197,18 +226,11 @@ class Words:
     def arithmetic_atom(self, depth: int) -> Strategy:
         constant = st.sampled_from(ARITHMETIC_CONSTANTS)
         atoms = weighted((3, constant), (1, st.sampled_from(ARITHMETIC_NAMES)))
+        payload = st.sampled_from(PAYLOADS)
+        hidden = st.tuples(st.sampled_from(ARITHMETIC_SUBSTITUTIONS), payload).map(lambda t: t[0].replace("P", t[1]))
         if depth <= 0:
-            return atoms
-        script = self.script(depth - 1)
-        return weighted((4, atoms), (1, st.one_of(
-            script.map(lambda s: f"$({s})"),
-            script.map(lambda s: f"'$({s})'"),
-            script.map(lambda s: f'"$({s})"'),
-            script.map(lambda s: f"a[$({s})]"),
-            script.map(lambda s: f"a['$({s})']"),
-            script.map(in_backticks),
-            self.parameter(depth),
-        )))  # fmt: skip
+            return weighted((3, atoms), (2, hidden))
+        return weighted((3, atoms), (2, hidden), (1, self.parameter(depth)))
 
 
 def _fill(form: str, values: dict[str, str]) -> str:
