@@ -14,6 +14,7 @@ A disagreement is minimised by deleting what can be deleted while the same disag
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections import Counter
 from collections.abc import Callable
@@ -27,6 +28,8 @@ UNLISTED = "started a program the classification does not list"
 WROTE = "wrote although SAFE"
 UNSAFE_ARGV = "started a program whose real argv is not SAFE on its own"
 _FD_PATH = "/dev/fd/"
+_TOKEN = re.compile(r"\s+|[;&|()<>]+|[^\s;&|()<>]+")
+MINIMISING_TIMEOUT = 1.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,30 @@ class Tally:
             self.disagreeing.append(verdict)
 
 
+class Pipeline:
+    """Checks batches of cases with the sandbox always busy: a batch is handed over, then classified, then
+    the previous batch's runs are collected, so the next batch is drawn while this one runs. `finish`
+    collects the last one."""
+
+    def __init__(self, checker: Checker, tally: Tally) -> None:
+        self.checker = checker
+        self.tally = tally
+        self._pending: tuple[list[str], list[Classification]] | None = None
+
+    def feed(self, commands: list[str]) -> None:
+        self.checker.probe.submit(commands)
+        found = [self.checker.classify(command) for command in commands]
+        self.finish()
+        self._pending = (commands, found)
+
+    def finish(self) -> None:
+        if self._pending is not None:
+            commands, found = self._pending
+            self._pending = None
+            for verdict in self.checker._verdicts(commands, found, self.checker.probe.collect()):
+                self.tally.add(verdict)
+
+
 class Checker:
     def __init__(self, probe: BashProbe) -> None:
         self.probe = probe
@@ -89,13 +116,16 @@ class Checker:
     def classify(self, command: str) -> Classification:
         return classify_command(command, self.probe.workspace, search_path=self.probe.search_path)
 
-    def check(self, command: str) -> Verdict:
-        return self.check_many([command])[0]
+    def check(self, command: str, *, timeout: float | None = None) -> Verdict:
+        return self.check_many([command], timeout=timeout)[0]
 
-    def check_many(self, commands: list[str]) -> list[Verdict]:
+    def check_many(self, commands: list[str], *, timeout: float | None = None) -> list[Verdict]:
         """The commands run in the sandbox while they are classified here."""
-        found: list[Classification] = []
-        runs = self.probe.run_many(commands, meanwhile=lambda: found.extend(map(self.classify, commands)))
+        self.probe.submit(commands, timeout=timeout)
+        found = [self.classify(command) for command in commands]
+        return self._verdicts(commands, found, self.probe.collect())
+
+    def _verdicts(self, commands: list[str], found: list[Classification], runs: list[Run]) -> list[Verdict]:
         return [Verdict(c, f, r, tuple(self.compare(f, r))) for c, f, r in zip(commands, found, runs, strict=True)]
 
     def compare(self, found: Classification, run: Run) -> list[Disagreement]:
@@ -134,24 +164,31 @@ class Checker:
     # ---- minimising ----
 
     def minimise(self, verdict: Verdict, *, budget: int = 300) -> Verdict:
-        """A shorter command line with the same (first) disagreement: lines, then ever smaller runs of
-        characters deleted while it remains, within `budget` runs of the probe."""
+        """A shorter command line with the same (first) disagreement: lines, then tokens, then ever smaller
+        runs of characters deleted while it remains, within `budget` runs of the probe (each with a
+        short time limit: a deletion can make a loop endless)."""
         target = verdict.disagreements[0]
-        best = verdict
         tries = 0
 
         def keeps(command: str) -> Verdict | None:
             nonlocal tries
             tries += 1
-            candidate = self.check(command)
+            candidate = self.check(command, timeout=MINIMISING_TIMEOUT)
             return candidate if _same(target, candidate.disagreements) else None
 
-        best = _reduce(best, lambda c: c.split("\n"), "\n", keeps, lambda: tries < budget)
-        size = max(len(best.command) // 2, 1)
-        while size >= 1 and tries < budget:
-            best = _reduce(best, lambda c, n=size: [c[i : i + n] for i in range(0, len(c), n)], "", keeps,
-                           lambda: tries < budget)  # fmt: skip
-            size //= 2
+        def allowed() -> bool:
+            return tries < budget
+
+        best, before = verdict, ""
+        while best.command != before and allowed():  # until a whole round deletes nothing
+            before = best.command
+            best = _reduce(best, lambda c: c.split("\n"), "\n", keeps, allowed)
+            for width in (2, 1):
+                best = _reduce(best, lambda c, w=width: _tokens(c, w), "", keeps, allowed)
+            size = max(len(best.command) // 2, 1)
+            while size >= 1 and allowed():
+                best = _reduce(best, lambda c, n=size: _chunks(c, n), "", keeps, allowed)
+                size //= 2
         return best
 
 
@@ -172,6 +209,16 @@ def _reduce(
             pieces = pieces[:index] + pieces[index + 1 :]
         index -= 1
     return best
+
+
+def _chunks(command: str, size: int) -> list[str]:
+    return [command[i : i + size] for i in range(0, len(command), size)]
+
+
+def _tokens(command: str, width: int) -> list[str]:
+    """The command cut into words, blanks and operators, `width` of them to a piece."""
+    tokens = _TOKEN.findall(command)
+    return ["".join(tokens[i : i + width]) for i in range(0, len(tokens), width)]
 
 
 def _same(target: Disagreement, found: tuple[Disagreement, ...]) -> bool:
