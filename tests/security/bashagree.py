@@ -71,6 +71,7 @@ class Tally:
     wrote: int = 0  # cases in which bash wrote something
     refused: int = 0  # cases bash rejected (status 2, syntax errors among them)
     timed_out: int = 0
+    repeated: int = 0  # lines drawn again, not run twice
     disagreeing: list[Verdict] = field(default_factory=list)
 
     def add(self, verdict: Verdict) -> None:
@@ -86,19 +87,25 @@ class Tally:
 
 class Pipeline:
     """Checks batches of cases with the sandbox always busy: a batch is handed over, then classified, then
-    the previous batch's runs are collected, so the next batch is drawn while this one runs. `finish`
-    collects the last one."""
+    the previous batch's runs are collected, so the next batch is drawn while this one runs. A line seen
+    before is skipped (Hypothesis draws some twice). `finish` collects the last batch."""
 
     def __init__(self, checker: Checker, tally: Tally) -> None:
         self.checker = checker
         self.tally = tally
+        self._seen: set[str] = set()
         self._pending: tuple[list[str], list[Classification]] | None = None
 
     def feed(self, commands: list[str]) -> None:
-        self.checker.probe.submit(commands)
-        found = [self.checker.classify(command) for command in commands]
+        fresh = [c for c in dict.fromkeys(commands) if c not in self._seen]
+        self.tally.repeated += len(commands) - len(fresh)
+        self._seen.update(fresh)
+        if fresh:
+            self.checker.probe.submit(fresh)
+            found = [self.checker.classify(command) for command in fresh]
         self.finish()
-        self._pending = (commands, found)
+        if fresh:
+            self._pending = (fresh, found)
 
     def finish(self) -> None:
         if self._pending is not None:

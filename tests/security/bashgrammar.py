@@ -359,13 +359,14 @@ def _joined(first: Code, rest: list[tuple[str, Code]], end: str) -> Code:
 
 
 def for_each_batch(seed: int, examples: int, size: int, body: Callable[[list[str]], None]) -> None:
-    """Draws `examples` batches of `size` command lines with Hypothesis from `seed` (no example database,
-    no deadline, no shrinking: the generate phase only) and hands each batch to `body`."""
+    """Draws `examples` batches of `size` different command lines with Hypothesis from `seed` (no example
+    database, no deadline, no shrinking: the generate phase only) and hands each batch to `body`. (Without
+    `unique`, Hypothesis's mutator copies one element of a list over another: most batches repeat a line.)"""
 
     @with_seed(seed)
     @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))  # fmt: skip
-    @given(st.lists(Grammar().case(), min_size=size, max_size=size))
+    @given(st.lists(Grammar().case(), min_size=size, max_size=size, unique=True))
     def batch(commands: list[str]) -> None:
         body(commands)
 
