@@ -62,6 +62,16 @@ def test_the_shell_differential_finds_no_false_safe(results: dict[str, Result]) 
     assert int(metric(shelldiff, "called SAFE") or 0) > 0  # some commands really ran
 
 
+def test_the_bash_fuzzer_runs_its_cases_in_the_sandbox_or_says_why_not(results: dict[str, Result]) -> None:
+    fuzz = results["fuzz-shell"]
+    if "problem" in fuzz.details:
+        assert str(metric(fuzz, "bash probe")).startswith("not run")
+        return
+    assert metric(fuzz, "cases run") == fuzz.details["cases"] >= 160
+    assert fuzz.details["started_programs"] > 0  # bash really started programs
+    assert isinstance(fuzz.details["seed"], int)
+
+
 def test_tokens_job_is_done_by_every_mode_with_the_scripted_requests(results: dict[str, Result]) -> None:
     runs = results["tokens"].details["2 KB files"]
     # The write task ends with its write_file call (it writes its one declared file whole): one request.
