@@ -13,6 +13,7 @@ A disagreement is minimised by deleting what can be deleted while the same disag
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -189,12 +190,12 @@ class Checker:
         best, before = verdict, ""
         while best.command != before and allowed():  # until a whole round deletes nothing
             before = best.command
-            best = _reduce(best, lambda c: c.split("\n"), "\n", keeps, allowed)
+            best = _reduce(best, _lines, "\n", keeps, allowed)
             for width in (2, 1):
-                best = _reduce(best, lambda c, w=width: _tokens(c, w), "", keeps, allowed)
+                best = _reduce(best, functools.partial(_tokens, width=width), "", keeps, allowed)
             size = max(len(best.command) // 2, 1)
             while size >= 1 and allowed():
-                best = _reduce(best, lambda c, n=size: _chunks(c, n), "", keeps, allowed)
+                best = _reduce(best, functools.partial(_chunks, size=size), "", keeps, allowed)
                 size //= 2
         return best
 
@@ -216,6 +217,10 @@ def _reduce(
             pieces = pieces[:index] + pieces[index + 1 :]
         index -= 1
     return best
+
+
+def _lines(command: str) -> list[str]:
+    return command.split("\n")
 
 
 def _chunks(command: str, size: int) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from hypothesis import strategies as st
 
@@ -77,12 +77,22 @@ ARITHMETIC_OPERATORS = (" + ", " * ", " - ", " == ", " < ", " && ", " || ", ", "
 
 def weighted(*choices: tuple[int, st.SearchStrategy[T]]) -> st.SearchStrategy[T]:
     """One of the strategies, each drawn in proportion to its weight. (`st.one_of` is uniform over its
-    distinct branches, and flattens nested ones: repeating a branch there weighs nothing.)"""
-    return st.sampled_from([s for weight, s in choices for _ in range(weight)]).flatmap(_itself)
+    distinct branches, and flattens nested ones: repeating a branch there weighs nothing.) The choice is
+    drawn as a number, so that the strategy's repr stays short: one listing its branches grows
+    exponentially with the nesting, and Hypothesis writes it out when a test fails."""
+    pool = [strategy for weight, strategy in choices for _ in range(weight)]
+    return st.sampled_from(range(len(pool))).flatmap(_Pick(pool))
 
 
-def _itself(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
-    return strategy
+class _Pick(Generic[T]):
+    def __init__(self, pool: list[st.SearchStrategy[T]]) -> None:
+        self.pool = pool
+
+    def __call__(self, index: int) -> st.SearchStrategy[T]:
+        return self.pool[index]
+
+    def __repr__(self) -> str:
+        return f"one of {len(self.pool)}"
 
 
 def quoted(text: str) -> str:
@@ -101,8 +111,11 @@ class Words:
     Where bash may run code (substitution, operand, arithmetic, double quotes, here-documents) a payload
     (PAYLOADS) is drawn often: the places a reader of the line can miss are the point."""
 
-    script: Callable[[int], Strategy]
-    command_text: Callable[[int], Strategy]
+    def script(self, depth: int) -> Strategy:
+        raise NotImplementedError
+
+    def command_text(self, depth: int) -> Strategy:
+        raise NotImplementedError
 
     @functools.cache  # noqa: B019 - one grammar per process; strategies are built once per depth
     def word(self, depth: int) -> Strategy:
@@ -175,9 +188,7 @@ class Words:
         for form in PARAMETER_FORMS + ARRAY_FORMS:
             groups.setdefault(tuple(dict.fromkeys(_HOLE.findall(form))), []).append(form)
         return weighted(*(
-            (len(forms), st.tuples(st.sampled_from(forms), *(holes[hole] for hole in names)).map(
-                lambda t, names=names: _fill(t[0], dict(zip(names, t[1:], strict=True)))
-            ))
+            (len(forms), st.tuples(st.sampled_from(forms), *(holes[hole] for hole in names)).map(_filler(names)))
             for names, forms in groups.items()
         ))  # fmt: skip
 
@@ -233,6 +244,11 @@ class Words:
         return weighted((3, atoms), (2, hidden), (1, self.parameter(depth)))
 
 
-def _fill(form: str, values: dict[str, str]) -> str:
-    """A parameter form with its holes filled (in one pass: a filling may hold any text)."""
-    return _HOLE.sub(lambda match: values[match.group()], form)
+def _filler(holes: tuple[str, ...]) -> Callable[[tuple[str, ...]], str]:
+    """Fills a form's `holes` (named in the order drawn) in one pass: a filling may hold any text."""
+
+    def filled(drawn: tuple[str, ...]) -> str:
+        values = dict(zip(holes, drawn[1:], strict=True))
+        return _HOLE.sub(lambda match: values[match.group()], drawn[0])
+
+    return filled
