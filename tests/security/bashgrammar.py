@@ -13,8 +13,9 @@ body ends in `break`, stdin is /dev/null and the stand-ins exit 0.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -363,9 +364,37 @@ def for_each_batch(seed: int, examples: int, size: int, body: Callable[[list[str
                 failed.append(error)  # a property of the line, so it is raised once the run is over
 
     failed: list[Exception] = []
-    batch()
+    with _no_local_constants():
+        batch()
     if failed:
         raise failed[0]
+
+
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis mixes into its draws (one in twenty) constants it reads from the source of every project
+    module imported so far: the lines a seed draws would depend on what else the process imported (the
+    test files an xdist worker ran before, paicli's modules). Off while drawing, so a seed always draws
+    the same lines. (Hypothesis internals: without them, nothing to turn off.)"""
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+    except ImportError:  # pragma: no cover - another Hypothesis
+        yield
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if original is None or cache is None:  # pragma: no cover
+        yield
+        return
+    none = Constants()
+    providers._get_local_constants = lambda: none
+    cache.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        cache.cache.clear()
 
 
 def sample(count: int, seed: int = 0) -> list[str]:

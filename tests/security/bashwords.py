@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from hypothesis import strategies as st
 
@@ -78,21 +78,16 @@ ARITHMETIC_OPERATORS = (" + ", " * ", " - ", " == ", " < ", " && ", " || ", ", "
 def weighted(*choices: tuple[int, st.SearchStrategy[T]]) -> st.SearchStrategy[T]:
     """One of the strategies, each drawn in proportion to its weight. (`st.one_of` is uniform over its
     distinct branches, and flattens nested ones: repeating a branch there weighs nothing.) The choice is
-    drawn as a number, so that the strategy's repr stays short: one listing its branches grows
-    exponentially with the nesting, and Hypothesis writes it out when a test fails."""
+    drawn as an index and `pick` is a plain function: the repr stays short (one listing the branches grows
+    exponentially with the nesting, and Hypothesis writes it out when a test fails), and the label
+    Hypothesis gives the choice does not depend on where objects sit in memory (a callable object's
+    would, and with it the lines a seed draws: they changed with the modules imported before)."""
     pool = [strategy for weight, strategy in choices for _ in range(weight)]
-    return st.sampled_from(range(len(pool))).flatmap(_Pick(pool))
 
+    def pick(index: int) -> st.SearchStrategy[T]:
+        return pool[index]
 
-class _Pick(Generic[T]):
-    def __init__(self, pool: list[st.SearchStrategy[T]]) -> None:
-        self.pool = pool
-
-    def __call__(self, index: int) -> st.SearchStrategy[T]:
-        return self.pool[index]
-
-    def __repr__(self) -> str:
-        return f"one of {len(self.pool)}"
+    return st.sampled_from(range(len(pool))).flatmap(pick)
 
 
 def quoted(text: str) -> str:
