@@ -1,4 +1,4 @@
-"""17. The classifier against bash, fuzzed (issue 27): the differential test of
+"""The classifier against bash, fuzzed (issue 27): the differential test of
 tests/security/test_bash_agreement.py with a fresh seed and many more cases.
 
 Command lines drawn from the grammar of bash in tests/security/bashgrammar.py are classified and run by the

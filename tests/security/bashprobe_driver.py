@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import resource
 import shutil
 import signal
 import stat
@@ -32,6 +33,9 @@ IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x00000002, 0x00000004, 0x00000008
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x00000040, 0x00000080, 0x00000100, 0x00000200
 WATCHED = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
 STDERR_KEPT = 600
+# Limits of every process of a case (set on the driver, inherited): a runaway line fails, the machine stays.
+FILE_BYTES = 64 << 20
+MEMORY_BYTES = 1 << 30
 
 Snapshot = dict[str, tuple[object, ...]]
 
@@ -73,6 +77,8 @@ class Driver:
             raise OSError(ctypes.get_errno(), "inotify_init1")
         self.watched: dict[int, str] = {}
         signal.signal(signal.SIGALRM, _alarm)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
         self.reset()
         self.baseline = self.snapshot()
 
