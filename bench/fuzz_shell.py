@@ -84,11 +84,16 @@ def _draw(checker: Checker, tally: Tally, seed: int, cases: int) -> None:
     """Hypothesis runs of EXAMPLES_PER_SEED batches each, from seed, seed + 1, ..., until `cases` are run."""
     pipeline = Pipeline(checker, tally)
     offset = 0
+    start = time.perf_counter()
     while tally.cases < cases:
         examples = min(EXAMPLES_PER_SEED, -(-(cases - tally.cases) // BATCH))
         for_each_batch(seed + offset, examples, BATCH, pipeline.feed)
         pipeline.finish()
         offset += 1
+        if offset % 5 == 0:
+            seconds = time.perf_counter() - start
+            print(f"  fuzz-shell: {tally.cases:,} cases in {seconds:.0f} s, {len(tally.disagreeing)} disagreeing",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _entry(verdict: Verdict) -> dict[str, Any]:
