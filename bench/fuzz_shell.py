@@ -6,9 +6,10 @@ real bash in the sandboxed probe (tests/security/bashprobe.py), where every prog
 and every write is seen. A disagreement: a SAFE or ASK line that started a program its classification
 does not list, a SAFE line that wrote something, or a SAFE line that started a program whose real argv is
 not SAFE on its own (target 0). Reported: the seed (random, printed, recorded; `PAICLI_FUZZ_SEED` picks
-one), cases run (20,000, or `PAICLI_FUZZ_CASES`; 160 with --quick), cases per second, the verdicts, how
-many lines started a program or wrote, and the disagreements: up to 50 in the JSON details, the first of
-each kind minimised (not with --quick). Where bubblewrap cannot run the benchmark says why instead.
+one), the cases run (20,000 lines drawn, or `PAICLI_FUZZ_CASES`; 160 with --quick; a line drawn again
+runs once), cases per second, the verdicts, how many lines started a program or wrote, and the
+disagreements: up to 50 in the JSON details, up to 10 of them minimised, each one that no line minimised
+before explains (not with --quick). Where bubblewrap cannot run, the benchmark says why instead.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Result, rounded
-from tests.security.bashagree import Checker, Pipeline, Tally, Verdict
+from tests.security.bashagree import UNLISTED, UNSAFE_ARGV, Checker, Pipeline, Tally, Verdict
 from tests.security.bashgrammar import MARKERS, for_each_batch
 from tests.security.bashprobe import BashProbe, ProbeError
 
@@ -60,7 +61,7 @@ def run(*, quick: bool = False) -> Result:
         seconds = time.perf_counter() - start
         listed = [_entry(v) for v in tally.disagreeing[:LISTED]]
         if not quick:  # minimising costs up to 150 runs each
-            _minimise_first_of_each_kind(checker, tally.disagreeing[:LISTED], listed)
+            _minimise_the_unexplained(checker, tally.disagreeing[:LISTED], listed)
     risks = tally.risks
     result.add("seed", str(seed))
     result.add("cases run", tally.cases)
@@ -80,13 +81,14 @@ def run(*, quick: bool = False) -> Result:
     return result
 
 
-def _draw(checker: Checker, tally: Tally, seed: int, cases: int) -> None:
-    """Hypothesis runs of EXAMPLES_PER_SEED batches each, from seed, seed + 1, ..., until `cases` are run."""
+def _draw(checker: Checker, tally: Tally, seed: int, lines: int) -> None:
+    """Hypothesis runs of EXAMPLES_PER_SEED batches each, from seed, seed + 1, ..., until `lines` are drawn
+    (a line drawn again is not run twice: a few fewer cases run)."""
     pipeline = Pipeline(checker, tally)
     offset = 0
     start = time.perf_counter()
-    while tally.cases < cases:
-        examples = min(EXAMPLES_PER_SEED, -(-(cases - tally.cases) // BATCH))
+    while (drawn := tally.cases + tally.repeated) < lines:
+        examples = min(EXAMPLES_PER_SEED, -(-(lines - drawn) // BATCH))
         for_each_batch(seed + offset, examples, BATCH, pipeline.feed)
         pipeline.finish()
         offset += 1
@@ -108,14 +110,34 @@ def _entry(verdict: Verdict) -> dict[str, Any]:
     }
 
 
-def _minimise_first_of_each_kind(checker: Checker, verdicts: list[Verdict], listed: list[dict[str, Any]]) -> None:
-    """The first disagreement of each (kind, program or path) minimised, at most MINIMISED of them."""
-    done: set[str] = set()
+def _minimise_the_unexplained(checker: Checker, verdicts: list[Verdict], listed: list[dict[str, Any]]) -> None:
+    """Minimises disagreements one after another (at most MINIMISED), skipping one that a line already
+    minimised explains: that line with this disagreement's program in place of its own disagrees too
+    (`! ! cp` explains `… ! ! wc …`). So the list shows different causes, not the commonest ten times."""
+    shapes: list[str] = []
     for verdict, entry in zip(verdicts, listed, strict=True):
-        key = str(verdict.disagreements[0])
-        if key in done or len(done) >= MINIMISED:
+        if len(shapes) >= MINIMISED:
+            return
+        program = _program(verdict)
+        tried = (shape.replace(_HOLE, program) for shape in shapes if program)
+        explaining = next((line for line in tried if checker.check(line).disagreements), None)
+        if explaining is not None:
+            entry["explained_by"] = explaining
             continue
-        done.add(key)
         smaller = checker.minimise(verdict, budget=150)
         entry["minimised"] = smaller.command
         entry["minimised_report"] = smaller.report()
+        shapes.append(smaller.command.replace(program, _HOLE) if program else smaller.command)
+
+
+_HOLE = "\0program\0"
+
+
+def _program(verdict: Verdict) -> str:
+    """The program of the first disagreement (none for a write)."""
+    first = verdict.disagreements[0]
+    if first.kind == UNLISTED:
+        return first.detail
+    if first.kind == UNSAFE_ARGV:
+        return first.detail.split(" ", 1)[0]
+    return ""

@@ -67,7 +67,8 @@ def test_the_bash_fuzzer_runs_its_cases_in_the_sandbox_or_says_why_not(results: 
     if "problem" in fuzz.details:
         assert str(metric(fuzz, "bash probe")).startswith("not run")
         return
-    assert metric(fuzz, "cases run") == fuzz.details["cases"] >= 160
+    assert metric(fuzz, "cases run") == fuzz.details["cases"] > 100  # of 160 drawn: a line drawn again runs once
+    assert fuzz.details["cases"] + fuzz.details["repeated"] == 160
     assert fuzz.details["started_programs"] > 0  # bash really started programs
     assert isinstance(fuzz.details["seed"], int)
 

@@ -355,7 +355,7 @@ def for_each_batch(seed: int, examples: int, size: int, body: Callable[[list[str
     @with_seed(seed)
     @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))  # fmt: skip
-    @given(st.lists(Grammar().case(), min_size=size, max_size=size, unique=True))
+    @given(st.lists(_grammar().case(), min_size=size, max_size=size, unique=True))
     def batch(commands: list[str]) -> None:
         if not failed:
             try:
@@ -395,6 +395,12 @@ def _no_local_constants() -> Iterator[None]:
     finally:
         providers._get_local_constants = original
         cache.cache.clear()
+
+
+@functools.cache
+def _grammar() -> Grammar:
+    """One grammar per process: its strategies are built (and Hypothesis's checks of them run) once."""
+    return Grammar()
 
 
 def sample(count: int, seed: int = 0) -> list[str]:

@@ -97,7 +97,7 @@ def test_the_probe_sees_a_chmod_and_a_removal_by_a_program_from_outside_the_cove
 def test_no_real_program_runs(bash_probe: BashProbe) -> None:
     run = bash_probe.run(
         "touch PWN; mkdir D; rm -f canary.txt; cp canary.txt x; chmod 000 canary.txt; sh -c 'echo x > PWN'; "
-        "python3 -c 'open(\"PWN\", \"w\")'; git init -q again"
+        'python3 -c \'open("PWN", "w")\'; git init -q again'
     )
     assert [s.name for s in run.started] == ["touch", "mkdir", "rm", "cp", "chmod", "sh", "python3", "git"]
     assert run.writes == ()

@@ -1,6 +1,7 @@
-"""Every disagreement of bash and the classifier that the differential test's seed found (issue 27), as the
-smallest command line that shows it. Each runs in the probe (tests/security/bashprobe.py) and must agree:
-the programs bash starts are listed, and a SAFE line writes nothing and starts only what is SAFE on its own.
+"""Every disagreement of bash and the classifier that the differential test's seed (or `python -m bench
+fuzz-shell`) found (issue 27), as the smallest command line that shows it. Each runs in the probe
+(tests/security/bashprobe.py) and must agree: the programs bash starts are listed, and a SAFE line writes
+nothing and starts only what is SAFE on its own.
 
 A case still failing is a strict xfail: it flips to a failure the day the classifier reads it right; then
 set `fixed=True`. SEEN maps the seed's own cases (tests/security/test_bash_agreement.py, by the SHA-256
@@ -37,6 +38,7 @@ REGRESSIONS = [
     Regression("time-function", "time function f { ls; }\nf", "after `time` a `function f { …; }` is not one"),
     Regression("time-option", "time -x ls", "`time -x` (any option but -p) runs `-x` as the command"),
     Regression("mapfile-callback", "mapfile -C'touch PWN' -c1 v < canary.txt", "`mapfile -Ccode`: code unread"),
+    Regression("glob-operands", "uniq ./*", "a glob can give uniq two file names: it writes the second"),
 ]
 OPEN = frozenset(r.command for r in REGRESSIONS if not r.fixed)
 # The cases of the differential test's seed that disagree, by the regression each minimises to (the first
