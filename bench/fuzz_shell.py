@@ -8,8 +8,9 @@ does not list, a SAFE line that wrote something, or a SAFE line that started a p
 not SAFE on its own (target 0). Reported: the seed (random, printed, recorded; `PAICLI_FUZZ_SEED` picks
 one), the cases run (20,000 lines drawn, or `PAICLI_FUZZ_CASES`; 160 with --quick; a line drawn again
 runs once), cases per second, the verdicts, how many lines started a program or wrote, and the
-disagreements: up to 50 in the JSON details, up to 10 of them minimised, each one that no line minimised
-before explains (not with --quick). Where bubblewrap cannot run, the benchmark says why instead.
+disagreements and their causes: up to 10 minimised lines, each made from a disagreement that no line
+minimised before explains (not with --quick), with how many disagreements each explains, and up to 50
+disagreements in the JSON details. Where bubblewrap cannot run, the benchmark says why instead.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +61,9 @@ def run(*, quick: bool = False) -> Result:
         start = time.perf_counter()
         _draw(checker, tally, seed, cases)
         seconds = time.perf_counter() - start
-        listed = [_entry(v) for v in tally.disagreeing[:LISTED]]
-        if not quick:  # minimising costs up to 150 runs each
-            _minimise_the_unexplained(checker, tally.disagreeing[:LISTED], listed)
+        causes = _Causes(checker, minimise=0 if quick else MINIMISED)
+        explained = [causes.explain(verdict) for verdict in tally.disagreeing]
+    listed = _listed(tally.disagreeing, explained)
     risks = tally.risks
     result.add("seed", str(seed))
     result.add("cases run", tally.cases)
@@ -71,12 +73,15 @@ def run(*, quick: bool = False) -> Result:
     result.add("lines bash refused (status 2) / timed out", f"{tally.refused} / {tally.timed_out}")
     result.add("lines drawn again (not run twice)", tally.repeated)
     result.add("disagreements", len(tally.disagreeing), at_most=0)
+    if not quick:
+        result.add("causes (minimised lines that explain them)", len(causes.found))
     kinds = Counter(d.kind for v in tally.disagreeing for d in v.disagreements)
     result.details = {
         "seed": seed, "cases": tally.cases, "seconds": rounded(seconds), "risks": dict(risks),
         "started_programs": tally.started_programs, "wrote": tally.wrote, "refused": tally.refused,
         "timed_out": tally.timed_out, "repeated": tally.repeated, "disagreement_kinds": dict(kinds),
-        "disagreements": listed, "launches": probe.launches,
+        "causes": [{"line": c.line, "explains": c.explains, "report": c.report} for c in causes.found],
+        "unexplained": explained.count(None), "disagreements": listed, "launches": probe.launches,
     }  # fmt: skip
     return result
 
@@ -98,7 +103,7 @@ def _draw(checker: Checker, tally: Tally, seed: int, lines: int) -> None:
                   file=sys.stderr, flush=True)  # fmt: skip
 
 
-def _entry(verdict: Verdict) -> dict[str, Any]:
+def _entry(verdict: Verdict, cause: str | None) -> dict[str, Any]:
     run = verdict.run
     return {
         "command": verdict.command,
@@ -107,27 +112,53 @@ def _entry(verdict: Verdict) -> dict[str, Any]:
         "bash_started": [shlex.join(s.words) + ("" if s.found else " (not found)") for s in run.started][:20],
         "bash_wrote": list(run.writes),
         "disagreements": [str(d) for d in verdict.disagreements],
+        "cause": cause,
     }
 
 
-def _minimise_the_unexplained(checker: Checker, verdicts: list[Verdict], listed: list[dict[str, Any]]) -> None:
-    """Minimises disagreements one after another (at most MINIMISED), skipping one that a line already
-    minimised explains: that line with this disagreement's program in place of its own disagrees too
-    (`! ! cp` explains `… ! ! wc …`). So the list shows different causes, not the commonest ten times."""
-    shapes: list[str] = []
-    for verdict, entry in zip(verdicts, listed, strict=True):
-        if len(shapes) >= MINIMISED:
-            return
+def _listed(verdicts: list[Verdict], causes: list[str | None]) -> list[dict[str, Any]]:
+    """Up to LISTED disagreements: those no cause explains, then the first of each cause, then the rest."""
+    order = sorted(range(len(verdicts)), key=lambda i: (causes[i] is not None, causes.index(causes[i]) != i, i))
+    return [_entry(verdicts[i], causes[i]) for i in order[:LISTED]]
+
+
+@dataclass
+class _Cause:
+    line: str  # a minimised command line
+    report: str
+    shape: str  # the line with the program of its disagreement taken out
+    explains: int = 0
+
+
+class _Causes:
+    """Minimised lines that explain the disagreements: one explains another disagreement when, with that
+    one's program in place of its own, it disagrees too (`! ! cp` explains `… ! ! wc …`). A disagreement no
+    cause explains is minimised into a new cause, at most `minimise` times."""
+
+    def __init__(self, checker: Checker, *, minimise: int) -> None:
+        self.checker = checker
+        self.minimise = minimise
+        self.found: list[_Cause] = []
+        self._disagrees: dict[str, bool] = {}
+
+    def explain(self, verdict: Verdict) -> str | None:
         program = _program(verdict)
-        tried = (shape.replace(_HOLE, program) for shape in shapes if program)
-        explaining = next((line for line in tried if checker.check(line).disagreements), None)
-        if explaining is not None:
-            entry["explained_by"] = explaining
-            continue
-        smaller = checker.minimise(verdict, budget=150)
-        entry["minimised"] = smaller.command
-        entry["minimised_report"] = smaller.report()
-        shapes.append(smaller.command.replace(program, _HOLE) if program else smaller.command)
+        for cause in self.found:
+            line = cause.shape.replace(_HOLE, program) if program else cause.line
+            if program and self._disagrees_alone(line):
+                cause.explains += 1
+                return cause.line
+        if len(self.found) >= self.minimise:
+            return None
+        smaller = self.checker.minimise(verdict, budget=150)
+        shape = smaller.command.replace(program, _HOLE) if program else smaller.command
+        self.found.append(_Cause(smaller.command, smaller.report(), shape, explains=1))
+        return smaller.command
+
+    def _disagrees_alone(self, line: str) -> bool:
+        if line not in self._disagrees:
+            self._disagrees[line] = bool(self.checker.check(line).disagreements)
+        return self._disagrees[line]
 
 
 _HOLE = "\0program\0"
