@@ -39,6 +39,8 @@ REGRESSIONS = [
     Regression("time-option", "time -x ls", "`time -x` (any option but -p) runs `-x` as the command"),
     Regression("mapfile-callback", "mapfile -C'touch PWN' -c1 v < canary.txt", "`mapfile -Ccode`: code unread"),
     Regression("glob-operands", "uniq ./*", "a glob can give uniq two file names: it writes the second"),
+    Regression("test-process", "[[ x = >(touch PWN) ]]", "`[[ x = >(cmd) ]]` is SAFE: the substitution runs cmd"),
+    Regression("quoted-keyword", '[["" =>(>PWN) ]]', '`[[""` is a command named [[ and its `>(>PWN)` writes'),
 ]
 OPEN = frozenset(r.command for r in REGRESSIONS if not r.fixed)
 # The cases of the differential test's seed that disagree, by the regression each minimises to (the first
