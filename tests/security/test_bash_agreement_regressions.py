@@ -27,17 +27,34 @@ class Regression:
 
 
 REGRESSIONS = [
-    Regression("double-bang", "! ! ls", "in `! ! ls` the second `!` is read as a program, ls is not listed"),
-    Regression("bang-compound", "! if ls; then cat x; fi", "after `!` a compound command's keywords are programs"),
-    Regression("time-compound", "time if ls; then cat x; fi", "after `time` a compound's keywords are programs"),
-    Regression("time-group", "time -p { ls; }", "after `time -p` a group's braces are read as programs"),
-    Regression("time-assignment", "time x=1 ls", "after `time` an assignment is read as the program name"),
-    Regression("exec-builtin", "exec printf x", "`exec printf` starts the program printf, not the builtin"),
-    Regression("hash-path", "hash -p /usr/bin/touch ls; ls x", "after `hash -p /usr/bin/touch ls`, `ls` starts touch"),
-    Regression("bang-function", "! function f { ls; }\nf", "after `!` a `function f { …; }` is not a definition"),
-    Regression("time-function", "time function f { ls; }\nf", "after `time` a `function f { …; }` is not one"),
-    Regression("time-option", "time -x ls", "`time -x` (any option but -p) runs `-x` as the command"),
-    Regression("mapfile-callback", "mapfile -C'touch PWN' -c1 v < canary.txt", "`mapfile -Ccode`: code unread"),
+    Regression(
+        "double-bang", "! ! ls", "in `! ! ls` the second `!` is read as a program, ls is not listed", fixed=True
+    ),
+    Regression(
+        "bang-compound", "! if ls; then cat x; fi", "after `!` a compound command's keywords are programs", fixed=True
+    ),
+    Regression(
+        "time-compound", "time if ls; then cat x; fi", "after `time` a compound's keywords are programs", fixed=True
+    ),
+    Regression("time-group", "time -p { ls; }", "after `time -p` a group's braces are read as programs", fixed=True),
+    Regression("time-assignment", "time x=1 ls", "after `time` an assignment is read as the program name", fixed=True),
+    Regression("exec-builtin", "exec printf x", "`exec printf` starts the program printf, not the builtin", fixed=True),
+    Regression(
+        "hash-path",
+        "hash -p /usr/bin/touch ls; ls x",
+        "after `hash -p /usr/bin/touch ls`, `ls` starts touch",
+        fixed=True,
+    ),
+    Regression(
+        "bang-function", "! function f { ls; }\nf", "after `!` a `function f { …; }` is not a definition", fixed=True
+    ),
+    Regression(
+        "time-function", "time function f { ls; }\nf", "after `time` a `function f { …; }` is not one", fixed=True
+    ),
+    Regression("time-option", "time -x ls", "`time -x` (any option but -p) runs `-x` as the command", fixed=True),
+    Regression(
+        "mapfile-callback", "mapfile -C'touch PWN' -c1 v < canary.txt", "`mapfile -Ccode`: code unread", fixed=True
+    ),
     Regression("glob-operands", "uniq ./*", "a glob can give uniq two file names: it writes the second"),
     Regression("test-process", "[[ x = >(touch PWN) ]]", "`[[ x = >(cmd) ]]` is SAFE: the substitution runs cmd"),
     Regression("quoted-keyword", '[["" =>(>PWN) ]]', '`[[""` is a command named [[ and its `>(>PWN)` writes'),
