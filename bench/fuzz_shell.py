@@ -1,16 +1,17 @@
 """The classifier against bash, fuzzed (issue 27): the differential test of
 tests/security/test_bash_agreement.py with a fresh seed and many more cases.
 
-Command lines drawn from the grammar of bash in tests/security/bashgrammar.py are classified and run by the
-real bash in the sandboxed probe (tests/security/bashprobe.py), where every program is a logging stand-in
-and every write is seen. A disagreement: a SAFE or ASK line that started a program its classification
-does not list, a SAFE line that wrote something, or a SAFE line that started a program whose real argv is
-not SAFE on its own (target 0). Reported: the seed (random, printed, recorded; `PAICLI_FUZZ_SEED` picks
-one), the cases run (20,000 lines drawn, or `PAICLI_FUZZ_CASES`; 160 with --quick; a line drawn again
-runs once), cases per second, the verdicts, how many lines started a program or wrote, and the
-disagreements and their causes: up to 10 minimised lines, each made from a disagreement that no line
-minimised before explains (not with --quick), with how many disagreements each explains, and up to 50
-disagreements in the JSON details. Where bubblewrap cannot run, the benchmark says why instead.
+Command lines drawn from the grammar of bash in tests/security/bashgrammar.py are classified, and those
+called SAFE or ASK run by the real bash in the sandboxed probe (tests/security/bashprobe.py), where every
+program is a logging stand-in and every write is seen (OPAQUE and DENY: the classifier fails closed). A
+disagreement: a SAFE or ASK line that started a program its classification does not list, a SAFE line
+that wrote something, or a SAFE line that started a program whose real argv is not SAFE on its own
+(target 0). Reported: the seed (random, printed, recorded; `PAICLI_FUZZ_SEED` picks one), the cases
+(20,000 lines drawn, or `PAICLI_FUZZ_CASES`; 160 with --quick; a line drawn again counts once), cases
+per second, the verdicts, how many lines ran, started a program or wrote, and the disagreements and
+their causes: up to 10 minimised lines, each made from a disagreement that no line minimised before
+explains (not with --quick), with how many disagreements each explains, and up to 50 disagreements in
+the JSON details. Where bubblewrap cannot run, the benchmark says why instead.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def run(*, quick: bool = False) -> Result:
     result.add("cases run", tally.cases)
     result.add("cases per second", rounded(tally.cases / seconds))
     result.add("SAFE / ASK / OPAQUE / DENY", f"{risks['SAFE']} / {risks['ASK']} / {risks['OPAQUE']} / {risks['DENY']}")
+    result.add("SAFE and ASK lines run in the sandbox", tally.run)
     result.add("lines that started a program / wrote", f"{tally.started_programs} / {tally.wrote}")
     result.add("lines bash refused (status 2) / timed out", f"{tally.refused} / {tally.timed_out}")
     result.add("lines drawn again (not run twice)", tally.repeated)
@@ -77,7 +79,7 @@ def run(*, quick: bool = False) -> Result:
         result.add("causes (minimised lines that explain them)", len(causes.found))
     kinds = Counter(d.kind for v in tally.disagreeing for d in v.disagreements)
     result.details = {
-        "seed": seed, "cases": tally.cases, "seconds": rounded(seconds), "risks": dict(risks),
+        "seed": seed, "cases": tally.cases, "run": tally.run, "seconds": rounded(seconds), "risks": dict(risks),
         "started_programs": tally.started_programs, "wrote": tally.wrote, "refused": tally.refused,
         "timed_out": tally.timed_out, "repeated": tally.repeated, "disagreement_kinds": dict(kinds),
         "causes": [{"line": c.line, "explains": c.explains, "report": c.report} for c in causes.found],

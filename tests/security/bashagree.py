@@ -31,6 +31,7 @@ UNSAFE_ARGV = "started a program whose real argv is not SAFE on its own"
 _FD_PATH = "/dev/fd/"
 _TOKEN = re.compile(r"\s+|[;&|()<>]+|[^\s;&|()<>]+")
 MINIMISING_TIMEOUT = 1.0
+COMPARED = (Risk.SAFE, Risk.ASK)  # OPAQUE and DENY: the classifier fails closed
 
 
 @dataclass(frozen=True)
@@ -68,12 +69,17 @@ class Tally:
 
     cases: int = 0
     risks: Counter[str] = field(default_factory=Counter)
+    not_run: int = 0  # OPAQUE and DENY lines: the classifier fails closed, nothing to compare
     started_programs: int = 0  # cases in which bash started at least one program
     wrote: int = 0  # cases in which bash wrote something
     refused: int = 0  # cases bash rejected (status 2, syntax errors among them)
     timed_out: int = 0
     repeated: int = 0  # lines drawn again, not run twice
     disagreeing: list[Verdict] = field(default_factory=list)
+
+    @property
+    def run(self) -> int:
+        return self.cases - self.not_run
 
     def add(self, verdict: Verdict) -> None:
         self.cases += 1
@@ -85,33 +91,46 @@ class Tally:
         if verdict.disagreements:
             self.disagreeing.append(verdict)
 
+    def skip(self, found: Classification) -> None:
+        self.cases += 1
+        self.risks[found.risk.name] += 1
+        self.not_run += 1
+
 
 class Pipeline:
-    """Checks batches of cases with the sandbox always busy: a batch is handed over, then classified, then
-    the previous batch's runs are collected, so the next batch is drawn while this one runs. A line seen
-    before is skipped (Hypothesis draws some twice). `finish` collects the last batch."""
+    """Checks batches of lines with the sandbox always busy: a batch is classified (while the sandbox runs
+    the previous one), its SAFE and ASK lines are handed over, then the previous batch's runs are
+    collected, so the next batch is drawn while this one runs. OPAQUE and DENY lines are counted, not run
+    (the classifier fails closed: nothing to compare). A line seen before is skipped (Hypothesis draws
+    some twice). `finish` collects the last batch."""
 
     def __init__(self, checker: Checker, tally: Tally) -> None:
         self.checker = checker
         self.tally = tally
         self._seen: set[str] = set()
-        self._pending: tuple[list[str], list[Classification]] | None = None
+        self._pending: list[tuple[str, Classification]] = []
 
     def feed(self, commands: list[str]) -> None:
         fresh = [c for c in dict.fromkeys(commands) if c not in self._seen]
         self.tally.repeated += len(commands) - len(fresh)
         self._seen.update(fresh)
-        if fresh:
-            self.checker.probe.submit(fresh)
-            found = [self.checker.classify(command) for command in fresh]
+        runnable = []
+        for command in fresh:
+            found = self.checker.classify(command)
+            if found.risk in COMPARED:
+                runnable.append((command, found))
+            else:
+                self.tally.skip(found)
+        if runnable:
+            self.checker.probe.submit([command for command, _ in runnable])
         self.finish()
-        if fresh:
-            self._pending = (fresh, found)
+        self._pending = runnable
 
     def finish(self) -> None:
-        if self._pending is not None:
-            commands, found = self._pending
-            self._pending = None
+        pending, self._pending = self._pending, []
+        if pending:
+            commands = [command for command, _ in pending]
+            found = [classification for _, classification in pending]
             for verdict in self.checker._verdicts(commands, found, self.checker.probe.collect()):
                 self.tally.add(verdict)
 
@@ -137,7 +156,7 @@ class Checker:
         return [Verdict(c, f, r, tuple(self.compare(f, r))) for c, f, r in zip(commands, found, runs, strict=True)]
 
     def compare(self, found: Classification, run: Run) -> list[Disagreement]:
-        if found.risk not in (Risk.SAFE, Risk.ASK):
+        if found.risk not in COMPARED:
             return []
         listed = set(found.programs)
         if listed & {"source", "."}:
@@ -180,6 +199,8 @@ class Checker:
 
         def keeps(command: str) -> Verdict | None:
             nonlocal tries
+            if self.classify(command).risk not in COMPARED:
+                return None  # fails closed: no disagreement to keep, no need to run it
             tries += 1
             candidate = self.check(command, timeout=MINIMISING_TIMEOUT)
             return candidate if _same(target, candidate.disagreements) else None

@@ -1,10 +1,10 @@
 """Differential test of the classifier against bash itself (issue 27). Command lines drawn from a grammar of
-bash (tests/security/bashgrammar.py) with a fixed seed are classified and run by the real bash in the probe
-(tests/security/bashprobe.py), where every program is a logging stand-in:
+bash (tests/security/bashgrammar.py) with a fixed seed are classified, and run by the real bash in the
+probe (tests/security/bashprobe.py), where every program is a logging stand-in:
 
 - SAFE and ASK: every program bash started is in the classification's `programs`;
 - SAFE: bash wrote nothing, and every program it started is SAFE on its own with the argv it really got;
-- OPAQUE and DENY: the classifier fails closed (counted, nothing to compare).
+- OPAQUE and DENY: the classifier fails closed (counted, not run: nothing to compare).
 
 A disagreement the seed finds is a regression case in test_bash_agreement_regressions.py, strict xfail
 until the classifier is fixed; this test tolerates it only while its regression is still marked so.
@@ -59,11 +59,11 @@ def test_bash_and_the_classifier_agree_on_the_seeds_command_lines(bash_probe: Ba
         "test_bash_agreement_regressions.py (and its key a SEEN entry):\n\n" + "\n".join(unexplained)
     )
     # The generator is not degenerate: every verdict is reached, and bash really started programs.
-    cases = tally.cases
+    cases, run = tally.cases, tally.run
     assert cases + tally.repeated == EXAMPLES * CASES_PER_EXAMPLE and cases >= 1_900
     assert tally.risks["SAFE"] >= cases // 10, tally.risks
     assert tally.risks["ASK"] >= cases // 5, tally.risks
     assert tally.risks["OPAQUE"] >= cases // 10, tally.risks
-    assert tally.started_programs >= cases // 2, tally.started_programs
-    assert tally.wrote >= cases // 50, tally.wrote
-    assert tally.refused <= cases // 10, tally.refused  # most lines are bash
+    assert tally.started_programs >= run // 2, (tally.started_programs, run)
+    assert tally.wrote >= run // 50, (tally.wrote, run)
+    assert tally.refused <= run // 10, (tally.refused, run)  # most lines are bash
