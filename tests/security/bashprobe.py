@@ -5,7 +5,8 @@ Under bubblewrap (no network, no other namespace shared, `--die-with-parent`), l
 over every folder programs are looked up in: `/usr/bin` (and `/bin`), `/usr/sbin` (and `/sbin`),
 `/usr/local/bin`, `/usr/local/sbin`, which are also the whole of the sandbox's PATH. One script, and one
 symlink to it per program name found in the real folders (plus the names the caller adds): run, it
-appends its name and argv (NUL-separated) to a log in a private folder and exits 0 with no output. Its
+writes its name and argv (NUL-separated) to a log file of its own in a private folder and exits 0 with no
+output. Its
 interpreter is the real bash bound at `/.probe/bash` (`-p`: no BASH_ENV, no exported functions), outside
 every covered folder. Names with no stand-in are logged by a `command_not_found_handle` (given by
 BASH_ENV to the bash that runs the case).
@@ -37,12 +38,14 @@ from tests.security.shellgen import HOSTILE_NAMES
 # Where programs are looked up: the system folders (/bin and /sbin are links to /usr's on most systems).
 SYSTEM_FOLDERS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 DRIVER = Path(__file__).with_name("bashprobe_driver.py")
+# Each process logs to a file of its own (bash's printf flushes at every newline of an argument: records
+# appended to one file by programs running at once would interleave), with the time, to order them.
 _STANDIN = """#!/.probe/bash -p
-printf '%s\\0' S "$PWD" "$0" "$#" "$@" >>/.probe/log/calls
+printf '%s\\0' S "$EPOCHREALTIME" "$PWD" "$0" "$#" "$@" >/.probe/log/call.$$
 exit 0
 """
 _NOT_FOUND = """command_not_found_handle() {
-  printf '%s\\0' N "$PWD" "$1" "$(($# - 1))" "${@:2}" >>/.probe/log/calls
+  printf '%s\\0' N "$EPOCHREALTIME" "$PWD" "$1" "$(($# - 1))" "${@:2}" >/.probe/log/call.$BASHPID
   return 127
 }
 """

@@ -26,7 +26,7 @@ import struct
 import sys
 from typing import Any
 
-LOG = "/.probe/log/calls"
+LOGS = "/.probe/log"  # call.PID: one record per program started (bashprobe.py writes them)
 STDERR = "/.probe/log/stderr"
 BASH = "/.probe/bash"
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x00000002, 0x00000004, 0x00000008
@@ -85,7 +85,7 @@ class Driver:
     # ---- one case ----
 
     def case(self, command: str, timeout: float) -> dict[str, Any]:
-        _truncate(LOG)
+        _clear_calls()
         _truncate(STDERR)
         self._drain()
         status, timed_out = self.run(command, timeout)
@@ -98,8 +98,7 @@ class Driver:
             writes += [("opened for writing", p) for p in sorted(opened) if p not in seen and p in after]
             if any(kind != "opened for writing" for kind, _ in writes):
                 self.reset()
-        with open(LOG, "rb") as handle:
-            calls = _calls(handle.read())
+        calls = _calls()
         with open(STDERR, "rb") as handle:
             stderr = handle.read(STDERR_KEPT).decode("utf-8", "replace")
         return {"calls": calls, "writes": [f"{kind} {self._shown(path)}" for kind, path in writes],
@@ -216,21 +215,29 @@ def _diff(before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
     return changes
 
 
-def _calls(log: bytes) -> list[dict[str, Any]]:
-    """The records the stand-ins and the not-found handler wrote: kind, cwd, name, count, arguments, each
-    ended by NUL."""
-    fields = [os.fsdecode(field) for field in log.split(b"\0")]
+def _calls() -> list[dict[str, Any]]:
+    """The records the stand-ins and the not-found handler wrote, in the order they were written: kind,
+    time, cwd, name, count, arguments, each ended by NUL."""
+    records = []
+    for entry in os.scandir(LOGS):
+        if entry.name.startswith("call."):
+            with open(entry.path, "rb") as handle:
+                fields = [os.fsdecode(field) for field in handle.read().split(b"\0")]
+            records.append((fields[1] if len(fields) > 1 else "", entry.name, fields))
     calls = []
-    index = 0
-    while index + 4 <= len(fields) - 1:
-        kind, cwd, name, count = fields[index : index + 4]
+    for _, _, fields in sorted(records):
+        kind, _, cwd, name, count = (fields + [""] * 5)[:5]
         if kind not in ("S", "N") or not count.isdigit():
-            calls.append({"found": True, "cwd": "", "name": "(garbled log)", "argv": fields[index:]})
-            break
-        argv = fields[index + 4 : index + 4 + int(count)]
-        calls.append({"found": kind == "S", "cwd": cwd, "name": name, "argv": argv})
-        index += 4 + int(count)
+            calls.append({"found": True, "cwd": "", "name": "(garbled log)", "argv": fields})
+            continue
+        calls.append({"found": kind == "S", "cwd": cwd, "name": name, "argv": fields[5 : 5 + int(count)]})
     return calls
+
+
+def _clear_calls() -> None:
+    for entry in os.scandir(LOGS):
+        if entry.name.startswith("call."):
+            os.unlink(entry.path)
 
 
 def _remove(path: str) -> None:

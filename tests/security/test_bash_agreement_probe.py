@@ -56,6 +56,11 @@ def test_a_wrapper_is_seen_with_what_it_would_run_in_its_arguments(
     assert [s.words for s in bash_probe.run(command).started] == [started]
 
 
+def test_programs_started_at_once_are_logged_whole_newlines_and_all(bash_probe: BashProbe) -> None:
+    run = bash_probe.run("cat $'\\n' 'a b' | cp $'x\\ny' PWN & ls $'\\n\\n' & wait")
+    assert sorted(s.words for s in run.started) == [("cat", "\n", "a b"), ("cp", "x\ny", "PWN"), ("ls", "\n\n")]
+
+
 def test_a_program_in_any_covered_folder_is_named_by_its_basename(bash_probe: BashProbe) -> None:
     folders = bash_probe.search_path.split(":")
     run = bash_probe.run("; ".join(f"{folder}/ls" for folder in folders) + "; ls")

@@ -58,6 +58,8 @@ REGRESSIONS = [
     Regression("glob-operands", "uniq ./*", "a glob can give uniq two file names: it writes the second"),
     Regression("test-process", "[[ x = >(touch PWN) ]]", "`[[ x = >(cmd) ]]` is SAFE: the substitution runs cmd"),
     Regression("quoted-keyword", '[["" =>(>PWN) ]]', '`[[""` is a command named [[ and its `>(>PWN)` writes'),
+    Regression("bracket-newline", "[\necho x > PWN ]", "`[` ends its line, yet the next is read as its test: SAFE"),
+    Regression("escaped-paren", "ls\n\\)", "`\\)` on a line of its own is a command bash runs, not listed"),
 ]
 OPEN = frozenset(r.command for r in REGRESSIONS if not r.fixed)
 # The cases of the differential test's seed that disagree, by the regression each minimises to (the first
