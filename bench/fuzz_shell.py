@@ -133,9 +133,10 @@ class _Cause:
 
 
 class _Causes:
-    """Minimised lines that explain the disagreements: one explains another disagreement when, with that
-    one's program in place of its own, it disagrees too (`! ! cp` explains `… ! ! wc …`). A disagreement no
-    cause explains is minimised into a new cause, at most `minimise` times."""
+    """Minimised lines that explain the disagreements: one explains another disagreement whose line holds
+    its other words when, with that one's program in place of its own, it disagrees too (`! ! cp` explains
+    `… ! ! wc …`). A disagreement no cause explains is minimised into a new cause, at most `minimise`
+    times."""
 
     def __init__(self, checker: Checker, *, minimise: int) -> None:
         self.checker = checker
@@ -146,8 +147,9 @@ class _Causes:
     def explain(self, verdict: Verdict) -> str | None:
         program = _program(verdict)
         for cause in self.found:
-            line = cause.shape.replace(_HOLE, program) if program else cause.line
-            if program and self._disagrees_alone(line):
+            if not program or not _holds_the_rest(verdict.command, cause.shape):
+                continue
+            if self._disagrees_alone(cause.shape.replace(_HOLE, program)):
                 cause.explains += 1
                 return cause.line
         if len(self.found) >= self.minimise:
@@ -164,6 +166,12 @@ class _Causes:
 
 
 _HOLE = "\0program\0"
+
+
+def _holds_the_rest(command: str, shape: str) -> bool:
+    """Whether every word of a cause but its program is in the command (`command ls -v` can explain
+    `… command du -v …`, not any line whose program is unlisted)."""
+    return all(word in command for word in shape.split() if _HOLE not in word)
 
 
 def _program(verdict: Verdict) -> str:
