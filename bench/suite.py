@@ -11,6 +11,7 @@ from bench import (
     checkpoints,
     dag_ops,
     dispatch,
+    fuzz_shell,
     keys,
     long_chat,
     makespan,
@@ -29,7 +30,7 @@ from bench.common import Result
 
 ORDER = (
     makespan, dispatch, request_path, overhead, dag_ops, parse_robustness, tokens, long_chat, startup, render,
-    memory, shell_diff, checkpoints, sandbox, soak, keys,
+    memory, shell_diff, fuzz_shell, checkpoints, sandbox, soak, keys,
 )  # fmt: skip
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

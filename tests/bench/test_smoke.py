@@ -53,6 +53,16 @@ def the_shell_differential_finds_no_false_safe(shelldiff: Result) -> None:
     assert int(metric(shelldiff, "called SAFE") or 0) > 0  # some commands really ran
 
 
+def the_bash_fuzzer_runs_its_cases_in_the_sandbox_or_says_why_not(fuzz: Result) -> None:
+    if "problem" in fuzz.details:
+        assert str(metric(fuzz, "bash probe")).startswith("not run")
+        return
+    assert metric(fuzz, "cases run") == fuzz.details["cases"] > 100  # of 160 drawn: a line drawn again runs once
+    assert fuzz.details["cases"] + fuzz.details["repeated"] == 160
+    assert fuzz.details["started_programs"] > 0  # bash really started programs
+    assert isinstance(fuzz.details["seed"], int)
+
+
 def tokens_job_is_done_by_every_mode_with_the_scripted_requests(tokens: Result) -> None:
     runs = tokens.details["2 KB files"]
     # The write task ends with its write_file call (it writes its one declared file whole): one request.
@@ -115,6 +125,7 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "render": the_render_benchmark_times_the_refreshes_of_a_paced_stream,
     "memory": memory_runs_the_whole_plan_and_samples_the_chat,
     "shelldiff": the_shell_differential_finds_no_false_safe,
+    "fuzz-shell": the_bash_fuzzer_runs_its_cases_in_the_sandbox_or_says_why_not,
     "soak": the_soak_completes_every_task_under_faults_without_running_a_call_twice,
 }
 

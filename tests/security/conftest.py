@@ -1,8 +1,10 @@
-"""Fixtures for the security tests: a workspace, and the real tool box behind a real approval policy."""
+"""Fixtures for the security tests: a workspace, the real tool box behind a real approval policy, and the bash
+probe."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,9 @@ from paicli.policy.approval import ApprovalPolicy, Mode
 from paicli.policy.audit import AuditLog
 from paicli.tools.base import Approver, ToolContext, ToolOutcome
 from paicli.tools.toolbox import ToolBox
+from tests.sandboxing import REQUIRED
+from tests.security.bashgrammar import MARKERS
+from tests.security.bashprobe import BashProbe, ProbeError
 
 
 class Session:
@@ -37,3 +42,17 @@ def session_factory(workspace: Path, tmp_path: Path) -> Any:
         return Session(workspace, tmp_path / "audit", mode, approve)
 
     return make
+
+
+@pytest.fixture(scope="module")
+def bash_probe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BashProbe]:
+    """The real bash under bubblewrap with logging stand-ins for every program (tests/security/bashprobe.py),
+    one per test module; skipped when bubblewrap cannot run here (a failure under PAICLI_REQUIRE_SANDBOX=1)."""
+    with BashProbe(tmp_path_factory.mktemp("bashprobe"), names=MARKERS) as probe:
+        try:
+            probe.run("true")
+        except ProbeError as error:
+            if REQUIRED:
+                pytest.fail(f"PAICLI_REQUIRE_SANDBOX=1 but the bash probe cannot run: {error}")
+            pytest.skip(f"the bash probe cannot run here: {error}")
+        yield probe
