@@ -29,7 +29,7 @@ from paicli.policy.audit import AuditLog, audit_folder
 from paicli.policy.rules import Rules
 from paicli.sandbox import SandboxChoice, choose_sandbox
 from paicli.tools.base import Approver, PathLocks, ToolContext
-from paicli.tools.scope import TaskScope
+from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import ToolBox
 
 if TYPE_CHECKING:  # plan mode loads with the first plan, not at start-up

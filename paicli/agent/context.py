@@ -7,7 +7,7 @@ from pathlib import Path
 
 from paicli.common.errors import ConfigError
 from paicli.tools.confined import read_path
-from paicli.tools.walk import walk
+from paicli.tools.workspace_walk import walk
 from paicli.trust import trusted_prompt
 
 TOOL_MODES = (None, "executor")

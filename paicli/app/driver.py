@@ -25,7 +25,7 @@ from paicli.plan.parse import joined
 from paicli.plan.session import Review
 from paicli.runtime import Runtime, build_plan_session
 from paicli.tools.effect import Effect
-from paicli.tools.scope import TaskScope
+from paicli.tools.task_scope import TaskScope
 
 T = TypeVar("T")
 READ_ONLY = TaskScope("this turn", "read-only", frozenset({Effect.READ}))

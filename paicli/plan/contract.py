@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.tools.base import Effect, Tool, ToolFailure
 from paicli.tools.guard import resolve_in_workspace
-from paicli.tools.scope import TaskScope
+from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import describe_validation_error
 
 EFFECTS: dict[TaskType, frozenset[Effect]] = {

@@ -6,7 +6,7 @@ ASK     it changes something, runs project code, or reads outside the workspace:
 OPAQUE  paicli cannot tell what would run (`$(echo rm) -rf /`, `$'\\x72m'`, `$cmd`, open quotes, code fed
         to a shell or interpreter on stdin, `git -c core.pager=...`): fails closed, so it needs a yes in
         every mode, `yolo` included
-DENY    on the hard denylist (paicli.tools.commands): refused in every mode
+DENY    on the hard denylist (paicli.tools.denylist): refused in every mode
 
 The command is parsed once (paicli.shell) and walked as bash would run it: substitutions, here-document
 expansions, code handed to `bash -c`/`eval` and the commands of `find -exec`/`xargs`/wrappers are
@@ -42,7 +42,7 @@ from paicli.shell.parse import parse_script
 from paicli.shell.programs import program_name, script_file, starts_program
 from paicli.shell.syntax import Arithmetic, Compound, Inner, Kind, Redirect, SimpleCommand, Unreadable, Word
 from paicli.shell.walk import Site, Visitor, walk, written_file
-from paicli.tools.commands import dangerous_reason
+from paicli.tools.denylist import dangerous_reason
 from paicli.tools.shims import command_search_path
 
 __all__ = ["Classification", "Finding", "Risk", "classify_command", "command_prefix", "normalise_name"]

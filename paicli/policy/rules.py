@@ -32,7 +32,7 @@ from paicli.policy.classify import Classification, Risk, normalise_name
 from paicli.policy.tool_patterns import check_tool_pattern, is_tool_pattern, names_tool
 from paicli.shell.parse import parse_script
 from paicli.shell.syntax import SimpleCommand
-from paicli.tools.execute_command import ExecuteCommand
+from paicli.tools.builtin.execute_command import ExecuteCommand
 from paicli.tools.toolbox import BUILTIN_TOOLS
 
 COMMAND_TOOL = ExecuteCommand.name  # what a rule without a tool name is about

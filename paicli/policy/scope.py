@@ -14,7 +14,7 @@ from typing import Any
 
 from paicli.tools.base import Effect, Tool, ToolFailure
 from paicli.tools.guard import resolve_in_workspace
-from paicli.tools.scope import TaskScope
+from paicli.tools.task_scope import TaskScope
 
 ADVICE = {
     Effect.WRITE: "Say in your answer what else must change; the plan will take care of it.",

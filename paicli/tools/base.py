@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from paicli.sandbox.base import Sandbox
 from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
-from paicli.tools.scope import TaskScope
+from paicli.tools.task_scope import TaskScope
 
 
 class ToolFailure(Exception):

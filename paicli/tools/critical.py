@@ -1,5 +1,5 @@
 """Targets whose loss is a disaster: the filesystem root, a home folder, the workspace and its ancestors,
-and block devices. Used by the hard denylist (paicli.tools.commands) on parsed words."""
+and block devices. Used by the hard denylist (paicli.tools.denylist) on parsed words."""
 
 from __future__ import annotations
 

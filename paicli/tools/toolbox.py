@@ -33,15 +33,15 @@ from pydantic import ValidationError
 from paicli.llm.types import ToolCall
 from paicli.tools.arguments import BadArguments, parse_arguments
 from paicli.tools.base import Admission, SandboxBlocked, Tool, ToolContext, ToolFailure, ToolOutcome
-from paicli.tools.edit_file import EditFile
-from paicli.tools.execute_command import ExecuteCommand
+from paicli.tools.builtin.edit_file import EditFile
+from paicli.tools.builtin.execute_command import ExecuteCommand
+from paicli.tools.builtin.glob_files import GlobFiles
+from paicli.tools.builtin.grep_code import GrepCode
+from paicli.tools.builtin.list_dir import ListDir
+from paicli.tools.builtin.read_file import ReadFile
+from paicli.tools.builtin.write_file import WriteFile
 from paicli.tools.frozen import frozen
-from paicli.tools.glob_files import GlobFiles
-from paicli.tools.grep_code import GrepCode
-from paicli.tools.list_dir import ListDir
 from paicli.tools.output import MASK, mask_secrets, truncate_middle
-from paicli.tools.read_file import ReadFile
-from paicli.tools.write_file import WriteFile
 
 ERROR_PREFIX = "Error: "
 FRAGMENT_MIN = 8  # characters: a shorter piece of a secret gives little away, and masking it would hit ordinary text

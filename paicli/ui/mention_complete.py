@@ -2,7 +2,7 @@
 
 In a git repository the candidates are what git tracks plus untracked files it does not ignore
 (`git ls-files --cached --others --exclude-standard`), and their folders; elsewhere a bounded walk
-of the workspace without the junk folders (paicli/tools/walk.py). git runs with the environment of
+of the workspace without the junk folders (paicli/tools/workspace_walk.py). git runs with the environment of
 commands (paicli/tools/git_env.py), so a repository's config cannot make it run a program. The list
 is kept for a few seconds, so typing does not run git at every key.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from paicli.tools.execute_command import child_environment
-from paicli.tools.walk import walk
+from paicli.tools.builtin.execute_command import child_environment
+from paicli.tools.workspace_walk import walk
 
 MAX_CANDIDATES = 20_000
 MAX_SHOWN = 50

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from paicli.common.sanitize import one_line
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.glob_files import GlobFiles, GlobFilesArgs
-from paicli.tools.list_dir import ListDir, ListDirArgs
+from paicli.tools.builtin.glob_files import GlobFiles, GlobFilesArgs
+from paicli.tools.builtin.list_dir import ListDir, ListDirArgs
+from paicli.tools.builtin.read_file import ReadFile, ReadFileArgs
 from paicli.tools.output import mask_secrets
-from paicli.tools.read_file import ReadFile, ReadFileArgs
 
 _MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a mention is not part of the path

@@ -19,8 +19,8 @@ from paicli.app.driver import CancelWatch, until_done
 from paicli.common.sanitize import one_line, terminal_safe
 from paicli.llm.types import Message
 from paicli.tools.base import ToolContext
-from paicli.tools.commands import dangerous_reason
-from paicli.tools.execute_command import describe_exit, run_in_group
+from paicli.tools.builtin.execute_command import describe_exit, run_in_group
+from paicli.tools.denylist import dangerous_reason
 from paicli.tools.output import HeadTailBuffer, mask_secrets
 
 _STATUS_ROOM = 120

@@ -1,6 +1,6 @@
 """Commands that would wait for a human or a terminal must end on their own, and nothing may outlive them.
 
-Covered in tests/tools/test_execute_command.py and not repeated here: the timeout kills grandchildren
+Covered in tests/tools/builtin/test_execute_command.py and not repeated here: the timeout kills grandchildren
 (test_timeout_kills_the_whole_group_including_grandchildren), `sleep 999 &` does not outlive the command
 (test_background_process_does_not_outlive_the_command), `cat` waiting on stdin (test_stdin_is_empty_so_
 cat_does_not_hang), 50 MB of output is capped (test_huge_output_is_capped; the buffer's bound is in
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.execute_command import ExecuteCommand, ExecuteCommandArgs
+from paicli.tools.builtin.execute_command import ExecuteCommand, ExecuteCommandArgs
 from tests.sandboxing import bwrap_sandbox, marker, processes_with
 
 LIMIT = 20.0  # seconds: far above what any of these needs, far below a hang (the timeout is 60 s)

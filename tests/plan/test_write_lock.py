@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from paicli.llm.types import ToolCall
-from paicli.tools import write_file
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import PathLocks, ToolContext
+from paicli.tools.builtin import write_file
 from paicli.tools.toolbox import ToolBox
 
 

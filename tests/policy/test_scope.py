@@ -12,7 +12,7 @@ from paicli.llm.types import ToolCall
 from paicli.policy.approval import ApprovalPolicy, Mode
 from paicli.policy.audit import AuditLog, read_entries
 from paicli.tools.base import Effect, ToolContext, ToolOutcome
-from paicli.tools.scope import TaskScope
+from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import ToolBox
 
 READER = TaskScope("task_1", "FILE_READ", frozenset({Effect.READ}))

@@ -14,7 +14,7 @@ import pytest
 
 from paicli.sandbox import BwrapSandbox
 from paicli.tools.base import SandboxBlocked, ToolContext, ToolFailure
-from paicli.tools.execute_command import ExecuteCommand, ExecuteCommandArgs
+from paicli.tools.builtin.execute_command import ExecuteCommand, ExecuteCommandArgs
 from tests.repos import git_init
 from tests.sandboxing import bwrap_sandbox, marker, processes_with
 

@@ -12,7 +12,7 @@ from paicli.plan.model import Task
 from paicli.sandbox import BwrapSandbox
 from paicli.sandbox.bwrap import declared_writable
 from paicli.tools.base import SandboxBlocked, ToolContext
-from paicli.tools.execute_command import ExecuteCommand, ExecuteCommandArgs
+from paicli.tools.builtin.execute_command import ExecuteCommand, ExecuteCommandArgs
 
 
 def command_task(files: list[str] | None, task_type: TaskType = TaskType.COMMAND) -> Task:

@@ -3,7 +3,7 @@
 Each row is (command, expected risk). DENY is refused in every mode; OPAQUE needs a human in every mode
 (yolo included); ASK needs a yes in `ask`, is refused in `auto`, runs in `yolo`; SAFE runs unasked.
 Rows paicli does not handle yet are strict xfails: when one starts to pass, the mark must go.
-The unit tests of the pieces are in tests/policy/test_classify.py and tests/tools/test_commands.py.
+The unit tests of the pieces are in tests/policy/test_classify.py and tests/tools/test_denylist.py.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from paicli.llm.types import ToolCall
 from paicli.policy.approval import ApprovalPolicy
 from paicli.sandbox import BwrapSandbox
 from paicli.tools.base import ToolContext
-from paicli.tools.execute_command import run_in_group
+from paicli.tools.builtin.execute_command import run_in_group
 from paicli.tools.output import HeadTailBuffer
 from paicli.tools.toolbox import ToolBox
 from tests.sandboxing import bwrap_sandbox, http_server, marker, processes_with

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from paicli.tools import grep_code
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.grep_code import GrepCode, GrepCodeArgs
+from paicli.tools.builtin import grep_code
+from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
 
 
 async def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str | None = None) -> str:

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.beneath import NotRegularFile, open_regular
+from paicli.tools.builtin.write_file import MAX_WRITE_BYTES
 from paicli.tools.diff import Changed, file_diff
 from paicli.tools.guard import display_path, resolve_in_workspace
-from paicli.tools.write_file import MAX_WRITE_BYTES
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.sandbox import Containment, blocked_by_sandbox
 from paicli.tools.base import Effect, SandboxBlocked, Tool, ToolContext, ToolFailure
-from paicli.tools.commands import dangerous_reason
+from paicli.tools.denylist import dangerous_reason
 from paicli.tools.git_env import git_safety_environment, read_git_config
 from paicli.tools.output import HeadTailBuffer
 from paicli.tools.shims import with_shims

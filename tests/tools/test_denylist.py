@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paicli.tools.commands import dangerous_reason
+from paicli.tools.denylist import dangerous_reason
 
 WORKSPACE = Path("/srv/projects/app")
 

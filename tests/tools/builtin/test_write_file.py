@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.write_file import MAX_WRITE_BYTES, WriteFile, WriteFileArgs
+from paicli.tools.builtin.write_file import MAX_WRITE_BYTES, WriteFile, WriteFileArgs
 
 
 async def write(ctx: ToolContext, path: str, content: str) -> str:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.guard import display_path, resolve_in_workspace
-from paicli.tools.walk import JUNK_FOLDERS, glob_to_regex, walk
+from paicli.tools.workspace_walk import JUNK_FOLDERS, glob_to_regex, walk
 
 MAX_RESULTS = 1000
 MAX_SCANNED = 200_000  # entries visited before the walk gives up (a runaway tree must not hang a turn)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.edit_file import EditFile, EditFileArgs
+from paicli.tools.builtin.edit_file import EditFile, EditFileArgs
 
 
 async def edit(ctx: ToolContext, path: str, old: str, new: str) -> str:

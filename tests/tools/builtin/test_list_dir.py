@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from paicli.tools import list_dir
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.list_dir import ListDir, ListDirArgs
+from paicli.tools.builtin import list_dir
+from paicli.tools.builtin.list_dir import ListDir, ListDirArgs
 
 
 async def listing(ctx: ToolContext, path: str | None = None) -> str:

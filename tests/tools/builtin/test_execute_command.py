@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from paicli.tools import execute_command
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.execute_command import ExecuteCommand, ExecuteCommandArgs
+from paicli.tools.builtin import execute_command
+from paicli.tools.builtin.execute_command import ExecuteCommand, ExecuteCommandArgs
 
 
 async def run(ctx: ToolContext, command: str, timeout: float | None = None) -> str:

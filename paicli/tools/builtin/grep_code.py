@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.beneath import open_regular
 from paicli.tools.guard import display_path, resolve_in_workspace
-from paicli.tools.walk import glob_to_regex, walk
+from paicli.tools.workspace_walk import glob_to_regex, walk
 
 MAX_MATCHES = 200
 MAX_LINE_CHARS = 300

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from paicli.tools import glob_files
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.glob_files import GlobFiles, GlobFilesArgs
-from paicli.tools.walk import glob_to_regex
+from paicli.tools.builtin import glob_files
+from paicli.tools.builtin.glob_files import GlobFiles, GlobFilesArgs
+from paicli.tools.workspace_walk import glob_to_regex
 
 
 def make_tree(root: Path, files: list[str]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.read_file import MAX_LINE_CHARS, ReadFile, ReadFileArgs
+from paicli.tools.builtin.read_file import MAX_LINE_CHARS, ReadFile, ReadFileArgs
 
 
 async def read(ctx: ToolContext, path: str, **kwargs: int) -> str:
