@@ -22,8 +22,8 @@ from paicli.llm.client import LLMClient
 from paicli.plan.executor import ReactTaskRunner
 from paicli.plan.model import Plan, Task, TaskStatus
 from paicli.plan.recorder import PlanRecorder
+from paicli.plan.saved_plans import PlanStore
 from paicli.plan.scheduler import Scheduler, TaskRunner
-from paicli.plan.store import PlanStore
 from paicli.runtime import Runtime, build_policy
 from paicli.tools.toolbox import ToolBox
 

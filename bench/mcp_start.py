@@ -53,8 +53,8 @@ async def _longest_stall(until: asyncio.Future[None] | None, seconds: float) -> 
 async def stalls() -> tuple[float, float, float]:
     """(stall while starting, seconds the start took, stall idle for as long)."""
     import paicli.ui.repl  # noqa: F401
-    from paicli.mcp.config import McpServerConfig
     from paicli.mcp.manager import McpManager
+    from paicli.mcp.server_config import McpServerConfig
 
     servers = {f"s{i}": McpServerConfig.model_validate({"command": sys.executable, "args": [str(SERVER)]})
                for i in range(2)}  # fmt: skip

@@ -31,8 +31,8 @@ from paicli.common.values import Usage
 from paicli.llm.types import Message, ToolSpec
 from paicli.plan.executor import task_messages
 from paicli.plan.model import Plan, Task, TaskStatus
+from paicli.plan.saved_plans import PlanRecord, PlanStore, render_markdown
 from paicli.plan.scheduler import Scheduler
-from paicli.plan.store import PlanRecord, PlanStore, render_markdown
 from paicli.runtime import Runtime
 
 NAME = "overhead"

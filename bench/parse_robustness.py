@@ -26,7 +26,7 @@ from bench.mutations import Trial, trials
 from paicli.common.errors import PlanError
 from paicli.llm.client import LLMClient
 from paicli.llm.think import split_reply
-from paicli.plan.parse import parse_plan_reply
+from paicli.plan.parse_reply import parse_plan_reply
 from tests.fakellm import FakeLLM, Reply
 from tests.plan.corpus import plan_json, task
 from tests.plan.corpus_contract import contract_workspace, planner_accepts

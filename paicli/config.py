@@ -4,7 +4,7 @@ Environment: PAICLI_API_KEY / PAICLI_BASE_URL / PAICLI_MODEL / PAICLI_PROVIDER, 
 OPENAI_API_KEY / OPENAI_BASE_URL (for the openai provider or none only); PAICLI_PLAN_MAX_REPLANS for the
 replan limit. Config files use the field names below (`model = "deepseek-chat"`, `max_parallel = 4`, ...),
 plus tables: `[models]` (task type → model, see paicli/plan/routing.py), `[prices."NAME"]`
-(`input`, `output` per million tokens) and `[mcp_servers.NAME]` (paicli/mcp/config.py), which merge
+(`input`, `output` per million tokens) and `[mcp_servers.NAME]` (paicli/mcp/server_config.py), which merge
 entry by entry across the two files. A workspace's `.mcp.json` adds MCP servers too; a server of the same
 name in a config file wins.
 
@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationE
 from paicli.common.errors import ConfigError
 from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
-from paicli.mcp.config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json
+from paicli.mcp.server_config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
     CONFIG_FILE,

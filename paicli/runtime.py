@@ -23,7 +23,7 @@ from paicli.llm.retry import Backoff
 from paicli.llm.routed import RoutedModel
 from paicli.llm.types import ChatModel
 from paicli.mcp import sdk
-from paicli.mcp.config import expand
+from paicli.mcp.server_config import expand
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.audit import AuditLog, audit_folder
 from paicli.policy.rules import Rules
@@ -262,9 +262,9 @@ def build_plan_session(
     from paicli.plan.recorder import PlanRecorder
     from paicli.plan.review import Reviewer
     from paicli.plan.routing import model_for_planner, model_for_reviewer, model_for_summarizer, model_for_task
+    from paicli.plan.saved_plans import PlanStore
     from paicli.plan.scheduler import Scheduler
     from paicli.plan.session import PlanSession, approve_unasked
-    from paicli.plan.store import PlanStore
     from paicli.plan.summary import Summarizer
 
     s = runtime.settings

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
-from paicli.plan.store import PlanRecord, PlanStore, render_markdown
+from paicli.plan.saved_plans import PlanRecord, PlanStore, render_markdown
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import requests_of, script_summary, task_is

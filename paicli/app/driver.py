@@ -21,7 +21,7 @@ from paicli.common.events import EventSink, FileChange
 from paicli.llm.types import Message
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
-from paicli.plan.parse import joined
+from paicli.plan.parse_reply import joined
 from paicli.plan.session import Review
 from paicli.runtime import Runtime, build_plan_session
 from paicli.tools.effect import Effect

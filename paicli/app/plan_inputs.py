@@ -14,8 +14,8 @@ from pathlib import Path
 from paicli.common.errors import ConfigError
 from paicli.plan.contract import Contract
 from paicli.plan.model import Plan
-from paicli.plan.parse import joined
-from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
+from paicli.plan.parse_reply import joined
+from paicli.plan.saved_plans import PlanStore, plan_from_file, prepare_resume
 from paicli.tools.toolbox import builtin_tool
 
 

@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from paicli import __version__
-from paicli.mcp.config import McpServerConfig
+from paicli.mcp.server_config import McpServerConfig
 from paicli.mcp.stdio import ServerProcess, stdio_transport
 
 MAX_PAGES = 50  # tools/list pages read at most (a server that pages forever cannot hang start-up)

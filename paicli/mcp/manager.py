@@ -24,8 +24,8 @@ from types import ModuleType
 from typing import Any, Literal
 
 from paicli.mcp import sdk
-from paicli.mcp.config import McpServerConfig, expanded
 from paicli.mcp.schema import tool_names
+from paicli.mcp.server_config import McpServerConfig, expanded
 from paicli.mcp.tool import McpTool, make_tool
 from paicli.tools.base import ToolFailure
 

@@ -35,7 +35,7 @@ from paicli.plan import caps
 from paicli.plan.contract import Contract
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
-from paicli.plan.parse import joined, parse_plan_reply
+from paicli.plan.parse_reply import joined, parse_plan_reply
 from paicli.tools.output import truncate_middle
 
 MODES = ("json_schema", "json_object", "plain")

@@ -11,7 +11,7 @@ from paicli.common.errors import ConfigError
 from paicli.common.events import FileChange
 from paicli.common.values import Usage
 from paicli.plan.model import Plan
-from paicli.plan.store import PlanRecord, PlanStore, check_plan_id, render_markdown
+from paicli.plan.saved_plans import PlanRecord, PlanStore, check_plan_id, render_markdown
 from paicli.tools.confined import UnsafeFile
 
 RENDER_DELAY = 0.005  # seconds between a change and the rendering that saves it (changes meanwhile join it)

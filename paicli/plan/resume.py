@@ -23,7 +23,7 @@ from collections import Counter
 from paicli.common.errors import ConfigError
 from paicli.plan import dag
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
-from paicli.plan.parse import MAX_ID_CHARS
+from paicli.plan.parse_reply import MAX_ID_CHARS
 
 MAX_FILE_TASKS = 10_000  # a plan written by hand may be larger than one a model may propose
 _MAX_REPORTED = 4

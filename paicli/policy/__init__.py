@@ -5,7 +5,7 @@ classify.py  what a shell command does, as far as approvals care (safe / ask / o
 risk.py      Risk, Finding, Classification
 checks.py    per-program checks of the classifier (readers, printf, test, cd, sed, jq)
 readers.py   the read-only programs, option by option (unsafe, file-naming, name-list options)
-find.py      find's primaries; git.py: git, read-only only in the workspace's own repository
+find.py      find's primaries; git_reader.py: git, read-only only in the workspace's own repository
 paths.py     where path arguments lead (globs expanded, symlinks resolved, /proc /sys /dev refused)
 rules.py     allow and deny rules from the configuration (deny wins)
 approval.py  ApprovalPolicy: mode + rules + session grants → a ruling per tool call, audited

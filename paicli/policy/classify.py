@@ -33,7 +33,7 @@ from paicli.policy.checks import (
     unknowable_arguments,
 )
 from paicli.policy.destructive import destructive_reason
-from paicli.policy.git import check_git, dynamic_global_option
+from paicli.policy.git_reader import check_git, dynamic_global_option
 from paicli.policy.paths import HARMLESS_FILES, OutsideRead, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk

@@ -9,7 +9,7 @@ simple commands of their own, so `find . -exec rm {} +` is caught by `rm`.
 
 from __future__ import annotations
 
-from paicli.policy.git import git_subcommand
+from paicli.policy.git_reader import git_subcommand
 
 _DELETERS = {"rm": "rm deletes files", "shred": "shred destroys files", "unlink": "unlink deletes a file",
              "truncate": "truncate cuts files", "srm": "srm deletes files", "wipe": "wipe destroys files"}  # fmt: skip

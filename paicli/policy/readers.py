@@ -145,7 +145,7 @@ READERS: dict[str, Spec] = {
         operands=OPERANDS_DATA,
     ),
     "df": _spec(valued="-B --block-size -t --type -x --exclude-type --output"),
-    "git": _spec(),  # paicli.policy.git
+    "git": _spec(),  # paicli.policy.git_reader
     "find": _spec(),  # paicli.policy.find
 }
 # jq options with two values: `--arg NAME VALUE`, `--rawfile NAME FILE` (the second one is a path).

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.sandbox.base import Containment
+from paicli.sandbox.containment import Containment
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
 SECRETS = ("~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.config/gh", "~/.kube", "~/.docker", "~/.netrc",

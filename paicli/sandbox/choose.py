@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Literal
 
 from paicli.common.errors import ConfigError
-from paicli.sandbox.base import Containment, Sandbox
 from paicli.sandbox.bwrap import BwrapSandbox
+from paicli.sandbox.containment import Containment, Sandbox
 
 SandboxMode = Literal["auto", "bwrap", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "off")

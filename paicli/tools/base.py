@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from paicli.sandbox.base import Sandbox
+from paicli.sandbox.containment import Sandbox
 from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
 from paicli.tools.task_scope import TaskScope
 

@@ -28,7 +28,7 @@ The format (also explained in the header comment of every file written):
 - Tasks finished in earlier rounds are listed as comments: they are kept exactly as they were,
   whatever the file says, and new tasks may depend on the completed ones.
 
-Validation is `paicli.plan.parse.parse_plan_reply` (duplicate or blank ids, empty descriptions, unknown
+Validation is `paicli.plan.parse_reply.parse_plan_reply` (duplicate or blank ids, empty descriptions, unknown
 dependencies, cycles shown as "task_2 → task_4 → task_2"); problems with the text itself name the line.
 """
 
@@ -46,7 +46,7 @@ from pathlib import Path
 
 from paicli.common.errors import PaicliError, PlanError
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
-from paicli.plan.parse import parse_plan_reply
+from paicli.plan.parse_reply import parse_plan_reply
 from paicli.tools.arguments import MAX_DEPTH, nested_deeper_than
 from paicli.ui.plan_view import STATUS_ICONS, TYPE_BADGES, fold
 

@@ -13,7 +13,7 @@ from paicli.app.plan_inputs import PlanRequest, saved_plan
 from paicli.common.errors import ConfigError
 from paicli.common.sanitize import one_line
 from paicli.plan.model import PlanStatus, TaskStatus
-from paicli.plan.store import PlanRecord, PlanStore
+from paicli.plan.saved_plans import PlanRecord, PlanStore
 from paicli.ui.slash import CommandContext, Outcome
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from paicli.mcp.config import McpServerConfig
+from paicli.mcp.server_config import McpServerConfig
 
 SERVER = Path(__file__).with_name("server.py")
 

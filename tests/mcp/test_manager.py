@@ -34,7 +34,7 @@ async def manager(
     sse_server: tuple[str, Path],
     tmp_path_factory: pytest.TempPathFactory,
 ) -> AsyncIterator[McpManager]:
-    from paicli.mcp.config import McpServerConfig
+    from paicli.mcp.server_config import McpServerConfig
 
     servers = {
         "t": stdio_server(module_marks, trust_annotations=True, env={"LEAK": "${FAKE_TOKEN}"}),

@@ -16,7 +16,7 @@ from typing import Any
 from paicli.common.errors import PlanError
 from paicli.plan.contract import Contract
 from paicli.plan.model import Plan
-from paicli.plan.parse import joined, parse_plan_reply
+from paicli.plan.parse_reply import joined, parse_plan_reply
 from paicli.tools.toolbox import builtin_tool
 from tests.plan.corpus import CASES, Accept, Case, Reject, plan_json, task
 

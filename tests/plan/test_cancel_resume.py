@@ -12,9 +12,9 @@ from paicli.common.errors import ConfigError
 from paicli.common.events import ListSink
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.recorder import PlanRecorder
+from paicli.plan.saved_plans import PlanStore
 from paicli.plan.scheduler import Scheduler
 from paicli.plan.session import PlanSession
-from paicli.plan.store import PlanStore
 from tests.plan.test_session import Runner, ScriptedPlanner, one_task_plan
 
 

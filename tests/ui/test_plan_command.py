@@ -12,7 +12,7 @@ from rich.console import Console
 
 from paicli.app.plan_inputs import PlanRequest
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
-from paicli.plan.store import PlanRecord, PlanStore, render_markdown
+from paicli.plan.saved_plans import PlanRecord, PlanStore, render_markdown
 from paicli.ui.plan_command import age, list_plans, resume_plan
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from paicli.common.errors import PlanError
 from paicli.plan.model import Plan, TaskStatus
-from paicli.plan.parse import parse_plan_reply
+from paicli.plan.parse_reply import parse_plan_reply
 from tests.plan.corpus import THREE, TRUNCATE_ME, Accept, Case, Reject
 from tests.plan.corpus_contract import CONTRACT_CASES, EVERY_CASE, contract_workspace, planner_accepts
 

@@ -9,7 +9,7 @@ import pytest
 
 from paicli.common.errors import ConfigError
 from paicli.config import load_settings
-from paicli.mcp.config import McpServerConfig, expand, expanded, servers_from_mcp_json
+from paicli.mcp.server_config import McpServerConfig, expand, expanded, servers_from_mcp_json
 from paicli.trust import TrustRequest
 
 HOME_SERVERS = """

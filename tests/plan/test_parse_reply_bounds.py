@@ -20,7 +20,7 @@ import pytest
 from paicli.common.errors import PlanError, ReviewError
 from paicli.plan import jsonscan
 from paicli.plan.offload import off_loop
-from paicli.plan.parse import MAX_ID_CHARS, MAX_REPLY_CHARS, parse_plan_reply
+from paicli.plan.parse_reply import MAX_ID_CHARS, MAX_REPLY_CHARS, parse_plan_reply
 from paicli.plan.review import parse_verdict
 
 ONE_TASK = '{"summary": "s", "tasks": [{"id": "a", "description": "do it"}]}'
@@ -152,7 +152,7 @@ def test_pathological_replies_finish_promptly(name: str) -> None:
     script = textwrap.dedent(
         f"""
         from paicli.common.errors import PlanError
-        from paicli.plan.parse import parse_plan_reply
+        from paicli.plan.parse_reply import parse_plan_reply
         ONE = {ONE_TASK!r}
         try:
             plan = parse_plan_reply({PATHOLOGICAL[name]}, finish_reason="stop", goal="g")

@@ -29,7 +29,7 @@ from paicli.common.errors import ConfigError, PlanError
 from paicli.common.events import FileChange
 from paicli.common.values import Usage
 from paicli.plan.model import Plan, PlanStatus, Task
-from paicli.plan.parse import parse_plan_reply
+from paicli.plan.parse_reply import parse_plan_reply
 from paicli.plan.resume import MAX_FILE_TASKS, prepare_resume
 from paicli.tools.confined import UnsafeFile, create_new, entries, open_folder, read_path, read_regular
 

@@ -14,7 +14,7 @@ from paicli.common.errors import ConfigError
 from paicli.plan import recorder as recorder_module
 from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.recorder import PlanRecorder
-from paicli.plan.store import PlanStore, plan_from_file, prepare_resume
+from paicli.plan.saved_plans import PlanStore, plan_from_file, prepare_resume
 
 
 def sample_plan() -> Plan:
@@ -327,9 +327,9 @@ def test_list_stops_once_the_files_read_add_up(tmp_path: Path, monkeypatch: pyte
     for _ in range(4):
         saved_record(store)
     size = max((store.folder / f"{plan_id}.json").stat().st_size for plan_id in store.ids())  # ids differ in length
-    monkeypatch.setattr("paicli.plan.store.LIST_BYTES", size * 2 + 1)
+    monkeypatch.setattr("paicli.plan.saved_plans.LIST_BYTES", size * 2 + 1)
     assert len(store.list()) == 2
-    monkeypatch.setattr("paicli.plan.store.LIST_BYTES", 1)
+    monkeypatch.setattr("paicli.plan.saved_plans.LIST_BYTES", 1)
     assert len(store.list()) == 1  # the newest is always read
 
 
