@@ -8,7 +8,7 @@ reading a workspace file (`read_file`) and then answering, then the summary. Its
 of the parent it was forked from. The review is left out: one more tool-free request.
 
 The history: the REPL after one turn with a workspace history of 50,000 entries (about 11 MB, years of
-use) and with none, twice each: the prompt's history is capped (paicli/ui/history.py), the first start
+use) and with none, twice each: the prompt's history is capped (paicli/ui/prompt/history.py), the first start
 cuts the file, the next one starts from the cut file.
 
 The chat: the REPL in a pseudo-terminal (bench/chat_session.py) with the default settings, so compression
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from bench.chat_session import memory_kb, repl_session, script
 from bench.common import REPO, Result
-from paicli.ui.history import history_path
+from paicli.ui.prompt.history import history_path
 from tests.fakellm import Body, FakeLLM, Reply
 from tests.plan_script import PLANNER, SUMMARIZER, system_is
 

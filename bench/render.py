@@ -17,8 +17,8 @@ from rich.console import Console
 
 from bench.common import Result, median, percentile, rounded
 from paicli.common.events import TextDelta
-from paicli.ui.markdown_view import markdown as markdown_renderable
-from paicli.ui.render import ChatRenderer
+from paicli.ui.chat.markdown_view import markdown as markdown_renderable
+from paicli.ui.chat.render import ChatRenderer
 
 NAME = "render"
 TITLE = "Rendering a streamed answer"

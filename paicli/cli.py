@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _confirm_trust(request: TrustRequest) -> bool:
-    from paicli.ui.approval import confirm_trust  # loaded only when a repository config needs asking
+    from paicli.ui.prompt.approval_prompt import confirm_trust  # loaded only when a repository config needs asking
 
     return confirm_trust(request)
 
@@ -229,7 +229,7 @@ def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:
         from paicli.headless import plan_command
 
         return plan_command(settings, request, json_mode=args.json)
-    from paicli.ui.plan_runner import plan_in_terminal
+    from paicli.ui.plan.plan_runner import plan_in_terminal
 
     return plan_in_terminal(settings, request, json_mode=args.json)
 

@@ -41,7 +41,7 @@ paicli before this scheme (version 1, keyed by the config's resolved path alone)
 files are simply asked about again.
 
 The seam: `load_settings(..., confirm_trust=...)` takes a callable that is asked (the REPL shows a
-prompt at start-up, see paicli.ui.approval.confirm_trust); without one (headless) nothing blocks and the
+prompt at start-up, see paicli.ui.prompt.approval_prompt.confirm_trust); without one (headless) nothing blocks and the
 settings that need trust are ignored with a warning, the others apply.
 """
 

@@ -1,6 +1,6 @@
 """The atomic write (paicli/common/atomic_write.py) on real files: what it keeps, what it never leaves behind, and
 what a reader or a killed writer can see. Its users' own tests: tests/tools/test_atomic.py,
-tests/faults/test_files.py, tests/app/checkpoints/, tests/ui/test_history.py."""
+tests/faults/test_files.py, tests/app/checkpoints/, tests/ui/prompt/test_history.py."""
 
 from __future__ import annotations
 

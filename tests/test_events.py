@@ -17,10 +17,10 @@ import pytest
 
 from paicli import headless
 from paicli.common.events import AnyEvent, Event
-from paicli.ui.init_command import WithoutText
-from paicli.ui.live import LivePlanView
-from paicli.ui.render import ChatRenderer
-from paicli.ui.transcript import Transcript
+from paicli.ui.chat.render import ChatRenderer
+from paicli.ui.chat.transcript import Transcript
+from paicli.ui.commands.init_command import WithoutText
+from paicli.ui.plan.live_view import LivePlanView
 
 ROOT = Path(__file__).resolve().parent.parent / "paicli"
 MEMBERS: tuple[type[Event], ...] = get_args(get_args(AnyEvent)[0])  # AnyEvent: Annotated[A | B | …, Field(…)]

@@ -134,5 +134,28 @@ def test_front_ends_do_not_import_each_other() -> None:
 
 def test_the_graph_sees_function_level_imports() -> None:
     graph = import_graph()
-    assert "paicli.ui.mentions" in graph["paicli.ui.repl"]  # imported inside a method
-    assert "paicli.ui.plan_command" in graph["paicli.ui.commands"]  # named in the table as "module:function"
+    assert "paicli.ui.prompt.mentions" in graph["paicli.ui.repl"]  # imported inside a method
+    # named in the table as "module:function"
+    assert "paicli.ui.commands.plan_command" in graph["paicli.ui.commands.table"]
+
+
+# Inside the front end, too: rendering knows no prompt, the prompt line no plan screen, the slash commands sit
+# on all three, and the REPL (repl.py, first_prompt.py at ui/'s top) on everything.
+UI_LAYERS = {"chat": 0, "prompt": 1, "plan": 2, "commands": 3}
+
+
+def ui_layer(module: str) -> int:
+    pieces = module.split(".")
+    return UI_LAYERS.get(pieces[2], len(UI_LAYERS)) if len(pieces) > 2 else len(UI_LAYERS)
+
+
+def test_the_ui_folders_import_downwards_only() -> None:
+    wrong = [
+        f"{module} → {target}"
+        for module, targets in import_graph().items()
+        if part(module) == "ui"
+        for target in targets
+        if part(target) == "ui" and ui_layer(target) > ui_layer(module)
+    ]
+    assert wrong == []
+    assert ui_layer("paicli.ui.chat.render") < ui_layer("paicli.ui.commands.table") < ui_layer("paicli.ui.repl")

@@ -26,10 +26,10 @@ from paicli.common.values import Usage
 from paicli.headless import JsonLinesSink, progress_line
 from paicli.plan.model import Plan, Task, TaskType
 from paicli.policy.approval import PolicyRequest
-from paicli.ui.approval import question, shown_lines
-from paicli.ui.live import LivePlanView
-from paicli.ui.plan_view import render_plan
-from paicli.ui.render import ChatRenderer
+from paicli.ui.chat.render import ChatRenderer
+from paicli.ui.plan.live_view import LivePlanView
+from paicli.ui.plan.plan_view import render_plan
+from paicli.ui.prompt.approval_prompt import question, shown_lines
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 

@@ -29,8 +29,8 @@ from paicli.common.errors import EXIT_CANCELLED, EXIT_OK
 from paicli.common.sanitize import terminal_safe
 from paicli.common.values import Usage
 from paicli.config import user_home
-from paicli.ui.history import history_file
-from paicli.ui.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
+from paicli.ui.prompt.history import history_file
+from paicli.ui.prompt.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,13 +40,13 @@ if TYPE_CHECKING:
     from paicli.config import Settings
     from paicli.runtime import Runtime
     from paicli.sandbox import SandboxChoice
-    from paicli.ui.render import ChatRenderer
+    from paicli.ui.chat.render import ChatRenderer
     from paicli.ui.repl import Repl
 
 
 def run_repl(settings: Settings, *, continue_last: bool = False) -> int:
     """The `paicli` entry without a subcommand (`continue_last`: `-c`); returns the exit code."""
-    from paicli.ui.keys import enter_stays_enter
+    from paicli.ui.prompt.keys import enter_stays_enter
 
     with enter_stays_enter():  # Ctrl+J adds a line: an Enter typed between prompts must not become one
         return asyncio.run(_serve(settings, continue_last))
@@ -83,7 +83,7 @@ async def _serve(settings: Settings, continue_last: bool = False) -> int:
             start_building()
             assert building is not None
             repl = await building
-            from paicli.ui.session_commands import continue_latest
+            from paicli.ui.commands.session_commands import continue_latest
 
             continue_latest(repl)
             return await repl.run()
@@ -139,7 +139,7 @@ def _load(
 
     from paicli.app.checkpoints.service import attach_checkpoints
     from paicli.runtime import build_runtime, secret_values
-    from paicli.ui.render import ChatRenderer
+    from paicli.ui.chat.render import ChatRenderer
 
     console = Console(highlight=False)
     renderer = ChatRenderer(console, secrets=secret_values(settings))

@@ -1,9 +1,9 @@
 """The interactive REPL: a prompt_toolkit prompt, slash commands, and chat turns that ESC cancels.
 
 One conversation per session: the system prompt first, then each turn's messages. A turn is driven by
-paicli.app (as a task that ESC cancels, see ui/watch.py); a cancelled or failed turn keeps only its
+paicli.app (as a task that ESC cancels, see ui/prompt/watch.py); a cancelled or failed turn keeps only its
 answered part, so the conversation sent next is always consistent (every tool call has its result).
-The REPL is the `CommandContext` of the slash commands (ui/slash.py).
+The REPL is the `CommandContext` of the slash commands (ui/commands/context.py).
 """
 
 from __future__ import annotations
@@ -34,13 +34,18 @@ from paicli.config import user_home
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime
-from paicli.ui.approval import ApprovalPrompt
-from paicli.ui.commands import COMMANDS
-from paicli.ui.expand import add_expand_key
-from paicli.ui.history import history_file
-from paicli.ui.mention_complete import MentionCompleter
-from paicli.ui.notify import terminal_notifier
-from paicli.ui.prompt_line import (
+from paicli.ui.chat.render import ChatRenderer
+from paicli.ui.commands.context import Outcome, SlashCompleter, find_command, split_command
+from paicli.ui.commands.expand import add_expand_key
+from paicli.ui.commands.repl_views import ReplViews
+from paicli.ui.commands.shell_escape import shell_command
+from paicli.ui.commands.table import COMMANDS
+from paicli.ui.commands.usage_view import PlanUsage
+from paicli.ui.prompt.approval_prompt import ApprovalPrompt
+from paicli.ui.prompt.history import history_file
+from paicli.ui.prompt.mention_complete import MentionCompleter
+from paicli.ui.prompt.notify import terminal_notifier
+from paicli.ui.prompt.prompt_line import (
     ContextMeter,
     ModeSwitch,
     ask_line,
@@ -49,12 +54,7 @@ from paicli.ui.prompt_line import (
     toolbar_text,
     tune_prompt,
 )
-from paicli.ui.render import ChatRenderer
-from paicli.ui.repl_views import ReplViews
-from paicli.ui.shell_escape import shell_command
-from paicli.ui.slash import Outcome, SlashCompleter, find_command, split_command
-from paicli.ui.usage_view import PlanUsage
-from paicli.ui.watch import cancel_keys
+from paicli.ui.prompt.watch import cancel_keys
 
 
 class Repl(ReplViews):
@@ -121,7 +121,7 @@ class Repl(ReplViews):
         return await ask_line(question)
 
     async def read_only_turn(self, request: str) -> TurnOutcome:
-        from paicli.ui.init_command import WithoutText
+        from paicli.ui.commands.init_command import WithoutText
 
         messages = [self.messages[0], {"role": "user", "content": request}]
         self.renderer.begin_wait()
@@ -143,7 +143,7 @@ class Repl(ReplViews):
 
     def _changed(self, changes: list[FileChange] | None) -> None:
         if changes:
-            from paicli.ui.changes_view import changed_text
+            from paicli.ui.chat.changes_view import changed_text
 
             self.console.print(changed_text(changes), soft_wrap=True)
 
@@ -166,10 +166,10 @@ class Repl(ReplViews):
 
     async def run_plan(self, request: PlanRequest) -> None:
         """Runs a plan on the screen; a completed one joins the conversation, so later turns know of it."""
-        from paicli.ui.plan_runner import PlanScreen, plan_on_screen  # plan mode loads on first use
+        from paicli.ui.plan.plan_runner import PlanScreen, plan_on_screen  # plan mode loads on first use
 
         if request.goal is not None and request.plan is None:
-            from paicli.ui.mentions import MentionError, attach, attached_text, attachment_note
+            from paicli.ui.prompt.mentions import MentionError, attach, attached_text, attachment_note
 
             try:
                 attachments = await attach(request.goal, self.runtime.tool_context())
@@ -277,7 +277,7 @@ class Repl(ReplViews):
 
     async def with_mentions(self, text: str) -> str | None:
         """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
-        from paicli.ui.mentions import mentioned
+        from paicli.ui.prompt.mentions import mentioned
 
         if (sent := await mentioned(text, self.runtime.tool_context(), self.say)) is None:
             self.typeahead = text  # nothing is lost: the message waits in the prompt to be fixed
@@ -285,7 +285,7 @@ class Repl(ReplViews):
 
     async def run_shell(self, command: str) -> None:
         """`!command`: runs it as the user (no model); ESC stops it; it joins the conversation."""
-        from paicli.ui.shell_escape import shell_escape
+        from paicli.ui.commands.shell_escape import shell_escape
 
         if (message := await shell_escape(command, self.runtime.tool_context(), self.say, self._watch)) is not None:
             self.messages.append(message)

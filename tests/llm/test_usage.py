@@ -13,7 +13,7 @@ from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.sse import ReplyAssembler
 from paicli.llm.tokens import estimate_prompt, estimate_text
-from paicli.ui.render import usage_line
+from paicli.ui.chat.render import usage_line
 from tests.fakellm import FakeLLM, Reply
 from tests.replay import recorded_stream
 

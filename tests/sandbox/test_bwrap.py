@@ -205,7 +205,7 @@ async def test_a_workspace_folder_on_path_cannot_get_a_program_planted(
 
 async def test_a_command_the_user_types_runs_as_the_user(ctx: ToolContext, fake_home: Path) -> None:
     """`!command` in the REPL: the user's own command, outside the sandbox, even with one on the context."""
-    from paicli.ui.shell_escape import run_shell
+    from paicli.ui.commands.shell_escape import run_shell
 
     shown: list[str] = []
     done = await run_shell("touch ~/mine.txt && echo made", ctx, shown.append)

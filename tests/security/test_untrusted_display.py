@@ -1,6 +1,6 @@
 """Untrusted text on screen: escape sequences and rich markup from tool output or model text are shown
 harmlessly, and tool output reaches the model marked as data. The renderer's own tests are in
-tests/ui/test_render.py; the approval prompt's in tests/policy/test_approval_prompt.py."""
+tests/ui/chat/test_render.py; the approval prompt's in tests/ui/prompt/test_approval_prompt.py."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from paicli.headless import progress_line
 from paicli.llm.types import ToolCall
 from paicli.tools.base import ToolContext
 from paicli.tools.toolbox import ToolBox, data_marker
-from paicli.ui.live import LivePlanView
-from paicli.ui.render import ChatRenderer
+from paicli.ui.chat.render import ChatRenderer
+from paicli.ui.plan.live_view import LivePlanView
 
 # clear screen, move the cursor, set the title, write the clipboard (OSC 52), a hyperlink (OSC 8), C1 CSI
 HOSTILE = ("\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b]52;c;cm0gLXJmIC8=\x07\x1b]8;;http://evil\x07click\x1b]8;;\x07"

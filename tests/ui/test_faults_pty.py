@@ -15,7 +15,7 @@ pytestmark = pytest.mark.pty
 
 
 def test_the_repl_shows_a_restarted_reply_once(spawn_repl: Spawn, fake: FakeLLM) -> None:
-    """The screen itself is checked in tests/ui/test_render.py (each block printed once); here, that the
+    """The screen itself is checked in tests/ui/chat/test_render.py (each block printed once); here, that the
     REPL gets the restart: the answer completes, with no "replaces the text above" line, since it repeats."""
     answer = "The first paragraph of the answer.\n\nThe second paragraph, complete."
     fake.on("explain", Reply.drop(after_chunks=8, content=answer, chunk=5), Reply.text(answer, chunk=5))

@@ -1,6 +1,6 @@
 """Start-up stays light (issue 16): what `paicli --version` and the REPL's first prompt load, checked in a
 fresh interpreter. The REPL's behaviour around its first prompt (typing and completing before the rest is
-built) is covered by the pty tests (tests/ui/test_mentions_pty.py types at once)."""
+built) is covered by the pty tests (tests/ui/prompt/test_mentions_pty.py types at once)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ LOADED_LATER = (
     "paicli.app.checkpoints.service",
     "paicli.mcp.manager",
     "paicli.ui.repl",
-    "paicli.ui.approval",
+    "paicli.ui.prompt.approval_prompt",
 )
 
 

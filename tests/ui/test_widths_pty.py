@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.ui.commands import COMMANDS, KEYS_HELP
+from paicli.ui.commands.table import COMMANDS, KEYS_HELP
 from tests.fakellm import FakeLLM, Reply
 from tests.ui.terminal import Start, Terminal
 

@@ -1,0 +1,126 @@
+"""What the review screen says about a plan beyond its tasks: each task's contract (the files it may
+change, its direct action, its model) and the estimate of what running it will cost.
+
+    ○ task_1 READ
+      Read the entry point
+      reads src/app.py · no model call
+    ○ task_2 WRITE after task_1
+      Add the flag
+      may change src/app.py, tests/ · model deepseek-reasoner
+
+    Estimate: 7 model requests · ~31k prompt tokens · ~$0.01
+
+Pure functions (nothing prints); every model-written string goes through `fold` (terminal_safe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from paicli.common.values import Estimate, Usage
+from paicli.plan.model import Plan, Task
+from paicli.tools.toolbox import builtin_tool
+from paicli.ui.plan.plan_view import fold
+
+ACTION_VERBS = {
+    "read_file": "reads",
+    "list_dir": "lists",
+    "glob_files": "finds",
+    "grep_code": "searches for",
+    "execute_command": "runs",
+}
+FILES_SHOWN = 6  # paths listed on a task's facts line before "and N more"
+
+
+@dataclass(frozen=True)
+class PlanFacts:
+    """What the front end knows about plans beyond the plan itself; each part is optional."""
+
+    problems: Callable[[Plan], list[str]] | None = None  # contract problems of an edited plan, [] if none
+    estimate: Callable[[Plan], Estimate] | None = None  # what running its PENDING tasks will cost
+    model_of: Callable[[Task], str | None] | None = None  # a task's model when it is not the session's
+    cost: Callable[[Plan], float | None] | None = None  # the estimate's price, when prices are known
+
+
+def action_text(task: Task) -> str | None:
+    """A direct action in a few words (`runs 'pytest -q'` with backticks, `reads src/a.py`), None without one."""
+    if task.action is None:
+        return None
+    tool = builtin_tool(task.action.tool)
+    what = fold(tool.summary(task.action.args)) if tool is not None else ""
+    verb = ACTION_VERBS.get(task.action.tool)
+    if verb is None:
+        return f"calls {fold(task.action.tool)}" + (f" {what}" if what else "")
+    if task.action.tool == "execute_command":
+        return f"runs `{what}`"
+    return f"{verb} {what}" if what else verb
+
+
+def files_text(task: Task) -> str | None:
+    if task.files is None:
+        return None
+    if not task.files:
+        return "changes no file"
+    shown = ", ".join(fold(path) for path in task.files[:FILES_SHOWN])
+    more = len(task.files) - FILES_SHOWN
+    return f"may change {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def task_facts(task: Task, model: str | None = None) -> Text | None:
+    """The line under a task's description: its write set, its action (no model call) or its model."""
+    parts: list[tuple[str, str]] = []
+    if (written := files_text(task)) is not None:
+        parts.append((written, "magenta"))
+    if (action := action_text(task)) is not None:
+        parts.append((action, "cyan"))
+        parts.append(("no model call", "green"))
+    elif model:
+        parts.append((f"model {fold(model)}", "blue"))
+    if not parts:
+        return None
+    line = Text(no_wrap=False)
+    for number, (text, style) in enumerate(parts):
+        if number:
+            line.append(" · ", style="dim")
+        line.append(text, style=style)
+    return line
+
+
+def tokens_text(tokens: int) -> str:
+    """`~850`, `~31k`, `~1.2M` (an estimate is never exact)."""
+    if tokens >= 1_000_000:
+        return f"~{tokens / 1_000_000:.1f}M"
+    if tokens >= 10_000:
+        return f"~{round(tokens / 1_000)}k"
+    if tokens >= 1_000:
+        return f"~{tokens / 1_000:.1f}k"
+    return f"~{tokens}"
+
+
+def price_text(cost: float) -> str:
+    return f"~${cost:.2f}" if cost >= 0.01 else "<$0.01"
+
+
+def _requests(count: int) -> str:
+    return f"{count} model request" + ("" if count == 1 else "s")
+
+
+def estimate_line(estimate: Estimate, cost: float | None = None) -> Text:
+    """`Estimate: 7 model requests · ~31k prompt tokens · ~$0.01` above the plan under review."""
+    line = Text("Estimate: ", style="bold")
+    line.append(f"{_requests(estimate.requests)} · {tokens_text(estimate.prompt_tokens)} prompt tokens")
+    if cost is not None:
+        line.append(f" · {price_text(cost)}")
+    return line
+
+
+def estimate_vs_actual(estimate: Estimate, requests: int | None, usage: Usage) -> str:
+    """`Used 6 model requests · 28,410 prompt tokens (estimated 7 · ~31k)` after the run."""
+    used = f"{_requests(requests)} · " if requests is not None else ""
+    return (
+        f"Used {used}{usage.prompt_tokens:,} prompt tokens "
+        f"(estimated {estimate.requests} · {tokens_text(estimate.prompt_tokens)})"
+    )

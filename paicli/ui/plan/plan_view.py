@@ -1,0 +1,191 @@
+"""A plan as rich renderables: what runs together (levels), what each task is, what it waits for.
+
+Pure functions: nothing here prints. Everything a model wrote (ids, descriptions, the summary) is
+untrusted, so it goes into `Text` objects after `terminal_safe()` and is never parsed as rich markup.
+
+Layout (no tables, so it wraps cleanly down to 40 columns):
+
+    <summary text>
+    4 tasks · 3 levels · critical path 3 tasks
+
+    Level 1
+      ○ task_1 READ
+        Read src/app.py and note the entry points…
+    Level 2 · runs in parallel
+      ○ task_2 WRITE after task_1
+        …
+
+After a replan, the finished tasks of earlier rounds come first under "Done in earlier rounds"; the
+levels and counts are those of the tasks still to run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+
+from paicli.common.sanitize import terminal_safe
+from paicli.plan import dag
+from paicli.plan.model import Plan, Task, TaskStatus, TaskType
+
+TYPE_BADGES: dict[TaskType, tuple[str, str]] = {
+    TaskType.FILE_READ: ("READ", "cyan"),
+    TaskType.FILE_WRITE: ("WRITE", "magenta"),
+    TaskType.COMMAND: ("CMD", "yellow"),
+    TaskType.ANALYSIS: ("THINK", "blue"),
+    TaskType.VERIFICATION: ("CHECK", "green"),
+}
+BADGE_WIDTH = max(len(label) for label, _ in TYPE_BADGES.values())
+
+STATUS_ICONS: dict[TaskStatus, tuple[str, str]] = {
+    TaskStatus.PENDING: ("○", "dim"),
+    TaskStatus.RUNNING: ("●", "bold cyan"),
+    TaskStatus.COMPLETED: ("✓", "green"),
+    TaskStatus.FAILED: ("✗", "bold red"),
+    TaskStatus.SKIPPED: ("↷", "yellow"),
+}
+
+TASK_INDENT = 2  # a task line under its level heading
+DESCRIPTION_INDENT = 4  # a description under its task line
+
+
+def type_badge(task_type: TaskType, *, padded: bool = False) -> Text:
+    """The short coloured label of a task type (READ, WRITE, CMD, THINK, CHECK)."""
+    label, colour = TYPE_BADGES[task_type]
+    return Text(label.ljust(BADGE_WIDTH) if padded else label, style=f"bold {colour}")
+
+
+def status_icon(status: TaskStatus) -> Text:
+    icon, style = STATUS_ICONS[status]
+    return Text(icon, style=style)
+
+
+def fold(text: str) -> str:
+    """Untrusted text on one line: control characters gone, runs of whitespace (newlines too) one space."""
+    return " ".join(terminal_safe(text).split())
+
+
+def dependencies_text(dependencies: Sequence[str]) -> Text:
+    if not dependencies:
+        return Text("")
+    return Text("after " + ", ".join(fold(dep) for dep in dependencies), style="dim")
+
+
+def task_heading(task: Task) -> Text:
+    """`○ task_2 WRITE after task_1`: wraps at spaces on a narrow terminal, so the id stays visible."""
+    line = Text.assemble(status_icon(task.status), " ", (fold(task.id), "bold"), " ", type_badge(task.type))
+    if task.dependencies:
+        line.append(" ")
+        line.append_text(dependencies_text(task.dependencies))
+    return line
+
+
+def task_description(task: Task, *, expanded: bool) -> Text:
+    """Folded: one line cut with "…" at the terminal's edge. Expanded: every line, wrapped."""
+    if expanded:
+        return Text(terminal_safe(task.description).strip())
+    return Text(fold(task.description), no_wrap=True, overflow="ellipsis")
+
+
+TaskFacts = Callable[[Task], Text | None]  # a line of facts under a task's description (paicli/ui/plan/plan_facts.py)
+
+
+def render_task(task: Task, *, expanded: bool = False, facts: TaskFacts | None = None) -> RenderableType:
+    lines = [
+        Padding(task_heading(task), (0, 0, 0, TASK_INDENT)),
+        Padding(task_description(task, expanded=expanded), (0, 0, 0, DESCRIPTION_INDENT)),
+    ]
+    if facts is not None and (line := facts(task)) is not None:
+        lines.append(Padding(line, (0, 0, 0, DESCRIPTION_INDENT)))
+    return Group(*lines)
+
+
+def earlier_tasks(plan: Plan) -> list[Task]:
+    """Finished tasks of earlier rounds: shown apart, never run again."""
+    return [task for task in plan.tasks if task.round < plan.round and task.finished]
+
+
+def tasks_to_run(plan: Plan) -> list[Task]:
+    earlier = {task.id for task in earlier_tasks(plan)}
+    return [task for task in plan.tasks if task.id not in earlier]
+
+
+def _analysis(tasks: Sequence[Task]) -> dag.Analysis | None:
+    """Levels and critical path of these tasks (dependencies outside them count as done, each task one
+    step); None if they form a cycle."""
+    ids = {task.id for task in tasks}
+    analysis = dag.analyse({task.id: [dep for dep in task.dependencies if dep in ids] for task in tasks})
+    return None if analysis.problems else analysis
+
+
+def plan_levels(tasks: Sequence[Task]) -> list[list[str]] | None:
+    """The levels of these tasks (dependencies outside them count as done); None if they form a cycle."""
+    analysis = _analysis(tasks)
+    return None if analysis is None else analysis.levels
+
+
+def summary_line(plan: Plan, *, show_path: bool = False) -> Text:
+    """`4 tasks · 3 levels · critical path 3 tasks` (for the tasks still to run)."""
+    tasks = tasks_to_run(plan)
+    parts = [_count(len(tasks), "task")]
+    analysis = _analysis(tasks)
+    if analysis is None:
+        parts.append("dependencies form a cycle")
+    else:
+        parts.append(_count(len(analysis.levels), "level"))
+        path = analysis.critical_path
+        critical = f"critical path {_count(len(path), 'task')}"
+        if show_path and len(path) > 1:
+            critical += " (" + " → ".join(fold(task_id) for task_id in path) + ")"
+        parts.append(critical)
+    earlier = len(earlier_tasks(plan))
+    if earlier:
+        parts.append(f"{earlier} done earlier")
+    return Text(" · ".join(parts), style="dim")
+
+
+def render_plan(plan: Plan, *, expanded: bool = False, facts: TaskFacts | None = None) -> RenderableType:
+    """The whole plan: summary text, summary line, earlier rounds, then the tasks to run by level (each
+    with its `facts` line, if any)."""
+    parts: list[RenderableType] = []
+    title = Text(f"Plan · round {plan.round}" if plan.round > 1 else "Plan", style="bold")
+    parts.append(title)
+    if plan.summary.strip():
+        summary = terminal_safe(plan.summary).strip()
+        parts.append(Text(summary) if expanded else Text(fold(summary)))
+    parts.append(summary_line(plan, show_path=expanded))
+    earlier = earlier_tasks(plan)
+    if earlier:
+        parts.append(Text(""))
+        parts.append(Text("Done in earlier rounds", style="bold dim"))
+        parts.extend(render_task(task, expanded=expanded) for task in earlier)
+    tasks = tasks_to_run(plan)
+    by_id = {task.id: task for task in tasks}
+    levels = plan_levels(tasks)
+    if levels is None:  # an invalid plan is still shown, in its own order
+        parts.append(Text(""))
+        parts.append(Text("Tasks (the dependencies form a cycle)", style="bold red"))
+        parts.extend(render_task(task, expanded=expanded, facts=facts) for task in tasks)
+    for number, level in enumerate(levels or [], start=1):
+        if number == 1:
+            parts.append(Text(""))
+        heading = Text(f"Level {number}", style="bold")
+        if len(level) > 1:
+            heading.append(f" · runs in parallel ({len(level)} tasks)", style="dim")
+        parts.append(heading)
+        parts.extend(render_task(by_id[task_id], expanded=expanded, facts=facts) for task_id in level)
+    return Group(*parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def count_statuses(statuses: Iterable[TaskStatus]) -> str:
+    """ "2 completed, 1 running": how many tasks are in each status, in status order."""
+    counts = Counter(statuses)
+    return ", ".join(f"{counts[status]} {status.value.lower()}" for status in TaskStatus if counts[status])

@@ -1,0 +1,70 @@
+"""Each task's contract and the estimate, as the review screen words them."""
+
+from __future__ import annotations
+
+from paicli.common.values import Estimate, Usage
+from paicli.plan.model import Task, TaskAction
+from paicli.ui.plan.plan_facts import (
+    action_text,
+    estimate_line,
+    estimate_vs_actual,
+    files_text,
+    task_facts,
+    tokens_text,
+)
+
+
+def task(**fields: object) -> Task:
+    return Task.model_validate({"id": "t", "description": "d", **fields})
+
+
+def test_direct_actions_are_worded_by_their_tool() -> None:
+    assert action_text(task(type="FILE_READ", action={"tool": "read_file", "args": {"path": "src/a.py"}})) == (
+        "reads src/a.py"
+    )
+    assert action_text(task(type="FILE_READ", action={"tool": "list_dir", "args": {}})) == "lists ."
+    assert action_text(
+        task(type="FILE_READ", action={"tool": "grep_code", "args": {"pattern": "TODO", "path": "src"}})
+    ) == ("searches for TODO in src")
+    assert action_text(task(type="COMMAND", action={"tool": "execute_command", "args": {"command": "pytest -q"}})) == (
+        "runs `pytest -q`"
+    )
+    assert action_text(task(type="COMMAND")) is None
+
+
+def test_hostile_text_in_an_action_or_a_path_cannot_reach_the_terminal() -> None:
+    command = "ls\x1b]52;c;ZXZpbA==\x07\n\rrm -rf /"
+    worded = action_text(task(type="COMMAND", action=TaskAction(tool="execute_command", args={"command": command})))
+    assert worded is not None and "\x1b" not in worded and "\x07" not in worded and "\n" not in worded
+    assert "rm -rf /" in worded  # shown, not hidden: the user must see what will run
+    unknown = action_text(task(type="COMMAND", action=TaskAction(tool="mcp__x\x1b[2J", args={"q": "a\nb"})))
+    assert unknown is not None and unknown.startswith("calls mcp__x") and "\x1b" not in unknown
+    files = files_text(task(type="FILE_WRITE", files=["a\x1b[31m.py"]))
+    assert files is not None and "\x1b" not in files
+
+
+def test_write_sets_are_listed_then_counted() -> None:
+    assert files_text(task(type="FILE_WRITE", files=["app.py", "tests/"])) == "may change app.py, tests/"
+    many = files_text(task(type="FILE_WRITE", files=[f"f{n}.py" for n in range(9)]))
+    assert many == "may change f0.py, f1.py, f2.py, f3.py, f4.py, f5.py and 3 more"
+    assert files_text(task(type="COMMAND", files=[])) == "changes no file"
+    assert files_text(task(type="FILE_WRITE")) is None
+
+
+def test_the_facts_line_names_a_routed_model_only_when_the_model_runs() -> None:
+    write = task(type="FILE_WRITE", files=["app.py"])
+    assert str(task_facts(write, "deep-thinker")) == "may change app.py · model deep-thinker"
+    assert str(task_facts(write)) == "may change app.py"
+    direct = task(type="COMMAND", action={"tool": "execute_command", "args": {"command": "make"}})
+    assert str(task_facts(direct, "deep-thinker")) == "runs `make` · no model call"
+    assert task_facts(task(type="ANALYSIS")) is None
+
+
+def test_estimates_read_as_rounded_figures() -> None:
+    assert [tokens_text(n) for n in (850, 1_234, 31_400, 2_500_000)] == ["~850", "~1.2k", "~31k", "~2.5M"]
+    assert (
+        str(estimate_line(Estimate(requests=1, prompt_tokens=900))) == "Estimate: 1 model request · ~900 prompt tokens"
+    )
+    assert str(estimate_line(Estimate(requests=7, prompt_tokens=31_000), 0.004)).endswith("· <$0.01")
+    actual = estimate_vs_actual(Estimate(requests=7, prompt_tokens=31_000), 6, Usage(prompt_tokens=28_410))
+    assert actual == "Used 6 model requests · 28,410 prompt tokens (estimated 7 · ~31k)"
