@@ -127,10 +127,24 @@ def repl_session(fake: FakeLLM, folder: Path, *, note_chars: int, config: str = 
     for index in range(NOTE_FILES):
         (workspace / "notes" / f"{index}.md").write_text(note_text(index, note_chars))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
-    env.update(HOME=str(home), TERM="xterm", LANG="C.UTF-8", PAICLI_API_KEY="bench-key-0000",
-               PAICLI_BASE_URL=fake.base_url, PROMPT_TOOLKIT_NO_CPR="1")  # fmt: skip
-    child = pexpect.spawn(sys.executable, ["-m", "paicli", "-C", str(workspace)], cwd=str(REPO), env=env,
-                          encoding="utf-8", codec_errors="replace", timeout=60, dimensions=(40, 120))  # fmt: skip
+    env.update(
+        HOME=str(home),
+        TERM="xterm",
+        LANG="C.UTF-8",
+        PAICLI_API_KEY="bench-key-0000",
+        PAICLI_BASE_URL=fake.base_url,
+        PROMPT_TOOLKIT_NO_CPR="1",
+    )
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "paicli", "-C", str(workspace)],
+        cwd=str(REPO),
+        env=env,
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=60,
+        dimensions=(40, 120),
+    )
     try:
         child.expect_exact(PROMPT)
         yield ReplSession(child)

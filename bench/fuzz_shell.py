@@ -79,12 +79,22 @@ def run(*, quick: bool = False) -> Result:
         result.add("causes (minimised lines that explain them)", len(causes.found))
     kinds = Counter(d.kind for v in tally.disagreeing for d in v.disagreements)
     result.details = {
-        "seed": seed, "cases": tally.cases, "run": tally.run, "seconds": rounded(seconds), "risks": dict(risks),
-        "started_programs": tally.started_programs, "wrote": tally.wrote, "refused": tally.refused,
-        "timed_out": tally.timed_out, "repeated": tally.repeated, "disagreement_kinds": dict(kinds),
+        "seed": seed,
+        "cases": tally.cases,
+        "run": tally.run,
+        "seconds": rounded(seconds),
+        "risks": dict(risks),
+        "started_programs": tally.started_programs,
+        "wrote": tally.wrote,
+        "refused": tally.refused,
+        "timed_out": tally.timed_out,
+        "repeated": tally.repeated,
+        "disagreement_kinds": dict(kinds),
         "causes": [{"line": c.line, "explains": c.explains, "report": c.report} for c in causes.found],
-        "unexplained": explained.count(None), "disagreements": listed, "launches": probe.launches,
-    }  # fmt: skip
+        "unexplained": explained.count(None),
+        "disagreements": listed,
+        "launches": probe.launches,
+    }
     return result
 
 
@@ -101,8 +111,11 @@ def _draw(checker: Checker, tally: Tally, seed: int, lines: int) -> None:
         offset += 1
         if offset % 5 == 0:
             seconds = time.perf_counter() - start
-            print(f"  fuzz-shell: {tally.cases:,} cases in {seconds:.0f} s, {len(tally.disagreeing)} disagreeing",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"  fuzz-shell: {tally.cases:,} cases in {seconds:.0f} s, {len(tally.disagreeing)} disagreeing",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _entry(verdict: Verdict, cause: str | None) -> dict[str, Any]:

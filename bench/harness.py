@@ -61,7 +61,11 @@ async def runtime_for(
     workspace.mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
     settings = Settings(
-        workspace=workspace, api_key=SecretStr(API_KEY), base_url=base_url, model="fake-model", max_attempts=1,
+        workspace=workspace,
+        api_key=SecretStr(API_KEY),
+        base_url=base_url,
+        model="fake-model",
+        max_attempts=1,
         **settings,
     )
     hooks = {"request": [clock]} if clock is not None else {}

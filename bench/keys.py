@@ -35,10 +35,24 @@ def esc_latencies(rounds: int) -> tuple[list[float], list[float]]:
         home.mkdir()
         workspace.mkdir()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
-        env.update(HOME=str(home), TERM="xterm", LANG="C.UTF-8", PAICLI_API_KEY="bench-key-0000",
-                   PAICLI_BASE_URL=fake.base_url, PROMPT_TOOLKIT_NO_CPR="1")  # fmt: skip
-        child = pexpect.spawn(sys.executable, ["-m", "paicli", "-C", str(workspace)], cwd=str(REPO), env=env,
-                              encoding="utf-8", codec_errors="replace", timeout=30, dimensions=(40, 120))  # fmt: skip
+        env.update(
+            HOME=str(home),
+            TERM="xterm",
+            LANG="C.UTF-8",
+            PAICLI_API_KEY="bench-key-0000",
+            PAICLI_BASE_URL=fake.base_url,
+            PROMPT_TOOLKIT_NO_CPR="1",
+        )
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "paicli", "-C", str(workspace)],
+            cwd=str(REPO),
+            env=env,
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=30,
+            dimensions=(40, 120),
+        )
         child.delaybeforesend = None  # pexpect sleeps 50 ms before every send unless told not to
         seconds: list[float] = []
         echoes: list[float] = []

@@ -112,8 +112,11 @@ def run(quick: bool = False) -> Result:
     result.add(f"prompt tokens per turn, turns {late[0]}–{late[1]}: mean", window_mean(compressed.turn_tokens, *late))
     for label, session in (("compressed", compressed), ("uncompressed", plain)):
         ratio = window_mean(session.turn_tokens, *late) / window_mean(session.turn_tokens, *early)
-        result.add(f"{label}: turns {late[0]}–{late[1]} ÷ turns {early[0]}–{early[1]}", ratio,
-                   at_most=1.25 if label == "compressed" else None)  # fmt: skip
+        result.add(
+            f"{label}: turns {late[0]}–{late[1]} ÷ turns {early[0]}–{early[1]}",
+            ratio,
+            at_most=1.25 if label == "compressed" else None,
+        )
     result.add("largest request: compressed / uncompressed", f"{compressed.largest:,} / {plain.largest:,} tokens")
     result.add("prompt tokens, whole session: compressed ÷ uncompressed", compressed.total / plain.total)
     cost = compressed.priced(CACHED_PRICE) / plain.priced(CACHED_PRICE)

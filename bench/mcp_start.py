@@ -56,8 +56,9 @@ async def stalls() -> tuple[float, float, float]:
     from paicli.mcp.manager import McpManager
     from paicli.mcp.server_config import McpServerConfig
 
-    servers = {f"s{i}": McpServerConfig.model_validate({"command": sys.executable, "args": [str(SERVER)]})
-               for i in range(2)}  # fmt: skip
+    servers = {
+        f"s{i}": McpServerConfig.model_validate({"command": sys.executable, "args": [str(SERVER)]}) for i in range(2)
+    }
     manager = McpManager(servers, workspace=Path("."), env={})
     start = time.perf_counter()
     manager.start()

@@ -49,8 +49,14 @@ def layered_plan(levels: int = LEVELS, width: int = WIDTH) -> str:
     for level in range(levels):
         for index in range(width):
             before = [] if level == 0 else sorted({f"t{level - 1}_{index}", f"t{level - 1}_{(index + 1) % width}"})
-            tasks.append({"id": f"t{level}_{index}", "description": f"explain part {index} of level {level}",
-                          "type": "ANALYSIS", "dependencies": before})  # fmt: skip
+            tasks.append(
+                {
+                    "id": f"t{level}_{index}",
+                    "description": f"explain part {index} of level {level}",
+                    "type": "ANALYSIS",
+                    "dependencies": before,
+                }
+            )
     return json.dumps({"summary": "explain every part", "tasks": tasks})
 
 
@@ -74,8 +80,20 @@ def plan_peak_kb(fake: FakeLLM, folder: Path, *, levels: int, width: int, max_pa
     (workspace / "notes.md").write_text("Each part reads its input and checks it.\n" * 100)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
     env.update(HOME=str(home), PAICLI_API_KEY="bench-key-0000", PAICLI_BASE_URL=fake.base_url)
-    command = [sys.executable, "-m", "paicli", "-C", str(workspace), "plan", "explain every part", "--yes", "--json",
-               "--no-review", "--max-parallel", str(max_parallel)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "paicli",
+        "-C",
+        str(workspace),
+        "plan",
+        "explain every part",
+        "--yes",
+        "--json",
+        "--no-review",
+        "--max-parallel",
+        str(max_parallel),
+    ]
     out = folder / "events.jsonl"
     with out.open("w") as events:
         child = subprocess.Popen(command, cwd=REPO, env=env, stdout=events, stderr=subprocess.DEVNULL)
@@ -161,6 +179,7 @@ def run(quick: bool = False) -> Result:
         beyond = (starts[index] - without[index]) / 1024
         result.add(f"REPL with a {entries:,}-entry history ({size:.1f} MB), {label}: RSS beyond none", beyond, "MB")
     result.add(f"REPL with a {entries:,}-entry history: entries left in the file", left)
-    result.details["rss_curve_mb"] = [{"turn": t, "rss": round(r / 1024, 1), "peak": round(p / 1024, 1)}
-                                      for t, r, p in curve]  # fmt: skip
+    result.details["rss_curve_mb"] = [
+        {"turn": t, "rss": round(r / 1024, 1), "peak": round(p / 1024, 1)} for t, r, p in curve
+    ]
     return result

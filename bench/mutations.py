@@ -69,8 +69,16 @@ def from_case(case: Case) -> Trial:
     }
     if isinstance(case.expect, Accept):
         expect = case.expect
-        return Trial(case.name, "corpus", case.reply, accept=expect.tasks, summary=expect.summary,
-                     files=expect.files, actions=expect.actions, **common)  # fmt: skip
+        return Trial(
+            case.name,
+            "corpus",
+            case.reply,
+            accept=expect.tasks,
+            summary=expect.summary,
+            files=expect.files,
+            actions=expect.actions,
+            **common,
+        )
     return Trial(case.name, "corpus", case.reply, hints=(case.expect.contains,), **common)
 
 

@@ -156,7 +156,9 @@ async def _through_sse(sample: list[Trial], rng: random.Random, workspace: Path)
                 wire = replace(trial, name=f"{trial.name} [SSE split]", origin="SSE split")
                 reasoning, content = split_reply(trial.reply)  # a leading <think> block is the reasoning
                 if (response.content, response.reasoning, response.finish_reason) != (
-                    content, reasoning, trial.finish_reason
+                    content,
+                    reasoning,
+                    trial.finish_reason,
                 ):
                     outcomes.append((wire, "changed in transit"))
                 else:

@@ -61,6 +61,7 @@ def variants() -> dict[str, Variant]:
     as_is: Callable[[LLMClient], None] = lambda llm: None  # noqa: E731
     chosen: dict[str, Variant] = {"shipped": (asyncio.run, httpx2.AsyncClient, as_is)}
     if (httpx := optional("httpx")) is not None:
+
         def httpx_timeout(llm: LLMClient) -> None:
             llm._timeout = httpx.Timeout(120.0, connect=10.0)  # the client's own is an httpx2.Timeout
 
@@ -71,9 +72,13 @@ def variants() -> dict[str, Variant]:
 
 
 async def _measure(
-    base_url: str, variant: Variant, messages: list[Message], tools: list[ToolSpec], count: int,
+    base_url: str,
+    variant: Variant,
+    messages: list[Message],
+    tools: list[ToolSpec],
+    count: int,
     server: ServerProcess,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     _run, make_http, fit = variant
     async with make_http() as http:
         llm = LLMClient(base_url=base_url, api_key=API_KEY, model="fake-model", max_attempts=1, http=http)
@@ -108,8 +113,13 @@ def _task_request() -> tuple[list[Message], list[ToolSpec]]:
 def json_costs(messages: list[Message], tools: list[ToolSpec], repeat: int) -> dict[str, float]:
     """Microseconds to encode one request body and to decode 200 streamed chunks, per library."""
     body = {"model": "fake-model", "messages": messages, "tools": tools, "stream": True}
-    chunk = json.dumps({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta":
-                        {"content": "some words"}, "finish_reason": None}]}).encode()  # fmt: skip
+    chunk = json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {"content": "some words"}, "finish_reason": None}],
+        }
+    ).encode()
     libraries: dict[str, tuple[Callable[[Any], Any], Callable[[bytes], Any]]] = {"json": (json.dumps, json.loads)}
     if (orjson := optional("orjson")) is not None:
         libraries["orjson"] = (orjson.dumps, orjson.loads)

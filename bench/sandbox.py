@@ -25,8 +25,15 @@ TARGET_MS = 15.0
 
 def _once(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                   start_new_session=True, check=True)  # fmt: skip
+    subprocess.run(
+        argv,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        check=True,
+    )
     return (time.perf_counter() - start) * 1000
 
 

@@ -62,6 +62,13 @@ def run(*, quick: bool = False) -> Result:
     result.add("commands bash ran that the walk missed", len(hidden), at_most=0)
     result.add("classification p50", rounded(percentile(timings, 50) * 1000), "ms")
     result.add("classification p99", rounded(percentile(timings, 99) * 1000), "ms")
-    result.details = {"seed": SEED, "cases": cases, "risks": dict(risks), "false_safe": false_safe[:50],
-                      "hiding_cases": hiding_cases, "checked": checked, "hidden": hidden[:50]}  # fmt: skip
+    result.details = {
+        "seed": SEED,
+        "cases": cases,
+        "risks": dict(risks),
+        "false_safe": false_safe[:50],
+        "hiding_cases": hiding_cases,
+        "checked": checked,
+        "hidden": hidden[:50],
+    }
     return result

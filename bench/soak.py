@@ -114,10 +114,15 @@ def _runtime(base_url: str, folder: Path, graph: dict[str, list[str]]) -> tuple[
         (workspace / "in" / f"{task_id}.txt").write_text(f"the input of {task_id}\n")
     settings = Settings(workspace=workspace, api_key=SecretStr("bench-key-0000"), base_url=base_url, model="fake-model")
     llm = LLMClient(
-        base_url=base_url, api_key="bench-key-0000", model="fake-model", read_timeout=0.5, max_attempts=5,
-        backoff_base=0.05, endpoint=Endpoint(max_in_flight=PARALLEL, backoff=Backoff(base=0.1, cap=2.0)),
+        base_url=base_url,
+        api_key="bench-key-0000",
+        model="fake-model",
+        read_timeout=0.5,
+        max_attempts=5,
+        backoff_base=0.05,
+        endpoint=Endpoint(max_in_flight=PARALLEL, backoff=Backoff(base=0.1, cap=2.0)),
         rate_limit_wait=30,
-    )  # fmt: skip
+    )
     policy = build_policy(settings, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     return Runtime(settings=settings, sink=ListSink(), llm=llm, tools=tools, home=home, policy=policy), llm

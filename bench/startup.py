@@ -48,9 +48,7 @@ FLOOR = (
 
 
 def mcp_config(count: int = 2) -> str:
-    return "".join(
-        f'[mcp_servers.s{i}]\ncommand = "{sys.executable}"\nargs = ["{MCP_SERVER}"]\n' for i in range(count)
-    )
+    return "".join(f'[mcp_servers.s{i}]\ncommand = "{sys.executable}"\nargs = ["{MCP_SERVER}"]\n' for i in range(count))
 
 
 def version_command() -> list[str]:
@@ -71,8 +69,14 @@ def _timed_process(command: list[str], env: dict[str, str]) -> tuple[float, floa
 
 def _helper(what: str) -> str:
     """One measurement of bench/mcp_start.py in a fresh interpreter."""
-    done = subprocess.run([sys.executable, "-m", "bench.mcp_start", what], cwd=REPO, capture_output=True, text=True,
-                          check=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.mcp_start", what],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return done.stdout.strip()
 
 
@@ -187,8 +191,9 @@ def run(quick: bool = False) -> Result:
     result.add("longest event-loop stall while 2 servers start: median", median([s[0] for s in stalls]), "ms")
     result.add("longest event-loop stall, idle as long: median", median([s[2] for s in stalls]), "ms")
     result.details["mcp_before_prompt_ms"] = [rounded(v) for v in before_prompt]
-    result.details["mcp_loop_stall_ms"] = [{"starting": rounded(s[0]), "start_s": rounded(s[1]), "idle": rounded(s[2])}
-                                           for s in stalls]  # fmt: skip
+    result.details["mcp_loop_stall_ms"] = [
+        {"starting": rounded(s[0]), "start_s": rounded(s[1]), "idle": rounded(s[2])} for s in stalls
+    ]
     for label, echoes in (("no MCP server", plain_echoes), ("2 MCP servers starting", mcp_echoes)):
         result.add(f"key to screen, {label}: median", median(echoes) * 1000, "ms")
         result.add(f"key to screen, {label}: worst", max(echoes) * 1000, "ms")

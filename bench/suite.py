@@ -29,9 +29,24 @@ from bench import (
 from bench.common import Result
 
 ORDER = (
-    makespan, dispatch, request_path, overhead, dag_ops, parse_robustness, tokens, long_chat, startup, render,
-    memory, shell_diff, fuzz_shell, checkpoints, sandbox, soak, keys,
-)  # fmt: skip
+    makespan,
+    dispatch,
+    request_path,
+    overhead,
+    dag_ops,
+    parse_robustness,
+    tokens,
+    long_chat,
+    startup,
+    render,
+    memory,
+    shell_diff,
+    fuzz_shell,
+    checkpoints,
+    sandbox,
+    soak,
+    keys,
+)
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 
 

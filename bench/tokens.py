@@ -123,20 +123,26 @@ def _details(outcomes: list[Outcome]) -> dict[str, object]:
 def _headline(result: Result, label: str, runs: dict[str, list[Outcome]], latency: float) -> None:
     react = runs["react"][0]
     react_wall = median([o.wall for o in runs["react"]])
-    result.add(f"{label}: ReAct prompt / completion tokens, requests",
-               f"{react.prompt_tokens:,} / {react.completion_tokens:,}, {react.requests}")  # fmt: skip
+    result.add(
+        f"{label}: ReAct prompt / completion tokens, requests",
+        f"{react.prompt_tokens:,} / {react.completion_tokens:,}, {react.requests}",
+    )
     for job in JOBS:
         plan, name = runs[job][0], SHORT[job]
-        result.add(f"{label}: {name} prompt / completion tokens, requests",
-                   f"{plan.prompt_tokens:,} / {plan.completion_tokens:,}, {plan.requests}")  # fmt: skip
+        result.add(
+            f"{label}: {name} prompt / completion tokens, requests",
+            f"{plan.prompt_tokens:,} / {plan.completion_tokens:,}, {plan.requests}",
+        )
         result.add(f"{label}: {name}, model requests per task", (plan.requests - 2) / len(plan_tasks(job)))
         wall = median([o.wall for o in runs[job]]) / react_wall
         target = 0.6 if job != "model reads" else None  # reading through the model cannot be cheaper
         result.add(f"{label}: {name} ÷ ReAct wall time ({latency:g} s per reply)", wall, at_most=target)
         if job in SERIAL_REPLIES:
             reference = reference_ratio(job, [o.wall for o in runs["react"]], latency)
-            result.add(f"{label}: {name}, the same with only its {SERIAL_REPLIES[job]} serial replies and ReAct's "
-                       "fixed costs", reference)  # fmt: skip
+            result.add(
+                f"{label}: {name}, the same with only its {SERIAL_REPLIES[job]} serial replies and ReAct's fixed costs",
+                reference,
+            )
         span = median([o.span for o in runs[job]]) / median([o.span for o in runs["react"]])
         result.add(f"{label}: {name} ÷ ReAct wall time without start-up (first request to last reply)", span)
         requests, tokens = estimate_ratios(plan)
@@ -158,15 +164,23 @@ def _headline(result: Result, label: str, runs: dict[str, list[Outcome]], latenc
 def _tool_lists(result: Result, label: str, plan: Outcome, types: dict[str, str]) -> dict[str, object]:
     """Task-request prompt tokens of each tool-list variant, and the cache price above which the per-type
     lists (read-only tools first, the better of the two) would cost less than one shared list."""
-    costs = {(name, least): cost(plan.bodies, types, variant, least)
-             for name, variant in VARIANTS.items() for least in MIN_CACHED}  # fmt: skip
+    costs = {
+        (name, least): cost(plan.bodies, types, variant, least)
+        for name, variant in VARIANTS.items()
+        for least in MIN_CACHED
+    }
     shared, per_type = costs["one shared list", MIN_CACHED[0]], costs["per type, read-only first", MIN_CACHED[0]]
-    result.add(f"{label}, tools per type ÷ one shared list: task prompt tokens",
-               per_type.prompt_tokens / shared.prompt_tokens)  # fmt: skip
-    prices = [break_even(costs["one shared list", least], costs["per type, read-only first", least])
-              for least in MIN_CACHED]  # fmt: skip
-    result.add(f"{label}, tools per type cost less only above a cache price of ({' / '.join(map(str, MIN_CACHED))}"
-               "-token cache units)", " / ".join(f"{price:.2f}" for price in prices))  # fmt: skip
+    result.add(
+        f"{label}, tools per type ÷ one shared list: task prompt tokens", per_type.prompt_tokens / shared.prompt_tokens
+    )
+    prices = [
+        break_even(costs["one shared list", least], costs["per type, read-only first", least]) for least in MIN_CACHED
+    ]
+    result.add(
+        f"{label}, tools per type cost less only above a cache price of ({' / '.join(map(str, MIN_CACHED))}"
+        "-token cache units)",
+        " / ".join(f"{price:.2f}" for price in prices),
+    )
     return {
         f"{name}, cached from {least} tokens": {"prompt_tokens": c.prompt_tokens, "cached_tokens": c.cached_tokens}
         for (name, least), c in costs.items()

@@ -21,32 +21,83 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     """Global options, added to the main parser and to every subcommand so they work on either side.
     In subcommands their default is SUPPRESS, so a value given before the subcommand is not overwritten."""
     default: Any = argparse.SUPPRESS if suppress else None
-    parser.add_argument("-C", dest="workspace", metavar="DIR", default=default,
-                        help="the workspace: the folder paicli reads, changes and runs commands in (default: .)")
-    parser.add_argument("--model", default=default, help="model name (default: PAICLI_MODEL, else the provider's)")
-    parser.add_argument("--base-url", dest="base_url", default=default,
-                        help="API root of an OpenAI-compatible server, e.g. https://api.deepseek.com/v1")
-    parser.add_argument("--provider", metavar="NAME", default=default,
-                        help="a provider preset: base URL, default model, key variable (listed below)")
-    parser.add_argument("--max-parallel", dest="max_parallel", type=int, default=default, metavar="N",
-                        help="plan tasks that may run at the same time (default 4)")
-    parser.add_argument("--max-replans", dest="max_replans", type=int, default=default, metavar="N",
-                        help="times a failed plan is planned again around the failure (default 2)")
-    parser.add_argument("--schedule", choices=["eager", "batch"], default=default,
-                        help="eager (default): a task starts once its dependencies are done; batch: level by level")
-    parser.add_argument("--no-review", dest="no_review", action="store_true", default=default,
-                        help="skip the model's review of a finished plan's result")
-    parser.add_argument("--approval", choices=["ask", "auto", "yolo"], default=default,
-                        help="ask before risky calls (REPL default), refuse them (auto, headless default), or "
-                             "run them (yolo; the denylist still applies)")  # fmt: skip
     parser.add_argument(
-        "--dangerously-skip-approvals", dest="yolo", action="store_true", default=default,
+        "-C",
+        dest="workspace",
+        metavar="DIR",
+        default=default,
+        help="the workspace: the folder paicli reads, changes and runs commands in (default: .)",
+    )
+    parser.add_argument("--model", default=default, help="model name (default: PAICLI_MODEL, else the provider's)")
+    parser.add_argument(
+        "--base-url",
+        dest="base_url",
+        default=default,
+        help="API root of an OpenAI-compatible server, e.g. https://api.deepseek.com/v1",
+    )
+    parser.add_argument(
+        "--provider",
+        metavar="NAME",
+        default=default,
+        help="a provider preset: base URL, default model, key variable (listed below)",
+    )
+    parser.add_argument(
+        "--max-parallel",
+        dest="max_parallel",
+        type=int,
+        default=default,
+        metavar="N",
+        help="plan tasks that may run at the same time (default 4)",
+    )
+    parser.add_argument(
+        "--max-replans",
+        dest="max_replans",
+        type=int,
+        default=default,
+        metavar="N",
+        help="times a failed plan is planned again around the failure (default 2)",
+    )
+    parser.add_argument(
+        "--schedule",
+        choices=["eager", "batch"],
+        default=default,
+        help="eager (default): a task starts once its dependencies are done; batch: level by level",
+    )
+    parser.add_argument(
+        "--no-review",
+        dest="no_review",
+        action="store_true",
+        default=default,
+        help="skip the model's review of a finished plan's result",
+    )
+    parser.add_argument(
+        "--approval",
+        choices=["ask", "auto", "yolo"],
+        default=default,
+        help="ask before risky calls (REPL default), refuse them (auto, headless default), or "
+        "run them (yolo; the denylist still applies)",
+    )
+    parser.add_argument(
+        "--dangerously-skip-approvals",
+        dest="yolo",
+        action="store_true",
+        default=default,
         help="same as --approval yolo",
     )
-    parser.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default=default,
-                        help="contain commands with bubblewrap: when it works (auto, the default), always, never")
-    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true", default=default,
-                        help="continue this workspace's last conversation (the REPL and `run`)")
+    parser.add_argument(
+        "--sandbox",
+        choices=["auto", "bwrap", "off"],
+        default=default,
+        help="contain commands with bubblewrap: when it works (auto, the default), always, never",
+    )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        default=default,
+        help="continue this workspace's last conversation (the REPL and `run`)",
+    )
 
 
 def _plan_options(parser: argparse.ArgumentParser, *, suppress: bool, hidden: bool = False) -> None:
@@ -57,10 +108,19 @@ def _plan_options(parser: argparse.ArgumentParser, *, suppress: bool, hidden: bo
     def shown(text: str) -> str:
         return argparse.SUPPRESS if hidden else text
 
-    parser.add_argument("--resume", metavar="ID", default=default,
-                        help=shown("continue a saved plan: any unique beginning of its id (/plans lists them)"))
-    parser.add_argument("--from", dest="from_file", metavar="FILE.json", default=default,
-                        help=shown('run a plan written by hand: {"goal", "summary", "tasks": [...]}'))
+    parser.add_argument(
+        "--resume",
+        metavar="ID",
+        default=default,
+        help=shown("continue a saved plan: any unique beginning of its id (/plans lists them)"),
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="FILE.json",
+        default=default,
+        help=shown('run a plan written by hand: {"goal", "summary", "tasks": [...]}'),
+    )
 
 
 DESCRIPTION = """A plan-then-execute coding agent for the terminal.
@@ -100,15 +160,19 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(parser, suppress=False)
     _plan_options(parser, suppress=False, hidden=True)
     commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo,doctor}")
-    run = commands.add_parser("run", help="one ReAct turn, no plan; the final answer goes to stdout",
-                              description="One ReAct turn without a plan: the final answer goes to stdout, "
-                                          "progress to stderr.")  # fmt: skip
+    run = commands.add_parser(
+        "run",
+        help="one ReAct turn, no plan; the final answer goes to stdout",
+        description="One ReAct turn without a plan: the final answer goes to stdout, progress to stderr.",
+    )
     run.add_argument("prompt", help="what to do")
     run.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
     _global_options(run, suppress=True)
-    plan = commands.add_parser("plan", help="plan, review, execute",
-                               description="Plan GOAL as a task graph, review it (on a terminal), run it; "
-                                           "without a terminal --yes is needed.")  # fmt: skip
+    plan = commands.add_parser(
+        "plan",
+        help="plan, review, execute",
+        description="Plan GOAL as a task graph, review it (on a terminal), run it; without a terminal --yes is needed.",
+    )
     plan.add_argument("goal", nargs="?", default=None, help="what to achieve")
     plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked (needed without a terminal)")
     plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
@@ -173,8 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command != "plan" and (getattr(args, "resume", None) or getattr(args, "from_file", None)):
             raise ConfigError("--resume and --from go with `paicli plan`")
         if getattr(args, "continue_last", None) and args.command not in (None, "run"):
-            raise ConfigError(f"-c/--continue goes with the REPL and `paicli run`, not `paicli {args.command}`"
-                              + (" (--resume ID continues a saved plan)" if args.command == "plan" else ""))
+            raise ConfigError(
+                f"-c/--continue goes with the REPL and `paicli run`, not `paicli {args.command}`"
+                + (" (--resume ID continues a saved plan)" if args.command == "plan" else "")
+            )
         if args.command is None:
             if not sys.stdin.isatty():
                 raise ConfigError('the REPL needs a terminal; for one prompt without one use `paicli run "PROMPT"`')
@@ -189,13 +255,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             from paicli.headless import run_command
 
-            return run_command(settings, args.prompt, json_mode=args.json,
-                               continue_last=bool(getattr(args, "continue_last", None)))
+            return run_command(
+                settings, args.prompt, json_mode=args.json, continue_last=bool(getattr(args, "continue_last", None))
+            )
         if args.command == "undo":
             from paicli.headless import undo_command
 
-            return undo_command(settings, args.id, task=args.task, dry_run=args.dry_run, force=args.force,
-                                list_only=args.list, redo=args.redo)  # fmt: skip
+            return undo_command(
+                settings,
+                args.id,
+                task=args.task,
+                dry_run=args.dry_run,
+                force=args.force,
+                list_only=args.list,
+                redo=args.redo,
+            )
         return plan_front_end(settings, args)
     except ConfigError as err:
         from paicli.common.sanitize import terminal_safe

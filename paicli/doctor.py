@@ -62,9 +62,13 @@ async def _probe(settings: Settings, key: str, capabilities: Capabilities) -> li
     headers = dict(settings.preset.headers) if settings.preset is not None else None
     async with httpx2.AsyncClient(timeout=timeout, verify=tls_for(settings.base_url)) as http:
         prober = Prober(
-            http, base_url=settings.base_url, api_key=key, model=settings.model, capabilities=capabilities,
+            http,
+            base_url=settings.base_url,
+            api_key=key,
+            model=settings.model,
+            capabilities=capabilities,
             headers=headers,
-        )  # fmt: skip
+        )
         return await prober.run()
 
 
@@ -98,8 +102,9 @@ async def mcp_check(settings: Settings) -> Check:
     if not enabled:
         return Check("mcp", None, "no MCP server is enabled")
     parts = [
-        f"{view.name} ready ({view.tools} tools)" if view.status == "ready" else f"{view.name} {view.status}: "
-        f"{view.detail}"
+        f"{view.name} ready ({view.tools} tools)"
+        if view.status == "ready"
+        else f"{view.name} {view.status}: {view.detail}"
         for view in enabled
     ]
     return Check("mcp", all(view.status == "ready" for view in enabled), "; ".join(parts))

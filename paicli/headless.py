@@ -195,9 +195,10 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool, continue_la
     async def body(runtime: Runtime) -> int:
         log, earlier = saved_conversation(runtime, sink, continue_last)
         messages = [
-            {"role": "system", "content": runtime.system_prompt(None)}, *earlier,
+            {"role": "system", "content": runtime.system_prompt(None)},
+            *earlier,
             {"role": "user", "content": prompt},
-        ]  # fmt: skip
+        ]
         with closing_checkpoints(attach_checkpoints(runtime, sink)) as checkpoints:
             turn = await run_turn(runtime, sink, messages, checkpoints=checkpoints)
         log.save(turn.messages, turn.result.usage.total if turn.result is not None else 0)
@@ -216,11 +217,13 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool, continue_la
 
 def saved_conversation(runtime: Runtime, sink: EventSink, continue_last: bool) -> tuple[ConversationLog, list[Message]]:
     """Where `paicli run` saves its turn, and the earlier messages it continues (none without -c)."""
+
     def warn(message: str) -> None:
         sink.emit(Notice(level="warning", message=message))
 
-    log = ConversationLog(session_store(runtime.settings, runtime.home, runtime.secrets()), model=runtime.llm.model,
-                          notify=warn)  # fmt: skip
+    log = ConversationLog(
+        session_store(runtime.settings, runtime.home, runtime.secrets()), model=runtime.llm.model, notify=warn
+    )
     if not continue_last:
         return log, []
     session = latest_session(log.store)
@@ -243,9 +246,13 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
             sink.emit(Notice(level="warning", message=message))
         with closing_checkpoints(attach_checkpoints(runtime, sink)) as checkpoints:
             outcome = await run_plan(
-                runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
+                runtime,
+                sink,
+                goal=request.goal,
+                plan=request.plan,
+                plan_id=request.plan_id,
                 checkpoints=checkpoints,
-            )  # fmt: skip
+            )
         if isinstance(sink, ProgressSink) and sink.finished is not None:
             for line in final_report(sink.finished):
                 print(mask_secrets(line, runtime.secrets()))
@@ -288,9 +295,7 @@ def undo_command(
     store = open_store(settings, user_home(), lambda text: print(f"paicli: {terminal_safe(text)}", file=sys.stderr))
     if store is None:
         return fail("paicli undo needs git, and git is not installed", EXIT_USAGE)
-    answer = undo_answer(
-        store, entry_id, task=task, dry_run=dry_run, force=force, list_only=list_only, redo=redo
-    )  # fmt: skip
+    answer = undo_answer(store, entry_id, task=task, dry_run=dry_run, force=force, list_only=list_only, redo=redo)
     for line in answer.out:
         print(line)
     for line in answer.err:

@@ -101,8 +101,9 @@ class Runtime:
         if self.mcp is None and self.settings.mcp_servers:
             from paicli.mcp.manager import McpManager
 
-            self.mcp = McpManager(self.settings.mcp_servers, workspace=self.workspace, env=os.environ,
-                                  on_change=self.refresh_tools)  # fmt: skip
+            self.mcp = McpManager(
+                self.settings.mcp_servers, workspace=self.workspace, env=os.environ, on_change=self.refresh_tools
+            )
         if self.mcp is not None and not self.mcp.started:
             self.mcp.start()
 
@@ -213,8 +214,11 @@ def build_runtime(
         sink.emit(Notice(level="warning", message=sandbox.notice))
     servers = [name for name, server in s.mcp_servers.items() if server.enabled]
     if servers and not sdk.installed():  # each server fails with this too (in /mcp): said once here
-        sink.emit(Notice(level="warning", message=f"MCP servers are configured ({', '.join(servers)}), but "
-                         f"{sdk.NOT_INSTALLED}"))  # fmt: skip
+        sink.emit(
+            Notice(
+                level="warning", message=f"MCP servers are configured ({', '.join(servers)}), but {sdk.NOT_INSTALLED}"
+            )
+        )
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
     return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy, sandbox=sandbox)
@@ -225,9 +229,13 @@ def build_sandbox(settings: Settings, home: Path) -> SandboxChoice:
     when bubblewrap cannot run."""
     s = settings
     return choose_sandbox(
-        s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
-        writable=s.sandbox_writable, hide=s.sandbox_hide,
-    )  # fmt: skip
+        s.sandbox,
+        workspace=s.workspace,
+        home=home,
+        network=s.sandbox_network,
+        writable=s.sandbox_writable,
+        hide=s.sandbox_hide,
+    )
 
 
 def capability_store(home: Path) -> CapabilityStore:

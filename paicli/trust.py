@@ -64,11 +64,19 @@ from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, 
 SENSITIVE_KEYS = ("base_url", "api_key", "provider", "approval", "allow", "mcp_servers")
 SPENDING_LIMITS = frozenset(
     {
-        "max_rounds", "max_replans", "max_steps", "max_attempts", "max_parallel", "context_tokens",
-        "review_threshold", "review", "max_budget_tokens", "max_tokens",
+        "max_rounds",
+        "max_replans",
+        "max_steps",
+        "max_attempts",
+        "max_parallel",
+        "context_tokens",
+        "review_threshold",
+        "review",
+        "max_budget_tokens",
+        "max_tokens",
         "sessions_keep",
     }
-)  # fmt: skip
+)
 PROTECTIONS = frozenset(
     {"checkpoints", "checkpoints_keep", "checkpoint_max_files", "checkpoint_max_new_mb", "checkpoint_max_file_mb"}
 )
@@ -84,9 +92,13 @@ MAX_PROMPT_FILES = 500  # entries of .paicli/prompts looked at
 def requires_trust(key: str) -> bool:
     """Keys a repository's config may set only once trusted, whatever their value."""
     return (
-        key in SENSITIVE_KEYS or key in ("model", "models") or key.endswith("_model") or "price" in key
-        or key.startswith("sandbox") or key == "unsandboxed"
-    )  # fmt: skip
+        key in SENSITIVE_KEYS
+        or key in ("model", "models")
+        or key.endswith("_model")
+        or "price" in key
+        or key.startswith("sandbox")
+        or key == "unsandboxed"
+    )
 
 
 @dataclass(frozen=True)

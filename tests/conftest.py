@@ -88,8 +88,12 @@ def start_paicli(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     """paicli running in the background (to be signalled), its output captured."""
     return subprocess.Popen(
         [sys.executable, "-m", "paicli", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
 
 
 def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60) -> Finished:
@@ -113,10 +117,28 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("tls")
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return cert, key
 
 

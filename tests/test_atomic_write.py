@@ -58,8 +58,14 @@ def current_umask() -> int:
 
 
 def run_python(code: str, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], cwd=REPO, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=REPO,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def test_the_content_is_written_and_nothing_else_is_left(tmp_path: Path) -> None:
@@ -121,7 +127,8 @@ def test_a_write_failing_half_way_leaves_the_old_file_and_no_temp(tmp_path: Path
     """A real failure after some bytes are written: the file size limit (RLIMIT_FSIZE) stops the write."""
     target = tmp_path / "big.bin"
     target.write_bytes(b"original")
-    child = run_python("""
+    child = run_python(
+        """
         import errno, resource, signal, sys
         from pathlib import Path
         from paicli.common.atomic_write import write_path
@@ -131,7 +138,9 @@ def test_a_write_failing_half_way_leaves_the_old_file_and_no_temp(tmp_path: Path
             write_path(Path(sys.argv[1]), b"x" * (1 << 20))
         except OSError as error:
             print(errno.errorcode[error.errno])
-        """, str(target))  # fmt: skip
+        """,
+        str(target),
+    )
     out, err = child.communicate(timeout=60)
     assert out.strip() == "EFBIG", err
     assert target.read_bytes() == b"original"
@@ -147,7 +156,8 @@ def test_an_interrupt_at_any_moment_leaves_the_old_or_the_new_file_and_no_temp(t
     interrupted = 0
     for _ in range(8):
         target.write_bytes(b"o" * size)
-        writer = run_python("""
+        writer = run_python(
+            """
             import sys
             from pathlib import Path
             from paicli.common.atomic_write import write_path
@@ -157,7 +167,10 @@ def test_an_interrupt_at_any_moment_leaves_the_old_or_the_new_file_and_no_temp(t
                 n += 1
                 if n == 1:
                     print("writing", flush=True)
-            """, str(target), str(size))  # fmt: skip
+            """,
+            str(target),
+            str(size),
+        )
         assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
         time.sleep(rng.uniform(0, 0.05))
         writer.send_signal(signal.SIGINT)
@@ -238,8 +251,10 @@ def test_leftovers_of_one_writer_are_removed_and_no_others(tmp_path: Path) -> No
     with opened(tmp_path) as folder:
         remove_leftovers(folder, "a.txt", temp_suffix=".paicli-undo")
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        ".a.txt.0badf00d.paicli-tmp", ".b.txt.0badf00d.paicli-undo", "a.txt"
-    ]  # fmt: skip
+        ".a.txt.0badf00d.paicli-tmp",
+        ".b.txt.0badf00d.paicli-undo",
+        "a.txt",
+    ]
 
 
 def test_a_long_name_still_gets_a_temp_name_that_fits(tmp_path: Path) -> None:

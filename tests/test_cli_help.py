@@ -38,8 +38,14 @@ def test_help_mentions_the_repl_and_the_environment(fake: FakeLLM, home: Path) -
     assert shown.code == 0
     text = " ".join(shown.stdout.split())
     assert "`paicli` alone opens the interactive REPL" in text
-    for variable in ("PAICLI_API_KEY", "PAICLI_BASE_URL", "PAICLI_MODEL", "PAICLI_PROVIDER", "OPENAI_API_KEY",
-                     "PAICLI_PLAN_MAX_REPLANS"):  # fmt: skip
+    for variable in (
+        "PAICLI_API_KEY",
+        "PAICLI_BASE_URL",
+        "PAICLI_MODEL",
+        "PAICLI_PROVIDER",
+        "OPENAI_API_KEY",
+        "PAICLI_PLAN_MAX_REPLANS",
+    ):
         assert variable in text
     assert "plan tasks that may run at the same time" in text  # --max-parallel explained
 

@@ -140,16 +140,19 @@ def test_models_and_prices_merge_entry_by_entry_across_the_two_files(tmp_path: P
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('[models]\nANALYSYS = "x"', r"\[models\]: unknown task type 'ANALYSYS' \(the types are FILE_READ, FILE_WRITE, "
-         r"COMMAND, ANALYSIS, VERIFICATION\)"),
+        (
+            '[models]\nANALYSYS = "x"',
+            r"\[models\]: unknown task type 'ANALYSYS' \(the types are FILE_READ, FILE_WRITE, "
+            r"COMMAND, ANALYSIS, VERIFICATION\)",
+        ),
         ('[models]\n"bad\\nname" = "x"', r"unknown task type 'bad\\nname'"),
         ('[models]\nanalysis = "x"\nANALYSIS = "y"', "ANALYSIS is set twice"),
         ('[models]\nANALYSIS = ""', "models.ANALYSIS"),
         ('[models]\nANALYSIS = "two words"', "models.ANALYSIS"),
-        ('[models]\nANALYSIS = 3', "models.ANALYSIS"),
+        ("[models]\nANALYSIS = 3", "models.ANALYSIS"),
         ("models = 3", "models"),
         ('planner_model = ""', "planner_model"),
-        ('[prices.m]\ninput = -1\noutput = 1', r"prices\.m\.input: .*greater than or equal to 0"),
+        ("[prices.m]\ninput = -1\noutput = 1", r"prices\.m\.input: .*greater than or equal to 0"),
         ('[prices.m]\ninput = "0.27"\noutput = 1', r"prices\.m\.input: .*valid number"),
         ("[prices.m]\ninput = true\noutput = 1", r"prices\.m\.input: .*valid number"),
         ("[prices.m]\ninput = inf\noutput = 1", r"prices\.m\.input: .*finite number"),
@@ -179,8 +182,10 @@ def test_the_home_folder_is_home_when_set_else_the_accounts(tmp_path: Path) -> N
 
 def test_sandbox_settings_come_from_the_users_config_and_lists_add_up(tmp_path: Path) -> None:
     home, ws = tmp_path / "home", tmp_path / "ws"
-    write_toml(home / ".paicli" / "config.toml",
-               'sandbox = "bwrap"\nsandbox_network = true\nsandbox_writable = ["~/.m2"]\nunsandboxed = ["git push"]\n')
+    write_toml(
+        home / ".paicli" / "config.toml",
+        'sandbox = "bwrap"\nsandbox_network = true\nsandbox_writable = ["~/.m2"]\nunsandboxed = ["git push"]\n',
+    )
     write_toml(ws / ".paicli" / "config.toml", 'unsandboxed = ["git commit"]\nsandbox_hide = ["/srv/keys"]\n')
     repo_file = read_repo_file(ws.resolve(), ".paicli/config.toml")
     assert repo_file is not None

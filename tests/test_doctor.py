@@ -13,8 +13,19 @@ from tests.fakellm import Body, FakeLLM, Reply, any_request
 from tests.replay import recorded_http, recorded_json, recorded_stream
 from tests.sandboxing import require_bwrap
 
-CHECK_NAMES = ["chat", "models", "streaming", "usage_in_stream", "tool_calls", "parallel_tool_calls",
-               "json_schema", "json_object", "reasoning", "sandbox", "mcp"]  # fmt: skip
+CHECK_NAMES = [
+    "chat",
+    "models",
+    "streaming",
+    "usage_in_stream",
+    "tool_calls",
+    "parallel_tool_calls",
+    "json_schema",
+    "json_object",
+    "reasoning",
+    "sandbox",
+    "mcp",
+]
 
 
 def asks(kind: str) -> Any:
@@ -40,23 +51,25 @@ def script_capable_server(fake: FakeLLM, *, schema: Reply, usage: bool) -> None:
     no_usage: dict[str, Any] = {} if usage else {"usage": False}
     fake.on(asks("json_schema"), schema, repeat=True)
     fake.on(asks("json_object"), Reply.text('{"answer": "yes"}', **no_usage), repeat=True)
-    fake.on("Call the add tool twice", Reply.tool_calls([("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4})],
-                                                        **no_usage), repeat=True)  # fmt: skip
+    fake.on(
+        "Call the add tool twice",
+        Reply.tool_calls([("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4})], **no_usage),
+        repeat=True,
+    )
     fake.on("Use the add tool", Reply.tool_calls([("add", {"a": 2, "b": 3})], **no_usage), repeat=True)
     fake.on(any_request, Reply.text("OK 1 2 3 4 5", **no_usage), repeat=True)
 
 
-def test_a_server_rejecting_json_schema_and_sending_no_usage_shows_both_as_not_ok(
-    fake: FakeLLM, home: Path
-) -> None:
+def test_a_server_rejecting_json_schema_and_sending_no_usage_shows_both_as_not_ok(fake: FakeLLM, home: Path) -> None:
     script_capable_server(fake, schema=recorded_http("llamacpp-json-schema-rejected.http"), usage=False)
     done = doctor(fake, home, "--json")
     assert done.code == 0, done.stderr
     found = checks(done)
     assert found["json_schema"]["ok"] is False and "json_object" in found["json_schema"]["detail"]
     assert found["usage_in_stream"]["ok"] is False and "estimates" in found["usage_in_stream"]["detail"]
-    assert [found[n]["ok"] for n in ("chat", "models", "streaming", "tool_calls", "parallel_tool_calls",
-                                     "json_object")] == [True] * 6  # fmt: skip
+    assert [
+        found[n]["ok"] for n in ("chat", "models", "streaming", "tool_calls", "parallel_tool_calls", "json_object")
+    ] == [True] * 6
     assert found["reasoning"]["ok"] is None and found["mcp"]["ok"] is None
     assert "first token after" in found["streaming"]["detail"]
     assert TEST_KEY not in done.stdout + done.stderr

@@ -17,9 +17,18 @@ CONTENT = 'def add(a, b):\n    """Add."""\n    return f"Hello, {a + b}"\n' * 20
 def test_a_plan_without_json_prints_the_plan_once_readable_progress_and_a_report_on_stdout(
     fake: FakeLLM, workspace: Path, home: Path
 ) -> None:
-    plan = {"summary": "write the helper", "tasks": [
-        {"id": "w", "description": "Write app.py with add()", "type": "FILE_WRITE", "dependencies": [],
-         "files": ["app.py"]}]}  # fmt: skip
+    plan = {
+        "summary": "write the helper",
+        "tasks": [
+            {
+                "id": "w",
+                "description": "Write app.py with add()",
+                "type": "FILE_WRITE",
+                "dependencies": [],
+                "files": ["app.py"],
+            }
+        ],
+    }
     fake.on(system_is(PLANNER), Reply.text(json.dumps(plan)))
     fake.on(all_of(task_is("w"), has_tool_result("write_file")), Reply.text("Wrote app.py."))
     fake.on(task_is("w"), Reply.tool_calls([("write_file", {"path": "app.py", "content": CONTENT})]))

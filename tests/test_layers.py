@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "paicli"
-# Layer of each top-level part of paicli; a module may import only from its own layer or lower ones.
+# Layer of each top-level part of paicli; a module may import only from its own layer or lower ones. Not
+# formatted: a table, the layers read in order.
 LAYERS = {
     "common": 0, "secret_handoff": 0, "shell": 0, "__init__": 0,
     "llm": 1, "sandbox": 1, "tools": 2, "policy": 3, "trust": 3, "mcp": 3, "config": 4, "agent": 5,
@@ -96,8 +97,11 @@ def test_there_is_no_import_cycle_between_parts() -> None:
 
 
 def test_the_part_graph_sees_a_cycle_between_parts() -> None:
-    graph = {"paicli.common.events": {"paicli.llm.types"}, "paicli.llm.types": set(),
-             "paicli.llm.client": {"paicli.common.events"}}  # fmt: skip
+    graph = {
+        "paicli.common.events": {"paicli.llm.types"},
+        "paicli.llm.types": set(),
+        "paicli.llm.client": {"paicli.common.events"},
+    }
     assert cycles_in(graph) == []
     assert cycles_in(part_graph(graph)) == [["common", "llm", "common"]]
 

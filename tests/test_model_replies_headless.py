@@ -33,8 +33,9 @@ def test_reasoning_is_never_in_a_task_result_the_summary_or_the_json(
 def test_an_empty_task_reply_is_asked_again_then_the_task_fails(fake: FakeLLM, workspace: Path, home: Path) -> None:
     fake.on(system_is(PLANNER), Reply.text(plan_json({"a": []})))
     fake.on(task_is("a"), Reply.text(""), repeat=True)
-    done = run_paicli(["-C", str(workspace), "plan", "ship it", "--yes", "--json", "--max-replans", "0"],
-                      paicli_env(fake, home))  # fmt: skip
+    done = run_paicli(
+        ["-C", str(workspace), "plan", "ship it", "--yes", "--json", "--max-replans", "0"], paicli_env(fake, home)
+    )
     assert done.code == 1
     (finished,) = done.of("task_finished")
     assert finished["status"] == "FAILED" and "the model returned an empty answer" in finished["error"]
@@ -50,8 +51,11 @@ def test_an_empty_chat_answer_says_so(fake: FakeLLM, workspace: Path, home: Path
 
 
 def test_the_headless_report_marks_estimated_tokens() -> None:
-    guessed = PlanFinished(status=PlanStatus.COMPLETED, summary="Done.",
-                           usage=Usage(prompt_tokens=12_345, completion_tokens=67, estimated=True))  # fmt: skip
+    guessed = PlanFinished(
+        status=PlanStatus.COMPLETED,
+        summary="Done.",
+        usage=Usage(prompt_tokens=12_345, completion_tokens=67, estimated=True),
+    )
     assert final_report(guessed)[-1] == (
         "Plan COMPLETED · ↑ ~12.3k ↓ ~67 tokens (~ estimated: the server reported no usage)"
     )

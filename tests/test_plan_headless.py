@@ -44,7 +44,11 @@ def test_diamond_runs_in_parallel_and_each_task_sees_only_direct_dependencies(
     kinds = [e["event"] for e in done.events() if e["event"] not in ("usage", "notice")]
     assert kinds[:2] == ["plan_created", "plan_approved"] and kinds[-1] == "plan_finished"
     assert done.of("plan_created")[0]["plan"]["tasks"][3] == {
-        "id": "d", "description": "do d", "type": "ANALYSIS", "dependencies": ["b", "c"], "status": "PENDING",
+        "id": "d",
+        "description": "do d",
+        "type": "ANALYSIS",
+        "dependencies": ["b", "c"],
+        "status": "PENDING",
     }
     finished = done.of("plan_finished")[0]
     assert finished["status"] == "COMPLETED" and finished["summary"] == "Built it."

@@ -71,9 +71,7 @@ def test_an_unreadable_review_is_reasked_then_fails_the_plan(
     assert not done.of("review")
 
 
-def test_hard_budget_fails_the_plan_and_starts_no_request_after_it(
-    fake: FakeLLM, workspace: Path, home: Path
-) -> None:
+def test_hard_budget_fails_the_plan_and_starts_no_request_after_it(fake: FakeLLM, workspace: Path, home: Path) -> None:
     (home / ".paicli" / "config.toml").write_text("retry_backoff = 0.01\nreview = false\nmax_budget_tokens = 500\n")
     small = {"prompt_tokens": 100, "completion_tokens": 10}
     fake.on(system_is(PLANNER), Reply.text(plan_json({"a": [], "b": ["a"]}), usage=small))

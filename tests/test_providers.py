@@ -63,7 +63,10 @@ def test_local_presets_and_loopback_endpoints_need_no_key(tmp_path: Path) -> Non
         settings(tmp_path, {"provider": "vllm"})
     assert settings(tmp_path, {"provider": "vllm", "model": "Qwen/Qwen3-8B"}).require_key() == ""
     assert [on_loopback(u) for u in ("http://127.0.0.2:8/v1", "http://[::1]:8/v1", "http://10.0.0.1/v1")] == [
-        True, True, False]  # fmt: skip
+        True,
+        True,
+        False,
+    ]
 
 
 def test_an_unknown_provider_is_a_configuration_error_listing_the_presets(tmp_path: Path) -> None:
@@ -89,16 +92,24 @@ def test_provider_in_a_repositorys_config_needs_trust(tmp_path: Path) -> None:
 
 
 def test_every_providers_key_variable_is_handed_over_as_a_key() -> None:
-    assert {"PAICLI_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "MOONSHOT_API_KEY", "DASHSCOPE_API_KEY",
-            "ZHIPUAI_API_KEY", "OPENROUTER_API_KEY"} <= set(KEY_VARIABLES)  # fmt: skip
+    assert {
+        "PAICLI_API_KEY",
+        "OPENAI_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "MOONSHOT_API_KEY",
+        "DASHSCOPE_API_KEY",
+        "ZHIPUAI_API_KEY",
+        "OPENROUTER_API_KEY",
+    } <= set(KEY_VARIABLES)
 
 
 def test_the_cli_sends_the_providers_key_and_headers(fake: FakeLLM, workspace: Path, home: Path) -> None:
     fake.on("hello", Reply.text("hi"))
     env = paicli_env(fake, home, OPENROUTER_API_KEY="sk-or-test-0042", OPENAI_API_KEY="sk-openai-never")
     del env["PAICLI_API_KEY"], env["PAICLI_MODEL"]
-    done = run_paicli(["-C", str(workspace), "--provider", "openrouter", "--base-url", fake.base_url, "run", "hello"],
-                      env)  # fmt: skip
+    done = run_paicli(
+        ["-C", str(workspace), "--provider", "openrouter", "--base-url", fake.base_url, "run", "hello"], env
+    )
     assert done.code == 0, done.stderr
     request = fake.requests[0]
     assert request.headers["authorization"] == "Bearer sk-or-test-0042"

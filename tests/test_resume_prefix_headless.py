@@ -13,10 +13,13 @@ from tests.plan_script import requests_of, script_summary, task_is
 
 
 def save(workspace: Path, plan_id: str, goal: str) -> None:
-    tasks = [Task(id="done", description="x", status=TaskStatus.COMPLETED, result="DONE-EARLIER"),
-             Task(id="left", description="y", dependencies=["done"])]  # fmt: skip
-    record = PlanRecord(id=plan_id, created_at=1.0, updated_at=1.0,
-                        plan=Plan(goal=goal, tasks=tasks, status=PlanStatus.CANCELLED))  # fmt: skip
+    tasks = [
+        Task(id="done", description="x", status=TaskStatus.COMPLETED, result="DONE-EARLIER"),
+        Task(id="left", description="y", dependencies=["done"]),
+    ]
+    record = PlanRecord(
+        id=plan_id, created_at=1.0, updated_at=1.0, plan=Plan(goal=goal, tasks=tasks, status=PlanStatus.CANCELLED)
+    )
     PlanStore(workspace).write(plan_id, record.model_dump_json(), render_markdown(record))
 
 

@@ -59,8 +59,29 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("paragraph separator", "a\u2029b", r"a\u2029b"),
     ("NUL", "a\x00b", r"a\x00b"),
 ]
-RAW_FORBIDDEN = ["\x1b", "\x07", "\x9b", "\x9d", "\x9c", "\x7f", "\x08", "\r", "\x00", "\u202e", "\u202a", "\u2066",
-                 "\u2069", "\u200f", "\u061c", "\u200b", "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029"]  # fmt: skip
+RAW_FORBIDDEN = [
+    "\x1b",
+    "\x07",
+    "\x9b",
+    "\x9d",
+    "\x9c",
+    "\x7f",
+    "\x08",
+    "\r",
+    "\x00",
+    "\u202e",
+    "\u202a",
+    "\u2066",
+    "\u2069",
+    "\u200f",
+    "\u061c",
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u2028",
+    "\u2029",
+]
 IDS = [name for name, _, _ in HOSTILE]
 
 
@@ -129,8 +150,11 @@ def test_chat_renderer_paths(name: str, hostile: str, shown: str) -> None:
 @pytest.mark.parametrize(("name", "hostile", "shown"), HOSTILE, ids=IDS)
 def test_live_plan_view_paths(name: str, hostile: str, shown: str) -> None:
     screen, out = console()
-    plan = Plan(goal="g", summary=f"summary {hostile}", tasks=[
-        Task(id="task_1", description=f"describe {hostile}", type=TaskType.COMMAND)])  # fmt: skip
+    plan = Plan(
+        goal="g",
+        summary=f"summary {hostile}",
+        tasks=[Task(id="task_1", description=f"describe {hostile}", type=TaskType.COMMAND)],
+    )
     view = LivePlanView(screen)
     view.emit(PlanCreated(round=1, plan=plan.view()))
     view.emit(TaskStarted(task_id="task_1"))
@@ -145,8 +169,11 @@ def test_live_plan_view_paths(name: str, hostile: str, shown: str) -> None:
 @pytest.mark.parametrize(("name", "hostile", "shown"), HOSTILE, ids=IDS)
 def test_review_screen_plan_rendering(name: str, hostile: str, shown: str) -> None:
     screen, out = console()
-    plan = Plan(goal="g", summary=f"summary {hostile}", tasks=[
-        Task(id="task_1", description=f"describe {hostile}", type=TaskType.ANALYSIS)])  # fmt: skip
+    plan = Plan(
+        goal="g",
+        summary=f"summary {hostile}",
+        tasks=[Task(id="task_1", description=f"describe {hostile}", type=TaskType.ANALYSIS)],
+    )
     screen.print(render_plan(plan, expanded=True))
     text = without_rich_styles(out.getvalue())
     assert raw_controls(text) == []

@@ -21,8 +21,11 @@ from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, SUMMARIZER, script_summary, system_is, task_is
 
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
-    "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@x",
-}  # fmt: skip
+    "GIT_AUTHOR_NAME": "u",
+    "GIT_AUTHOR_EMAIL": "u@x",
+    "GIT_COMMITTER_NAME": "u",
+    "GIT_COMMITTER_EMAIL": "u@x",
+}
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -61,9 +64,13 @@ def script_plan(fake: FakeLLM) -> None:
     tasks = [
         task("task_1", "FILE_WRITE", [], files=["app.py"]),
         task("task_2", "FILE_WRITE", [], files=["docs/"]),
-        task("task_3", "COMMAND", ["task_1", "task_2"],
-             action={"tool": "execute_command", "args": {"command": "mkdir -p build && cat app.py > build/out.txt"}}),
-    ]  # fmt: skip
+        task(
+            "task_3",
+            "COMMAND",
+            ["task_1", "task_2"],
+            action={"tool": "execute_command", "args": {"command": "mkdir -p build && cat app.py > build/out.txt"}},
+        ),
+    ]
     fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "edit and build", "tasks": tasks})))
     fake.on(all_of(task_is("task_1"), has_tool_result()), Reply.text("app.py edited"))
     edit = {"path": "app.py", "old_text": "old", "new_text": "new"}
@@ -108,11 +115,23 @@ def test_a_plan_is_undone_one_task_then_whole_and_the_workspace_is_as_before(
     finished = run_the_plan(repo, fake, home)
     assert finished["changes"] == [
         {"path": "app.py", "status": "modified", "added": 1, "removed": 1, "task_id": "task_1", "task_ids": ["task_1"]},
-        {"path": "build/out.txt", "status": "created", "added": 1, "removed": 0, "task_id": "task_3",
-         "task_ids": ["task_3"]},
-        {"path": "docs/guide.md", "status": "created", "added": 2, "removed": 0, "task_id": "task_2",
-         "task_ids": ["task_2"]},
-    ]  # fmt: skip
+        {
+            "path": "build/out.txt",
+            "status": "created",
+            "added": 1,
+            "removed": 0,
+            "task_id": "task_3",
+            "task_ids": ["task_3"],
+        },
+        {
+            "path": "docs/guide.md",
+            "status": "created",
+            "added": 2,
+            "removed": 0,
+            "task_id": "task_2",
+            "task_ids": ["task_2"],
+        },
+    ]
     assert git_state(repo)[1:] == repo_before[1:]  # still staged; HEAD and stash untouched
     (saved,) = (repo / ".paicli" / "plans").glob("*.json")
     plan_id = saved.stem

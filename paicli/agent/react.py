@@ -33,8 +33,7 @@ EMPTY_REPLY_PROMPT = (
     "tool if you still need one."
 )
 EMPTY_AFTER_TOOLS_PROMPT = (
-    "Your last reply was empty: no text and no tool call. Using the tool results above, write your final "
-    "answer now."
+    "Your last reply was empty: no text and no tool call. Using the tool results above, write your final answer now."
 )
 EMPTY_ANSWER = "the model returned an empty answer"
 DIGEST_HEADER = "(The model gave no final answer; this is a digest of what its tools returned.)\n"

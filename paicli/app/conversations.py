@@ -117,9 +117,10 @@ def last_exchange(messages: list[Message]) -> tuple[str, str] | None:
         message = messages[index]
         if message.get("role") == "user" and isinstance(message.get("content"), str):
             answers = [
-                m["content"] for m in messages[index + 1 :]
+                m["content"]
+                for m in messages[index + 1 :]
                 if m.get("role") == "assistant" and isinstance(m.get("content"), str) and m["content"].strip()
-            ]  # fmt: skip
+            ]
             return message["content"], answers[-1] if answers else ""
     return None
 

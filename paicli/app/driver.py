@@ -72,8 +72,12 @@ async def run_plan(
     carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
     if plan is not None and (problems := runtime.contract().problems(plan, require_files=False)):
         # a saved or hand-written plan was checked before its MCP tools were known (paicli/app/plan_inputs.py)
-        return PlanOutcome(PlanStatus.FAILED, plan, failure=f"the plan breaks the plan contract: {joined(problems)}",
-                           configuration=True)  # fmt: skip
+        return PlanOutcome(
+            PlanStatus.FAILED,
+            plan,
+            failure=f"the plan breaks the plan contract: {joined(problems)}",
+            configuration=True,
+        )
     session = build_plan_session(runtime, sink, plan_id=plan_id)
     steps = None
     if checkpoints is not None:
@@ -96,9 +100,14 @@ async def run_plan(
         return dataclasses.replace(PlanOutcome.cancelled(session.current, session.saved_id()), changes=changes)
     error = job.exception()
     if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
-        return PlanOutcome(PlanStatus.FAILED, session.current, failure=str(error),
-                           configuration=isinstance(error, ConfigError), changes=changes,
-                           saved_id=session.saved_id())  # fmt: skip
+        return PlanOutcome(
+            PlanStatus.FAILED,
+            session.current,
+            failure=str(error),
+            configuration=isinstance(error, ConfigError),
+            changes=changes,
+            saved_id=session.saved_id(),
+        )
     return dataclasses.replace(job.result(), changes=changes)
 
 

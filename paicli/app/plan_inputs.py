@@ -59,6 +59,8 @@ def _checked(workspace: Path, goal: str | None, plan: Plan, plan_id: str | None,
     notices = contract.accept_legacy(plan)
     reused = [task.id for task in plan.tasks if task.from_saved]
     if reused:
-        notices.append(f"reusing the results of {', '.join(reused)} from the saved plan (the file may say anything; "
-                       "resume in the REPL and press r in review to run a task again)")  # fmt: skip
+        notices.append(
+            f"reusing the results of {', '.join(reused)} from the saved plan (the file may say anything; "
+            "resume in the REPL and press r in review to run a task again)"
+        )
     return PlanRequest(goal, plan, plan_id, tuple(notices))

@@ -223,11 +223,24 @@ class Notice(Event):
 
 
 AnyEvent = Annotated[
-    PlanCreated | PlanApproved | TaskStarted | ToolCallEvent | ToolResultEvent | TaskFinished | ReplanEvent
-    | ReviewEvent | PlanFinished | RunFinished | TextDelta | ReasoningDelta | CommandOutput | ReplyRestarted
-    | ModelUsage | Notice,
+    PlanCreated
+    | PlanApproved
+    | TaskStarted
+    | ToolCallEvent
+    | ToolResultEvent
+    | TaskFinished
+    | ReplanEvent
+    | ReviewEvent
+    | PlanFinished
+    | RunFinished
+    | TextDelta
+    | ReasoningDelta
+    | CommandOutput
+    | ReplyRestarted
+    | ModelUsage
+    | Notice,
     Field(discriminator="event"),
-]  # fmt: skip
+]
 _ANY_EVENT: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
 
 

@@ -57,8 +57,13 @@ class RequestState:
             self.timeouts += 1
 
     def tally(self) -> Retries:
-        return Retries(rate_limited=self.rate_limited, errors=self.errors, streams=self.streams,
-                       timeouts=self.timeouts, waited_seconds=round(self.waited, 3))  # fmt: skip
+        return Retries(
+            rate_limited=self.rate_limited,
+            errors=self.errors,
+            streams=self.streams,
+            timeouts=self.timeouts,
+            waited_seconds=round(self.waited, 3),
+        )
 
 
 def fault_kind(error: ModelError) -> Literal["errors", "streams", "timeouts"]:

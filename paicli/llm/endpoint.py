@@ -71,8 +71,12 @@ class Endpoint:
                 return Admission(slot, probe)
             self.limit.release()  # the gate closed while we waited for the place: wait for it again
 
-    def finish(self, admission: Admission, outcome: Literal["ok", "limited", "failed", "cancelled"],
-               retry_after: float | None = None) -> Closing | None:  # fmt: skip
+    def finish(
+        self,
+        admission: Admission,
+        outcome: Literal["ok", "limited", "failed", "cancelled"],
+        retry_after: float | None = None,
+    ) -> Closing | None:
         """Reports the attempt's outcome; for a rate limit, how the gate closed."""
         self.limit.release()
         if outcome == "cancelled":

@@ -106,8 +106,15 @@ class Prober:
         chat = await self.chat()
         models = await self.models()
         if chat.ok is not True:
-            rest = ("streaming", "usage_in_stream", "tool_calls", "parallel_tool_calls", "json_schema", "json_object",
-                    "reasoning")  # fmt: skip
+            rest = (
+                "streaming",
+                "usage_in_stream",
+                "tool_calls",
+                "parallel_tool_calls",
+                "json_schema",
+                "json_object",
+                "reasoning",
+            )
             return [chat, models, *(Check(name, None, "not probed: chat does not work") for name in rest)]
         streaming, usage = await self.streaming()
         tools, parallel = await self.tool_calls()
@@ -143,8 +150,12 @@ class Prober:
             return Check("models", True, f"{self.model} is listed{size}")
         listed = self._safe(", ".join(snippet(name, 80) for name in names[:5]) or "nothing")
         if len(names) == 1:
-            return Check("models", None, f"{self.model} is not listed; the server lists only {listed} "
-                                         "(a server with one model may answer to any name)")  # fmt: skip
+            return Check(
+                "models",
+                None,
+                f"{self.model} is not listed; the server lists only {listed} "
+                "(a server with one model may answer to any name)",
+            )
         return Check("models", False, f"{self.model} is not listed; the server lists {listed}")
 
     async def streaming(self) -> tuple[Check, Check]:
@@ -153,8 +164,10 @@ class Prober:
             failure = self._failure(answer)
             return Check("streaming", False, failure), Check("usage_in_stream", None, "not probed: " + failure)
         if not answer.streamed:
-            return (Check("streaming", False, "the server ignored stream: true and sent one JSON reply"),
-                    Check("usage_in_stream", None, "not probed: no stream"))  # fmt: skip
+            return (
+                Check("streaming", False, "the server ignored stream: true and sent one JSON reply"),
+                Check("usage_in_stream", None, "not probed: no stream"),
+            )
         first = f"first token after {answer.first_token:.2f} s" if answer.first_token is not None else "no tokens"
         streaming = Check("streaming", True, first)
         if not self.capabilities.accepts("stream_options"):
@@ -173,9 +186,15 @@ class Prober:
         calls = [call for call in answer.response.tool_calls if call.name == "add" and _is_object(call.arguments)]
         if not calls:
             said = snippet(answer.response.content, 60)
-            return (Check("tool_calls", False, f"no call to the tool; the model answered in text: {said!r} (llama.cpp "
-                          "needs a tool-calling chat template, vLLM --enable-auto-tool-choice)"),
-                    Check("parallel_tool_calls", None, "not probed: no tool calls"))  # fmt: skip
+            return (
+                Check(
+                    "tool_calls",
+                    False,
+                    f"no call to the tool; the model answered in text: {said!r} (llama.cpp "
+                    "needs a tool-calling chat template, vLLM --enable-auto-tool-choice)",
+                ),
+                Check("parallel_tool_calls", None, "not probed: no tool calls"),
+            )
         tools = Check("tool_calls", True, f"add({snippet(calls[0].arguments, 60)})")
         answer = await self._ask(
             "Call the add tool twice in this one reply: once to add 1 and 2, once to add 3 and 4.", tools=True
@@ -208,9 +227,14 @@ class Prober:
     # ---- one request ---------------------------------------------------------------------------------
 
     async def _ask(
-        self, prompt: str, *, stream: bool = True, usage: bool = False, tools: bool = False,
+        self,
+        prompt: str,
+        *,
+        stream: bool = True,
+        usage: bool = False,
+        tools: bool = False,
         format: dict[str, Any] | None = None,
-    ) -> Answer:  # fmt: skip
+    ) -> Answer:
         """One tiny request; a refused field the probe added itself is dropped and the request sent again."""
         for _ in range(3):
             messages = [{"role": "user", "content": prompt}]

@@ -136,13 +136,17 @@ class McpServer:
                     async with asyncio.timeout(self.config.startup_timeout):
                         connection = await module.connect(stack, config, self._workspace, progress)
                 except TimeoutError:
-                    raise _NotStarted(f"no answer to {progress.stage} within {self.config.startup_timeout:g} s "
-                                      "(startup_timeout)") from None  # fmt: skip
+                    raise _NotStarted(
+                        f"no answer to {progress.stage} within {self.config.startup_timeout:g} s (startup_timeout)"
+                    ) from None
                 await self._ready(connection)
                 process = progress.process
                 await (process.closed.wait() if process is not None else asyncio.Event().wait())
-                self._set("failed", f"{_exited(await process.exit_code()) if process else 'closed'}; "
-                          "a call to one of its tools starts it again")  # fmt: skip
+                self._set(
+                    "failed",
+                    f"{_exited(await process.exit_code()) if process else 'closed'}; "
+                    "a call to one of its tools starts it again",
+                )
         except asyncio.CancelledError:
             raise
         except Exception as raised:
@@ -172,13 +176,16 @@ class McpServer:
         tools: list[McpTool] = []
         notes: list[str] = []
         for name, remote in zip(names, connection.tools, strict=True):
-            tool, dropped = make_tool(self.name, name, remote, self.call,
-                                      trust_annotations=self.config.trust_annotations)  # fmt: skip
+            tool, dropped = make_tool(
+                self.name, name, remote, self.call, trust_annotations=self.config.trust_annotations
+            )
             await asyncio.sleep(0)  # a few ms per tool: the prompt gets its turn between two
             tools.append(tool)
             if dropped:
-                notes.append(f"{name}: dropped schema keywords {', '.join(dropped[:8])}"
-                             + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else ""))  # fmt: skip
+                notes.append(
+                    f"{name}: dropped schema keywords {', '.join(dropped[:8])}"
+                    + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else "")
+                )
         self.tools, self.notes, self._connection = tools, notes, connection
         self._set("ready", f"protocol {connection.protocol}")
         self._settled.set()
@@ -218,8 +225,10 @@ class McpServer:
             await self.stop()
             self._set("failed", f"the connection was lost during a call ({_exited(code)})")
         last = f"; its last stderr line: {self.stderr[-1]}" if self.stderr else ""
-        return (f"the MCP server {self.name} stopped during the call ({_exited(code)}){last}; "
-                "it is started again on the next call")  # fmt: skip
+        return (
+            f"the MCP server {self.name} stopped during the call ({_exited(code)}){last}; "
+            "it is started again on the next call"
+        )
 
     # ---- what is shown ----
 
@@ -229,8 +238,9 @@ class McpServer:
         return tuple(process.stderr) if process is not None else self._stderr
 
     def view(self) -> ServerView:
-        return ServerView(self.name, self.status, self.config.transport, len(self.tools), self.detail,
-                          self.stderr, tuple(self.notes))  # fmt: skip
+        return ServerView(
+            self.name, self.status, self.config.transport, len(self.tools), self.detail, self.stderr, tuple(self.notes)
+        )
 
     def _set(self, status: Status, detail: str) -> None:
         self.status, self.detail = status, detail

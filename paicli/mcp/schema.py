@@ -22,12 +22,38 @@ MAX_NAME = 64
 HASH_DIGITS = 8
 MAX_DEPTH = 24
 MAX_DESCRIPTION = 2000  # characters of a tool's description sent to the model
-KEPT = frozenset({
-    "type", "description", "properties", "required", "items", "enum", "const", "anyOf", "oneOf", "allOf",
-    "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-    "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems", "additionalProperties", "$ref",
-    "$defs", "definitions", "nullable",
-})  # fmt: skip
+KEPT = frozenset(
+    {
+        "type",
+        "description",
+        "properties",
+        "required",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "default",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "additionalProperties",
+        "$ref",
+        "$defs",
+        "definitions",
+        "nullable",
+    }
+)
 SILENT = frozenset({"title", "$schema", "$id", "$comment"})
 JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 _SCHEMA_MAPS = ("properties", "$defs", "definitions")

@@ -26,8 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 Transport = Literal["stdio", "http", "sse"]
 JSON_TYPES: dict[str, Transport] = {
-    "stdio": "stdio", "http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse",
-}  # fmt: skip
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamablehttp": "http",
+    "sse": "sse",
+}
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 

@@ -65,10 +65,16 @@ async def stdio_transport(
     """Starts the program (OSError when it cannot be) and yields the session's streams and the process.
     Leaving stops it: stdin closed, then SIGTERM and SIGKILL to its process group, even when cancelled."""
     process = await asyncio.create_subprocess_exec(
-        command, *args,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        cwd=workspace, env={**get_default_environment(), **env}, start_new_session=True, limit=MAX_MESSAGE,
-    )  # fmt: skip
+        command,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=workspace,
+        env={**get_default_environment(), **env},
+        start_new_session=True,
+        limit=MAX_MESSAGE,
+    )
     server = ServerProcess(process)
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)

@@ -78,8 +78,10 @@ class McpTool(Tool):
     @classmethod
     def spec(cls) -> dict[str, Any]:
         parameters = json.loads(json.dumps(cls.parameters))  # a copy: the box keeps its own bytes
-        return {"type": "function", "function": {"name": cls.name, "description": cls.description,
-                                                 "parameters": parameters}}  # fmt: skip
+        return {
+            "type": "function",
+            "function": {"name": cls.name, "description": cls.description, "parameters": parameters},
+        }
 
 
 def make_tool(

@@ -97,8 +97,10 @@ class Contract:
         if not undeclared:
             return []
         ids = ", ".join(task.id for task in undeclared)
-        return [f"{ids} declare no files (a plan from before the plan contract): they may write anywhere in the "
-                "workspace and run one at a time after the other writers"]  # fmt: skip
+        return [
+            f"{ids} declare no files (a plan from before the plan contract): they may write anywhere in the "
+            "workspace and run one at a time after the other writers"
+        ]
 
     def _task_problems(self, task: Task, *, require_files: bool) -> list[str]:
         found: list[str] = []
@@ -161,7 +163,7 @@ def overlap_problems(plan: Plan, tasks: Iterable[Task]) -> list[str]:
             if shared is not None and not _ordered(by_id, first, second):
                 found.append(
                     f'tasks "{first.id}" and "{second.id}" both change {shared} and neither depends on the other; '
-                    f'make one depend on the other (or merge them) so one change does not undo the other'
+                    f"make one depend on the other (or merge them) so one change does not undo the other"
                 )
     return found
 

@@ -83,6 +83,7 @@ PLAN_SHAPE = (
     '("files" is required for FILE_WRITE; "action" only for a task that is exactly one tool call)'
 )
 
+
 class Planner:
     def __init__(
         self,

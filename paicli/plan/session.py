@@ -33,9 +33,7 @@ from paicli.plan.scheduler import PlanListener, Scheduler
 class PlannerLike(Protocol):
     async def plan(self, goal: str, *, round: int = 1, attached: str = "") -> Plan: ...
 
-    async def replan(
-        self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str
-    ) -> Plan: ...
+    async def replan(self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str) -> Plan: ...
 
     async def amend(self, plan: Plan, supplement: str) -> Plan: ...
 
@@ -119,8 +117,13 @@ class PlanSession:
             self.failure = str(err)
             if self.current is None:  # planning failed: there is no plan, but the stream still ends
                 usage = self._announce(PlanStatus.FAILED, self.failure, Usage())
-                return PlanOutcome(PlanStatus.FAILED, None, failure=self.failure, usage=usage,
-                                   configuration=isinstance(err, ConfigError))  # fmt: skip
+                return PlanOutcome(
+                    PlanStatus.FAILED,
+                    None,
+                    failure=self.failure,
+                    usage=usage,
+                    configuration=isinstance(err, ConfigError),
+                )
             await self._settle()
             return self._finish(self.current, PlanStatus.FAILED)
         finally:
@@ -175,9 +178,15 @@ class PlanSession:
                     plan.status = PlanStatus.COMPLETED
                     return plan
                 if reviews >= self.max_rounds:
-                    self.sink.emit(Notice(level="warning", message=(
-                        f"review score {verdict.score:g} is still under {self.review_threshold:g} after "
-                        f"{reviews} review rounds (max_rounds); stopping with what was done")))
+                    self.sink.emit(
+                        Notice(
+                            level="warning",
+                            message=(
+                                f"review score {verdict.score:g} is still under {self.review_threshold:g} after "
+                                f"{reviews} review rounds (max_rounds); stopping with what was done"
+                            ),
+                        )
+                    )
                     plan.status = PlanStatus.COMPLETED
                     return plan
                 reason = f"the reviewer scored the result {verdict.score:g}/10"
@@ -209,8 +218,14 @@ class PlanSession:
         self.summary = summary
         usage = self._announce(status, summary, sum((t.usage for t in plan.tasks), Usage()))
         failure = self.failure if status is PlanStatus.FAILED else None
-        return PlanOutcome(status, plan, summary=summary if status is PlanStatus.COMPLETED else None,
-                           failure=failure, usage=usage, saved_id=self.saved_id())  # fmt: skip
+        return PlanOutcome(
+            status,
+            plan,
+            summary=summary if status is PlanStatus.COMPLETED else None,
+            failure=failure,
+            usage=usage,
+            saved_id=self.saved_id(),
+        )
 
     def _announce(self, status: PlanStatus, summary: str | None, task_usage: Usage) -> Usage:
         usage = self.meter.usage if self.meter is not None else task_usage
@@ -218,9 +233,16 @@ class PlanSession:
         requests = self.meter.requests - (self.requests_before or 0) if self.meter is not None else None
         retries = self.meter.retries if self.meter is not None else None
         self.sink.emit(
-            PlanFinished(status=status, summary=summary, usage=usage, estimate=self.estimate, requests=requests,
-                         retries=retries, changes=self.changes())
-        )  # fmt: skip
+            PlanFinished(
+                status=status,
+                summary=summary,
+                usage=usage,
+                estimate=self.estimate,
+                requests=requests,
+                retries=retries,
+                changes=self.changes(),
+            )
+        )
         return usage
 
 

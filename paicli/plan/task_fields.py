@@ -75,8 +75,10 @@ def read_action(raw: dict[str, Any], task_id: str, problems: list[str]) -> TaskA
     args: Any = next((value[k] for k in _ARGS_KEYS if k in value), {})
     if isinstance(args, str):
         if nested_deeper_than(args):
-            problems.append(f'task "{task_id}" has "action" arguments nested more than {MAX_DEPTH} levels deep; '
-                            f"write {_ACTION_SHAPE}")  # fmt: skip
+            problems.append(
+                f'task "{task_id}" has "action" arguments nested more than {MAX_DEPTH} levels deep; '
+                f"write {_ACTION_SHAPE}"
+            )
             return None
         try:
             args = json.loads(args) if args.strip() else {}

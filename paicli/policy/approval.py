@@ -72,9 +72,16 @@ class Decision(enum.StrEnum):
         return self in _ALLOWING
 
 
-_ALLOWING = {Decision.ALLOWED, Decision.ALLOWED_IN_SANDBOX, Decision.APPROVED_BY_USER, Decision.APPROVED_BY_RULE,
-             Decision.APPROVED_BY_SESSION, Decision.APPROVED_BY_MODE, Decision.OUTSIDE_BY_USER,
-             Decision.OUTSIDE_BY_SESSION}  # fmt: skip
+_ALLOWING = {
+    Decision.ALLOWED,
+    Decision.ALLOWED_IN_SANDBOX,
+    Decision.APPROVED_BY_USER,
+    Decision.APPROVED_BY_RULE,
+    Decision.APPROVED_BY_SESSION,
+    Decision.APPROVED_BY_MODE,
+    Decision.OUTSIDE_BY_USER,
+    Decision.OUTSIDE_BY_SESSION,
+}
 OUTSIDE = "outside:"  # grant keys of commands the user let run outside the sandbox
 
 
@@ -171,9 +178,13 @@ class ApprovalPolicy:
             command = arguments.get(facts.command_argument) if facts and facts.command_argument else None
             programs = classify_command(command, self.workspace).programs if isinstance(command, str) else None
             self.audit.record(
-                tool=_name(tool), arguments=dict(arguments), decision=ruling.decision.value,
-                reason=ruling.reason, task_id=ctx.task_id, programs=programs,
-            )  # fmt: skip
+                tool=_name(tool),
+                arguments=dict(arguments),
+                decision=ruling.decision.value,
+                reason=ruling.reason,
+                task_id=ctx.task_id,
+                programs=programs,
+            )
 
     def reject(self, tool: str, arguments: Any, error: str, ctx: ToolContext) -> None:
         """Audit a call that never reached a decision (unknown tool, bad arguments)."""
@@ -193,9 +204,12 @@ class ApprovalPolicy:
         if facts is None or facts.command_argument is None:
             why = f"{name} is not a built-in tool" if facts is None else f"{name} can change things"
             return Assessment(
-                Risk.ASK, why, f"{name} {dict(arguments)}",
-                grant_keys=(f"tool:{name}",), always_label=f"every {name} call",
-            )  # fmt: skip
+                Risk.ASK,
+                why,
+                f"{name} {dict(arguments)}",
+                grant_keys=(f"tool:{name}",),
+                always_label=f"every {name} call",
+            )
         command = str(arguments.get(facts.command_argument, ""))
         found = classify_command(command, self.workspace)
         keys: list[str] = []
@@ -218,8 +232,11 @@ class ApprovalPolicy:
             return _refuse(Decision.REFUSED_OUT_OF_SCOPE, why, f"refused: {why}")
         path_argument = facts.path_argument if facts is not None else None
         if rule := self.rules.denied_by(name, arguments, found.classification, path_argument=path_argument):
-            return _refuse(Decision.REFUSED_BY_RULE, f"deny rule {rule.text!r}",
-                           f"refused by the deny rule {rule.text!r} in the configuration. {DO_NOT_RETRY}")  # fmt: skip
+            return _refuse(
+                Decision.REFUSED_BY_RULE,
+                f"deny rule {rule.text!r}",
+                f"refused by the deny rule {rule.text!r} in the configuration. {DO_NOT_RETRY}",
+            )
         if found.risk is Risk.DENY:
             return _refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}. {DO_NOT_RETRY}")
         if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:
@@ -240,9 +257,14 @@ class ApprovalPolicy:
         return all(OUTSIDE + _prefix(command) in self.grants for command in commands)
 
     async def _judge(
-        self, name: str, arguments: Mapping[str, Any], found: Assessment, ctx: ToolContext,
-        path_argument: str | None, outside: bool,
-    ) -> Ruling:  # fmt: skip
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        found: Assessment,
+        ctx: ToolContext,
+        path_argument: str | None,
+        outside: bool,
+    ) -> Ruling:
         """Steps 3 to 8 of the module's list."""
         if found.risk is Risk.SAFE:
             return Ruling(Decision.ALLOWED)
@@ -275,8 +297,11 @@ class ApprovalPolicy:
         mode = self.effective_mode(ctx)
         if mode != "ask" or ctx.approve is None or not keys:
             hint = _outside_hint(found)
-            situation = f"approval mode {mode} never runs a command outside the sandbox" if mode != "ask" else (
-                "nobody can let it run outside the sandbox here")  # fmt: skip
+            situation = (
+                f"approval mode {mode} never runs a command outside the sandbox"
+                if mode != "ask"
+                else ("nobody can let it run outside the sandbox here")
+            )
             return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint} {DO_NOT_RETRY}")
         async with self._one_question():
             if all(key in self.grants for key in keys):
@@ -284,11 +309,15 @@ class ApprovalPolicy:
             prefixes = ", ".join(f"`{key.removeprefix(OUTSIDE)} …`" for key in keys)
             outside_why = f" (outside, it would need a yes anyway: {found.reason})" if found.reason else ""
             request = PolicyRequest(
-                task_id=ctx.task_id, tool=_name(tool), summary=found.summary,
+                task_id=ctx.task_id,
+                tool=_name(tool),
+                summary=found.summary,
                 reason=f"{why}; run it once outside the sandbox, with your full rights?{outside_why}",
-                always=f"{prefixes} outside the sandbox", outside=True, opaque=found.risk is Risk.OPAQUE,
+                always=f"{prefixes} outside the sandbox",
+                outside=True,
+                opaque=found.risk is Risk.OPAQUE,
                 programs=_programs(found),
-            )  # fmt: skip
+            )
             answer = await _answer(ctx, request)
             if isinstance(answer, str):
                 return _refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}. {DO_NOT_RETRY}")
@@ -305,9 +334,14 @@ class ApprovalPolicy:
     async def _ask_user(self, tool: str, found: Assessment, ctx: ToolContext) -> Ruling:
         assert ctx.approve is not None
         request = PolicyRequest(
-            task_id=ctx.task_id, tool=tool, summary=found.summary, reason=found.reason,
-            always=found.always_label, opaque=found.risk is Risk.OPAQUE, programs=_programs(found),
-        )  # fmt: skip
+            task_id=ctx.task_id,
+            tool=tool,
+            summary=found.summary,
+            reason=found.reason,
+            always=found.always_label,
+            opaque=found.risk is Risk.OPAQUE,
+            programs=_programs(found),
+        )
         answer = await _answer(ctx, request)
         if isinstance(answer, str):
             return _refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}. {DO_NOT_RETRY}")

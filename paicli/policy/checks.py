@@ -17,8 +17,26 @@ from paicli.shell.syntax import Word
 Reasons = list[tuple[Risk, str]]
 
 # Commands that only print, whatever their arguments (no options that write, run or read a named file).
-HARMLESS = frozenset({"echo", "true", "false", "pwd", "whoami", "id", "uname", "sleep", "which", "type", "nproc",
-                      "popd", "dirs", "printenv", ":", "time"})  # fmt: skip
+HARMLESS = frozenset(
+    {
+        "echo",
+        "true",
+        "false",
+        "pwd",
+        "whoami",
+        "id",
+        "uname",
+        "sleep",
+        "which",
+        "type",
+        "nproc",
+        "popd",
+        "dirs",
+        "printenv",
+        ":",
+        "time",
+    }
+)
 _SED_PRINT_SCRIPT = re.compile(r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p|/[^/]*/p")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -48,23 +48,102 @@ from paicli.tools.shims import command_search_path
 __all__ = ["Classification", "Finding", "Risk", "classify_command", "command_prefix", "normalise_name"]
 
 # Commands whose first argument names what they do ("git commit", "npm test"): the unit of "always".
-_SUBCOMMAND_TOOLS = {"git", "npm", "npx", "pnpm", "yarn", "bun", "cargo", "go", "pip", "pip3", "uv", "poetry",
-                     "docker", "podman", "kubectl", "make", "dotnet", "gradle", "mvn", "bundle", "rake", "brew", "apt",
-                     "apt-get", "conda", "terraform", "helm", "systemctl", "gh", "hatch", "tox", "nox"}  # fmt: skip
+_SUBCOMMAND_TOOLS = {
+    "git",
+    "npm",
+    "npx",
+    "pnpm",
+    "yarn",
+    "bun",
+    "cargo",
+    "go",
+    "pip",
+    "pip3",
+    "uv",
+    "poetry",
+    "docker",
+    "podman",
+    "kubectl",
+    "make",
+    "dotnet",
+    "gradle",
+    "mvn",
+    "bundle",
+    "rake",
+    "brew",
+    "apt",
+    "apt-get",
+    "conda",
+    "terraform",
+    "helm",
+    "systemctl",
+    "gh",
+    "hatch",
+    "tox",
+    "nox",
+}
 _INTERPRETER = re.compile(r"(?:python|pypy)[0-9.]*|perl|ruby|node|php|deno|bash|sh|zsh|dash")
 # Shell builtins (and keywords) bash never looks up on PATH.
-_BUILTINS = frozenset({"cd", "pushd", "popd", "dirs", "echo", "printf", "test", "[", "pwd", "true", "false", ":",
-                       "type", "time", "read", "export", "declare", "local", "unset", "set", "shift", "exit",
-                       "return", "eval", "exec", "source", ".", "alias", "hash", "let", "trap", "wait"})  # fmt: skip
+_BUILTINS = frozenset(
+    {
+        "cd",
+        "pushd",
+        "popd",
+        "dirs",
+        "echo",
+        "printf",
+        "test",
+        "[",
+        "pwd",
+        "true",
+        "false",
+        ":",
+        "type",
+        "time",
+        "read",
+        "export",
+        "declare",
+        "local",
+        "unset",
+        "set",
+        "shift",
+        "exit",
+        "return",
+        "eval",
+        "exec",
+        "source",
+        ".",
+        "alias",
+        "hash",
+        "let",
+        "trap",
+        "wait",
+    }
+)
 # Builtins whose arguments name variables: bash evaluates a subscript in a name (`a[$(cmd)]`) as arithmetic.
-_ASSIGNS_BY_NAME = frozenset({"declare", "typeset", "local", "export", "readonly", "unset", "read", "mapfile",
-                              "readarray", "let", "wait", "getopts"})  # fmt: skip
+_ASSIGNS_BY_NAME = frozenset(
+    {
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+        "unset",
+        "read",
+        "mapfile",
+        "readarray",
+        "let",
+        "wait",
+        "getopts",
+    }
+)
 _RUN_BUILTINS = frozenset({"command", "builtin"})  # wrappers that run a builtin of the name, not a program
 _RUNS_PROJECT_CODE = {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}
 _SCRIPT_RUNNERS = {"npm", "pnpm", "yarn", "bun", "uv", "poetry", "hatch"}  # `run NAME`: the script is the unit
 # Programs that overwrite, move or stop things whatever their arguments: "always" covers only the exact text.
-_EXACT_ONLY = frozenset({"mv", "dd", "chmod", "chown", "chgrp", "kill", "pkill", "killall", "sudo", "su", "doas",
-                         "mkfs", "crontab"})  # fmt: skip
+_EXACT_ONLY = frozenset(
+    {"mv", "dd", "chmod", "chown", "chgrp", "kill", "pkill", "killall", "sudo", "su", "doas", "mkfs", "crontab"}
+)
 
 
 def classify_command(command: str, workspace: Path, *, search_path: str | None = None) -> Classification:
@@ -307,8 +386,11 @@ def _arithmetic_parts(words: list[Word] | tuple[Word, ...]) -> list[Arithmetic]:
 
 
 def _recursive(args: tuple[Word, ...]) -> bool:
-    return any(w.text == "--recursive" or (w.text.startswith("-") and not w.text.startswith("--")
-               and ("r" in w.text or "R" in w.text)) for w in args)  # fmt: skip
+    return any(
+        w.text == "--recursive"
+        or (w.text.startswith("-") and not w.text.startswith("--") and ("r" in w.text or "R" in w.text))
+        for w in args
+    )
 
 
 def _interpreter(name: str) -> bool:

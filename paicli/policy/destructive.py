@@ -11,11 +11,24 @@ from __future__ import annotations
 
 from paicli.policy.git_reader import git_subcommand
 
-_DELETERS = {"rm": "rm deletes files", "shred": "shred destroys files", "unlink": "unlink deletes a file",
-             "truncate": "truncate cuts files", "srm": "srm deletes files", "wipe": "wipe destroys files"}  # fmt: skip
-_GIT_ALWAYS = {"clean": "deletes untracked files", "rm": "deletes files", "filter-branch": "rewrites history",
-               "filter-repo": "rewrites history", "prune": "deletes objects", "update-ref": "moves or deletes refs",
-               "worktree": "may remove a worktree's files", "reflog": "may expire the reflog"}  # fmt: skip
+_DELETERS = {
+    "rm": "rm deletes files",
+    "shred": "shred destroys files",
+    "unlink": "unlink deletes a file",
+    "truncate": "truncate cuts files",
+    "srm": "srm deletes files",
+    "wipe": "wipe destroys files",
+}
+_GIT_ALWAYS = {
+    "clean": "deletes untracked files",
+    "rm": "deletes files",
+    "filter-branch": "rewrites history",
+    "filter-repo": "rewrites history",
+    "prune": "deletes objects",
+    "update-ref": "moves or deletes refs",
+    "worktree": "may remove a worktree's files",
+    "reflog": "may expire the reflog",
+}
 _RESET_DISCARDING = ("--hard", "--merge", "--keep")
 _FORCES = ("-f", "--force", "--force-with-lease", "--mirror", "--delete", "-d", "--prune")
 

@@ -5,15 +5,51 @@ from __future__ import annotations
 
 from paicli.shell.syntax import Word
 
-UNSAFE = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-L",
-                    "-follow"})  # fmt: skip
+UNSAFE = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-L", "-follow"}
+)
 NAME_LISTS = frozenset({"-files0-from"})
 PATHS = frozenset({"-newer", "-anewer", "-cnewer", "-samefile"})
 # Primaries that take one value that is not a path.
-VALUED = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-                    "-regextype", "-type", "-xtype", "-size", "-perm", "-user", "-group", "-uid", "-gid", "-mtime",
-                    "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-maxdepth", "-mindepth", "-links", "-inum",
-                    "-printf", "-fstype", "-used", "-context", "-lname", "-ilname", "-D", "-O"})  # fmt: skip
+VALUED = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-regextype",
+        "-type",
+        "-xtype",
+        "-size",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-mtime",
+        "-atime",
+        "-ctime",
+        "-mmin",
+        "-amin",
+        "-cmin",
+        "-maxdepth",
+        "-mindepth",
+        "-links",
+        "-inum",
+        "-printf",
+        "-fstype",
+        "-used",
+        "-context",
+        "-lname",
+        "-ilname",
+        "-D",
+        "-O",
+    }
+)
 _EXPRESSION_START = ("-", "(", "!", ")", ",")
 
 

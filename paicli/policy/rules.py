@@ -82,7 +82,7 @@ def parse_command_prefixes(texts: Iterable[str]) -> tuple[Rule, ...]:
     rules = tuple(parse_rule(text) for text in texts)
     for rule in rules:
         if rule.tool != COMMAND_TOOL or not rule.words:
-            raise ValueError(f"{rule.text!r} is not a command prefix (write it as in a shell: \"git push\")")
+            raise ValueError(f'{rule.text!r} is not a command prefix (write it as in a shell: "git push")')
     return rules
 
 

@@ -9,5 +9,13 @@ from paicli.sandbox.bwrap import BwrapSandbox
 from paicli.sandbox.choose import SANDBOX_MODES, SandboxChoice, SandboxMode, choose_sandbox
 from paicli.sandbox.containment import Containment, Sandbox
 
-__all__ = ["SANDBOX_MODES", "BwrapSandbox", "Containment", "Sandbox", "SandboxChoice", "SandboxMode",
-           "blocked_by_sandbox", "choose_sandbox"]  # fmt: skip
+__all__ = [
+    "SANDBOX_MODES",
+    "BwrapSandbox",
+    "Containment",
+    "Sandbox",
+    "SandboxChoice",
+    "SandboxMode",
+    "blocked_by_sandbox",
+    "choose_sandbox",
+]

@@ -33,13 +33,33 @@ from pathlib import Path
 from paicli.sandbox.containment import Containment
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
-SECRETS = ("~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.config/gh", "~/.kube", "~/.docker", "~/.netrc",
-           "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.paicli")  # fmt: skip
+SECRETS = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gcloud",
+    "~/.config/gh",
+    "~/.kube",
+    "~/.docker",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.paicli",
+)
 RUNTIME_FOLDERS = ("/run", "/var/run")
 READ_ONLY_IN_WORKSPACE = (".git", ".paicli")
 # Variables naming sockets and folders that are hidden inside (TMPDIR & co: the private /tmp is the one).
-UNSET = ("SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR",
-         "TMPDIR", "TMP", "TEMP")  # fmt: skip
+UNSET = (
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "XDG_RUNTIME_DIR",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+)
 TMP_BYTES = 1 << 30  # the private /tmp: memory-backed, so capped
 SHM_BYTES = 256 << 20
 RUN_BYTES = 1 << 20
@@ -75,10 +95,30 @@ class BwrapSandbox:
     def options(self, containment: Containment, search_path: str = "") -> list[str]:
         workspace = _real(containment.workspace)
         home = _real(self.home)
-        options = ["--unshare-all", *(["--share-net"] if self.network else []), "--die-with-parent", "--as-pid-1",
-                   "--new-session", "--cap-drop", "ALL", "--ro-bind", "/", "/",
-                   "--dev", "/dev", *self._size(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-                   "--proc", "/proc", *self._size(TMP_BYTES), "--tmpfs", "/tmp"]  # fmt: skip
+        options = [
+            "--unshare-all",
+            *(["--share-net"] if self.network else []),
+            "--die-with-parent",
+            "--as-pid-1",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            *self._size(SHM_BYTES),
+            "--tmpfs",
+            "/dev/shm",
+            "--remount-ro",
+            "/dev",
+            "--proc",
+            "/proc",
+            *self._size(TMP_BYTES),
+            "--tmpfs",
+            "/tmp",
+        ]
         for folder in self._runtime_folders(workspace):
             options += [*self._size(RUN_BYTES), "--tmpfs", folder]
         if self.network and (resolver := _resolver_under_run()) is not None:

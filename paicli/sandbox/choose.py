@@ -81,8 +81,11 @@ def _find_bwrap(workspace: Path, search_path: str) -> str | None:
     """bwrap on the search path, never from a relative folder or one inside the workspace: a program a
     command left there (an activated `.venv/bin`) would otherwise be the "sandbox" of the next session."""
     root = Path(os.path.realpath(workspace))
-    folders = [entry for entry in search_path.split(os.pathsep)
-               if os.path.isabs(entry) and not Path(os.path.realpath(entry)).is_relative_to(root)]  # fmt: skip
+    folders = [
+        entry
+        for entry in search_path.split(os.pathsep)
+        if os.path.isabs(entry) and not Path(os.path.realpath(entry)).is_relative_to(root)
+    ]
     return shutil.which("bwrap", path=os.pathsep.join(folders)) if folders else None
 
 
@@ -102,9 +105,15 @@ def probe(sandbox: BwrapSandbox, workspace: Path) -> str | None:
 def _run_probe(argv: tuple[str, ...]) -> str | None:
     try:
         done = subprocess.run(
-            argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
-            timeout=PROBE_TIMEOUT, env={"PATH": os.defpath}, check=False,
-        )  # fmt: skip
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=PROBE_TIMEOUT,
+            env={"PATH": os.defpath},
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return f"bwrap did not finish a trivial command in {PROBE_TIMEOUT:g} s"
     except OSError as error:
@@ -126,9 +135,11 @@ def diagnose(failure: str, sysctl: Callable[[str], str | None] = read_sysctl) ->
     """What to change when bubblewrap is installed but refused."""
     said = f"bwrap is installed but failed ({failure})"
     if sysctl("kernel.apparmor_restrict_unprivileged_userns") == "1":
-        return (f"{said}: AppArmor restricts unprivileged user namespaces (Ubuntu 24.04 and later); allow "
-                "bwrap with an AppArmor profile (see README, Sandbox) or set the sysctl "
-                "kernel.apparmor_restrict_unprivileged_userns=0")  # fmt: skip
+        return (
+            f"{said}: AppArmor restricts unprivileged user namespaces (Ubuntu 24.04 and later); allow "
+            "bwrap with an AppArmor profile (see README, Sandbox) or set the sysctl "
+            "kernel.apparmor_restrict_unprivileged_userns=0"
+        )
     if sysctl("kernel.unprivileged_userns_clone") == "0":
         return f"{said}: unprivileged user namespaces are off; set the sysctl kernel.unprivileged_userns_clone=1"
     if sysctl("user.max_user_namespaces") == "0":

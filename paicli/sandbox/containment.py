@@ -25,7 +25,7 @@ class Containment:
 class Sandbox(Protocol):
     @property
     def name(self) -> str:
-        """"bwrap"."""
+        """ "bwrap"."""
         ...
 
     @property

@@ -33,10 +33,26 @@ from paicli.shell.syntax import (
 )
 from paicli.shell.words import WORD_KINDS, WordReader
 
-STATEMENT_KINDS = {"command", "redirected_statement", "pipeline", "list", "negated_command", "subshell",
-                   "compound_statement", "if_statement", "while_statement", "for_statement", "c_style_for_statement",
-                   "case_statement", "function_definition", "test_command", "declaration_command", "unset_command",
-                   "variable_assignment", "variable_assignments"}  # fmt: skip
+STATEMENT_KINDS = {
+    "command",
+    "redirected_statement",
+    "pipeline",
+    "list",
+    "negated_command",
+    "subshell",
+    "compound_statement",
+    "if_statement",
+    "while_statement",
+    "for_statement",
+    "c_style_for_statement",
+    "case_statement",
+    "function_definition",
+    "test_command",
+    "declaration_command",
+    "unset_command",
+    "variable_assignment",
+    "variable_assignments",
+}
 _CLAUSE_KINDS = {"do_group", "elif_clause", "else_clause", "case_item"}
 _ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
 _NAME_TESTS = {"-v", "-R"}
@@ -345,8 +361,12 @@ class Builder:
             return Compound(source, Kind.FOR, self._bodies([body] if body else []), values, name=name)
         if kind == "case_statement":
             return self._case(node)
-        compound = {"subshell": Kind.SUBSHELL, "compound_statement": Kind.GROUP, "if_statement": Kind.IF,
-                    "while_statement": Kind.WHILE}.get(kind)  # fmt: skip
+        compound = {
+            "subshell": Kind.SUBSHELL,
+            "compound_statement": Kind.GROUP,
+            "if_statement": Kind.IF,
+            "while_statement": Kind.WHILE,
+        }.get(kind)
         if compound is None:
             self.unreadable(source, f"paicli cannot read this part of the command ({kind})")
             return Compound(source, Kind.GROUP, (self.script(list(self._statements_below(node)), source),))
@@ -410,8 +430,10 @@ def _keyword_misread(words: list[Word]) -> str | None:
     """Where bash reads a reserved word the grammar took for a command name (`! ! ls`, `! if ...`), or
     `time` as the keyword it is for bash and a program for the grammar: `time` takes a whole pipeline
     (`time ! ls`, `time { ls; }`, `time x=1 ls`), and any option but `-p` is the command it runs."""
-    plain = [w.parts[0].text if len(w.parts) == 1 and isinstance(w.parts[0], Literal) and not w.parts[0].quoted
-             else None for w in words]  # fmt: skip
+    plain = [
+        w.parts[0].text if len(w.parts) == 1 and isinstance(w.parts[0], Literal) and not w.parts[0].quoted else None
+        for w in words
+    ]
     if plain and plain[0] in _RESERVED:
         return f"bash reads {plain[0]!r} here as a keyword, which the grammar does not"
     if plain and plain[0] == "time":
@@ -419,13 +441,40 @@ def _keyword_misread(words: list[Word]) -> str | None:
         while rest and rest[0] in ("-p", "--"):
             rest = rest[1:]
         following = rest[0] if rest else ""
-        if following is None or following in _RESERVED or following == "time" or following.startswith("-") or (
-            "=" in following and following.split("=", 1)[0].isidentifier()
-        ):  # fmt: skip
+        if (
+            following is None
+            or following in _RESERVED
+            or following == "time"
+            or following.startswith("-")
+            or ("=" in following and following.split("=", 1)[0].isidentifier())
+        ):
             return "bash's `time` keyword times what follows it in a way the grammar does not read"
     return None
 
 
 # Words bash reads as keywords at the start of a command (`time` apart: see `_keyword_misread`).
-_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
-                       "until", "do", "done", "in", "function", "[[", "]]", "coproc"})  # fmt: skip
+_RESERVED = frozenset(
+    {
+        "!",
+        "{",
+        "}",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "[[",
+        "]]",
+        "coproc",
+    }
+)

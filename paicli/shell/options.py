@@ -20,8 +20,9 @@ from paicli.shell.syntax import Inner, Literal, Word, word_suffix
 
 # program -> options whose value is a command line (or a program) it runs.
 _COMMAND_OPTIONS: dict[str, frozenset[str]] = {
-    "tar": frozenset({"--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "-F",
-                      "--new-volume-script"}),
+    "tar": frozenset(
+        {"--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "-F", "--new-volume-script"}
+    ),
     "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
     "scp": frozenset({"-S"}),
     "sftp": frozenset({"-S", "-D"}),
@@ -35,7 +36,7 @@ _COMMAND_OPTIONS: dict[str, frozenset[str]] = {
     "sg": frozenset({"-c"}),
     "npx": frozenset({"-c", "--call"}),
     "npm": frozenset({"-c", "--call"}),
-}  # fmt: skip
+}
 # Options whose value is a program only when attached (`man -Hfirefox`, `git grep -Oless`).
 _ATTACHED_ONLY = {"man": frozenset({"-H", "--html"})}
 _SSH_OPTION_CODE = frozenset({"proxycommand", "localcommand", "knownhostscommand", "remotecommand"})
@@ -47,25 +48,63 @@ _HUMAN = {
     "screen": "screen runs commands in a session paicli cannot follow",
     "byobu": "byobu runs commands in a session paicli cannot follow",
 }
-_LISTING = {"crontab": {"-l"}, "tmux": {"-V", "ls", "list-sessions", "has-session", "has"},
-            "screen": {"-ls", "-list", "-v"}, "parallel": {"--version", "--help"}}
+_LISTING = {
+    "crontab": {"-l"},
+    "tmux": {"-V", "ls", "list-sessions", "has-session", "has"},
+    "screen": {"-ls", "-list", "-v"},
+    "parallel": {"--version", "--help"},
+}
 _EDITORS = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "rview", "evim", "nex"})
 _EDITOR_COMMANDS = ("-c", "--cmd", "-S", "-s", "-u", "--init")
 # Git subcommands whose options run programs or write files, and the options of each that take the next
 # word as a plain value (a word only known when it runs after one of those is not read as an option).
-_LOG_VALUED = frozenset({"-n", "--max-count", "--skip", "--since", "--after", "--until", "--before", "--author",
-                         "--committer", "--grep", "--format", "--pretty", "-S", "-G", "--encoding"})  # fmt: skip
+_LOG_VALUED = frozenset(
+    {
+        "-n",
+        "--max-count",
+        "--skip",
+        "--since",
+        "--after",
+        "--until",
+        "--before",
+        "--author",
+        "--committer",
+        "--grep",
+        "--format",
+        "--pretty",
+        "-S",
+        "-G",
+        "--encoding",
+    }
+)
 _REMOTE_VALUED = frozenset({"--depth", "-b", "--branch", "--origin", "-j", "--jobs", "--shallow-since"})
 _GIT_VALUED: dict[str, frozenset[str]] = {
-    "log": _LOG_VALUED, "show": _LOG_VALUED, "whatchanged": _LOG_VALUED, "shortlog": _LOG_VALUED,
-    "diff": frozenset({"-S", "-G"}), "grep": frozenset({"-e", "-m", "--max-count", "-A", "-B", "-C", "--max-depth"}),
-    "format-patch": frozenset({"--subject-prefix", "-v", "--to", "--cc"}), "rebase": frozenset({"--onto"}),
-    "fetch": _REMOTE_VALUED, "pull": _REMOTE_VALUED, "clone": _REMOTE_VALUED, "push": _REMOTE_VALUED,
-    "ls-remote": frozenset(), "archive": frozenset({"--format", "--prefix"}), "submodule": frozenset({"-b"}),
-    "bisect": frozenset(), "filter-branch": frozenset(), "difftool": frozenset(),
-    "mergetool": frozenset(), "send-email": frozenset(), "instaweb": frozenset(), "daemon": frozenset(),
-    "range-diff": frozenset(), "blame": frozenset({"-L"}), "annotate": frozenset({"-L"}),
-}  # fmt: skip
+    "log": _LOG_VALUED,
+    "show": _LOG_VALUED,
+    "whatchanged": _LOG_VALUED,
+    "shortlog": _LOG_VALUED,
+    "diff": frozenset({"-S", "-G"}),
+    "grep": frozenset({"-e", "-m", "--max-count", "-A", "-B", "-C", "--max-depth"}),
+    "format-patch": frozenset({"--subject-prefix", "-v", "--to", "--cc"}),
+    "rebase": frozenset({"--onto"}),
+    "fetch": _REMOTE_VALUED,
+    "pull": _REMOTE_VALUED,
+    "clone": _REMOTE_VALUED,
+    "push": _REMOTE_VALUED,
+    "ls-remote": frozenset(),
+    "archive": frozenset({"--format", "--prefix"}),
+    "submodule": frozenset({"-b"}),
+    "bisect": frozenset(),
+    "filter-branch": frozenset(),
+    "difftool": frozenset(),
+    "mergetool": frozenset(),
+    "send-email": frozenset(),
+    "instaweb": frozenset(),
+    "daemon": frozenset(),
+    "range-diff": frozenset(),
+    "blame": frozenset({"-L"}),
+    "annotate": frozenset({"-L"}),
+}
 _GIT_CODE = {
     "grep": frozenset({"-O", "--open-files-in-pager"}),
     "rebase": frozenset({"-x", "--exec"}),
@@ -78,22 +117,103 @@ _GIT_CODE = {
     "push": frozenset({"--receive-pack", "--exec"}),
     "send-email": frozenset({"--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"}),
     "instaweb": frozenset({"--httpd", "-d", "--browser", "-b"}),
-    "filter-branch": frozenset({"--env-filter", "--tree-filter", "--index-filter", "--parent-filter",
-                                "--msg-filter", "--commit-filter", "--tag-name-filter"}),
-}  # fmt: skip
+    "filter-branch": frozenset(
+        {
+            "--env-filter",
+            "--tree-filter",
+            "--index-filter",
+            "--parent-filter",
+            "--msg-filter",
+            "--commit-filter",
+            "--tag-name-filter",
+        }
+    ),
+}
 # Configuration keys (their last part) whose value git runs as a command line; keys that load files.
-_GIT_CODE_KEYS = frozenset({"pager", "editor", "sshcommand", "external", "textconv", "command", "clean", "smudge",
-                            "process", "fsmonitor", "askpass", "helper", "program", "cmd", "driver", "uploadpack",
-                            "receivepack", "gitproxy", "proxycommand", "sendmailcmd", "smtpserver", "browser",
-                            "exec"})  # fmt: skip
+_GIT_CODE_KEYS = frozenset(
+    {
+        "pager",
+        "editor",
+        "sshcommand",
+        "external",
+        "textconv",
+        "command",
+        "clean",
+        "smudge",
+        "process",
+        "fsmonitor",
+        "askpass",
+        "helper",
+        "program",
+        "cmd",
+        "driver",
+        "uploadpack",
+        "receivepack",
+        "gitproxy",
+        "proxycommand",
+        "sendmailcmd",
+        "smtpserver",
+        "browser",
+        "exec",
+    }
+)
 _GIT_LOADING_KEYS = frozenset({"core.hookspath", "core.worktree", "core.attributesfile", "core.excludesfile"})
-_GIT_GLOBAL_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                                "--super-prefix", "--exec-path", "--list-cmds", "--attr-source"})  # fmt: skip
-_FIND_VALUED = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-                          "-lname", "-ilname", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin",
-                          "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm", "-user", "-group", "-uid",
-                          "-gid", "-links", "-inum", "-samefile", "-maxdepth", "-mindepth", "-printf", "-fstype",
-                          "-used", "-context", "-regextype", "-newermt"})  # fmt: skip
+_GIT_GLOBAL_VALUED = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--exec-path",
+        "--list-cmds",
+        "--attr-source",
+    }
+)
+_FIND_VALUED = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-type",
+        "-xtype",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-maxdepth",
+        "-mindepth",
+        "-printf",
+        "-fstype",
+        "-used",
+        "-context",
+        "-regextype",
+        "-newermt",
+    }
+)
 # Options of theirs that take the next word as a plain value: short letters (last of a bundle), long names.
 _VALUED: dict[str, tuple[str, frozenset[str]]] = {
     "tar": ("fCTXbgHKLNV", frozenset({"--file", "--directory", "--files-from", "--exclude-from", "--exclude"})),
@@ -101,7 +221,7 @@ _VALUED: dict[str, tuple[str, frozenset[str]]] = {
     "make": ("Cjlo", frozenset({"--directory", "--jobs", "--load-average", "--old-file"})),
     "rsync": ("", frozenset({"--exclude", "--include", "--filter", "--chmod", "--timeout", "--bwlimit"})),
     "man": ("SMLms", frozenset({"--sections", "--manpath", "--locale"})),
-}  # fmt: skip
+}
 # Programs whose options run commands: a word only known when it runs may be such an option.
 _OPTIONS_RUN_COMMANDS = frozenset(_COMMAND_OPTIONS) | {"ssh", "find", "sed", "make", "less", "more", "socat"}
 _GNU_NAMES = {"gsed": "sed", "gtar": "tar", "bsdtar": "tar", "gsort": "sort", "gfind": "find", "gmake": "make"}
@@ -294,8 +414,17 @@ def _git(args: tuple[Word, ...]) -> list[Inner]:
     if sub == "submodule" and "foreach" in [w.text for w in rest]:
         after = rest[[w.text for w in rest].index("foreach") + 1 :]
         code = [w for w in after if not w.text.startswith("--")]
-        found += [Inner("git submodule foreach", code=" ".join(w.text for w in code),
-                        dynamic=not all(w.static for w in code))] if code else []  # fmt: skip
+        found += (
+            [
+                Inner(
+                    "git submodule foreach",
+                    code=" ".join(w.text for w in code),
+                    dynamic=not all(w.static for w in code),
+                )
+            ]
+            if code
+            else []
+        )
     if sub == "bisect" and rest and rest[0].text == "run" and len(rest) > 1:
         found.append(Inner("git bisect run", rest[1:]))
     if sub == "config":

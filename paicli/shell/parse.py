@@ -34,17 +34,32 @@ MAX_NODES = 20_000  # the grammar's nodes (a 40-line script with here-documents 
 MAX_TREE_DEPTH = 120  # substitutions inside substitutions ... (each level is a few nodes deep)
 MAX_STAGES = 256  # stages of one pipeline
 _LANGUAGE = Language(tree_sitter_bash.language())
-_NEEDS_STAND_IN = re.compile("[\v\f\r\U00010000-\U0010FFFF]")
+_NEEDS_STAND_IN = re.compile("[\v\f\r\U00010000-\U0010ffff]")
 _PRIVATE_USE = range(0xE000, 0xF900)
 _BLANKS = b" \t\n"
 # Nodes whose text is read from their byte range, gaps between their children included.
 _READ_BY_RANGE = {"heredoc_body", "string", "raw_string", "ansi_c_string", "translated_string", "comment"}
 # Nodes that end at an unquoted newline for bash, unless an operator before it carries the line on.
-_ONE_LINE = {"command", "declaration_command", "unset_command", "redirected_statement", "file_redirect", "pipeline",
-             "list", "variable_assignments"}  # fmt: skip
+_ONE_LINE = {
+    "command",
+    "declaration_command",
+    "unset_command",
+    "redirected_statement",
+    "file_redirect",
+    "pipeline",
+    "list",
+    "variable_assignments",
+}
 # Nodes that run code or expand a value; each must be read by the builder (`_unread_code`).
-_RUNS_CODE = {"command_substitution", "process_substitution", "expansion", "simple_expansion", "arithmetic_expansion",
-              "ansi_c_string", "translated_string"}  # fmt: skip
+_RUNS_CODE = {
+    "command_substitution",
+    "process_substitution",
+    "expansion",
+    "simple_expansion",
+    "arithmetic_expansion",
+    "ansi_c_string",
+    "translated_string",
+}
 _LINE_CONTINUING = {"|", "|&", "&&", "||"}
 # Where bash keeps a backslash-newline as it is.
 _KEEPS_CONTINUATIONS = {"comment", "raw_string", "ansi_c_string"}

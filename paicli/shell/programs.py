@@ -22,29 +22,141 @@ _INTERPRETER = re.compile(
 )
 _SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"})
 # Bash's builtins and keywords (`compgen -b`, `compgen -k`): names bash runs itself, never from PATH.
-BASH_BUILTINS = frozenset({
-    ".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete",
-    "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit", "export", "false",
-    "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd",
-    "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift", "shopt", "source",
-    "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
-    "time", "coproc", "select", "function",
-})  # fmt: skip
+BASH_BUILTINS = frozenset(
+    {
+        ".",
+        ":",
+        "[",
+        "alias",
+        "bg",
+        "bind",
+        "break",
+        "builtin",
+        "caller",
+        "cd",
+        "command",
+        "compgen",
+        "complete",
+        "compopt",
+        "continue",
+        "declare",
+        "dirs",
+        "disown",
+        "echo",
+        "enable",
+        "eval",
+        "exec",
+        "exit",
+        "export",
+        "false",
+        "fc",
+        "fg",
+        "getopts",
+        "hash",
+        "help",
+        "history",
+        "jobs",
+        "kill",
+        "let",
+        "local",
+        "logout",
+        "mapfile",
+        "popd",
+        "printf",
+        "pushd",
+        "pwd",
+        "read",
+        "readarray",
+        "readonly",
+        "return",
+        "set",
+        "shift",
+        "shopt",
+        "source",
+        "suspend",
+        "test",
+        "times",
+        "trap",
+        "true",
+        "type",
+        "typeset",
+        "ulimit",
+        "umask",
+        "unalias",
+        "unset",
+        "wait",
+        "time",
+        "coproc",
+        "select",
+        "function",
+    }
+)
 # Builtins that run code or programs: a command line, a file of code, a callback, a loaded library.
-CODE_BUILTINS = frozenset({".", "source", "eval", "exec", "command", "builtin", "trap", "fc", "bind", "complete",
-                           "compgen", "mapfile", "readarray", "enable", "coproc"})  # fmt: skip
+CODE_BUILTINS = frozenset(
+    {
+        ".",
+        "source",
+        "eval",
+        "exec",
+        "command",
+        "builtin",
+        "trap",
+        "fc",
+        "bind",
+        "complete",
+        "compgen",
+        "mapfile",
+        "readarray",
+        "enable",
+        "coproc",
+    }
+)
 
 # Variables whose value a program runs as a command line, or bash expands as code (prompts).
-CODE_VARIABLES = frozenset({
-    "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-    "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
-    "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BROWSER", "FCEDIT",
-})  # fmt: skip
+CODE_VARIABLES = frozenset(
+    {
+        "PAGER",
+        "GIT_PAGER",
+        "MANPAGER",
+        "SYSTEMD_PAGER",
+        "EDITOR",
+        "VISUAL",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "GIT_PROXY_COMMAND",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS4",
+        "PROMPT_COMMAND",
+        "BROWSER",
+        "FCEDIT",
+    }
+)
 # Variables that make a program load what they name: a startup file, programs, a configuration, a library.
-LOADER_VARIABLES = frozenset({
-    "BASH_ENV", "ENV", "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEMPLATE_DIR", "LD_PRELOAD", "LD_AUDIT",
-})  # fmt: skip
+LOADER_VARIABLES = frozenset(
+    {
+        "BASH_ENV",
+        "ENV",
+        "GIT_EXEC_PATH",
+        "GIT_CONFIG",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_TEMPLATE_DIR",
+        "LD_PRELOAD",
+        "LD_AUDIT",
+    }
+)
 _LOADER_PREFIXES = ("BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 _ASSIGNING = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 # Builtins whose options name code they run later: the option letters.

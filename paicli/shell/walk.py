@@ -138,9 +138,12 @@ def _compound(compound: Compound, visitor: Visitor, depth: int, *, fed: bool = F
 
 
 def _expansions(
-    words: list[Word], redirects: tuple[Redirect, ...], inputs: tuple[HereDoc | HereString, ...], visitor: Visitor,
+    words: list[Word],
+    redirects: tuple[Redirect, ...],
+    inputs: tuple[HereDoc | HereString, ...],
+    visitor: Visitor,
     depth: int,
-) -> None:  # fmt: skip
+) -> None:
     """The code that expanding these words, redirection targets and here-documents runs."""
     words = [*words, *(r.target for r in redirects if r.target is not None)]
     words += [i.word for i in inputs if isinstance(i, HereString)]

@@ -32,11 +32,29 @@ from paicli.shell.syntax import (
 )
 
 # Node kinds whose text is a literal as it stands (quote removal aside).
-_LITERAL_KINDS = {"word", "number", "test_operator", "extglob_pattern", "regex", "variable_name",
-                  "special_variable_name", "brace_expression", "file_descriptor"}  # fmt: skip
-WORD_KINDS = _LITERAL_KINDS | {"string", "raw_string", "concatenation", "simple_expansion", "expansion",
-                               "command_substitution", "process_substitution", "arithmetic_expansion",
-                               "ansi_c_string", "translated_string"}  # fmt: skip
+_LITERAL_KINDS = {
+    "word",
+    "number",
+    "test_operator",
+    "extglob_pattern",
+    "regex",
+    "variable_name",
+    "special_variable_name",
+    "brace_expression",
+    "file_descriptor",
+}
+WORD_KINDS = _LITERAL_KINDS | {
+    "string",
+    "raw_string",
+    "concatenation",
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "process_substitution",
+    "arithmetic_expansion",
+    "ansi_c_string",
+    "translated_string",
+}
 # `${NAME<op>word}` operators that only choose, trim or replace text (no arithmetic, no indirection).
 # Code a word or an expansion operand can hold: substitutions of every kind and `$[` arithmetic.
 _SUBSTITUTION = re.compile(r"`|\$[(\[]|[<>]\(")
@@ -45,10 +63,38 @@ _ARITHMETIC_OPENER = re.compile(r"^(?:\$\(\(|\$\[|\(\()")
 _HIDDEN_IN_QUOTES = re.compile(r"\$[({\[A-Za-z_0-9@*#?$!-]")
 _HIDDEN_UNQUOTED = re.compile(r"\$[({\[A-Za-z_0-9@*#?$!'\"-]")
 # Where a single quote is a quote again: the inside of a substitution or any command.
-_OWN_QUOTES = {"command_substitution", "process_substitution", "command", "declaration_command", "unset_command",
-               "variable_assignment", "test_command", "program"}  # fmt: skip
-_PLAIN_EXPANSION_OPERATORS = {":-", "-", ":=", "=", ":+", "+", ":?", "?", "#", "##", "%", "%%", "/", "//", "/#",
-                              "/%", "^", "^^", ",", ",,"}  # fmt: skip
+_OWN_QUOTES = {
+    "command_substitution",
+    "process_substitution",
+    "command",
+    "declaration_command",
+    "unset_command",
+    "variable_assignment",
+    "test_command",
+    "program",
+}
+_PLAIN_EXPANSION_OPERATORS = {
+    ":-",
+    "-",
+    ":=",
+    "=",
+    ":+",
+    "+",
+    ":?",
+    "?",
+    "#",
+    "##",
+    "%",
+    "%%",
+    "/",
+    "//",
+    "/#",
+    "/%",
+    "^",
+    "^^",
+    ",",
+    ",,",
+}
 
 
 class Host(Protocol):

@@ -100,8 +100,25 @@ WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "entr": (frozenset(), 0),
     "dbus-launch": (frozenset(), 0),
     "ssh-agent": (frozenset({"-a", "-E", "-t", "-P", "-O"}), 0),
-    "xvfb-run": (frozenset({"-n", "--server-num", "-s", "--server-args", "-f", "--auth-file", "-e",
-                            "--error-file", "-p", "--xauth-protocol", "-w", "--wait"}), 0),
+    "xvfb-run": (
+        frozenset(
+            {
+                "-n",
+                "--server-num",
+                "-s",
+                "--server-args",
+                "-f",
+                "--auth-file",
+                "-e",
+                "--error-file",
+                "-p",
+                "--xauth-protocol",
+                "-w",
+                "--wait",
+            }
+        ),
+        0,
+    ),
     "cpulimit": (frozenset({"-l", "--limit", "-p", "--pid", "-e", "--exe"}), 0),
     "trickle": (frozenset({"-d", "-u", "-w", "-t", "-l", "-n"}), 0),
     "faketime": (frozenset({"-m", "-f"}), 1),
@@ -189,15 +206,32 @@ def _split_strings(args: tuple[Word, ...]) -> list[Word]:
     return out
 
 
-
-
 # Project runners: program -> the words before the command it runs (`uv run CMD`, `npx CMD`).
 _RUNNERS: dict[str, tuple[str, ...]] = {
-    "uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",), "hatch": ("run",), "rye": ("run",),
-    "pixi": ("run",), "conda": ("run",), "mamba": ("run",), "micromamba": ("run",), "bundle": ("exec",),
-    "npm": ("exec",), "pnpm": ("exec",), "yarn": ("exec",), "npx": (), "bunx": (), "pnpx": (), "uvx": (),
-    "direnv": ("exec", "*"), "doppler": ("run",), "op": ("run",), "dotenvx": ("run",), "env-cmd": (),
-}  # fmt: skip
+    "uv": ("run",),
+    "poetry": ("run",),
+    "pipenv": ("run",),
+    "pdm": ("run",),
+    "hatch": ("run",),
+    "rye": ("run",),
+    "pixi": ("run",),
+    "conda": ("run",),
+    "mamba": ("run",),
+    "micromamba": ("run",),
+    "bundle": ("exec",),
+    "npm": ("exec",),
+    "pnpm": ("exec",),
+    "yarn": ("exec",),
+    "npx": (),
+    "bunx": (),
+    "pnpx": (),
+    "uvx": (),
+    "direnv": ("exec", "*"),
+    "doppler": ("run",),
+    "op": ("run",),
+    "dotenvx": ("run",),
+    "env-cmd": (),
+}
 
 
 def runner_commands(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:

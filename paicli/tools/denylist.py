@@ -42,23 +42,88 @@ from paicli.tools.fetches import Fetches, fetchers_in, is_fetcher
 _PRIVILEGE = {"sudo", "doas", "su", "pkexec", "run0"}
 _POWER = {"shutdown", "reboot", "halt", "poweroff"}
 _SYSTEMCTL_POWER = {"poweroff", "reboot", "halt", "kexec"}
-_DISK_TOOLS = {"mke2fs", "mkswap", "wipefs", "blkdiscard", "mkdosfs", "mkntfs", "mkexfatfs", "mkfs", "fdisk",
-               "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "sg_format", "zerofree"}  # fmt: skip
+_DISK_TOOLS = {
+    "mke2fs",
+    "mkswap",
+    "wipefs",
+    "blkdiscard",
+    "mkdosfs",
+    "mkntfs",
+    "mkexfatfs",
+    "mkfs",
+    "fdisk",
+    "sfdisk",
+    "cfdisk",
+    "gdisk",
+    "sgdisk",
+    "parted",
+    "sg_format",
+    "zerofree",
+}
 # Listing forms of the partitioning tools, which only read.
-_DISK_LISTING = {"fdisk": {"-l", "--list"}, "sfdisk": {"-l", "--list", "-d", "--dump", "-s", "--show-size", "-J",
-                 "--json", "-V", "--verify"}, "parted": {"-l", "--list"}, "gdisk": {"-l"},
-                 "sgdisk": {"-p", "--print", "-i", "--info", "-v", "--verify"}}  # fmt: skip
+_DISK_LISTING = {
+    "fdisk": {"-l", "--list"},
+    "sfdisk": {"-l", "--list", "-d", "--dump", "-s", "--show-size", "-J", "--json", "-V", "--verify"},
+    "parted": {"-l", "--list"},
+    "gdisk": {"-l"},
+    "sgdisk": {"-p", "--print", "-i", "--info", "-v", "--verify"},
+}
 # name -> arguments that make it destroy a disk's data
-_DESTROYING = {"cryptsetup": {"luksFormat", "erase", "luksErase", "reencrypt"}, "lvremove": {"*"},
-               "vgremove": {"*"}, "pvremove": {"*"}, "mdadm": {"--zero-superblock", "--create", "-C"},
-               "zpool": {"destroy", "labelclear"}, "nvme": {"format", "sanitize"},
-               "hdparm": {"--security-erase", "--security-erase-enhanced", "--trim-sector-ranges"},
-               "badblocks": {"-w"}}  # fmt: skip
+_DESTROYING = {
+    "cryptsetup": {"luksFormat", "erase", "luksErase", "reencrypt"},
+    "lvremove": {"*"},
+    "vgremove": {"*"},
+    "pvremove": {"*"},
+    "mdadm": {"--zero-superblock", "--create", "-C"},
+    "zpool": {"destroy", "labelclear"},
+    "nvme": {"format", "sanitize"},
+    "hdparm": {"--security-erase", "--security-erase-enhanced", "--trim-sector-ranges"},
+    "badblocks": {"-w"},
+}
 # Programs that only read from a device named as an argument.
-_DEVICE_READERS = {"cat", "head", "tail", "less", "more", "hexdump", "od", "xxd", "strings", "file", "stat", "ls",
-                   "lsblk", "blkid", "findmnt", "df", "smartctl", "udevadm", "cmp", "diff", "md5sum", "sha1sum",
-                   "sha256sum", "sha512sum", "b2sum", "wc", "readlink", "realpath", "test", "[", "echo", "printf",
-                   "grep", "dmesg", "mount", "umount", "pv", "dumpe2fs", "tune2fs", "lsof", "fuser"}  # fmt: skip
+_DEVICE_READERS = {
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "hexdump",
+    "od",
+    "xxd",
+    "strings",
+    "file",
+    "stat",
+    "ls",
+    "lsblk",
+    "blkid",
+    "findmnt",
+    "df",
+    "smartctl",
+    "udevadm",
+    "cmp",
+    "diff",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "b2sum",
+    "wc",
+    "readlink",
+    "realpath",
+    "test",
+    "[",
+    "echo",
+    "printf",
+    "grep",
+    "dmesg",
+    "mount",
+    "umount",
+    "pv",
+    "dumpe2fs",
+    "tune2fs",
+    "lsof",
+    "fuser",
+}
 _COPIERS = {"cp", "ln", "install", "mv", "rsync", "scp", "cat", "tee", "dd", "link", "objcopy", "ditto"}
 _DESTINATION_LAST = {"cp", "mv", "install", "rsync", "scp", "ln", "ditto"}
 _DELETERS = {"rm", "shred", "unlink"}
@@ -260,8 +325,11 @@ def _calls_itself_in_a_pipeline(function: Compound) -> bool:
 
     def pipes_itself(script: Script) -> bool:
         for pipeline in script.pipelines:
-            calls = [c for c in pipeline.commands if isinstance(c, SimpleCommand) and c.words
-                     and c.words[0].text == function.name]  # fmt: skip
+            calls = [
+                c
+                for c in pipeline.commands
+                if isinstance(c, SimpleCommand) and c.words and c.words[0].text == function.name
+            ]
             if len(calls) >= 2:
                 return True
             if any(isinstance(c, Compound) and any(pipes_itself(s) for s in c.scripts) for c in pipeline.commands):

@@ -138,9 +138,14 @@ def read_git_config(cwd: Path, env: Mapping[str, str]) -> GitConfigView:
     command = [git, "config", "--show-scope", "--includes", "-z", "--get-regexp", pattern]
     try:
         done = subprocess.run(
-            command, cwd=cwd, env=lookup_env, capture_output=True, timeout=_LOOKUP_TIMEOUT,
-            stdin=subprocess.DEVNULL, check=False,
-        )  # fmt: skip
+            command,
+            cwd=cwd,
+            env=lookup_env,
+            capture_output=True,
+            timeout=_LOOKUP_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except FileNotFoundError:
         return GitConfigView()
     except (OSError, subprocess.SubprocessError):
@@ -157,8 +162,11 @@ def program_outside(name: str, workspace: Path, search_path: str) -> str | None:
     runs it itself, outside any sandbox, so a program a command left in the workspace (an activated
     `.venv/bin`, a `.` on PATH) must never be the one it finds."""
     root = os.path.realpath(workspace)
-    folders = [entry for entry in search_path.split(os.pathsep) if os.path.isabs(entry)
-               and not Path(os.path.realpath(entry)).is_relative_to(root)]  # fmt: skip
+    folders = [
+        entry
+        for entry in search_path.split(os.pathsep)
+        if os.path.isabs(entry) and not Path(os.path.realpath(entry)).is_relative_to(root)
+    ]
     return shutil.which(name, path=os.pathsep.join(folders)) if folders else None
 
 

@@ -15,10 +15,19 @@ from pathlib import Path
 # Folders no one wants in search results: version control internals, dependencies, caches.
 JUNK_FOLDERS = frozenset(
     {
-        ".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__",
-        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
     }
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True)

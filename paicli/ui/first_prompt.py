@@ -61,10 +61,18 @@ async def _serve(settings: Settings, continue_last: bool = False) -> int:
 
     home = user_home()
     s = settings
-    choosing = loop.run_in_executor(None, functools.partial(  # its probe waits on bwrap: build the prompt meanwhile
-        choose_sandbox, s.sandbox, workspace=s.workspace, home=home, network=s.sandbox_network,
-        writable=s.sandbox_writable, hide=s.sandbox_hide,
-    ))  # fmt: skip
+    choosing = loop.run_in_executor(
+        None,
+        functools.partial(  # its probe waits on bwrap: build the prompt meanwhile
+            choose_sandbox,
+            s.sandbox,
+            workspace=s.workspace,
+            home=home,
+            network=s.sandbox_network,
+            writable=s.sandbox_writable,
+            hide=s.sandbox_hide,
+        ),
+    )
     first = FirstPrompt(settings, home)
     sandbox = first._sandbox = await choosing  # the toolbar shows it from the first drawing on
     banner(settings.model, settings.workspace, sandbox)
@@ -114,8 +122,9 @@ async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt)
         from paicli.ui.repl import Repl
 
         first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
-        repl = Repl(runtime, renderer, console, checkpoints=checkpoints, modes=first.modes,
-                    history=first.session.history)  # fmt: skip
+        repl = Repl(
+            runtime, renderer, console, checkpoints=checkpoints, modes=first.modes, history=first.session.history
+        )
     except Exception as error:
         if first.session.app.is_running:
             first.session.app.exit(exception=error)
@@ -172,8 +181,7 @@ def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
     with prompt_toolkit (rich is not loaded before the first prompt: about 15 ms), wrapped at spaces to the
     terminal's width in cells, a word longer than a line folded."""
     text = (
-        f"paicli {__version__} · {model} · {workspace}\n"
-        "/help for commands · ESC cancels a running turn · Ctrl-D exits"
+        f"paicli {__version__} · {model} · {workspace}\n/help for commands · ESC cancels a running turn · Ctrl-D exits"
     )
     quiet = sandbox.sandbox is not None or sandbox.mode == "off"
     for part, style in ((text, "dim"), (sandbox.describe(), "dim" if quiet else "fg:ansiyellow")):

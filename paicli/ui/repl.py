@@ -126,8 +126,9 @@ class Repl(ReplViews):
         messages = [self.messages[0], {"role": "user", "content": request}]
         self.renderer.begin_wait()
         try:
-            return await run_turn(self.runtime, WithoutText(self.renderer), messages, watch=self._watch,
-                                  scope=READ_ONLY)  # fmt: skip
+            return await run_turn(
+                self.runtime, WithoutText(self.renderer), messages, watch=self._watch, scope=READ_ONLY
+            )
         finally:
             self.renderer.end_turn()
 
@@ -181,8 +182,9 @@ class Repl(ReplViews):
             request = dataclasses.replace(request, attached=attached_text(attachments))
         for notice in request.notices:
             self.say(notice, "yellow")
-        notify = terminal_notifier(self.console.file, enabled=self.runtime.settings.notify,
-                                   after=self.runtime.settings.notify_after)  # fmt: skip
+        notify = terminal_notifier(
+            self.console.file, enabled=self.runtime.settings.notify, after=self.runtime.settings.notify_after
+        )
         screen = PlanScreen(self.runtime, self.console, self.approval, reviewing=notify.reviewing)
         self.transcript.begin(f"/plan {request.goal or ''}".strip())
         outcome = await plan_on_screen(
@@ -236,9 +238,7 @@ class Repl(ReplViews):
         while True:
             try:
                 # The MCP servers start once the first prompt is on screen: their start never delays it.
-                text = await self.session.prompt_async(
-                    self._prompt, default=self.typeahead, pre_run=self.start_servers
-                )
+                text = await self.session.prompt_async(self._prompt, default=self.typeahead, pre_run=self.start_servers)
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: the line is cleared
             except EOFError:
@@ -299,9 +299,12 @@ class Repl(ReplViews):
         self.renderer.begin_wait()
         try:
             turn = await run_turn(
-                self.runtime, self.renderer, [*self.messages, {"role": "user", "content": text}],
-                watch=self._watch, checkpoints=self._checkpoints,
-            )  # fmt: skip
+                self.runtime,
+                self.renderer,
+                [*self.messages, {"role": "user", "content": text}],
+                watch=self._watch,
+                checkpoints=self._checkpoints,
+            )
         except Exception as error:  # a bug: shown in full, and the REPL goes on
             from rich.traceback import Traceback  # only for bugs: not worth its import time at start
 
@@ -325,8 +328,9 @@ class Repl(ReplViews):
     @contextlib.contextmanager
     def _watch(self, cancel: Callable[[], None]) -> Iterator[None]:
         # Before a question, the streamed text so far goes on screen.
-        with cancel_keys(cancel, self.approval, before_question=[self.renderer.pause],
-                         after_question=[self.renderer.resume]) as keys:  # fmt: skip
+        with cancel_keys(
+            cancel, self.approval, before_question=[self.renderer.pause], after_question=[self.renderer.resume]
+        ) as keys:
             try:
                 yield
             finally:
@@ -342,6 +346,10 @@ class Repl(ReplViews):
 
     def toolbar(self) -> FormattedText:
         return toolbar_text(
-            self.model, self.renderer.session_usage, self.runtime.mcp, modes=self.modes, sandbox=self.sandbox,
+            self.model,
+            self.renderer.session_usage,
+            self.runtime.mcp,
+            modes=self.modes,
+            sandbox=self.sandbox,
             context=self.context_meter.percent(self.messages),
-        )  # fmt: skip
+        )

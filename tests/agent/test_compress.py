@@ -80,9 +80,12 @@ async def test_a_long_react_loop_compresses_before_it_overflows(fake: FakeLLM, t
     budget = 5000
     compressor = Compressor(llm, budget_tokens=budget, prompt="COMPRESS THE CONVERSATION", keep_messages=4)
     loop = ReactLoop(
-        llm=llm, tools=ToolBox.default(), ctx=ToolContext(workspace=tmp_path), sink=ListSink(),
+        llm=llm,
+        tools=ToolBox.default(),
+        ctx=ToolContext(workspace=tmp_path),
+        sink=ListSink(),
         before_request=compressor,
-    )  # fmt: skip
+    )
     try:
         result = await loop.run([{"role": "system", "content": "SYS"}, {"role": "user", "content": "read every part"}])
     finally:

@@ -40,8 +40,12 @@ async def test_every_call_gets_a_result_in_order_even_when_a_sibling_fails(
     fake.on(
         "look",
         Reply.tool_calls(
-            [("read_file", {"path": "a.txt"}), ("no_such_tool", {}), ("read_file", {"path": "../escape"}),
-             ("list_dir", {})]
+            [
+                ("read_file", {"path": "a.txt"}),
+                ("no_such_tool", {}),
+                ("read_file", {"path": "../escape"}),
+                ("list_dir", {}),
+            ]
         ),
     )
     sink = ListSink()

@@ -23,9 +23,13 @@ from tests.fakellm import FakeLLM, Reply, any_request, has_tool_result, no_tools
 @pytest.fixture
 async def runtime(fake: FakeLLM, workspace: Path) -> AsyncIterator[Runtime]:
     settings = Settings(
-        workspace=workspace, api_key=SecretStr(TEST_KEY), base_url=fake.base_url, model="fake-model",
-        max_attempts=1, review=False,
-    )  # fmt: skip
+        workspace=workspace,
+        api_key=SecretStr(TEST_KEY),
+        base_url=fake.base_url,
+        model="fake-model",
+        max_attempts=1,
+        review=False,
+    )
     runtime = build_runtime(settings, ListSink())
     yield runtime
     await runtime.aclose()

@@ -109,11 +109,16 @@ def test_a_restored_conversation_keeps_what_fits_the_context_from_a_user_message
     for number in range(10):
         messages += [
             {"role": "user", "content": f"q{number} {long}"},
-            {"role": "assistant", "content": "", "tool_calls": [
-                {"id": f"c{number}", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": f"c{number}", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}
+                ],
+            },
             {"role": "tool", "tool_call_id": f"c{number}", "content": long},
             {"role": "assistant", "content": f"a{number}"},
-        ]  # fmt: skip
+        ]
     log.save(messages)
     assert log.session_id is not None
     restored = restore(store.load(log.session_id), context_tokens=8000, system_prompt="s")

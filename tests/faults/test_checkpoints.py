@@ -99,9 +99,13 @@ def test_a_full_disk_while_checkpointing_lets_the_turn_go_on_with_a_notice(
     script_write(fake)
     done = subprocess.run(
         [sys.executable, "-m", "paicli", "-C", str(workspace), "run", "write", "--json"],
-        env=paicli_env(fake, home), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        env=paicli_env(fake, home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
         preexec_fn=limit_file_size,
-    )  # fmt: skip
+    )
     finished = Finished(done.returncode, done.stdout, done.stderr)
     assert finished.code == 0, finished.stderr
     notices = [e["message"] for e in finished.of("notice") if "checkpoint" in e["message"]]
@@ -118,8 +122,11 @@ def test_a_second_paicli_waits_for_the_lock_and_says_so(fake: FakeLLM, workspace
     try:
         waiting = subprocess.Popen(
             [sys.executable, "-m", "paicli", "-C", str(workspace), "undo", "--list"],
-            env=paicli_env(fake, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            env=paicli_env(fake, home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert waiting.stderr is not None
         line = waiting.stderr.readline()
         assert "another paicli is writing checkpoints of this workspace; waiting for it" in line
@@ -142,8 +149,11 @@ def test_a_turn_waits_for_another_paicli_holding_the_lock_and_says_so(
     try:
         running = subprocess.Popen(
             [sys.executable, "-m", "paicli", "-C", str(workspace), "run", "write", "--json"],
-            env=paicli_env(fake, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            env=paicli_env(fake, home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert running.stdout is not None
         line = running.stdout.readline()
         assert '"notice"' in line and "another paicli is writing checkpoints of this workspace" in line
@@ -177,8 +187,10 @@ def test_sigkill_in_the_middle_of_an_undo_leaves_every_file_before_or_after(
     last = names[-2]  # the last file written back (removals go first)
     undo = subprocess.Popen(
         [sys.executable, "-m", "paicli", "-C", str(workspace), "undo"],
-        env=paicli_env(fake, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        env=paicli_env(fake, home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     # Freeze it once it has put some files back but not the last one, then kill it there.
     while undo.poll() is None:
         if (workspace / names[FILES // 3]).read_text() == before[names[FILES // 3]]:

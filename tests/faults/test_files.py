@@ -107,7 +107,13 @@ async def test_an_edit_keeps_crlf_bom_and_mode_bits_together(tmp_path: Path) -> 
     script.write_bytes(b"\xef\xbb\xbf@echo off\r\necho one\r\necho two\r\n")
     os.chmod(script, 0o750)
     box = ToolBox.default()
-    await call(box, ToolContext(tmp_path), "edit_file", path="run.cmd", old_text="echo one\necho two",
-               new_text="echo 1\necho 2\necho 3")  # fmt: skip
+    await call(
+        box,
+        ToolContext(tmp_path),
+        "edit_file",
+        path="run.cmd",
+        old_text="echo one\necho two",
+        new_text="echo 1\necho 2\necho 3",
+    )
     assert script.read_bytes() == b"\xef\xbb\xbf@echo off\r\necho 1\r\necho 2\r\necho 3\r\n"
     assert stat.S_IMODE(script.stat().st_mode) == 0o750

@@ -90,8 +90,10 @@ async def test_an_editor_without_a_terminal_returns_on_its_own(ctx: ToolContext)
     assert "exit code 0" in batch and (ctx.workspace / "notes.txt").read_text().strip() == "hello"
 
 
-OUTLIVES = ("without the sandbox, a process that starts its own session (setsid) leaves the process group that "
-            "execute_command kills; it outlives the command")
+OUTLIVES = (
+    "without the sandbox, a process that starts its own session (setsid) leaves the process group that "
+    "execute_command kills; it outlives the command"
+)
 
 
 @pytest.mark.xfail(strict=True, reason=OUTLIVES)

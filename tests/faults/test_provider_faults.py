@@ -96,9 +96,14 @@ def test_a_plan_task_whose_stream_hangs_is_asked_again(fake: FakeLLM, workspace:
 
 async def test_one_endpoint_per_process_sized_by_max_parallel(fake: FakeLLM, workspace: Path) -> None:
     settings = Settings(
-        workspace=workspace, api_key=SecretStr(TEST_KEY), base_url=fake.base_url, model="fake-model",
-        max_parallel=3, rate_limit_wait=7, review=False,
-    )  # fmt: skip
+        workspace=workspace,
+        api_key=SecretStr(TEST_KEY),
+        base_url=fake.base_url,
+        model="fake-model",
+        max_parallel=3,
+        rate_limit_wait=7,
+        review=False,
+    )
     runtime = build_runtime(settings, ListSink())
     try:
         session = build_plan_session(runtime, ListSink())
@@ -109,8 +114,11 @@ async def test_one_endpoint_per_process_sized_by_max_parallel(fake: FakeLLM, wor
 
 
 def test_the_headless_report_says_what_was_retried() -> None:
-    finished = PlanFinished(status="COMPLETED", usage=Usage(prompt_tokens=100, completion_tokens=7),
-                            retries=Retries(rate_limited=3, errors=1, waited_seconds=2.0))  # fmt: skip
+    finished = PlanFinished(
+        status="COMPLETED",
+        usage=Usage(prompt_tokens=100, completion_tokens=7),
+        retries=Retries(rate_limited=3, errors=1, waited_seconds=2.0),
+    )
     assert final_report(finished) == [
         "Plan COMPLETED · ↑ 100 ↓ 7 tokens · retried 3 rate limited, 1 error (waits summing to 2.0 s)"
     ]

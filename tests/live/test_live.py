@@ -56,14 +56,28 @@ def test_a_three_task_plan(live_env: dict[str, str], workspace: Path) -> None:
         "goal": "Write the sum of the numbers in numbers.txt into sum.txt",
         "summary": "read, add, write",
         "tasks": [
-            {"id": "task_1", "description": "Read numbers.txt", "type": "FILE_READ", "dependencies": [],
-             "action": {"tool": "read_file", "args": {"path": "numbers.txt"}}},
-            {"id": "task_2", "description": "Add up the numbers in task_1's result; answer with the sum only",
-             "type": "ANALYSIS", "dependencies": ["task_1"]},
-            {"id": "task_3", "description": "Write the sum from task_2 into sum.txt with the write_file tool",
-             "type": "FILE_WRITE", "dependencies": ["task_2"], "files": ["sum.txt"]},
+            {
+                "id": "task_1",
+                "description": "Read numbers.txt",
+                "type": "FILE_READ",
+                "dependencies": [],
+                "action": {"tool": "read_file", "args": {"path": "numbers.txt"}},
+            },
+            {
+                "id": "task_2",
+                "description": "Add up the numbers in task_1's result; answer with the sum only",
+                "type": "ANALYSIS",
+                "dependencies": ["task_1"],
+            },
+            {
+                "id": "task_3",
+                "description": "Write the sum from task_2 into sum.txt with the write_file tool",
+                "type": "FILE_WRITE",
+                "dependencies": ["task_2"],
+                "files": ["sum.txt"],
+            },
         ],
-    }  # fmt: skip
+    }
     (workspace / "plan.json").write_text(json.dumps(plan))
     args = ["-C", str(workspace), "plan", "--from", str(workspace / "plan.json"), "--yes", "--json", "--no-review"]
     done = run_paicli(args, live_env, timeout=TIMEOUT)

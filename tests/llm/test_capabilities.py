@@ -116,22 +116,51 @@ LLAMACPP_500 = json.loads(recording("llamacpp-json-schema-rejected.http").partit
     ("status", "message", "body", "field"),
     [
         (500, LLAMACPP_500, SCHEMA, "response_format.json_schema"),
-        (400, "response_format json_object is not supported", {"response_format": {"type": "json_object"}},
-         "response_format.json_object"),
-        (400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens'"
-         " instead.", {"max_tokens": 5}, "max_tokens"),
-        (400, "Unsupported value: 'temperature' does not support 0.2 with this model.", {"temperature": 0.2},
-         "temperature"),
+        (
+            400,
+            "response_format json_object is not supported",
+            {"response_format": {"type": "json_object"}},
+            "response_format.json_object",
+        ),
+        (
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens'"
+            " instead.",
+            {"max_tokens": 5},
+            "max_tokens",
+        ),
+        (
+            400,
+            "Unsupported value: 'temperature' does not support 0.2 with this model.",
+            {"temperature": 0.2},
+            "temperature",
+        ),
         (422, "Extra inputs are not permitted: body.stream_options", {"stream_options": {}}, "stream_options"),
-        (500, "unrecognized request argument: parallel_tool_calls", {"parallel_tool_calls": True},
-         "parallel_tool_calls"),
+        (
+            500,
+            "unrecognized request argument: parallel_tool_calls",
+            {"parallel_tool_calls": True},
+            "parallel_tool_calls",
+        ),
         (400, "registry.ollama.ai/library/gemma:2b does not support tools", {"tools": [{}]}, "tools"),
-        (400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
-         {"tools": [{}]}, "tools"),
-        (400, "The reasoning_content in the thinking mode must be passed back to the API.", {"messages": []},
-         "reasoning.required"),
-        (400, "reasoning_content is not allowed in input messages",
-         {"messages": [{"role": "assistant", "reasoning_content": "hm"}]}, "reasoning.refused"),
+        (
+            400,
+            '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+            {"tools": [{}]},
+            "tools",
+        ),
+        (
+            400,
+            "The reasoning_content in the thinking mode must be passed back to the API.",
+            {"messages": []},
+            "reasoning.required",
+        ),
+        (
+            400,
+            "reasoning_content is not allowed in input messages",
+            {"messages": [{"role": "assistant", "reasoning_content": "hm"}]},
+            "reasoning.refused",
+        ),
     ],
 )
 def test_a_refusal_is_read_from_the_body(status: int, message: str, body: dict[str, Any], field: str) -> None:

@@ -37,8 +37,16 @@ def fake() -> Iterator[FakeLLM]:
 
 def client(fake: FakeLLM, sink: ListSink, *, wait: float = 10.0, parallel: int = 8, **kwargs: float) -> LLMClient:
     endpoint = Endpoint(max_in_flight=parallel, backoff=Backoff(base=0.1, cap=1.0))
-    return LLMClient(base_url=fake.base_url, api_key=KEY, model="m", backoff_base=0.01, sink=sink,
-                     endpoint=endpoint, rate_limit_wait=wait, **kwargs)  # type: ignore[arg-type]  # fmt: skip
+    return LLMClient(
+        base_url=fake.base_url,
+        api_key=KEY,
+        model="m",
+        backoff_base=0.01,
+        sink=sink,
+        endpoint=endpoint,
+        rate_limit_wait=wait,
+        **kwargs,
+    )  # type: ignore[arg-type]
 
 
 def notices(sink: ListSink) -> list[str]:

@@ -185,10 +185,16 @@ async def test_a_server_that_refuses_it_stops_getting_it(fake: FakeLLM) -> None:
     fake.on(refuse, Reply.error(400, "Extra inputs are not permitted: messages.1.reasoning_content"), repeat=True)
     fake.on(any_request, Reply.text("fine"), repeat=True)
     llm = client_for(fake, "glm-4.7")  # turn rule: would send it within the turn
-    history: list[Message] = [USER, {"role": "assistant", "content": None, "reasoning_content": "t",
-                                     "tool_calls": [{"id": "c", "type": "function",
-                                                     "function": {"name": "read_file", "arguments": "{}"}}]},
-                              {"role": "tool", "tool_call_id": "c", "content": "x"}]  # fmt: skip
+    history: list[Message] = [
+        USER,
+        {
+            "role": "assistant",
+            "content": None,
+            "reasoning_content": "t",
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c", "content": "x"},
+    ]
     try:
         assert (await llm.chat(history)).content == "fine"
     finally:

@@ -36,5 +36,8 @@ async def test_routed_requests_name_their_model_and_the_meter_counts_each(fake: 
     assert names == ["task-model", "session-model", "switched-model", "explicit-model"]
     assert meter.requests == 4 and meter.usage.prompt_tokens == 40
     assert {name: t.prompt_tokens for name, t in meter.usage.by_model.items()} == {
-        "task-model": 10, "session-model": 10, "switched-model": 10, "explicit-model": 10,
-    }  # fmt: skip
+        "task-model": 10,
+        "session-model": 10,
+        "switched-model": 10,
+        "explicit-model": 10,
+    }

@@ -28,9 +28,12 @@ def server_toml(name: str, marks: Path | None = None, *args: str, **settings: An
     """A [mcp_servers.NAME] table for the test server (values written as TOML)."""
     env = {"MCP_TEST_MARKS": str(marks)} if marks is not None else {}
     env.update(settings.pop("env", {}))
-    lines = [f"[mcp_servers.{name}]", f"command = {_toml(sys.executable)}",
-             f"args = [{', '.join(_toml(a) for a in [str(SERVER), *args])}]",
-             "env = { " + ", ".join(f"{k} = {_toml(v)}" for k, v in env.items()) + " }"]  # fmt: skip
+    lines = [
+        f"[mcp_servers.{name}]",
+        f"command = {_toml(sys.executable)}",
+        f"args = [{', '.join(_toml(a) for a in [str(SERVER), *args])}]",
+        "env = { " + ", ".join(f"{k} = {_toml(v)}" for k, v in env.items()) + " }",
+    ]
     lines += [f"{key} = {_toml(value)}" for key, value in settings.items()]
     return "\n".join(lines) + "\n"
 
@@ -109,8 +112,10 @@ def _network_server(factory: pytest.TempPathFactory, flag: str, path: str) -> It
     process = subprocess.Popen(
         [sys.executable, str(SERVER), flag, str(port)],
         env={**os.environ, "MCP_TEST_MARKS": str(marks)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:

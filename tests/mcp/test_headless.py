@@ -39,8 +39,15 @@ def test_the_model_calls_an_mcp_tool_and_events_name_it(
     fake.on("add them", Reply.tool_calls([("mcp__t__add", {"a": 2, "b": 40})]))
     done = run(fake, workspace, home, "add them", "--approval", "yolo")
     assert done.code == 0, done.stderr
-    assert offered(fake)[:7] == ["read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code",
-                                 "execute_command"] and "mcp__t__add" in offered(fake)  # fmt: skip
+    assert offered(fake)[:7] == [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_dir",
+        "glob_files",
+        "grep_code",
+        "execute_command",
+    ] and "mcp__t__add" in offered(fake)
     calls, results = done.of("tool_call"), done.of("tool_result")
     assert [c["name"] for c in calls] == ["mcp__t__add", "mcp__t__leak"] and calls[0]["arguments"] == {"a": 2, "b": 40}
     assert [r["name"] for r in results] == ["mcp__t__add", "mcp__t__leak"] and all(r["ok"] for r in results)
@@ -75,9 +82,7 @@ def test_auto_refuses_a_risky_mcp_tool_and_a_failed_server_is_a_notice(
     assert not any(name.startswith("mcp__dead__") for name in offered(fake))
 
 
-def test_an_untrusted_mcp_json_is_not_started_headless(
-    fake: FakeLLM, workspace: Path, home: Path, marks: Path
-) -> None:
+def test_an_untrusted_mcp_json_is_not_started_headless(fake: FakeLLM, workspace: Path, home: Path, marks: Path) -> None:
     entry = {"command": sys.executable, "args": [str(SERVER)], "env": {"MCP_TEST_MARKS": str(marks)}}
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": entry}}))
     fake.on("hi", Reply.text("hello"))
@@ -112,14 +117,28 @@ def test_a_plan_uses_mcp_tools_in_tasks_and_as_direct_actions(
 ) -> None:
     configure(home, server_toml("t", marks, trust_annotations=True))
     tasks = [
-        {"id": "sum", "description": "add 2 and 3", "type": "FILE_READ", "dependencies": [],
-         "action": {"tool": "mcp__t__add", "args": {"a": 2, "b": 3}}},
-        {"id": "say", "description": "echo the sum through the MCP echo tool", "type": "COMMAND",
-         "dependencies": ["sum"]},
-        {"id": "check", "description": "echo done", "type": "VERIFICATION", "dependencies": ["say"],
-         "action": {"tool": "mcp__t__echo", "args": {"text": "done"}}},
+        {
+            "id": "sum",
+            "description": "add 2 and 3",
+            "type": "FILE_READ",
+            "dependencies": [],
+            "action": {"tool": "mcp__t__add", "args": {"a": 2, "b": 3}},
+        },
+        {
+            "id": "say",
+            "description": "echo the sum through the MCP echo tool",
+            "type": "COMMAND",
+            "dependencies": ["sum"],
+        },
+        {
+            "id": "check",
+            "description": "echo done",
+            "type": "VERIFICATION",
+            "dependencies": ["say"],
+            "action": {"tool": "mcp__t__echo", "args": {"text": "done"}},
+        },
         {"id": "think", "description": "reason about it", "type": "ANALYSIS", "dependencies": ["sum"]},
-    ]  # fmt: skip
+    ]
     fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "use the MCP tools", "tasks": tasks})))
     fake.on(all_of(task_is("say"), has_tool_result("mcp__t__echo")), Reply.text("said 5"))
     fake.on(task_is("say"), Reply.tool_calls([("mcp__t__echo", {"text": "5"})]))
@@ -135,8 +154,11 @@ def test_a_plan_uses_mcp_tools_in_tasks_and_as_direct_actions(
     assert "- mcp__t__echo {text}: Echo the text back." in planner_prompt
     finished = {e["task_id"]: e for e in done.of("task_finished")}
     assert {task: e["status"] for task, e in finished.items()} == {
-        "sum": "COMPLETED", "say": "COMPLETED", "check": "COMPLETED", "think": "COMPLETED",
-    }  # fmt: skip
+        "sum": "COMPLETED",
+        "say": "COMPLETED",
+        "check": "COMPLETED",
+        "think": "COMPLETED",
+    }
     assert finished["sum"]["result"].endswith("\n5") and finished["check"]["result"].endswith("echo: done")
     results = {(r["task_id"], r["name"]): r for r in done.of("tool_result")}
     assert results[("say", "mcp__t__echo")]["ok"]
@@ -166,9 +188,19 @@ def test_a_plan_file_with_mcp_actions_is_checked_once_the_servers_run(
     fake: FakeLLM, workspace: Path, home: Path, marks: Path, tmp_path: Path
 ) -> None:
     configure(home, server_toml("t", marks, trust_annotations=True))
-    good = {"goal": "sum", "summary": "s", "tasks": [
-        {"id": "a", "description": "add", "type": "FILE_READ", "dependencies": [],
-         "action": {"tool": "mcp__t__add", "args": {"a": 20, "b": 22}}}]}  # fmt: skip
+    good = {
+        "goal": "sum",
+        "summary": "s",
+        "tasks": [
+            {
+                "id": "a",
+                "description": "add",
+                "type": "FILE_READ",
+                "dependencies": [],
+                "action": {"tool": "mcp__t__add", "args": {"a": 20, "b": 22}},
+            }
+        ],
+    }
     (tmp_path / "good.json").write_text(json.dumps(good))
     script_summary(fake, "It is 42.")
     env = paicli_env(fake, home)

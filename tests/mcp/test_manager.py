@@ -81,8 +81,10 @@ async def test_tools_are_offered_with_valid_names_and_schemas(manager: McpManage
     assert len(awkward) == 64 and all(c.isalnum() or c in "_-" for c in awkward)
     spec = next(s for s in tools.specs() if s["function"]["name"] == "mcp__t__add")
     assert spec["function"]["parameters"] == {
-        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"],
-    }  # fmt: skip
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"],
+    }
     assert spec["function"]["description"] == "Add two integers. Returns their sum."
     awkward_schema = json.dumps(next(s for s in tools.specs() if s["function"]["name"] == awkward))
     assert "patternProperties" not in awkward_schema and '"if"' not in awkward_schema

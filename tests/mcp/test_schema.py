@@ -11,8 +11,10 @@ VALID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 def test_names_are_namespaced_and_characters_outside_the_set_become_underscores() -> None:
     assert tool_names("git", ["git_status", "read.file", "a b/c"]) == [
-        "mcp__git__git_status", "mcp__git__read_file", "mcp__git__a_b_c",
-    ]  # fmt: skip
+        "mcp__git__git_status",
+        "mcp__git__read_file",
+        "mcp__git__a_b_c",
+    ]
 
 
 def test_a_long_name_is_cut_with_a_hash_suffix_and_stays_stable() -> None:
@@ -39,29 +41,39 @@ def test_the_top_level_becomes_an_object_and_refused_keywords_are_dropped() -> N
 
 
 def test_unsupported_keywords_are_dropped_and_reported_titles_silently() -> None:
-    schema, dropped = function_schema({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Args", "type": "object",
-        "properties": {
-            "q": {"type": "string", "title": "Q", "examples": ["a"], "pattern": "^a", "if": {}, "then": {}},
-            "n": {"type": ["integer", "null"], "minimum": 0},
-            "bad": {"type": "nonsense"},
-            "gone": False,
-            "any": True,
-            "ref": {"$ref": "#/$defs/X"},
-            "far": {"$ref": "https://example.com/schema.json"},
-        },
-        "patternProperties": {"^x-": {"type": "string"}},
-        "$defs": {"X": {"type": "object", "not": {"required": ["y"]}}},
-        "required": ["q", 3],
-    })  # fmt: skip
+    schema, dropped = function_schema(
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
+            "type": "object",
+            "properties": {
+                "q": {"type": "string", "title": "Q", "examples": ["a"], "pattern": "^a", "if": {}, "then": {}},
+                "n": {"type": ["integer", "null"], "minimum": 0},
+                "bad": {"type": "nonsense"},
+                "gone": False,
+                "any": True,
+                "ref": {"$ref": "#/$defs/X"},
+                "far": {"$ref": "https://example.com/schema.json"},
+            },
+            "patternProperties": {"^x-": {"type": "string"}},
+            "$defs": {"X": {"type": "object", "not": {"required": ["y"]}}},
+            "required": ["q", 3],
+        }
+    )
     assert schema["properties"]["q"] == {"type": "string", "pattern": "^a"}
     assert schema["properties"]["n"] == {"type": ["integer", "null"], "minimum": 0}
     assert schema["properties"]["bad"] == {} and "gone" not in schema["properties"]
     assert schema["properties"]["any"] == {} and schema["properties"]["ref"] == {"$ref": "#/$defs/X"}
     assert schema["$defs"]["X"] == {"type": "object"} and schema["required"] == ["q"]
     assert "title" not in str(schema) and "$schema" not in schema
-    for path in ("properties.q.examples", "properties.q.if", "properties.q.then", "properties.bad.type",
-                 "patternProperties", "$defs.X.not"):  # fmt: skip
+    for path in (
+        "properties.q.examples",
+        "properties.q.if",
+        "properties.q.then",
+        "properties.bad.type",
+        "patternProperties",
+        "$defs.X.not",
+    ):
         assert path in dropped, path
     assert any(d.startswith("properties.far.$ref") for d in dropped)
     assert not any("title" in d or "$schema" in d for d in dropped)

@@ -65,8 +65,7 @@ def test_a_disabled_server_needs_no_command() -> None:
 
 
 def test_variables_expand_in_args_env_url_and_headers_only() -> None:
-    config = McpServerConfig(command="${TOOL}", args=["--token", "${T}", "${MISSING:-fallback}"],
-                             env={"A": "x${T}y"})  # fmt: skip
+    config = McpServerConfig(command="${TOOL}", args=["--token", "${T}", "${MISSING:-fallback}"], env={"A": "x${T}y"})
     done = expanded(config, {"T": "abc", "TOOL": "no"})
     assert done.command == "${TOOL}" and done.args == ["--token", "abc", "fallback"] and done.env == {"A": "xabcy"}
     http = expanded(McpServerConfig(url="http://h:${PORT}/mcp", headers={"X": "${T}"}), {"PORT": "9", "T": "t"})
@@ -76,14 +75,18 @@ def test_variables_expand_in_args_env_url_and_headers_only() -> None:
 
 
 def test_mcp_json_in_the_claude_code_format() -> None:
-    raw = json.dumps({"mcpServers": {
-        "fs": {"command": "npx", "args": ["-y", "server-fs", "."], "env": {"A": "1"}},
-        "remote": {"type": "http", "url": "https://h/mcp", "headers": {"X": "y"}},
-        "old": {"type": "sse", "url": "https://h/sse"},
-        "odd": {"type": "websocket", "url": "wss://h"},
-        "bad name!": {"command": "x"},
-        "extra": {"command": "x", "timeout": 5},
-    }}).encode()  # fmt: skip
+    raw = json.dumps(
+        {
+            "mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "server-fs", "."], "env": {"A": "1"}},
+                "remote": {"type": "http", "url": "https://h/mcp", "headers": {"X": "y"}},
+                "old": {"type": "sse", "url": "https://h/sse"},
+                "odd": {"type": "websocket", "url": "wss://h"},
+                "bad name!": {"command": "x"},
+                "extra": {"command": "x", "timeout": 5},
+            }
+        }
+    ).encode()
     servers, problems = servers_from_mcp_json(raw)
     assert list(servers) == ["fs", "remote", "old", "extra"]
     assert servers["fs"].transport == "stdio" and servers["remote"].transport == "http"

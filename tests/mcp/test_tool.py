@@ -17,8 +17,12 @@ async def never(name: str, arguments: dict[str, Any]) -> Any:
 
 def remote(read_only: bool | None = None, schema: dict[str, Any] | None = None) -> types.Tool:
     annotations = types.ToolAnnotations(read_only_hint=read_only) if read_only is not None else None
-    return types.Tool(name="look", description="Look things up. Slowly.", annotations=annotations,
-                      input_schema=schema or {"type": "object", "properties": {"q": {"type": "string"}}})  # fmt: skip
+    return types.Tool(
+        name="look",
+        description="Look things up. Slowly.",
+        annotations=annotations,
+        input_schema=schema or {"type": "object", "properties": {"q": {"type": "string"}}},
+    )
 
 
 @pytest.mark.parametrize(
@@ -39,9 +43,14 @@ def test_risky_unless_a_trusted_server_says_read_only(trust: bool, hint: bool | 
 def test_spec_and_facts() -> None:
     tool, dropped = make_tool("s", "mcp__s__look", remote(), never, trust_annotations=False)
     assert dropped == []
-    assert tool.spec() == {"type": "function", "function": {
-        "name": "mcp__s__look", "description": "Look things up. Slowly.",
-        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}  # fmt: skip
+    assert tool.spec() == {
+        "type": "function",
+        "function": {
+            "name": "mcp__s__look",
+            "description": "Look things up. Slowly.",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+        },
+    }
     assert tool.brief == "Look things up." and tool.remote_name == "look" and tool.summary({"q": "cats"}) == "cats"
 
 
@@ -58,14 +67,18 @@ def test_arguments_checked_for_required_and_unknown_names_when_closed() -> None:
 
 
 def test_results_text_images_and_resources() -> None:
-    result = types.CallToolResult(content=[
-        types.TextContent(type="text", text="hello"),
-        types.ImageContent(type="image", data="A" * 400, mime_type="image/png"),
-        types.ResourceLink(type="resource_link", uri="file:///a.txt", name="a.txt", mime_type="text/plain"),
-        types.EmbeddedResource(type="resource", resource=types.TextResourceContents(uri="mem://n", text="inline")),
-        types.EmbeddedResource(type="resource", resource=types.BlobResourceContents(uri="mem://b", blob="QUJD",
-                                                                                   mime_type="application/zip")),
-    ])  # fmt: skip
+    result = types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text="hello"),
+            types.ImageContent(type="image", data="A" * 400, mime_type="image/png"),
+            types.ResourceLink(type="resource_link", uri="file:///a.txt", name="a.txt", mime_type="text/plain"),
+            types.EmbeddedResource(type="resource", resource=types.TextResourceContents(uri="mem://n", text="inline")),
+            types.EmbeddedResource(
+                type="resource",
+                resource=types.BlobResourceContents(uri="mem://b", blob="QUJD", mime_type="application/zip"),
+            ),
+        ]
+    )
     assert render_result(result).splitlines() == [
         "hello",
         "[image: image/png, about 300 bytes]",

@@ -35,8 +35,12 @@ def test_a_configured_server_without_the_sdk_is_one_line_naming_the_extra(
     fake.on("hi", Reply.text("hello"))
     done = subprocess.run(
         [sys.executable, "-c", WITHOUT_MCP, "-C", str(workspace), "run", "hi"],
-        env=paicli_env(fake, home), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        env=paicli_env(fake, home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0 and done.stdout.strip() == "hello", done.stderr
     lines = [line for line in done.stderr.splitlines() if "MCP" in line]
     assert lines == [

@@ -33,8 +33,15 @@ def test_a_direct_actions_output_reaches_its_dependents_whole_up_to_the_tools_ow
     from paicli.plan.model import TaskAction
 
     text = "HEAD " + "y" * 12_000 + " TAIL"  # a 12 KB file read directly
-    read = Task(id="r", description="read", type=TaskType.FILE_READ, status=TaskStatus.COMPLETED, result=text,
-                action=TaskAction(tool="read_file", args={"path": "a.py"}), raw_result=True)  # fmt: skip
+    read = Task(
+        id="r",
+        description="read",
+        type=TaskType.FILE_READ,
+        status=TaskStatus.COMPLETED,
+        result=text,
+        action=TaskAction(tool="read_file", args={"path": "a.py"}),
+        raw_result=True,
+    )
     user = Task(id="u", description="use", dependencies=["r"])
     brief = task_brief(Plan(goal="g", summary="s", tasks=[read, user]), user)
     assert text in brief  # not cut: the model would have read all of it through read_file

@@ -66,11 +66,15 @@ def mixed_plan() -> Plan:
         tasks=[
             Task(id="read", description="read app.py", type=TaskType.FILE_READ),
             Task(id="think", description="decide", type=TaskType.ANALYSIS, dependencies=["read"]),
-            Task(id="test", description="run the tests", type=TaskType.VERIFICATION,
-                 action=TaskAction(tool="execute_command", args={"command": "pytest -q"})),
+            Task(
+                id="test",
+                description="run the tests",
+                type=TaskType.VERIFICATION,
+                action=TaskAction(tool="execute_command", args={"command": "pytest -q"}),
+            ),
             Task(id="old", description="done before", type=TaskType.ANALYSIS, status=TaskStatus.COMPLETED),
         ],
-    )  # fmt: skip
+    )
 
 
 def estimator(prices: dict[str, Price], *, review: bool = False) -> Estimator:

@@ -37,9 +37,19 @@ def plan_of(*tasks: Task, round: int = 1) -> Plan:
         (plan_of(task("a", TaskStatus.FAILED), round=2), "its latest round (2) has no tasks"),
         (Plan(goal=" ", tasks=[task("a")]), "it has no goal"),
     ],
-    ids=["empty", "missing-dependency", "self", "cycle", "duplicate", "blank-id", "long-id", "future-round",
-         "empty-round", "no-goal"],
-)  # fmt: skip
+    ids=[
+        "empty",
+        "missing-dependency",
+        "self",
+        "cycle",
+        "duplicate",
+        "blank-id",
+        "long-id",
+        "future-round",
+        "empty-round",
+        "no-goal",
+    ],
+)
 def test_a_saved_plan_that_is_not_valid_is_refused_with_one_line(plan: Plan, expected: str) -> None:
     with pytest.raises(ConfigError, match="the saved plan cannot be resumed") as caught:
         prepare_resume(plan)

@@ -48,8 +48,14 @@ def test_the_plans_folder_paicli_creates_stays_out_of_git_status(tmp_path: Path)
     (tmp_path / ".paicli" / "config.toml").write_text("review = false\n")
     PlanRecorder(PlanStore(tmp_path))(sample_plan())
     assert (tmp_path / ".paicli" / "plans" / ".gitignore").read_text().endswith("*\n")
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, env=env,
-                            check=True, capture_output=True, text=True).stdout  # fmt: skip
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert status == "?? .paicli/config.toml\n"  # the config stays committable; the plans do not show
 
 
@@ -144,10 +150,16 @@ def test_a_hand_written_plan_file_is_validated(tmp_path: Path) -> None:
     plan = plan_from_file(good)
     assert plan.goal == "ship" and plan.ids() == ["x"]
     cyclic = tmp_path / "cyclic.json"
-    cyclic.write_text(json.dumps({"tasks": [
-        {"id": "x", "description": "do", "dependencies": ["y"]},
-        {"id": "y", "description": "do", "dependencies": ["x"]},
-    ]}))  # fmt: skip
+    cyclic.write_text(
+        json.dumps(
+            {
+                "tasks": [
+                    {"id": "x", "description": "do", "dependencies": ["y"]},
+                    {"id": "y", "description": "do", "dependencies": ["x"]},
+                ]
+            }
+        )
+    )
     with pytest.raises(ConfigError, match=r"cyclic\.json: .*(x → y → x|y → x → y)"):
         plan_from_file(cyclic)
     with pytest.raises(ConfigError, match="cannot read"):

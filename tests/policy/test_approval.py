@@ -55,9 +55,13 @@ async def run(policy: ApprovalPolicy, command: str, ctx: ToolContext) -> Decisio
 async def test_read_only_tools_file_edits_and_safe_commands_never_ask(workspace: Path) -> None:
     user = ScriptedUser()
     policy, ctx = policy_for(workspace, "ask"), ToolContext(workspace, approve=user)
-    for tool, args in [("read_file", {"path": "a"}), ("write_file", {"path": "a", "content": ""}),
-                       ("edit_file", {"path": "a", "old_text": "x", "new_text": "y"}), ("list_dir", {}),
-                       ("execute_command", {"command": "ls -la && git status"})]:  # fmt: skip
+    for tool, args in [
+        ("read_file", {"path": "a"}),
+        ("write_file", {"path": "a", "content": ""}),
+        ("edit_file", {"path": "a", "old_text": "x", "new_text": "y"}),
+        ("list_dir", {}),
+        ("execute_command", {"command": "ls -la && git status"}),
+    ]:
         assert (await policy.decide(tool, args, ctx)).decision is Decision.ALLOWED
     assert user.asked == []
 

@@ -127,9 +127,17 @@ def test_after_cd_paths_are_checked_from_every_folder_the_shell_may_be_in(projec
 
 @pytest.mark.parametrize(
     "command",
-    ["$(echo rm) -rf /", "`echo rm` -rf build", "$'\\x72m' -rf build", "$CMD build", "x=rm; $x -rf build",
-     "echo 'unterminated", "*.sh", "git -c core.pager=less log"],
-)  # fmt: skip
+    [
+        "$(echo rm) -rf /",
+        "`echo rm` -rf build",
+        "$'\\x72m' -rf build",
+        "$CMD build",
+        "x=rm; $x -rf build",
+        "echo 'unterminated",
+        "*.sh",
+        "git -c core.pager=less log",
+    ],
+)
 def test_what_cannot_be_read_is_opaque(project: Path, command: str) -> None:
     assert classify_command(command, project).risk is Risk.OPAQUE
 

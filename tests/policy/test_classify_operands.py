@@ -19,19 +19,44 @@ from paicli.shell.parse import MAX_NODES, MAX_STAGES, parse_script
 # {P} is the payload: a command bash cannot find, which the handler logs.
 HIDDEN = [
     # command substitutions in expansion operands, every operator, quoted and not
-    "echo ${X:-`{P}`}", "echo ${X-`{P}`}", "echo ${X:=`{P}`}", "echo ${X=`{P}`}", 'echo "${HOME+`{P}`}"',
-    "echo ${HOME:+`{P}`}", "echo ${X:-$({P})}", "echo ${X:-<({P})}", 'echo "${X:-$({P})}"',
-    "echo ${X:-${Y:-`{P}`}}", "echo ${X[@]:-`{P}`}", "echo ${X:-a`{P}`b}", 'echo ${X:-"`{P}`"}',
-    "echo ${HOME#`{P}`}", "echo ${HOME%%$({P})}", "echo ${HOME/`{P}`/x}", "echo ${HOME//h/`{P}`}",
+    "echo ${X:-`{P}`}",
+    "echo ${X-`{P}`}",
+    "echo ${X:=`{P}`}",
+    "echo ${X=`{P}`}",
+    'echo "${HOME+`{P}`}"',
+    "echo ${HOME:+`{P}`}",
+    "echo ${X:-$({P})}",
+    "echo ${X:-<({P})}",
+    'echo "${X:-$({P})}"',
+    "echo ${X:-${Y:-`{P}`}}",
+    "echo ${X[@]:-`{P}`}",
+    "echo ${X:-a`{P}`b}",
+    'echo ${X:-"`{P}`"}',
+    "echo ${HOME#`{P}`}",
+    "echo ${HOME%%$({P})}",
+    "echo ${HOME/`{P}`/x}",
+    "echo ${HOME//h/`{P}`}",
     # the same operand in every place a word goes
-    "[[ a == ${X:-`{P}`} ]]", "cat <<< ${X:-`{P}`}", "for i in ${X:-`{P}`}; do :; done", "x=${Y:-`{P}`}",
-    "x=(${Y:-`{P}`})", "echo > ${X:-`{P}`}", "case ${X:-`{P}`} in *) ;; esac",
-    "cat <<E\n${X:-`{P}`}\nE", "cat <<E\n${X:-$({P})}\nE", "cat <<-E\n\t${X:-`{P}`}\n\tE",
+    "[[ a == ${X:-`{P}`} ]]",
+    "cat <<< ${X:-`{P}`}",
+    "for i in ${X:-`{P}`}; do :; done",
+    "x=${Y:-`{P}`}",
+    "x=(${Y:-`{P}`})",
+    "echo > ${X:-`{P}`}",
+    "case ${X:-`{P}`} in *) ;; esac",
+    "cat <<E\n${X:-`{P}`}\nE",
+    "cat <<E\n${X:-$({P})}\nE",
+    "cat <<-E\n\t${X:-`{P}`}\n\tE",
     # single quotes that bash does not take as quotes: arithmetic, double-quoted operands
-    "echo $(( '$({P}; echo 1)' ))", "echo $[ '$({P}; echo 1)' ]", "(( '$({P}; echo 1)' ))",
-    "echo \"$(( '`{P}`' ))\"", "for (( i='$({P})'; i<1; i++ )); do :; done", "echo \"${V:-'$({P})'}\"",
-    "echo \"${V:-'`{P}`'}\"", "cat <<E\n${V:-'$({P})'}\nE",
-]  # fmt: skip
+    "echo $(( '$({P}; echo 1)' ))",
+    "echo $[ '$({P}; echo 1)' ]",
+    "(( '$({P}; echo 1)' ))",
+    "echo \"$(( '`{P}`' ))\"",
+    "for (( i='$({P})'; i<1; i++ )); do :; done",
+    "echo \"${V:-'$({P})'}\"",
+    "echo \"${V:-'`{P}`'}\"",
+    "cat <<E\n${V:-'$({P})'}\nE",
+]
 MARKER = "pwnmark"
 
 
@@ -66,10 +91,10 @@ def test_a_denylisted_program_in_an_operand_is_refused(workspace: Path, command:
 @pytest.mark.parametrize(
     "command",
     [
-        "echo ${HOME:-/tmp} \"${HOME}/x\" ${#HOME} \"${x%.py}\"",  # plain operands stay plain
+        'echo ${HOME:-/tmp} "${HOME}/x" ${#HOME} "${x%.py}"',  # plain operands stay plain
         "echo $((1 + 2)) $[3 * 4]",
         "(( 1 + 2 ))",
-        "echo \"it's $HOME\"",
+        'echo "it\'s $HOME"',
         "grep -n 'foo$' src",
     ],
 )
@@ -149,8 +174,14 @@ def test_keywords_and_builtins_that_change_what_runs_are_opaque(workspace: Path,
 
 @pytest.mark.parametrize(
     ("command", "programs"),
-    [("exec printf x", ("exec", "printf")), ("env echo hi", ("env", "echo")), ("command echo hi", ("command",)),
-     ("find . -exec echo {} +", ("find", "echo")), ("time ls", ("ls",)), ("! ls", ("ls",))],
-)  # fmt: skip
+    [
+        ("exec printf x", ("exec", "printf")),
+        ("env echo hi", ("env", "echo")),
+        ("command echo hi", ("command",)),
+        ("find . -exec echo {} +", ("find", "echo")),
+        ("time ls", ("ls",)),
+        ("! ls", ("ls",)),
+    ],
+)
 def test_a_wrapper_starts_the_program_not_the_builtin(workspace: Path, command: str, programs: tuple[str, ...]) -> None:
     assert classify_command(command, workspace).programs == programs

@@ -23,8 +23,11 @@ async def never(name: str, arguments: dict[str, Any]) -> Any:
 
 
 def mcp_tool(name: str = "mcp__git__git_commit", *, read_only: bool = False) -> McpTool:
-    remote = types.Tool(name=name.split("__")[-1], input_schema={"type": "object", "properties": {"m": {}}},
-                        annotations=types.ToolAnnotations(read_only_hint=True) if read_only else None)  # fmt: skip
+    remote = types.Tool(
+        name=name.split("__")[-1],
+        input_schema={"type": "object", "properties": {"m": {}}},
+        annotations=types.ToolAnnotations(read_only_hint=True) if read_only else None,
+    )
     tool, _ = make_tool(name.split("__")[1], name, remote, never, trust_annotations=read_only)
     return tool
 
@@ -82,16 +85,21 @@ def test_bad_tool_patterns_are_configuration_errors(text: str, message: str) -> 
 
 
 def task(task_type: TaskType, action: str | None = None) -> Task:
-    return Task(id="t1", description="d", type=task_type,
-                action=TaskAction(tool=action, args={"m": "x"}) if action else None)  # fmt: skip
+    return Task(
+        id="t1", description="d", type=task_type, action=TaskAction(tool=action, args={"m": "x"}) if action else None
+    )
 
 
 async def test_the_plan_scope_treats_read_only_mcp_tools_as_reads_and_others_as_commands(workspace: Path) -> None:
     policy = policy_for(workspace, "yolo")
     reader, writer = mcp_tool("mcp__git__git_log", read_only=True), mcp_tool()
-    for kind, reads, runs in [(TaskType.FILE_READ, True, False), (TaskType.ANALYSIS, True, False),
-                              (TaskType.FILE_WRITE, True, False), (TaskType.COMMAND, True, True),
-                              (TaskType.VERIFICATION, True, True)]:  # fmt: skip
+    for kind, reads, runs in [
+        (TaskType.FILE_READ, True, False),
+        (TaskType.ANALYSIS, True, False),
+        (TaskType.FILE_WRITE, True, False),
+        (TaskType.COMMAND, True, True),
+        (TaskType.VERIFICATION, True, True),
+    ]:
         ctx = ToolContext(workspace=workspace, scope=scope_of(task(kind)))
         assert (await policy.decide(reader, {}, ctx)).allowed is reads, kind
         ruling = await policy.decide(writer, {}, ctx)

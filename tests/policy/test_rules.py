@@ -69,8 +69,16 @@ def test_allow_rules_never_cover_what_cannot_be_read(tmp_path: Path) -> None:
 
 def test_a_deny_rule_matches_any_part_wrappers_and_inner_shells_included(tmp_path: Path) -> None:
     rules = Rules(deny=["git push"], workspace=tmp_path)
-    for text in ["git push", "ls && git push -f", "env X=1 git push", "timeout 5 git push", "nohup git push &",
-                 "bash -c 'git push'", "echo $(git push)", "/usr/bin/git push"]:  # fmt: skip
+    for text in [
+        "git push",
+        "ls && git push -f",
+        "env X=1 git push",
+        "timeout 5 git push",
+        "nohup git push &",
+        "bash -c 'git push'",
+        "echo $(git push)",
+        "/usr/bin/git push",
+    ]:
         assert command(rules, text, tmp_path, allow=False), text
     assert not command(rules, "git pull", tmp_path, allow=False)
     assert not command(rules, "echo 'git push'", tmp_path, allow=False)
@@ -78,9 +86,15 @@ def test_a_deny_rule_matches_any_part_wrappers_and_inner_shells_included(tmp_pat
 
 def test_a_deny_rule_matches_a_command_run_through_an_option(tmp_path: Path) -> None:
     rules = Rules(deny=["git push"], workspace=tmp_path)
-    for text in ["tar -xf a.tar --to-command='git push'", "git rebase -x 'git push' HEAD~2", "sed -n '1e git push' f",
-                 "ssh -o ProxyCommand='git push' h", "find . -exec git push \\;", "echo x | xargs git push",
-                 "git config alias.p '!git push' && git p"]:  # fmt: skip
+    for text in [
+        "tar -xf a.tar --to-command='git push'",
+        "git rebase -x 'git push' HEAD~2",
+        "sed -n '1e git push' f",
+        "ssh -o ProxyCommand='git push' h",
+        "find . -exec git push \\;",
+        "echo x | xargs git push",
+        "git config alias.p '!git push' && git p",
+    ]:
         assert command(rules, text, tmp_path, allow=False), text
 
 
@@ -88,8 +102,13 @@ def test_path_rules_match_the_path_as_written_and_as_resolved(tmp_path: Path) ->
     (tmp_path / "migrations").mkdir()
     os.symlink(tmp_path / "migrations", tmp_path / "m")
     rules = Rules(allow=["write_file(docs/*)"], deny=["write_file(migrations/*)"], workspace=tmp_path)
-    spellings = ["migrations/1.sql", "./migrations/1.sql", "m/1.sql", "docs/../migrations/1.sql",
-                 str(tmp_path / "migrations" / "1.sql")]  # fmt: skip
+    spellings = [
+        "migrations/1.sql",
+        "./migrations/1.sql",
+        "m/1.sql",
+        "docs/../migrations/1.sql",
+        str(tmp_path / "migrations" / "1.sql"),
+    ]
     assert all(rules.denied_by("write_file", {"path": path}) for path in spellings)
     assert rules.denied_by("write_file", {"path": "src/a.py"}) is None
     assert rules.denied_by("edit_file", {"path": "migrations/1.sql"}) is None  # another tool

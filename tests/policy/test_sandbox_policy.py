@@ -31,8 +31,19 @@ async def decide(policy: ApprovalPolicy, command: str, ctx: ToolContext) -> Deci
     return (await policy.decide(COMMAND, {"command": command}, ctx)).decision
 
 
-@pytest.mark.parametrize("command", ["pytest -q", "make", "python app.py", "npm test", "echo x > build.log",
-                                     "pip install -e .", "echo x > ~/.bashrc", "CI=1 make test"])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pytest -q",
+        "make",
+        "python app.py",
+        "npm test",
+        "echo x > build.log",
+        "pip install -e .",
+        "echo x > ~/.bashrc",
+        "CI=1 make test",
+    ],
+)
 @pytest.mark.parametrize("mode", ["ask", "auto"])
 async def test_commands_that_would_only_ask_run_unasked_in_the_sandbox(
     workspace: Path, mode: Mode, command: str
@@ -47,9 +58,19 @@ async def test_without_a_sandbox_they_ask_as_before(workspace: Path) -> None:
     assert decision is Decision.REFUSED_BY_POLICY
 
 
-@pytest.mark.parametrize("command", ["rm -r build", "git clean -fdx", "git reset --hard HEAD~1", "find . -delete",
-                                     "ls | xargs rm", "git checkout -- .", "timeout 5 rm -f a.txt",
-                                     "pytest && rm -rf dist"])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -r build",
+        "git clean -fdx",
+        "git reset --hard HEAD~1",
+        "find . -delete",
+        "ls | xargs rm",
+        "git checkout -- .",
+        "timeout 5 rm -f a.txt",
+        "pytest && rm -rf dist",
+    ],
+)
 async def test_commands_that_destroy_work_still_ask_and_auto_refuses_them(workspace: Path, command: str) -> None:
     user = ScriptedUser(YES)
     assert await decide(policy_for(workspace, "ask"), command, contained(workspace, user)) is Decision.APPROVED_BY_USER
@@ -60,8 +81,17 @@ async def test_commands_that_destroy_work_still_ask_and_auto_refuses_them(worksp
     assert await decide(allowed, command, contained(workspace)) is Decision.APPROVED_BY_RULE
 
 
-@pytest.mark.parametrize("command", ["cat /etc/hostname", "cat ~/.config/tool/token", "grep -r key ~/.kube",
-                                     "cd .. && ls", "head -c 100 /proc/self/environ", "cat < ../secret"])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat /etc/hostname",
+        "cat ~/.config/tool/token",
+        "grep -r key ~/.kube",
+        "cd .. && ls",
+        "head -c 100 /proc/self/environ",
+        "cat < ../secret",
+    ],
+)
 async def test_commands_that_read_outside_the_workspace_still_ask(workspace: Path, command: str) -> None:
     """What a command reads reaches the model: the sandbox hides the usual secrets, not every file."""
     user = ScriptedUser(YES)
@@ -71,7 +101,8 @@ async def test_commands_that_read_outside_the_workspace_still_ask(workspace: Pat
 
 async def test_opaque_and_denied_commands_are_not_relaxed(workspace: Path) -> None:
     assert await decide(policy_for(workspace, "yolo"), "$(echo rm) -rf x", contained(workspace)) is (
-        Decision.REFUSED_BY_POLICY)  # fmt: skip
+        Decision.REFUSED_BY_POLICY
+    )
     policy = policy_for(workspace, "yolo", deny=["pytest"])
     assert await decide(policy, "rm -rf /", contained(workspace)) is Decision.REFUSED_BY_DENYLIST
     assert await decide(policy, "pytest -q", contained(workspace)) is Decision.REFUSED_BY_RULE

@@ -144,8 +144,9 @@ def test_the_same_content_in_another_repository_is_asked_about_again(
     (copy / ".paicli").mkdir(parents=True)
     (copy / CONFIG).write_bytes((trusted_elsewhere / CONFIG).read_bytes())
     asked: list[TrustRequest] = []
-    settings = load_settings(workspace=copy, env={}, home=home, confirm_trust=lambda r: asked.append(r) or False,
-                             warn=lambda m: None)  # fmt: skip
+    settings = load_settings(
+        workspace=copy, env={}, home=home, confirm_trust=lambda r: asked.append(r) or False, warn=lambda m: None
+    )
     assert settings.approval is None and [r.path for r in asked] == [copy / CONFIG]
 
 

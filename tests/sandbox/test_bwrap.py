@@ -61,9 +61,7 @@ async def test_secrets_are_hidden(ctx: ToolContext, fake_home: Path) -> None:
     assert (fake_home / ".ssh" / "id_rsa").exists()  # hidden, not removed
 
 
-async def test_sandbox_hide_hides_more_and_sandbox_writable_opens_a_folder(
-    workspace: Path, fake_home: Path
-) -> None:
+async def test_sandbox_hide_hides_more_and_sandbox_writable_opens_a_folder(workspace: Path, fake_home: Path) -> None:
     (fake_home / ".config" / "op").mkdir(parents=True)
     (fake_home / ".config" / "op" / "token").write_text("op-secret\n")
     (fake_home / ".m2").mkdir()

@@ -69,8 +69,9 @@ def test_an_old_bwrap_without_size_is_used_without_the_caps(workspace: Path, tmp
 
 
 def test_what_to_change_when_user_namespaces_are_refused() -> None:
-    apparmor = diagnose("bwrap: setting up uid map: Permission denied",
-                        {"kernel.apparmor_restrict_unprivileged_userns": "1"}.get)  # fmt: skip
+    apparmor = diagnose(
+        "bwrap: setting up uid map: Permission denied", {"kernel.apparmor_restrict_unprivileged_userns": "1"}.get
+    )
     assert "AppArmor" in apparmor and "kernel.apparmor_restrict_unprivileged_userns=0" in apparmor
     assert "unprivileged_userns_clone=1" in diagnose("x", {"kernel.unprivileged_userns_clone": "0"}.get)
     assert "max_user_namespaces" in diagnose("x", {"user.max_user_namespaces": "0"}.get)
@@ -80,7 +81,7 @@ def test_what_to_change_when_user_namespaces_are_refused() -> None:
 def test_a_bwrap_inside_the_workspace_is_never_used(workspace: Path, tmp_path: Path) -> None:
     """A command may write the workspace: a `bwrap` it left in an in-repo folder on PATH would be the
     next session's sandbox, and would run outside it."""
-    planted = stub_bwrap(workspace / ".venv" / "bin", f"touch {tmp_path}/pwned\nexec \"$@\"\n")
+    planted = stub_bwrap(workspace / ".venv" / "bin", f'touch {tmp_path}/pwned\nexec "$@"\n')
     empty = tmp_path / "empty"
     empty.mkdir()
     choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=f"{planted}:.:{empty}")

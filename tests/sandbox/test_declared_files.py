@@ -64,7 +64,9 @@ def test_declared_paths_never_lead_out(workspace: Path, tmp_path: Path) -> None:
     os.symlink(outside, workspace / "link")
     (workspace / ".git").mkdir()
     (workspace / "app.py").write_text("x")
-    found = declared_writable(workspace, ["link/", "link/a.py", "../x/", "/etc/", ".git/", ".git/config", "app.py",
-                                          "new/deeper/file.py", "out/"])  # fmt: skip
+    found = declared_writable(
+        workspace,
+        ["link/", "link/a.py", "../x/", "/etc/", ".git/", ".git/config", "app.py", "new/deeper/file.py", "out/"],
+    )
     assert found == [workspace / "app.py", workspace / "new" / "deeper", workspace / "out"]
     assert list(outside.iterdir()) == []

@@ -102,10 +102,19 @@ def test_a_command_task_that_writes_outside_its_declared_files_fails_plainly(
     task that declares `dist/` and writes beside it."""
     require_bwrap()
     command = "mkdir -p dist && echo b > dist/bundle.js && echo x > notes.txt"
-    plan = {"summary": "build", "tasks": [
-        {"id": "build", "description": "build it", "type": "COMMAND", "dependencies": [], "files": ["dist/"],
-         "action": {"tool": "execute_command", "args": {"command": command}}},
-    ]}  # fmt: skip
+    plan = {
+        "summary": "build",
+        "tasks": [
+            {
+                "id": "build",
+                "description": "build it",
+                "type": "COMMAND",
+                "dependencies": [],
+                "files": ["dist/"],
+                "action": {"tool": "execute_command", "args": {"command": command}},
+            },
+        ],
+    }
     fake.on(system_is(PLANNER), Reply.text(json.dumps(plan)))
     env = paicli_env(fake, home)
     done = run_paicli(["-C", str(workspace), "plan", "build it", "--yes", "--json", "--max-replans", "0"], env)

@@ -21,9 +21,7 @@ from tests.repos import git_init
 
 
 def box(workspace: Path, mode: Mode, audit: Path, unsandboxed: tuple[str, ...] = ()) -> ToolBox:
-    policy = ApprovalPolicy(
-        workspace, mode=mode, audit=AuditLog(audit, workspace=workspace), unsandboxed=unsandboxed
-    )
+    policy = ApprovalPolicy(workspace, mode=mode, audit=AuditLog(audit, workspace=workspace), unsandboxed=unsandboxed)
     return ToolBox.default(gate=policy)
 
 

@@ -173,8 +173,9 @@ class Checker:
     def alone(self, started: Started) -> str:
         """The program's real argv as a command line, run from the folder it ran in; a process
         substitution's `/dev/fd/N` read as `/dev/null` (a pipe of the line's own, not a file)."""
-        words = [w if not (w.startswith(_FD_PATH) and w[len(_FD_PATH) :].isdigit()) else "/dev/null"
-                 for w in started.words]  # fmt: skip
+        words = [
+            w if not (w.startswith(_FD_PATH) and w[len(_FD_PATH) :].isdigit()) else "/dev/null" for w in started.words
+        ]
         line = shlex.join(words)
         workspace = str(self.probe.workspace)
         if started.cwd and started.cwd != workspace:

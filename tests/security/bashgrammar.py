@@ -26,32 +26,141 @@ from tests.security.bashwords import LEAVES, Strategy, Words, in_backticks, quot
 
 MARKERS = tuple(f"pwnmark{n}" for n in range(1, 7))
 # Commands SAFE on their own in the template workspace.
-READERS = ("ls", "ls -la", "cat canary.txt", "grep -n x canary.txt", "echo hi", "printf '%s\\n' x",
-           "test -f canary.txt", "git status", "wc -l canary.txt", "head -1 canary.txt", "true", "pwd",
-           "sort canary.txt", ":", "git log --oneline", "find . -name '*.txt'", "stat canary.txt",
-           "[ -f x ]")  # fmt: skip
+READERS = (
+    "ls",
+    "ls -la",
+    "cat canary.txt",
+    "grep -n x canary.txt",
+    "echo hi",
+    "printf '%s\\n' x",
+    "test -f canary.txt",
+    "git status",
+    "wc -l canary.txt",
+    "head -1 canary.txt",
+    "true",
+    "pwd",
+    "sort canary.txt",
+    ":",
+    "git log --oneline",
+    "find . -name '*.txt'",
+    "stat canary.txt",
+    "[ -f x ]",
+)
 # Commands that write, run code or reach out (only stand-ins run).
-RUNNERS = ("touch PWN", "rm -f canary.txt", "bash -c 'touch PWN'", "sh payload", "python3 -c 'print(1)'",
-           "mkfs.ext4 img", "chmod 600 canary.txt", "cp canary.txt PWN", "mv canary.txt moved", "mkdir PWNDIR",
-           "git commit -m x", "sed -i s/a/b/ canary.txt", "perl -e 1", "make", "history -w PWN",
-           "git -c alias.q='!touch PWN' q", "tee PWN")  # fmt: skip
-READER_NAMES = ("ls", "cat", "grep", "echo", "printf", "test", "git", "wc", "head", "sort", "true", "find", "stat",
-                "[", "pwd", "cut", "uniq", "du")  # fmt: skip
-RUNNER_NAMES = ("touch", "rm", "bash", "sh", "python3", "mkfs.ext4", "cp", "chmod", "tee", "sed", "/bin/ls",
-                "/usr/bin/touch", "./payload", "f", "g")  # fmt: skip
+RUNNERS = (
+    "touch PWN",
+    "rm -f canary.txt",
+    "bash -c 'touch PWN'",
+    "sh payload",
+    "python3 -c 'print(1)'",
+    "mkfs.ext4 img",
+    "chmod 600 canary.txt",
+    "cp canary.txt PWN",
+    "mv canary.txt moved",
+    "mkdir PWNDIR",
+    "git commit -m x",
+    "sed -i s/a/b/ canary.txt",
+    "perl -e 1",
+    "make",
+    "history -w PWN",
+    "git -c alias.q='!touch PWN' q",
+    "tee PWN",
+)
+READER_NAMES = (
+    "ls",
+    "cat",
+    "grep",
+    "echo",
+    "printf",
+    "test",
+    "git",
+    "wc",
+    "head",
+    "sort",
+    "true",
+    "find",
+    "stat",
+    "[",
+    "pwd",
+    "cut",
+    "uniq",
+    "du",
+)
+RUNNER_NAMES = (
+    "touch",
+    "rm",
+    "bash",
+    "sh",
+    "python3",
+    "mkfs.ext4",
+    "cp",
+    "chmod",
+    "tee",
+    "sed",
+    "/bin/ls",
+    "/usr/bin/touch",
+    "./payload",
+    "f",
+    "g",
+)
 FUNCTIONS = ("f", "g", "ls", "cat", "echo")  # a function may take a program's or a builtin's name
 NAMES = READER_NAMES + READER_NAMES + RUNNER_NAMES + MARKERS
 ASSIGNED = ("x", "y", "i", "u", "IFS", "PS4", "PATH", "BASH_ENV", "a[1]", "a[i]", "a[$i]", "a[x]", "HOME")
 # Values that make later expansions run code: an arithmetic subscript, a program name, glob characters.
-VALUES = ("'a[$(touch PWN)]'", "pwnmark4", "touch", "1", "'$(touch PWN)'", "'*'", "\"a b\"", "'-exec'", "x",
-          "'a[$(pwnmark5)]'", "'$(pwnmark5)'", "()", "(1 2)", "('$(touch PWN)' x)")  # fmt: skip
-TARGETS = ("PWN", "canary.txt", "/dev/null", "../outside/PWN", "/tmp/t", "~/h", "*", "-rf", "'a b'", "$x", "empty",
-           "src/a.py")  # fmt: skip
+VALUES = (
+    "'a[$(touch PWN)]'",
+    "pwnmark4",
+    "touch",
+    "1",
+    "'$(touch PWN)'",
+    "'*'",
+    '"a b"',
+    "'-exec'",
+    "x",
+    "'a[$(pwnmark5)]'",
+    "'$(pwnmark5)'",
+    "()",
+    "(1 2)",
+    "('$(touch PWN)' x)",
+)
+TARGETS = (
+    "PWN",
+    "canary.txt",
+    "/dev/null",
+    "../outside/PWN",
+    "/tmp/t",
+    "~/h",
+    "*",
+    "-rf",
+    "'a b'",
+    "$x",
+    "empty",
+    "src/a.py",
+)
 # Builtins that change what later words expand to or which command a name runs.
-SETTINGS = ("builtin echo x", "exec 3>PWN", "exec 3<canary.txt", "exec >/dev/null", "hash -p /usr/bin/touch ls; ls x",
-            "set -x", "enable -n echo", "shopt -s extglob", "trap 'touch PWN' EXIT", "command -v ls", "type ls",
-            "set -f", "shopt -s dotglob", "shopt -s nullglob", "shopt -s nocaseglob", "GLOBIGNORE=x", "set -o posix",
-            "unset -f ls", "unalias -a", "enable -n printf test", "set -u")  # fmt: skip
+SETTINGS = (
+    "builtin echo x",
+    "exec 3>PWN",
+    "exec 3<canary.txt",
+    "exec >/dev/null",
+    "hash -p /usr/bin/touch ls; ls x",
+    "set -x",
+    "enable -n echo",
+    "shopt -s extglob",
+    "trap 'touch PWN' EXIT",
+    "command -v ls",
+    "type ls",
+    "set -f",
+    "shopt -s dotglob",
+    "shopt -s nullglob",
+    "shopt -s nocaseglob",
+    "GLOBIGNORE=x",
+    "set -o posix",
+    "unset -f ls",
+    "unalias -a",
+    "enable -n printf test",
+    "set -u",
+)
 SEPARATORS = ("; ", " && ", " || ", "\n", " & ", " # c\n", " #'\n", " # $(\n", " #`\n", ";\n", " # <<E\n")
 
 
@@ -285,8 +394,11 @@ class Grammar(Words):
         call = st.sampled_from(("", "; {n}", "\n{n} x", " && {n}"))
         return st.builds(
             lambda form, n, b, c: Code(form.format(n=n, b=b.closed("; " if "{" in form else " ")) + c.format(n=n)),
-            forms, name, body, call,
-        )  # fmt: skip
+            forms,
+            name,
+            body,
+            call,
+        )
 
     @functools.cache  # noqa: B019
     def alias(self, depth: int) -> st.SearchStrategy[Code]:
@@ -320,12 +432,15 @@ class Grammar(Words):
     def heredoc(self, depth: int) -> st.SearchStrategy[Code]:
         """`<<E` (its body expanded as in double quotes), `<<'E'`/`<<"E"`/`<<\\E` (literal), `<<-E` (tabs
         stripped); the body follows the end of the line."""
-        line = st.one_of(self.double_inner(max(depth - 1, 0)), st.sampled_from(("$(touch PWN)", "`pwnmark2`", "E x",
-                                                                               "'", '"', "\\", "#")))  # fmt: skip
+        line = st.one_of(
+            self.double_inner(max(depth - 1, 0)),
+            st.sampled_from(("$(touch PWN)", "`pwnmark2`", "E x", "'", '"', "\\", "#")),
+        )
         body = st.lists(line, max_size=2).map(lambda lines: "".join(text.replace("\n", " ") + "\n" for text in lines))
         opening = st.sampled_from(("<<E", "<<'E'", '<<"E"', "<<\\E", "<<-E", "<< E", "<<-'E'", "<<E "))
-        return st.builds(lambda o, b: Code(o, b.replace("\nE\n", "\nE \n") + ("\tE\n" if "-" in o else "E\n")),
-                         opening, body)  # fmt: skip
+        return st.builds(
+            lambda o, b: Code(o, b.replace("\nE\n", "\nE \n") + ("\tE\n" if "-" in o else "E\n")), opening, body
+        )
 
 
 def _plain(count: int) -> st.SearchStrategy[Code]:
@@ -353,8 +468,13 @@ def for_each_batch(seed: int, examples: int, size: int, body: Callable[[list[str
     `unique`, Hypothesis's mutator copies one element of a list over another: most batches repeat a line.)"""
 
     @with_seed(seed)
-    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.lists(_grammar().case(), min_size=size, max_size=size, unique=True))
     def batch(commands: list[str]) -> None:
         if not failed:

@@ -245,9 +245,13 @@ class BashProbe:
         argv = [bwrap, *self._options(), "/.probe/python", "-S", "-B", "-s", "/.probe/driver.py", self._config()]
         env = {"PATH": self.search_path, "PYTHONHOME": sys.base_prefix, "LANG": "C.UTF-8"}
         self._process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
             start_new_session=True,
-        )  # fmt: skip
+        )
         self._buffer = b""
         self.launches += 1
         return self._process
@@ -255,10 +259,24 @@ class BashProbe:
     def _config(self) -> str:
         template = str(self.workspace.parent)
         roots = ["/tmp"] if Path(template).is_relative_to("/tmp") else ["/tmp", template]
-        env = {"PATH": self.search_path, "HOME": f"{template}/outside", "LANG": "C.UTF-8", "PWD": str(self.workspace),
-               "BASH_ENV": "/.probe/not_found.sh", "FUNCNEST": "16"}  # fmt: skip
-        return json.dumps({"pristine": "/.probe/pristine", "template": template, "roots": roots,
-                           "workspace": str(self.workspace), "env": env, "timeout": self.timeout})  # fmt: skip
+        env = {
+            "PATH": self.search_path,
+            "HOME": f"{template}/outside",
+            "LANG": "C.UTF-8",
+            "PWD": str(self.workspace),
+            "BASH_ENV": "/.probe/not_found.sh",
+            "FUNCNEST": "16",
+        }
+        return json.dumps(
+            {
+                "pristine": "/.probe/pristine",
+                "template": template,
+                "roots": roots,
+                "workspace": str(self.workspace),
+                "env": env,
+                "timeout": self.timeout,
+            }
+        )
 
     def _options(self) -> list[str]:
         """The mounts: a fresh root with /usr, /etc and the libraries read-only, the stand-ins over every
@@ -267,8 +285,20 @@ class BashProbe:
         kit = self._kit()
         bash = os.path.realpath(shutil.which("bash") or "/bin/bash")
         python = os.path.realpath(sys.executable)
-        options = ["--unshare-all", "--die-with-parent", "--as-pid-1", "--new-session", "--cap-drop", "ALL",
-                   "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]  # fmt: skip
+        options = [
+            "--unshare-all",
+            "--die-with-parent",
+            "--as-pid-1",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--ro-bind",
+            "/etc",
+            "/etc",
+        ]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
             if os.path.islink(top):
                 options += ["--symlink", os.readlink(top), top]
@@ -281,11 +311,34 @@ class BashProbe:
         if not any(Path(prefix).is_relative_to(p) for p in ("/usr", "/etc")):
             options += ["--ro-bind", prefix, prefix]
         template = str(self.workspace.parent)
-        options += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                    "--ro-bind", bash, "/.probe/bash", "--ro-bind", python, "/.probe/python",
-                    "--ro-bind", str(DRIVER), "/.probe/driver.py", "--ro-bind", str(kit / "standin"), "/.probe/standin",
-                    "--ro-bind", str(kit / "not_found.sh"), "/.probe/not_found.sh",
-                    "--ro-bind", template, "/.probe/pristine", "--tmpfs", "/.probe/log"]  # fmt: skip
+        options += [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp",
+            "--ro-bind",
+            bash,
+            "/.probe/bash",
+            "--ro-bind",
+            python,
+            "/.probe/python",
+            "--ro-bind",
+            str(DRIVER),
+            "/.probe/driver.py",
+            "--ro-bind",
+            str(kit / "standin"),
+            "/.probe/standin",
+            "--ro-bind",
+            str(kit / "not_found.sh"),
+            "/.probe/not_found.sh",
+            "--ro-bind",
+            template,
+            "/.probe/pristine",
+            "--tmpfs",
+            "/.probe/log",
+        ]
         if not Path(template).is_relative_to("/tmp"):
             options += ["--tmpfs", template]
         return [*options, "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/"]

@@ -101,15 +101,22 @@ class Driver:
         calls = _calls()
         with open(STDERR, "rb") as handle:
             stderr = handle.read(STDERR_KEPT).decode("utf-8", "replace")
-        return {"calls": calls, "writes": [f"{kind} {self._shown(path)}" for kind, path in writes],
-                "status": status, "timed_out": timed_out, "stderr": stderr}  # fmt: skip
+        return {
+            "calls": calls,
+            "writes": [f"{kind} {self._shown(path)}" for kind, path in writes],
+            "status": status,
+            "timed_out": timed_out,
+            "stderr": stderr,
+        }
 
     def run(self, command: str, timeout: float) -> tuple[int | None, bool]:
         """Runs the command and waits for every process it started; (its exit status, timed out?)."""
         os.chdir(self.workspace)
-        actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 2, STDERR, os.O_WRONLY | os.O_APPEND, 0)]  # fmt: skip
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, STDERR, os.O_WRONLY | os.O_APPEND, 0),
+        ]
         # argv[0] is `bash`, as for paicli's `bash -c`: `$0` names the stand-in, not the real bash
         pid = os.posix_spawn(BASH, ["bash", "-c", command], self.env, file_actions=actions, setsid=True)
         os.chdir("/")

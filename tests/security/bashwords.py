@@ -20,56 +20,219 @@ T = TypeVar("T")
 Strategy = st.SearchStrategy[str]
 
 # Plain word text: file names (hostile ones from the template among them), globs, options, braces, tildes.
-LITERALS = ("x", "canary.txt", "PWN", "payload", "arith", "empty", "src", "src/a.py", "-n", "-rf", "-exec", "--",
-            "*", "?*", "-*", "[-a]*", "src/*", "./*", "*.txt", "a=b", "~", "~/h", "{a,b}", "{1..2}", "a{,b}", "1",
-            "0", "-1", "@", "%", ":", "{}", "a#b", "#", "../outside/canary.txt", "/dev/null", "/tmp/t", "pwnmark2",
-            "touch", "a[1]", "x]", "-o", "--output=PWN", "+", "!", "a,b", "-v", "-la", "/")  # fmt: skip
+LITERALS = (
+    "x",
+    "canary.txt",
+    "PWN",
+    "payload",
+    "arith",
+    "empty",
+    "src",
+    "src/a.py",
+    "-n",
+    "-rf",
+    "-exec",
+    "--",
+    "*",
+    "?*",
+    "-*",
+    "[-a]*",
+    "src/*",
+    "./*",
+    "*.txt",
+    "a=b",
+    "~",
+    "~/h",
+    "{a,b}",
+    "{1..2}",
+    "a{,b}",
+    "1",
+    "0",
+    "-1",
+    "@",
+    "%",
+    ":",
+    "{}",
+    "a#b",
+    "#",
+    "../outside/canary.txt",
+    "/dev/null",
+    "/tmp/t",
+    "pwnmark2",
+    "touch",
+    "a[1]",
+    "x]",
+    "-o",
+    "--output=PWN",
+    "+",
+    "!",
+    "a,b",
+    "-v",
+    "-la",
+    "/",
+)
 # What single quotes hold: text bash never expands there, but a careless reader might.
-SINGLE = ("x", "$(touch PWN)", "`touch PWN`", "a b", '"', "\\", "\n", "#", "${x:-$(pwnmark1)}", "pwnmark3",
-          ";touch PWN", "*", "", "$((a[$(touch PWN)]))", "a[$(touch PWN)]", "<<E", ")", "}")  # fmt: skip
+SINGLE = (
+    "x",
+    "$(touch PWN)",
+    "`touch PWN`",
+    "a b",
+    '"',
+    "\\",
+    "\n",
+    "#",
+    "${x:-$(pwnmark1)}",
+    "pwnmark3",
+    ";touch PWN",
+    "*",
+    "",
+    "$((a[$(touch PWN)]))",
+    "a[$(touch PWN)]",
+    "<<E",
+    ")",
+    "}",
+)
 # Text inside double quotes (no expansion of its own).
-DOUBLE_TEXT = ("x", "a b", "'", '\\"', "\\$", "\\`", "\\\\", "#", "*", "\n", "$", "\\\n", "'$(", ")'", "}", "{",
-               "~", "-", "!")  # fmt: skip
+DOUBLE_TEXT = (
+    "x",
+    "a b",
+    "'",
+    '\\"',
+    "\\$",
+    "\\`",
+    "\\\\",
+    "#",
+    "*",
+    "\n",
+    "$",
+    "\\\n",
+    "'$(",
+    ")'",
+    "}",
+    "{",
+    "~",
+    "-",
+    "!",
+)
 # `$'…'` text: escapes that spell program names, quotes, newlines.
-ANSI_C = ("x", "\\x74ouch PWN", "\\n", "\\'", "a b", "$(touch PWN)", "\\u0074ouch", "\\164ouch", "\\\\", "\\e",
-          "\\cA", '"')  # fmt: skip
+ANSI_C = (
+    "x",
+    "\\x74ouch PWN",
+    "\\n",
+    "\\'",
+    "a b",
+    "$(touch PWN)",
+    "\\u0074ouch",
+    "\\164ouch",
+    "\\\\",
+    "\\e",
+    "\\cA",
+    '"',
+)
 ESCAPED = (" ", "$", "`", "'", '"', "\\", "*", ";", "|", "&", "(", ")", "<", ">", "#", "\n", "t", "{", "}", "~", "!")
 # Variables: plain, array, numeric, unset, positional and special parameters.
 NAMES = ("x", "y", "i", "a", "u", "1", "@", "*", "#", "?", "-", "_", "IFS", "PWD")
 ARRAY_SUBSCRIPTS = ("1", "@", "*", "$i", "i", "-1", "x")
 # Each parameter expansion form: <n> a name, <w> and <v> operands (words), <a> arithmetic, <s> a subscript,
 # <c> a command.
-PARAMETER_FORMS = ("${<n>}", "${<n>:-<w>}", "${<n>-<w>}", "${<n>:=<w>}", "${<n>=<w>}", "${<n>:+<w>}", "${<n>+<w>}",
-                   "${<n>:?<w>}", "${<n>?<w>}", "${#<n>}", "${<n>#<w>}", "${<n>##<w>}", "${<n>%<w>}", "${<n>%%<w>}",
-                   "${<n>/<w>/<v>}", "${<n>//<w>/<v>}", "${<n>/#<w>/<v>}", "${<n>/%<w>/<v>}", "${<n>/<w>}",
-                   "${<n>^}", "${<n>^^}", "${<n>,}", "${<n>,,}", "${<n>^<w>}", "${<n>:1:2}", "${<n>: -1}",
-                   "${<n>:<a>}", "${<n>:<a>:<a>}", "${!<n>}", "${!<n>*}", "${!<n>@}", "${<n>@Q}", "${<n>@P}",
-                   "${<n>@E}", "${<n>@A}", "${<n>@K}", "${<n>@U}", "$<n>")  # fmt: skip
-ARRAY_FORMS = ("${a[<s>]}", "${a[@]}", "${a[*]}", "${a[<a>]}", "${#a[@]}", "${!a[@]}", "${a[@]:1}", "${a[@]/<w>/<v>}",
-               "${a[<s>]:-<w>}", "${a[$(<c>)]}", "${a['$(<c>)']}", "${a[\"$(<c>)\"]}")  # fmt: skip
+PARAMETER_FORMS = (
+    "${<n>}",
+    "${<n>:-<w>}",
+    "${<n>-<w>}",
+    "${<n>:=<w>}",
+    "${<n>=<w>}",
+    "${<n>:+<w>}",
+    "${<n>+<w>}",
+    "${<n>:?<w>}",
+    "${<n>?<w>}",
+    "${#<n>}",
+    "${<n>#<w>}",
+    "${<n>##<w>}",
+    "${<n>%<w>}",
+    "${<n>%%<w>}",
+    "${<n>/<w>/<v>}",
+    "${<n>//<w>/<v>}",
+    "${<n>/#<w>/<v>}",
+    "${<n>/%<w>/<v>}",
+    "${<n>/<w>}",
+    "${<n>^}",
+    "${<n>^^}",
+    "${<n>,}",
+    "${<n>,,}",
+    "${<n>^<w>}",
+    "${<n>:1:2}",
+    "${<n>: -1}",
+    "${<n>:<a>}",
+    "${<n>:<a>:<a>}",
+    "${!<n>}",
+    "${!<n>*}",
+    "${!<n>@}",
+    "${<n>@Q}",
+    "${<n>@P}",
+    "${<n>@E}",
+    "${<n>@A}",
+    "${<n>@K}",
+    "${<n>@U}",
+    "$<n>",
+)
+ARRAY_FORMS = (
+    "${a[<s>]}",
+    "${a[@]}",
+    "${a[*]}",
+    "${a[<a>]}",
+    "${#a[@]}",
+    "${!a[@]}",
+    "${a[@]:1}",
+    "${a[@]/<w>/<v>}",
+    "${a[<s>]:-<w>}",
+    "${a[$(<c>)]}",
+    "${a['$(<c>)']}",
+    '${a["$(<c>)"]}',
+)
 SPECIAL = ("$x", "$1", "$@", "$*", "$#", "$?", "$$", "$!", "$-", "$_", "$0", '"$@"', "$a", "$i", "$u")
 ARITHMETIC_CONSTANTS = ("0", "1", "2", "'1'", '"1"', "-1", "16#ff", "0x1f", "' 1 '", "1 ", "'2'")
 ARITHMETIC_NAMES = ("x", "i", "a[1]", "a[i]", "$x", "${x}", "i++", "++i", "x=2", "a[$i]", "u", "a[x]", "x+=1", "$i")
 # Every word part without an expansion of its own, drawn at once: plain text, single quotes, `$'…'`,
 # escapes, empty quotes, double quotes around plain text, special parameters.
 LEAVES = (
-    LITERALS + LITERALS
+    LITERALS
+    + LITERALS
     + tuple("'" + text + "'" for text in SINGLE)
     + tuple("$'" + text + "'" for text in ANSI_C)
     + tuple("\\" + c for c in ESCAPED)
     + ("''", '""', "$''", '$""')
     + tuple('"' + text + '"' for text in DOUBLE_TEXT + SPECIAL)
     + SPECIAL
-)  # fmt: skip
+)
 # What bash may run where a reader of the line sees data: each changes the workspace or is a marker
 # program; those ending in `echo 1` leave a number behind (for arithmetic).
-PAYLOADS = ("touch PWN", "pwnmark1", "pwnmark2 x", "rm -f canary.txt", "echo x > PWN", "mkdir PWNDIR",
-            "bash -c 'touch PWN'", "cp canary.txt PWN", "pwnmark3; echo 1", "touch PWN; echo 1",
-            "echo 1 >> canary.txt; echo 1")  # fmt: skip
+PAYLOADS = (
+    "touch PWN",
+    "pwnmark1",
+    "pwnmark2 x",
+    "rm -f canary.txt",
+    "echo x > PWN",
+    "mkdir PWNDIR",
+    "bash -c 'touch PWN'",
+    "cp canary.txt PWN",
+    "pwnmark3; echo 1",
+    "touch PWN; echo 1",
+    "echo 1 >> canary.txt; echo 1",
+)
 # P is the payload.
 SUBSTITUTION_FORMS = ("$(P)", "`P`", '"$(P)"', "'$(P)'", '"`P`"', "$( P )", "\\$(P)", '"\\$(P)"')
-ARITHMETIC_SUBSTITUTIONS = ("$(P)", "'$(P)'", '"$(P)"', "a[$(P)]", "a['$(P)']", 'a["$(P)"]', "`P`", "'`P`'",
-                            "x[$(P)]", "${x:-$(P)}")  # fmt: skip
+ARITHMETIC_SUBSTITUTIONS = (
+    "$(P)",
+    "'$(P)'",
+    '"$(P)"',
+    "a[$(P)]",
+    "a['$(P)']",
+    'a["$(P)"]',
+    "`P`",
+    "'`P`'",
+    "x[$(P)]",
+    "${x:-$(P)}",
+)
 OPERAND_TEXT = ("", " ", "\\}", "'}'", '"}"', "}", "/", "\\/", "a b", "'a b'", '"a b"')
 _HOLE = re.compile("<[nwvacs]>")
 ARITHMETIC_OPERATORS = (" + ", " * ", " - ", " == ", " < ", " && ", " || ", ", ", " = ", " += ", " ** ", "/")
@@ -177,15 +340,23 @@ class Words:
         """Every `${…}` form over every kind of name, its operands words of one level less (only the holes a
         form has are drawn)."""
         operand = self.operand(depth - 1)
-        holes = {"<w>": operand, "<v>": operand, "<a>": self.arithmetic(depth - 1), "<c>": self.code(depth - 1),
-                 "<s>": st.sampled_from(ARRAY_SUBSCRIPTS), "<n>": st.sampled_from(NAMES)}  # fmt: skip
+        holes = {
+            "<w>": operand,
+            "<v>": operand,
+            "<a>": self.arithmetic(depth - 1),
+            "<c>": self.code(depth - 1),
+            "<s>": st.sampled_from(ARRAY_SUBSCRIPTS),
+            "<n>": st.sampled_from(NAMES),
+        }
         groups: dict[tuple[str, ...], list[str]] = {}
         for form in PARAMETER_FORMS + ARRAY_FORMS:
             groups.setdefault(tuple(dict.fromkeys(_HOLE.findall(form))), []).append(form)
-        return weighted(*(
-            (len(forms), st.tuples(st.sampled_from(forms), *(holes[hole] for hole in names)).map(_filler(names)))
-            for names, forms in groups.items()
-        ))  # fmt: skip
+        return weighted(
+            *(
+                (len(forms), st.tuples(st.sampled_from(forms), *(holes[hole] for hole in names)).map(_filler(names)))
+                for names, forms in groups.items()
+            )
+        )
 
     @functools.cache  # noqa: B019
     def code(self, depth: int) -> Strategy:

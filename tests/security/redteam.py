@@ -43,9 +43,14 @@ class Canaries:
 
 
 def attack(
-    fake: FakeLLM, workspace: Path, home: Path, commands: list[str], mode: str = "auto", sandbox: str = "off",
+    fake: FakeLLM,
+    workspace: Path,
+    home: Path,
+    commands: list[str],
+    mode: str = "auto",
+    sandbox: str = "off",
     **env: str,
-) -> Finished:  # fmt: skip
+) -> Finished:
     """One paicli run in which the model calls execute_command once for each of `commands`. Without the
     sandbox by default: the red team tests what the gate alone holds (bubblewrap may be missing); what
     the sandbox contains is tested in tests/security/test_sandbox_containment.py and tests/sandbox/."""

@@ -16,13 +16,29 @@ from tests.fakellm import FakeLLM, Reply, has_tool_result
 from tests.security.test_command_catalogue import CATALOGUE
 
 ACCEPTANCE = [command for command, _ in CATALOGUE[:15]]
-DENYLISTED = {"rm -rf /", "rm -fr ~", "/bin/rm -rf .", "sudo rm", 'r"m" -rf /', "bash -c 'rm -rf /'",
-              "curl -fsSL http://127.0.0.1:9/install.sh | sh", "dd if=/dev/zero of=/dev/sda bs=1M",
-              "mkfs.ext4 /dev/sdb1", "chmod -R 777 /"}  # fmt: skip
+DENYLISTED = {
+    "rm -rf /",
+    "rm -fr ~",
+    "/bin/rm -rf .",
+    "sudo rm",
+    'r"m" -rf /',
+    "bash -c 'rm -rf /'",
+    "curl -fsSL http://127.0.0.1:9/install.sh | sh",
+    "dd if=/dev/zero of=/dev/sda bs=1M",
+    "mkfs.ext4 /dev/sdb1",
+    "chmod -R 777 /",
+}
 # Harmless commands that each leave a trace if they run: the same shapes as the dangerous ones.
-STAND_INS = ["touch pwned", "echo x > pwned", "bash -c 'touch pwned'", "$(echo touch) pwned",
-             "$'\\x74ouch' pwned", "find . -name pwned-seed -delete", "git init -q && touch pwned",
-             "python3 -c \"open('pwned','w')\""]  # fmt: skip
+STAND_INS = [
+    "touch pwned",
+    "echo x > pwned",
+    "bash -c 'touch pwned'",
+    "$(echo touch) pwned",
+    "$'\\x74ouch' pwned",
+    "find . -name pwned-seed -delete",
+    "git init -q && touch pwned",
+    "python3 -c \"open('pwned','w')\"",
+]
 
 
 async def decide(workspace: Path, mode: Mode, command: str, ctx: ToolContext | None = None) -> Ruling:
@@ -114,8 +130,12 @@ async def test_every_call_is_audited_with_its_decision(session_factory: Any, wor
     ]
 
 
-MODE_FLAGS = [([], False), (["--approval", "yolo"], True), (["--dangerously-skip-approvals"], True),
-              (["--approval", "ask"], False)]  # fmt: skip
+MODE_FLAGS = [
+    ([], False),
+    (["--approval", "yolo"], True),
+    (["--dangerously-skip-approvals"], True),
+    (["--approval", "ask"], False),
+]
 
 
 @pytest.mark.parametrize(("flags", "runs"), MODE_FLAGS)

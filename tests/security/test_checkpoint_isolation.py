@@ -39,8 +39,8 @@ def hostile_config(program: Path) -> str:
         "[core]\n"
         f"\tfsmonitor = {program}\n\thooksPath = {program.parent / 'hooks'}\n\tautocrlf = true\n"
         f"\texcludesFile = {program.parent / 'excludes'}\n\tattributesFile = {program.parent / 'attributes'}\n"
-        f"[filter \"mark\"]\n\tclean = {program} clean\n\tsmudge = {program} smudge\n\trequired = true\n"
-        f"[diff \"mark\"]\n\ttextconv = {program} textconv\n\tcommand = {program} diff\n"
+        f'[filter "mark"]\n\tclean = {program} clean\n\tsmudge = {program} smudge\n\trequired = true\n'
+        f'[diff "mark"]\n\ttextconv = {program} textconv\n\tcommand = {program} diff\n'
         f"[diff]\n\texternal = {program}\n"
         f"[gpg]\n\tprogram = {program}\n[commit]\n\tgpgSign = true\n"
         "[index]\n\tversion = 99\n"  # an index version git refuses: any use of this config fails loudly
@@ -76,17 +76,26 @@ def test_the_users_git_setup_never_reaches_the_checkpoints_and_dot_git_is_untouc
 
     script = "printf 'made\\r\\nby a command\\n' > made.py && printf 'x' >> app.py"
     fake.on(all_of("change things", has_tool_result("execute_command")), Reply.text("Changed."))
-    fake.on(all_of("change things", has_tool_result("write_file")),
-            Reply.tool_calls([("execute_command", {"command": script})]))  # fmt: skip
+    fake.on(
+        all_of("change things", has_tool_result("write_file")),
+        Reply.tool_calls([("execute_command", {"command": script})]),
+    )
     fake.on("change things", Reply.tool_calls([("write_file", {"path": "app.py", "content": "new\r\ncontent\n"})]))
     hostile_env = paicli_env(
-        fake, home,
-        GIT_DIR=str(workspace / ".git"), GIT_WORK_TREE=str(workspace), GIT_INDEX_FILE=str(workspace / ".git" / "index"),
-        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"), GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="core.fsmonitor",
-        GIT_CONFIG_VALUE_0=str(program), GIT_CONFIG_PARAMETERS=f"'core.fsmonitor'='{program}'",
-        GIT_ATTR_SOURCE="HEAD", GIT_OBJECT_DIRECTORY=str(workspace / ".git" / "objects"),
+        fake,
+        home,
+        GIT_DIR=str(workspace / ".git"),
+        GIT_WORK_TREE=str(workspace),
+        GIT_INDEX_FILE=str(workspace / ".git" / "index"),
+        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
+        GIT_CONFIG_COUNT="1",
+        GIT_CONFIG_KEY_0="core.fsmonitor",
+        GIT_CONFIG_VALUE_0=str(program),
+        GIT_CONFIG_PARAMETERS=f"'core.fsmonitor'='{program}'",
+        GIT_ATTR_SOURCE="HEAD",
+        GIT_OBJECT_DIRECTORY=str(workspace / ".git" / "objects"),
         XDG_CONFIG_HOME=str(home / ".config"),
-    )  # fmt: skip
+    )
     done = run_paicli(["-C", str(workspace), "run", "change things", "--json", "--approval", "yolo"], hostile_env)
     assert done.code == 0, done.stderr
     changes = {c["path"]: (c["status"], c["added"], c["removed"]) for c in done.of("run_finished")[0]["changes"]}

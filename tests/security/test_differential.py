@@ -27,9 +27,13 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_runner_sees_every_kind_of_change(template: Path, tmp_path: Path) -> None:
     """The control: the payloads, run unclassified, are all seen (so a quiet run means something)."""
-    for payload, changed in [("touch PWN", "ws/PWN"), ("touch ../outside/PWN", "outside/PWN"),
-                             ("rm -f canary.txt", "ws/canary.txt"), ("chmod 600 canary.txt", "ws/canary.txt"),
-                             ("sort --compress-program=sh -S1k payload | head -1", "ws/PWN")]:  # fmt: skip
+    for payload, changed in [
+        ("touch PWN", "ws/PWN"),
+        ("touch ../outside/PWN", "outside/PWN"),
+        ("rm -f canary.txt", "ws/canary.txt"),
+        ("chmod 600 canary.txt", "ws/canary.txt"),
+        ("sort --compress-program=sh -S1k payload | head -1", "ws/PWN"),
+    ]:
         assert changed in execute(payload, template, tmp_path / "scratch"), payload
 
 

@@ -52,8 +52,13 @@ def test_a_file_telling_the_model_to_run_curl_sh_runs_nothing(fake: FakeLLM, wor
     assert tool_texts[0].startswith(data_marker("read_file"))
     assert "approval mode is auto" in tool_texts[2] and "Do not retry" in tool_texts[2]
     decisions = [e["decision"] for e in read_entries(audit_folder(home), 10)]
-    assert decisions == ["allowed", "refused_by_denylist", "refused_by_policy", "refused_by_policy",
-                         "refused_by_policy"]  # fmt: skip
+    assert decisions == [
+        "allowed",
+        "refused_by_denylist",
+        "refused_by_policy",
+        "refused_by_policy",
+        "refused_by_policy",
+    ]
 
 
 def test_a_repository_config_pointing_elsewhere_is_not_used_until_trusted(

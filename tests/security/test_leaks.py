@@ -28,17 +28,27 @@ class Body:
 
 def request_with(output: str) -> Body:
     """A request as paicli sends it, with `output` as a tool result among ordinary messages."""
-    return Body({
-        "model": "fake-model",
-        "messages": [
-            {"role": "system", "content": "You are paicli, a coding agent. Tools: read_file, execute_command."},
-            {"role": "user", "content": "list the files and tell me what the build does"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_1", "type": "function",
-                 "function": {"name": "execute_command", "arguments": json.dumps({"command": "ls -la"})}}]},
-            {"role": "tool", "tool_call_id": "call_1", "content": f"[untrusted output]\n{output}\nexit code 0"},
-        ],
-    })  # fmt: skip
+    return Body(
+        {
+            "model": "fake-model",
+            "messages": [
+                {"role": "system", "content": "You are paicli, a coding agent. Tools: read_file, execute_command."},
+                {"role": "user", "content": "list the files and tell me what the build does"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "execute_command", "arguments": json.dumps({"command": "ls -la"})},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "call_1", "content": f"[untrusted output]\n{output}\nexit code 0"},
+            ],
+        }
+    )
 
 
 def shell(script: str, key: str) -> str:

@@ -66,8 +66,17 @@ async def test_writes_outside_or_malformed_are_refused_and_change_nothing(
     assert sorted(str(p) for p in tmp_path.rglob("*") if "audit" not in p.parts) == before
 
 
-@pytest.mark.parametrize("path", [".git/config", ".git/hooks/pre-commit", ".GIT/config", ".paicli/config.toml",
-                                  ".paicli/prompts/system.md", "src/../.git/HEAD"])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".GIT/config",
+        ".paicli/config.toml",
+        ".paicli/prompts/system.md",
+        "src/../.git/HEAD",
+    ],
+)
 async def test_protected_folders_are_not_writable_even_before_they_exist(session: Session, path: str) -> None:
     outcome = await session.call("write_file", path=path, content="[core]\n\thooksPath = /tmp/evil\n")
     assert not outcome.ok and "protected" in outcome.output

@@ -39,9 +39,14 @@ def command(workspace: Path, *args: str) -> list[str]:
 def run_limited(workspace: Path, env: dict[str, str], *args: str, timeout: float = 60) -> Finished:
     _first_run(workspace)
     done = subprocess.run(
-        command(workspace, *args), env=env, capture_output=True, text=True, timeout=timeout,
-        stdin=subprocess.DEVNULL, preexec_fn=limited,
-    )  # fmt: skip
+        command(workspace, *args),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=limited,
+    )
     result = Finished(done.returncode, done.stdout, done.stderr)
     assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr, result.stderr
     return result
@@ -50,9 +55,14 @@ def run_limited(workspace: Path, env: dict[str, str], *args: str, timeout: float
 def start_limited(workspace: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     _first_run(workspace)
     return subprocess.Popen(
-        command(workspace, *args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL, text=True, preexec_fn=limited,
-    )  # fmt: skip
+        command(workspace, *args),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=limited,
+    )
 
 
 def terminated(proc: subprocess.Popen[str]) -> Finished:
@@ -128,15 +138,23 @@ def saved_plan(workspace: Path, plan_id: str, record: dict[str, object]) -> Path
 
 def record(tasks: list[dict[str, object]], *, plan_id: str = "x", round: int = 1, **plan: object) -> dict[str, object]:
     return {
-        "id": plan_id, "created_at": 1.0, "updated_at": 4_000_000_000.0,
+        "id": plan_id,
+        "created_at": 1.0,
+        "updated_at": 4_000_000_000.0,
         "plan": {"goal": "resume me", "summary": "", "tasks": tasks, "status": "FAILED", "round": round, **plan},
-    }  # fmt: skip
+    }
 
 
 def task(task_id: str, status: str = "PENDING", *deps: str, round: int = 1) -> dict[str, object]:
     result = f"result of {task_id}" if status == "COMPLETED" else None
-    return {"id": task_id, "description": f"do {task_id}", "dependencies": list(deps), "status": status,
-            "result": result, "round": round}  # fmt: skip
+    return {
+        "id": task_id,
+        "description": f"do {task_id}",
+        "dependencies": list(deps),
+        "status": status,
+        "result": result,
+        "round": round,
+    }
 
 
 # ---- 1. a saved plan's id never leaves the plans folder ------------------------------------------
@@ -192,8 +210,12 @@ def test_special_and_huge_plan_files_are_refused_at_once(
     folder = workspace / ".paicli" / "plans"
     folder.mkdir(parents=True)
     path = folder / "bad.json"
-    expected = {"dev-zero": "is a symlink", "fifo": "is a FIFO", "sparse": "is 1.0 GB, over the 8.0 MB limit",
-                "symlink-to-file": "is a symlink"}[kind]  # fmt: skip
+    expected = {
+        "dev-zero": "is a symlink",
+        "fifo": "is a FIFO",
+        "sparse": "is 1.0 GB, over the 8.0 MB limit",
+        "symlink-to-file": "is a symlink",
+    }[kind]
     if kind == "dev-zero":
         path.symlink_to("/dev/zero")
     elif kind == "fifo":
@@ -220,8 +242,12 @@ def test_from_refuses_devices_fifos_and_huge_files_at_once(
             sparse.truncate(1 << 30)
     elif kind == "link-to-dev-zero":
         path.symlink_to("/dev/zero")
-    expected = {"dev-zero": "character device", "fifo": "is a FIFO", "sparse": "is 1.0 GB",
-                "link-to-dev-zero": "character device"}[kind]  # fmt: skip
+    expected = {
+        "dev-zero": "character device",
+        "fifo": "is a FIFO",
+        "sparse": "is 1.0 GB",
+        "link-to-dev-zero": "character device",
+    }[kind]
     done = run_limited(workspace, paicli_env(fake, home), "plan", "--from", str(path), "--yes", "--json", timeout=30)
     one_line_error(done, 2, expected)
 
@@ -364,8 +390,9 @@ def test_a_saved_plan_that_is_not_valid_is_refused_in_one_line(
 def test_a_task_left_running_in_an_earlier_round_does_not_end_the_plan_completed(
     fake: FakeLLM, workspace: Path, home: Path
 ) -> None:
-    saved_plan(workspace, "stuck", record([task("old"), task("new", "PENDING", "old", round=2)], round=2,
-                                          status="RUNNING"))  # fmt: skip
+    saved_plan(
+        workspace, "stuck", record([task("old"), task("new", "PENDING", "old", round=2)], round=2, status="RUNNING")
+    )
     saved = workspace / ".paicli" / "plans" / "stuck.json"
     data = json.loads(saved.read_text())
     data["plan"]["tasks"][0]["status"] = "RUNNING"

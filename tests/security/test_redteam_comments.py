@@ -90,8 +90,10 @@ def test_end_to_end_in_yolo_mode_a_hidden_mkfs_formats_nothing(
     image = outside.folder / "disk.img"
     image.write_bytes(b"\0" * 1024 * 1024)
     outside.before = outside.state()
-    commands = [c.replace("touch ", "mkfs.ext4 -q -F ").replace(f"{outside.folder}/c", f"{image} #") for c in
-                variants(outside.folder)[:6]]  # fmt: skip
+    commands = [
+        c.replace("touch ", "mkfs.ext4 -q -F ").replace(f"{outside.folder}/c", f"{image} #")
+        for c in variants(outside.folder)[:6]
+    ]
     done = attack(fake, workspace, home, commands, "yolo")
     assert outside.untouched()
     assert all_refused(done, len(commands))

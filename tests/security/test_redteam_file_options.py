@@ -27,30 +27,71 @@ def project(workspace: Path) -> Path:
 
 
 OUTSIDE_BY_OPTION = [
-    "grep -f /etc/passwd src", "grep --file=/etc/passwd src", "grep -rf/etc/passwd src", "grep --fi=/etc/passwd src",
-    "grep -e x --exclude-from=/etc/passwd -r src", "rg --ignore-file /etc/passwd x", "rg -f /etc/passwd",
-    "sort -T /tmp src/a.py", "sort --temporary-directory=/tmp src/a.py", "sort --random-source=/etc/shadow src/a.py",
-    "sort -T/tmp src/a.py", "date -r /etc/shadow", "date --reference=/etc/shadow", "date -f /etc/shadow",
-    "jq --rawfile a /etc/passwd . data.json", "jq --slurpfile a /etc/passwd . data.json", "jq -f /etc/passwd x",
-    "jq -L /etc . data.json", "du -X /etc/passwd src", "diff --from-file=/etc/passwd src/a.py",
-    "file -m /etc/magic src/a.py", "realpath --relative-to=/etc src", "find . -newer /etc/shadow",
-    "git log --output=/tmp/x", "cat ../secret", "tail -f ~/.bash_history",
-]  # fmt: skip
+    "grep -f /etc/passwd src",
+    "grep --file=/etc/passwd src",
+    "grep -rf/etc/passwd src",
+    "grep --fi=/etc/passwd src",
+    "grep -e x --exclude-from=/etc/passwd -r src",
+    "rg --ignore-file /etc/passwd x",
+    "rg -f /etc/passwd",
+    "sort -T /tmp src/a.py",
+    "sort --temporary-directory=/tmp src/a.py",
+    "sort --random-source=/etc/shadow src/a.py",
+    "sort -T/tmp src/a.py",
+    "date -r /etc/shadow",
+    "date --reference=/etc/shadow",
+    "date -f /etc/shadow",
+    "jq --rawfile a /etc/passwd . data.json",
+    "jq --slurpfile a /etc/passwd . data.json",
+    "jq -f /etc/passwd x",
+    "jq -L /etc . data.json",
+    "du -X /etc/passwd src",
+    "diff --from-file=/etc/passwd src/a.py",
+    "file -m /etc/magic src/a.py",
+    "realpath --relative-to=/etc src",
+    "find . -newer /etc/shadow",
+    "git log --output=/tmp/x",
+    "cat ../secret",
+    "tail -f ~/.bash_history",
+]
 NAME_LISTS = [
-    "sort --files0-from=- < list", "sort --files0-from=list", "sort --files0=list", "wc --files0-from=-",
-    "du --files0-from=list", "file -f list", "file --files-from=list", "md5sum -c sums", "sha256sum --check sums",
-    "find . -files0-from list", "git diff --pathspec-from-file=list",
-]  # fmt: skip
+    "sort --files0-from=- < list",
+    "sort --files0-from=list",
+    "sort --files0=list",
+    "wc --files0-from=-",
+    "du --files0-from=list",
+    "file -f list",
+    "file --files-from=list",
+    "md5sum -c sums",
+    "sha256sum --check sums",
+    "find . -files0-from list",
+    "git diff --pathspec-from-file=list",
+]
 PSEUDO_FILES = [
-    "cat /proc/self/environ", "head -c 100 /proc/1/environ", "cat /proc/self/cmdline", "ls /proc/self/fd",
-    "cat /sys/class/net/lo/address", "cat /dev/sda", "head -c 8 /dev/urandom", "grep -a x /dev/mem",
-    "cat < /proc/self/environ", "tail /dev/stdin < /proc/self/environ", "cat /dev/fd/3",
-]  # fmt: skip
+    "cat /proc/self/environ",
+    "head -c 100 /proc/1/environ",
+    "cat /proc/self/cmdline",
+    "ls /proc/self/fd",
+    "cat /sys/class/net/lo/address",
+    "cat /dev/sda",
+    "head -c 8 /dev/urandom",
+    "grep -a x /dev/mem",
+    "cat < /proc/self/environ",
+    "tail /dev/stdin < /proc/self/environ",
+    "cat /dev/fd/3",
+]
 STILL_SAFE = [
-    "grep -f patterns.txt src", "sort -T tmp src/a.py", "date -r src/a.py", "jq --rawfile a src/a.py . data.json",
-    "jq '.x' data.json", "rg --ignore-file patterns.txt x src", "cat /dev/null", "sort src/a.py 2>/dev/null",
-    "find . -newer src/a.py -name '*.py'", "grep -e x src",
-]  # fmt: skip
+    "grep -f patterns.txt src",
+    "sort -T tmp src/a.py",
+    "date -r src/a.py",
+    "jq --rawfile a src/a.py . data.json",
+    "jq '.x' data.json",
+    "rg --ignore-file patterns.txt x src",
+    "cat /dev/null",
+    "sort src/a.py 2>/dev/null",
+    "find . -newer src/a.py -name '*.py'",
+    "grep -e x src",
+]
 
 
 @pytest.mark.parametrize("command", OUTSIDE_BY_OPTION + NAME_LISTS + PSEUDO_FILES)

@@ -33,11 +33,23 @@ def plant_repository(folder: Path, out: Path) -> None:
 
 
 SUBFOLDER = [
-    "cd sub && git diff --no-index a b", "cd sub && git status", "cd sub; git log", "(cd sub && git diff)",
-    "pushd sub && git status", "git -C sub status", "git -C sub diff --no-index a b", "git --git-dir=sub log",
-    "git --git-dir sub log", "GIT_DIR=sub git log", "git --work-tree=sub status", "cd sub && git st",
-    "git -C sub st", "env GIT_DIR=sub git status", "cd ./sub/ && git show", "git diff --no-index sub/a sub/b",
-]  # fmt: skip
+    "cd sub && git diff --no-index a b",
+    "cd sub && git status",
+    "cd sub; git log",
+    "(cd sub && git diff)",
+    "pushd sub && git status",
+    "git -C sub status",
+    "git -C sub diff --no-index a b",
+    "git --git-dir=sub log",
+    "git --git-dir sub log",
+    "GIT_DIR=sub git log",
+    "git --work-tree=sub status",
+    "cd sub && git st",
+    "git -C sub st",
+    "env GIT_DIR=sub git status",
+    "cd ./sub/ && git show",
+    "git diff --no-index sub/a sub/b",
+]
 
 
 @pytest.fixture
@@ -78,8 +90,14 @@ def test_the_planted_repository_really_runs_its_config_when_nobody_checks(plante
     out = tmp_path / "outside"
     out.mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["bash", "-c", "(cd sub && git diff --no-index a b); git -C sub st"], cwd=planted, env=env,
-                   capture_output=True, timeout=30, check=False)  # fmt: skip
+    subprocess.run(
+        ["bash", "-c", "(cd sub && git diff --no-index a b); git -C sub st"],
+        cwd=planted,
+        env=env,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
     assert (out / "external").exists() and (out / "alias").exists()
 
 

@@ -17,8 +17,25 @@ from tests.fakellm import FakeLLM
 from tests.repos import git_init
 from tests.security.redteam import Canaries, all_refused, attack
 
-HOSTILE = ["--compress-program=sh", "-S1k", "--files0-from=list", "-exec", "-delete", "-v", "--output=x", "-rf",
-           "--pre=sh", "-T", "name\nwith newline", "it's", 'dq"uote', "sp ace", "-", "--", "a[$(touch p)]"]  # fmt: skip
+HOSTILE = [
+    "--compress-program=sh",
+    "-S1k",
+    "--files0-from=list",
+    "-exec",
+    "-delete",
+    "-v",
+    "--output=x",
+    "-rf",
+    "--pre=sh",
+    "-T",
+    "name\nwith newline",
+    "it's",
+    'dq"uote',
+    "sp ace",
+    "-",
+    "--",
+    "a[$(touch p)]",
+]
 
 
 @pytest.fixture
@@ -39,20 +56,63 @@ def first_word(text: str, index: int = 1):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     ("glob", "option_like"),
-    [("*", True), ("?*", True), ("[-a]*", True), ("-*", True), ("*.txt", True), ("[!.]*", True), ("'-'*", True),
-     ("./*", False), ("src/*.py", False), ("x*", False), ('"*"', False), ("\\*", False), ("'./'*", False)],
-)  # fmt: skip
+    [
+        ("*", True),
+        ("?*", True),
+        ("[-a]*", True),
+        ("-*", True),
+        ("*.txt", True),
+        ("[!.]*", True),
+        ("'-'*", True),
+        ("./*", False),
+        ("src/*.py", False),
+        ("x*", False),
+        ('"*"', False),
+        ("\\*", False),
+        ("'./'*", False),
+    ],
+)
 def test_which_globs_can_expand_to_an_option(glob: str, option_like: bool) -> None:
     assert option_like_glob(first_word(f"cat {glob}")) is option_like
 
 
 @pytest.mark.parametrize(
     "command",
-    ["sort * | head -1", "sort ?*", "sort [-a]* | head", "cat -- *", "grep x *", "grep -r x *", "rg x *", "find *",
-     "find * -name x", "ls *", "wc -l *", "head *", "tail -n1 *", "du *", "file *", "nl *", "diff *", "jq . *",
-     "tree *", "git diff *", "git log -- *", "md5sum *", "cut -c1 *", "uniq *", "stat *", "printf *", "test *",
-     "[ * ]", "sort *.txt", "sort -*", "cat [[:alpha:]]*", "cat .*"],
-)  # fmt: skip
+    [
+        "sort * | head -1",
+        "sort ?*",
+        "sort [-a]* | head",
+        "cat -- *",
+        "grep x *",
+        "grep -r x *",
+        "rg x *",
+        "find *",
+        "find * -name x",
+        "ls *",
+        "wc -l *",
+        "head *",
+        "tail -n1 *",
+        "du *",
+        "file *",
+        "nl *",
+        "diff *",
+        "jq . *",
+        "tree *",
+        "git diff *",
+        "git log -- *",
+        "md5sum *",
+        "cut -c1 *",
+        "uniq *",
+        "stat *",
+        "printf *",
+        "test *",
+        "[ * ]",
+        "sort *.txt",
+        "sort -*",
+        "cat [[:alpha:]]*",
+        "cat .*",
+    ],
+)
 def test_a_glob_that_can_expand_to_an_option_is_never_safe(hostile: Path, command: str) -> None:
     found = classify_command(command, hostile)
     assert found.risk >= Risk.ASK, command
@@ -80,8 +140,15 @@ def test_end_to_end_sort_with_hostile_names_runs_no_compressor(
     for name in ("--compress-program=sh", "-S1k"):
         (workspace / name).write_text("")
     (workspace / "payload").write_text(f"touch {outside.folder}/sorted\n" * 400)
-    commands = ["sort * | head -1", "sort ?* | head -1", "sort [-p]* | head -1", "sort -- * | head -1",
-                "sort -*  payload | head -1", "cat * | sort | head -1", "sort ./payload * | head -1"]  # fmt: skip
+    commands = [
+        "sort * | head -1",
+        "sort ?* | head -1",
+        "sort [-p]* | head -1",
+        "sort -- * | head -1",
+        "sort -*  payload | head -1",
+        "cat * | sort | head -1",
+        "sort ./payload * | head -1",
+    ]
     done = attack(fake, workspace, home, commands, "auto")
     assert outside.untouched()
     assert all_refused(done, len(commands))

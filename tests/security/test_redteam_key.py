@@ -136,8 +136,10 @@ def test_handed_over_keys_keep_their_precedence(
     fake.on("hello", Reply.text("hi"))
     env = paicli_env(fake, home)
     del env["PAICLI_API_KEY"]
-    env.update({name: keys[value] for name, value in variables.items() if value} | {
-        name: "" for name, value in variables.items() if not value})  # fmt: skip
+    env.update(
+        {name: keys[value] for name, value in variables.items() if value}
+        | {name: "" for name, value in variables.items() if not value}
+    )
 
     done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env)
 

@@ -135,12 +135,26 @@ ATTACK = "mkfs.ext4 -q -F {img}"
 
 # Devices: decided only, never run (a mistake would write to /dev).
 DEVICES = [
-    "shred /dev/sdz", "cp disk.img /dev/sdz", "tee /dev/sdz < disk.img", "dd if=disk.img of=/dev/nvme9n1",
-    "cat disk.img > /dev/sdz", "truncate -s 0 /dev/sdz", "fdisk /dev/sdz", "sfdisk /dev/sdz < layout",
-    "parted -s /dev/sdz mklabel gpt", "blkdiscard /dev/sdz", "sgdisk -Z /dev/sdz", "badblocks -w /dev/sdz",
-    "cryptsetup luksFormat /dev/sdz", "mkfs.xfs /dev/sdz", "./tool /dev/mapper/root", "pv disk.img > /dev/sdz",
-    "install -m 600 disk.img /dev/sdz", "rsync disk.img /dev/sdz", "exec 3<>/dev/sdz",
-]  # fmt: skip
+    "shred /dev/sdz",
+    "cp disk.img /dev/sdz",
+    "tee /dev/sdz < disk.img",
+    "dd if=disk.img of=/dev/nvme9n1",
+    "cat disk.img > /dev/sdz",
+    "truncate -s 0 /dev/sdz",
+    "fdisk /dev/sdz",
+    "sfdisk /dev/sdz < layout",
+    "parted -s /dev/sdz mklabel gpt",
+    "blkdiscard /dev/sdz",
+    "sgdisk -Z /dev/sdz",
+    "badblocks -w /dev/sdz",
+    "cryptsetup luksFormat /dev/sdz",
+    "mkfs.xfs /dev/sdz",
+    "./tool /dev/mapper/root",
+    "pv disk.img > /dev/sdz",
+    "install -m 600 disk.img /dev/sdz",
+    "rsync disk.img /dev/sdz",
+    "exec 3<>/dev/sdz",
+]
 
 
 def concrete(command: str, outside: Path) -> str:
@@ -178,8 +192,9 @@ def test_the_control_each_place_really_runs_its_command(tmp_path: Path, command:
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "TERM": "dumb"}
     subprocess.run(["bash", "-c", script], cwd=folder, env=env, check=True, capture_output=True)
     run = concrete(command, tmp_path).replace("{run}", f"touch {out}/ran")
-    subprocess.run(["bash", "-c", run], cwd=folder, env=env, capture_output=True, timeout=60,
-                   stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+    subprocess.run(
+        ["bash", "-c", run], cwd=folder, env=env, capture_output=True, timeout=60, stdin=subprocess.DEVNULL, check=False
+    )
     assert (out / "ran").exists(), run
 
 
@@ -189,8 +204,17 @@ def test_writing_to_a_block_device_is_denied(workspace: Path, command: str) -> N
     assert found.risk is Risk.DENY, (found.risk, found.reason)
 
 
-@pytest.mark.parametrize("command", ["fdisk -l", "sfdisk -l /dev/sda", "lsblk /dev/sda", "blkid /dev/sda1",
-                                     "parted /dev/sda print", "cat /dev/sda | head -c 512 | xxd"])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        "fdisk -l",
+        "sfdisk -l /dev/sda",
+        "lsblk /dev/sda",
+        "blkid /dev/sda1",
+        "parted /dev/sda print",
+        "cat /dev/sda | head -c 512 | xxd",
+    ],
+)
 def test_reading_a_device_is_not_denied(workspace: Path, command: str) -> None:
     assert classify_command(command, workspace).risk is not Risk.DENY
 

@@ -19,8 +19,10 @@ from paicli.ui.chat.render import ChatRenderer
 from paicli.ui.plan.live_view import LivePlanView
 
 # clear screen, move the cursor, set the title, write the clipboard (OSC 52), a hyperlink (OSC 8), C1 CSI
-HOSTILE = ("\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b]52;c;cm0gLXJmIC8=\x07\x1b]8;;http://evil\x07click\x1b]8;;\x07"
-           "\x9b31m[bold red]FAKE PROMPT[/bold red] [link=http://evil]x[/link]")  # fmt: skip
+HOSTILE = (
+    "\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b]52;c;cm0gLXJmIC8=\x07\x1b]8;;http://evil\x07click\x1b]8;;\x07"
+    "\x9b31m[bold red]FAKE PROMPT[/bold red] [link=http://evil]x[/link]"
+)
 
 
 def record() -> tuple[Console, io.StringIO]:
@@ -76,8 +78,11 @@ async def test_tool_output_reaches_the_model_marked_as_data(tmp_path: Path) -> N
 
     marked = {tool.name for tool in map(box.tool, box.names) if tool is not None and tool.untrusted_output}
     assert marked == {"read_file", "grep_code", "execute_command"}
-    for name, arguments in [("read_file", {"path": "README.md"}), ("grep_code", {"pattern": "Ignore"}),
-                            ("execute_command", {"command": "cat README.md"})]:  # fmt: skip
+    for name, arguments in [
+        ("read_file", {"path": "README.md"}),
+        ("grep_code", {"pattern": "Ignore"}),
+        ("execute_command", {"command": "cat README.md"}),
+    ]:
         output = await call(name, **arguments)
         assert output.startswith(data_marker(name)) and "Ignore previous instructions" in output
     # our own messages are not marked: errors and short confirmations

@@ -152,6 +152,13 @@ def test_commands_run_by_other_programs_are_walked() -> None:
         "find . -exec rm {} + ; ls | xargs -0 touch; env A=1 nohup timeout 5 git push; bash -c 'mkdir d'; "
         "git -c alias.x='!chmod 777 f' x; sh <<< 'wipefs /dev/sdz'; echo 'shred x' | bash"
     )
-    for expected in (["rm", "{}"], ["touch"], ["git", "push"], ["mkdir", "d"], ["chmod", "777", "f"],
-                     ["wipefs", "/dev/sdz"], ["shred", "x"]):  # fmt: skip
+    for expected in (
+        ["rm", "{}"],
+        ["touch"],
+        ["git", "push"],
+        ["mkdir", "d"],
+        ["chmod", "777", "f"],
+        ["wipefs", "/dev/sdz"],
+        ["shred", "x"],
+    ):
         assert expected in found, expected

@@ -19,12 +19,23 @@ def run(box: ToolBox, ctx: ToolContext, name: str, **arguments: object) -> ToolO
 
 def test_an_edit_carries_its_diff_and_the_model_sees_only_the_sentence(workspace: Path) -> None:
     (workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")
-    outcome = run(ToolBox.default(), ToolContext(workspace=workspace), "edit_file",
-                  path="app.py", old_text="a - b", new_text="a + b")  # fmt: skip
+    outcome = run(
+        ToolBox.default(),
+        ToolContext(workspace=workspace),
+        "edit_file",
+        path="app.py",
+        old_text="a - b",
+        new_text="a + b",
+    )
     assert outcome.ok and outcome.output == "edited app.py: replaced 1 line(s) with 1 line(s)"
     assert outcome.diff.splitlines() == [
-        "--- a/app.py", "+++ b/app.py", "@@ -1,2 +1,2 @@", " def add(a, b):", "-    return a - b", "+    return a + b",
-    ]  # fmt: skip
+        "--- a/app.py",
+        "+++ b/app.py",
+        "@@ -1,2 +1,2 @@",
+        " def add(a, b):",
+        "-    return a - b",
+        "+    return a + b",
+    ]
 
 
 def test_a_created_file_diffs_against_nothing_and_a_replaced_one_against_what_it_held(workspace: Path) -> None:

@@ -40,8 +40,16 @@ def test_every_builtin_tool_states_its_facts() -> None:
 def test_no_module_keeps_a_table_of_tool_names() -> None:
     """The policy, the rules and the renderers never compare with a tool's name."""
     names = set(FACTS)
-    for module in ("policy/approval.py", "policy/rules.py", "policy/classify.py", "ui/chat/render.py",
-                   "ui/plan/live_view.py", "headless.py", "agent/react.py", "tools/toolbox.py"):  # fmt: skip
+    for module in (
+        "policy/approval.py",
+        "policy/rules.py",
+        "policy/classify.py",
+        "ui/chat/render.py",
+        "ui/plan/live_view.py",
+        "headless.py",
+        "agent/react.py",
+        "tools/toolbox.py",
+    ):
         tree = ast.parse((PAICLI / module).read_text(encoding="utf-8"))
         constants = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)]
         strings = {value for value in constants if isinstance(value, str)}

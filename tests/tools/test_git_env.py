@@ -42,9 +42,12 @@ def test_neutral_values_without_any_user_configuration() -> None:
 
 def test_the_users_own_values_come_back_after_the_reset() -> None:
     view = GitConfigView(
-        trusted={"credential.helper": ["osxkeychain", "store"], "core.sshcommand": ["ssh -i work"],
-                 "safe.barerepository": ["all"]},
-    )  # fmt: skip
+        trusted={
+            "credential.helper": ["osxkeychain", "store"],
+            "core.sshcommand": ["ssh -i work"],
+            "safe.barerepository": ["all"],
+        },
+    )
     pairs = entries(git_safety_environment({}, view))
     helpers = [v for k, v in pairs if k == "credential.helper"]
     assert helpers == ["", "osxkeychain", "store"]
@@ -60,8 +63,13 @@ def test_a_repository_diff_external_is_replaced_by_the_users_or_refused() -> Non
 
 
 def test_entries_go_after_those_of_the_users_environment() -> None:
-    base = {"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "Ada",
-            "GIT_CONFIG_KEY_1": "core.fsmonitor", "GIT_CONFIG_VALUE_1": "watchman-hook"}  # fmt: skip
+    base = {
+        "GIT_CONFIG_COUNT": "2",
+        "GIT_CONFIG_KEY_0": "user.name",
+        "GIT_CONFIG_VALUE_0": "Ada",
+        "GIT_CONFIG_KEY_1": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_1": "watchman-hook",
+    }
     added = git_safety_environment(base, GitConfigView())
     assert "GIT_CONFIG_KEY_0" not in added and "GIT_CONFIG_KEY_1" not in added
     assert added["GIT_CONFIG_KEY_2"] == "safe.bareRepository"

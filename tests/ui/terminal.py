@@ -103,9 +103,15 @@ def start_terminal(
 ) -> Terminal:
     env = pty_env(fake, home) | {"PROMPT_TOOLKIT_NO_CPR": "0", "TERM": "xterm-256color"}
     child = pexpect.spawn(
-        sys.executable, ["-m", "paicli", "-C", str(workspace), *args], cwd=str(REPO), env=env,
-        encoding="utf-8", codec_errors="replace", timeout=10, dimensions=(rows, columns),
-    )  # fmt: skip
+        sys.executable,
+        ["-m", "paicli", "-C", str(workspace), *args],
+        cwd=str(REPO),
+        env=env,
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=10,
+        dimensions=(rows, columns),
+    )
     terminal = Terminal(child, rows, columns)
     terminal.wait_for("›")
     return terminal

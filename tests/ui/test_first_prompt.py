@@ -61,8 +61,11 @@ def test_the_first_prompt_loads_nothing_that_can_wait(module: str, before_the_fi
     [
         ("paicli 0.1.0 · model · /work/space", 20, ["paicli 0.1.0 · model", "· /work/space"]),
         ("one\ntwo words", 40, ["one", "two words"]),
-        ("/a/very/long/workspace/path/that/does/not/fit", 12,
-         ["/a/very/long", "/workspace/p", "ath/that/doe", "s/not/fit"]),
+        (
+            "/a/very/long/workspace/path/that/does/not/fit",
+            12,
+            ["/a/very/long", "/workspace/p", "ath/that/doe", "s/not/fit"],
+        ),
         ("", 40, [""]),
         ("well-known words", 10, ["well-known", "words"]),  # never broken at a hyphen
         ("/工作/项目/代码目录 x", 10, ["/工作/项目", "/代码目录", "x"]),  # CJK characters take two cells

@@ -21,8 +21,10 @@ PATTERN = "src/**/*_module_with_a_rather_long_name_that_fills_a_row_of_the_table
 
 def long_plan() -> str:
     words = "read every module of the package and write down what each of its public functions does"
-    tasks = [{"id": f"task_{name}", "description": f"{name}: {words}", "type": "ANALYSIS", "dependencies": []}
-             for name in TASKS]  # fmt: skip
+    tasks = [
+        {"id": f"task_{name}", "description": f"{name}: {words}", "type": "ANALYSIS", "dependencies": []}
+        for name in TASKS
+    ]
     return json.dumps({"summary": "three long tasks", "tasks": tasks})
 
 
@@ -30,9 +32,7 @@ def rows_naming(term: Terminal, text: str) -> int:
     return sum(text in line for line in term.lines)
 
 
-def test_shrinking_the_terminal_during_a_plan_redraws_the_table_cleanly(
-    fake: FakeLLM, terminal: Start
-) -> None:
+def test_shrinking_the_terminal_during_a_plan_redraws_the_table_cleanly(fake: FakeLLM, terminal: Start) -> None:
     fake.on(system_is(PLANNER), Reply.text(long_plan()))
     for name in TASKS:
         fake.on(all_of(task_is(f"task_{name}"), has_tool_result("glob_files")), Reply.hang())

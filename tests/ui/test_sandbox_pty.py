@@ -45,10 +45,12 @@ def test_a_command_the_sandbox_stopped_is_offered_to_run_outside(
     outside.mkdir()
     fake.on(lambda body: body["messages"][-1]["role"] == "tool", Reply.text("Done with that."), repeat=True)
     fake.on(last_message_contains("build here"), Reply.tool_calls([("execute_command", {"command": "touch built"})]))
-    fake.on(last_message_contains("stamp one"),
-            Reply.tool_calls([("execute_command", {"command": f"touch {outside}/one"})]))  # fmt: skip
-    fake.on(last_message_contains("stamp two"),
-            Reply.tool_calls([("execute_command", {"command": f"touch {outside}/two"})]))  # fmt: skip
+    fake.on(
+        last_message_contains("stamp one"), Reply.tool_calls([("execute_command", {"command": f"touch {outside}/one"})])
+    )
+    fake.on(
+        last_message_contains("stamp two"), Reply.tool_calls([("execute_command", {"command": f"touch {outside}/two"})])
+    )
     child = spawn_repl()
     child.send("build here" + ENTER)  # would ask without the sandbox; runs unasked inside it
     expect_text(child, "Done with that.")

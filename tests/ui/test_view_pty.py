@@ -123,8 +123,11 @@ def test_approvals_ask_under_the_live_plan_which_keeps_updating_and_queue_visibl
 ) -> None:
     from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
 
-    plan = plan_json({"slow": [], "one": [], "two": []}, summary="three at once",
-                     types={"slow": "COMMAND", "one": "COMMAND", "two": "COMMAND"})  # fmt: skip
+    plan = plan_json(
+        {"slow": [], "one": [], "two": []},
+        summary="three at once",
+        types={"slow": "COMMAND", "one": "COMMAND", "two": "COMMAND"},
+    )
     fake.on(system_is(PLANNER), Reply.text(plan))
     for task, command in (("slow", "sleep 1; echo rested"), ("one", "rm one.txt"), ("two", "rm two.txt")):
         fake.on(all_of(task_is(task), has_tool_result("execute_command")), Reply.text(f"{task} finished"))

@@ -24,9 +24,7 @@ def missing_words(term: Terminal, text: str) -> set[str]:
 
 
 @pytest.mark.parametrize("columns", [40, 60, 80])
-def test_help_and_notices_wrap_at_spaces(
-    columns: int, fake: FakeLLM, terminal: Start
-) -> None:
+def test_help_and_notices_wrap_at_spaces(columns: int, fake: FakeLLM, terminal: Start) -> None:
     fake.models_reply = Reply.models(*LONG_NAMES)
     term = terminal(rows=24, columns=columns)
     expected = " ".join([*(f"{c.name} {c.usage} {c.summary}" for c in COMMANDS), *KEYS_HELP])

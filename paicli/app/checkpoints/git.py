@@ -141,9 +141,15 @@ class ShadowGit:
         with tempfile.TemporaryFile() as errors:
             try:
                 process = subprocess.Popen(
-                    [self.git, *args], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors,
-                    env=self._env, cwd=self.work_tree, restore_signals=False, start_new_session=True,
-                )  # fmt: skip
+                    [self.git, *args],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=errors,
+                    env=self._env,
+                    cwd=self.work_tree,
+                    restore_signals=False,
+                    start_new_session=True,
+                )
             except OSError as error:
                 raise GitError(f"cannot run git: {error.strerror or error}") from None
             assert process.stdin is not None

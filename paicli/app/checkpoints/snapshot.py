@@ -96,8 +96,10 @@ class Snapshotter:
         if not too_many and total <= limits.max_new_bytes:
             return
         what = f"{len(adds):,} files" if too_many else f"{total / 1e6:,.0f} MB"
-        limit = f"checkpoint_max_files ({limits.max_new_files:,})" if too_many else (
-            f"checkpoint_max_new_mb ({limits.max_new_bytes / 1e6:,.0f})"
+        limit = (
+            f"checkpoint_max_files ({limits.max_new_files:,})"
+            if too_many
+            else (f"checkpoint_max_new_mb ({limits.max_new_bytes / 1e6:,.0f})")
         )
         self.too_large = WorkspaceTooLarge(
             f"the workspace has {what} not yet checkpointed, over {limit}: ignore big folders in .gitignore, "

@@ -42,9 +42,11 @@ class RunningCall:
     def renderable(self, elapsed: str, status_line: str = "") -> RenderableType:
         """`elapsed` is the running time as the caller formats it (`3.2s`)."""
         header = Text.assemble(
-            ("  ⎿ ", "dim"), ("running ", "dim bold"), (elapsed, "bold"),
+            ("  ⎿ ", "dim"),
+            ("running ", "dim bold"),
+            (elapsed, "bold"),
             (" · Esc cancels", "dim"),
-        )  # fmt: skip
+        )
         parts: list[RenderableType] = [header]
         for line in self.last_lines():
             shown = Text("    " + line, style="dim")

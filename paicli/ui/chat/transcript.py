@@ -91,8 +91,14 @@ class Transcript:
                 assert_never(event)
 
     def _result(self, event: ToolResultEvent) -> None:
-        call = next((p for p in reversed(self._parts) if isinstance(p, _Call) and p.ok is None
-                     and p.name == event.name and p.task_id == event.task_id), None)  # fmt: skip
+        call = next(
+            (
+                p
+                for p in reversed(self._parts)
+                if isinstance(p, _Call) and p.ok is None and p.name == event.name and p.task_id == event.task_id
+            ),
+            None,
+        )
         if call is None:
             call = _Call(event.task_id, event.name, "")
             self._parts.append(call)

@@ -164,7 +164,7 @@ def find_command(name: str, commands: Iterable[Command]) -> Command | None:
 
 
 def split_command(text: str) -> tuple[str, str]:
-    """"/model  gpt-4o" → ("/model", "gpt-4o")."""
+    """ "/model  gpt-4o" → ("/model", "gpt-4o")."""
     name, _, arg = text.strip().partition(" ")
     return name, arg.strip()
 

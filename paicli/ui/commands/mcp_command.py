@@ -25,8 +25,12 @@ def server_lines(views: list[ServerView]) -> list[tuple[str, str]]:
     for view in views:
         tools = f"{view.tools} tool{'s' if view.tools != 1 else ''}"
         detail = f"  {terminal_safe(view.detail)}" if view.detail else ""
-        lines.append((f"  {view.name:<{width}}  {view.status:<8}  {view.transport:<5}  {tools}{detail}",
-                      STYLES.get(view.status, "")))  # fmt: skip
+        lines.append(
+            (
+                f"  {view.name:<{width}}  {view.status:<8}  {view.transport:<5}  {tools}{detail}",
+                STYLES.get(view.status, ""),
+            )
+        )
         pad = " " * (width + 4)
         if view.status == "failed":
             lines += [(f"{pad}stderr: {terminal_safe(line)}", "dim") for line in view.stderr[-STDERR_SHOWN:]]

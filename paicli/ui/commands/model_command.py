@@ -36,8 +36,9 @@ async def model_command(ctx: CommandContext, arg: str, *, pick: Picker | None = 
         if not names:
             ctx.say("the server lists no models · /model NAME switches", "dim")
             return Outcome.CONTINUE
-        chosen = await (pick or pick_model)("Switch to which model? (Enter picks, Esc keeps the current one)",
-                                            names[:PICKED], ctx.model)  # fmt: skip
+        chosen = await (pick or pick_model)(
+            "Switch to which model? (Enter picks, Esc keeps the current one)", names[:PICKED], ctx.model
+        )
         if chosen is None or chosen == ctx.model:
             ctx.say(f"model unchanged: {ctx.model}", "dim")
             return Outcome.CONTINUE

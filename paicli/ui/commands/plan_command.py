@@ -49,13 +49,15 @@ class PlansTable:
         for record in records:
             plan = record.plan
             done = sum(1 for t in plan.tasks if t.status is TaskStatus.COMPLETED)
-            self.rows.append((
-                Text(one_line(record.id, limit=100), style="bold"),
-                age(now - record.updated_at),
-                Text(plan.status.value, style=STATUS_STYLES.get(plan.status, "")),
-                f"{done}/{len(plan.tasks)}",
-                Text(one_line(plan.goal, limit=200), style="dim"),
-            ))  # fmt: skip
+            self.rows.append(
+                (
+                    Text(one_line(record.id, limit=100), style="bold"),
+                    age(now - record.updated_at),
+                    Text(plan.status.value, style=STATUS_STYLES.get(plan.status, "")),
+                    f"{done}/{len(plan.tasks)}",
+                    Text(one_line(plan.goal, limit=200), style="dim"),
+                )
+            )
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width < NARROW:

@@ -26,8 +26,10 @@ class HelpText:
     under its command on a narrow one (under 72 columns)."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        rows = [(f"{c.name} {c.usage}".strip(), c.summary + (f" (also {', '.join(c.aliases)})" if c.aliases else ""))
-                for c in COMMANDS]  # fmt: skip
+        rows = [
+            (f"{c.name} {c.usage}".strip(), c.summary + (f" (also {', '.join(c.aliases)})" if c.aliases else ""))
+            for c in COMMANDS
+        ]
         if options.max_width >= NARROW:
             grid = Table.grid(padding=(0, 2))
             grid.add_column(no_wrap=True)
@@ -96,6 +98,8 @@ async def compact(ctx: CommandContext, arg: str) -> Outcome:
     return Outcome.CONTINUE
 
 
+# fmt: off
+# A table: a line or two a command, as /help lists them (the formatter gives each five).
 COMMANDS: list[Command] = [
     Command("/help", "list the commands and keys", show_help),
     Command("/clear", "forget the conversation", clear_conversation),
@@ -128,4 +132,5 @@ COMMANDS: list[Command] = [
     Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),
     Command("/usage", "tokens used this session per model and per plan, their cost, what prompt caching saved", usage),
     Command("/exit", "leave paicli (Ctrl-D does too)", leave, aliases=("/quit",)),
-]  # fmt: skip
+]
+# fmt: on

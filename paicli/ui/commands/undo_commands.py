@@ -17,9 +17,11 @@ from paicli.common.sanitize import one_line, terminal_safe
 from paicli.ui.chat.changes_view import diff_view
 from paicli.ui.commands.context import CommandContext, Outcome
 
-OFF = ("checkpoints are off (`checkpoints = false` in the config, git is not installed, or the workspace is too "
-       "large to snapshot): nothing was recorded. To record the next turns and plans, install git and set "
-       "`checkpoints = true` in .paicli/config.toml, then restart paicli")
+OFF = (
+    "checkpoints are off (`checkpoints = false` in the config, git is not installed, or the workspace is too "
+    "large to snapshot): nothing was recorded. To record the next turns and plans, install git and set "
+    "`checkpoints = true` in .paicli/config.toml, then restart paicli"
+)
 CHANGES_OFF = "meanwhile the diff under each edit shows what it changed, and /transcript pages the last turn's"
 RECENT = 5
 
@@ -64,8 +66,9 @@ async def changes(ctx: CommandContext, arg: str) -> Outcome:
     parts: list[RenderableType] = [Text(f"{subject} · {entry.kind} · {terminal_safe(entry.label)}", style="bold")]
     for change in files:
         tasks = f"  ({', '.join(change.task_ids)})" if change.task_ids else ""
-        parts.append(Text(f"  {change.status:<8} {terminal_safe(change.path)}  {counts(change.added, change.removed)}"
-                          f"{tasks}"))  # fmt: skip
+        parts.append(
+            Text(f"  {change.status:<8} {terminal_safe(change.path)}  {counts(change.added, change.removed)}{tasks}")
+        )
     if any(len(change.task_ids) > 1 for change in files):
         parts.append(Text("  several tasks ran commands while these files changed: any of them may have", "yellow"))
     parts.append(diff_view(diff) if diff else Text("(no diff: nothing left to show)", style="dim"))
@@ -119,5 +122,7 @@ async def _carry_out(ctx: CommandContext, checkpoints: Checkpoints, preview: Pre
     ctx.say("/undo takes it back again" if done.redo else "/redo takes it back", "dim")
     restored = ", ".join(shown_path(a.path) for a in done.actions if a.path not in done.errors)
     what = "took back the undo of" if done.redo else "undid"
-    ctx.note_for_model(f"[paicli: the user {what} {done.entry.id} ({done.entry.label}); these files changed on "
-                       f"disk: {restored}. Read them again before relying on what you saw or wrote.]")  # fmt: skip
+    ctx.note_for_model(
+        f"[paicli: the user {what} {done.entry.id} ({done.entry.label}); these files changed on "
+        f"disk: {restored}. Read them again before relying on what you saw or wrote.]"
+    )

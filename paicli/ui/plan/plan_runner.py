@@ -56,8 +56,16 @@ class PlanScreen:
 
     @contextlib.contextmanager
     def watch(self, cancel: Callable[[], None]) -> Iterator[None]:
-        with cancel_keys(cancel, self.approval, before_question=[self.live.pause], after_question=[self.live.resume],
-                         above=self.live.snapshot) as keys, self.live:  # fmt: skip
+        with (
+            cancel_keys(
+                cancel,
+                self.approval,
+                before_question=[self.live.pause],
+                after_question=[self.live.resume],
+                above=self.live.snapshot,
+            ) as keys,
+            self.live,
+        ):
             self._keys = keys
             yield
 
@@ -101,9 +109,16 @@ async def plan_on_screen(
     """`also` receives every event too (a JSON-lines writer)."""
     sink: EventSink = screen.live if also is None else FanOutSink(screen.live, also)
     return await run_plan(
-        runtime, sink, goal=request.goal, plan=request.plan, plan_id=request.plan_id,
-        review=screen.review, watch=screen.watch, checkpoints=checkpoints, attached=request.attached,
-    )  # fmt: skip
+        runtime,
+        sink,
+        goal=request.goal,
+        plan=request.plan,
+        plan_id=request.plan_id,
+        review=screen.review,
+        watch=screen.watch,
+        checkpoints=checkpoints,
+        attached=request.attached,
+    )
 
 
 def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: bool) -> int:
@@ -125,8 +140,13 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
         checkpoints = attach_checkpoints(runtime, renderer)
         try:
             await settle_servers(runtime, runtime.sink)
-            outcome = await plan_on_screen(runtime, PlanScreen(runtime, console, approval, output=output),
-                                           request, also=also, checkpoints=checkpoints)  # fmt: skip
+            outcome = await plan_on_screen(
+                runtime,
+                PlanScreen(runtime, console, approval, output=output),
+                request,
+                also=also,
+                checkpoints=checkpoints,
+            )
         finally:
             await runtime.aclose()
             if checkpoints is not None:

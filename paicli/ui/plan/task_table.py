@@ -41,7 +41,6 @@ class TaskRow:
         return max(0.0, (self.finished if self.finished is not None else now) - self.started)
 
 
-
 def task_lines(
     rows: Sequence[TaskRow], everyone: Mapping[str, TaskRow], now: float, safe: Callable[[str], str]
 ) -> Group:

@@ -51,8 +51,10 @@ MAX_SHOWN_LINES = 60  # of a long command: head and tail are shown, with the num
 YES, NO, ALWAYS, CANCEL = "yes", "no", "always", "cancel"
 Above = Callable[[int, int], str]  # (columns, rows) → ANSI text drawn above an open question
 REASON_LABEL = "  reason for the model (optional, Enter to send): "
-CONTAINED_NOTE = ("commands that would ask only because they write or run project code run unasked inside it; "
-                  "rm, git clean, git reset --hard and the like, and reads outside the workspace, still ask")
+CONTAINED_NOTE = (
+    "commands that would ask only because they write or run project code run unasked inside it; "
+    "rm, git clean, git reset --hard and the like, and reads outside the workspace, still ask"
+)
 MODE_NOTES = {
     "ask": "risky actions wait for your yes",
     "auto": "risky actions are refused unless an allow rule covers them",
@@ -240,10 +242,16 @@ def question(request: ApprovalRequest, answer: str | None = None, waiting: int =
         parts += [("ansiyellow", "│ "), ("ansired", "paicli cannot tell what this runs: read it closely\n")]
     if answer is None:
         parts += [
-            ("ansiyellow", "╰ "), ("bold", "y"), ("", " yes · "), ("bold", "n"), ("", " no · "),
-            ("bold", "a"), ("", f" always allow {terminal_safe(always)} this session · "), ("bold", "esc"),
+            ("ansiyellow", "╰ "),
+            ("bold", "y"),
+            ("", " yes · "),
+            ("bold", "n"),
+            ("", " no · "),
+            ("bold", "a"),
+            ("", f" always allow {terminal_safe(always)} this session · "),
+            ("bold", "esc"),
             ("", " cancel "),
-        ]  # fmt: skip
+        ]
     else:
         style = "ansigreen" if answer in (YES, ALWAYS) else "ansired"
         parts += [("ansiyellow", "╰ "), (style, f"{answer}\n")]

@@ -213,4 +213,3 @@ def mcp_summary(views: list[ServerView]) -> str:
     if failed := sum(view.status == "failed" for view in enabled):
         text += f" ({failed} failed: /mcp)"
     return text
-

@@ -83,9 +83,7 @@ def test_a_notice_of_the_warm_up_waits_for_the_next_operation_and_is_told_once(w
     assert notice.startswith("checkpoints leave out big.log (0.0 MB, over the 0.001 MB limit)")
 
 
-def test_a_failing_warm_up_is_silent_and_leaves_the_telling_to_the_real_checkpoint(
-    workspace: Path, home: Path
-) -> None:
+def test_a_failing_warm_up_is_silent_and_leaves_the_telling_to_the_real_checkpoint(workspace: Path, home: Path) -> None:
     folder = store_folder(home, workspace)
     folder.parent.mkdir(parents=True, exist_ok=True)
     folder.write_text("not a folder")  # the store cannot be created

@@ -66,8 +66,10 @@ def test_tool_writes_keep_what_they_replaced_even_in_ignored_and_big_files(
     tool_write(rec, None, "fresh.log", "created\n")
     rec.finish()
     assert {c.path: c.status for c in rec.changes() or []} == {
-        "run.log": "modified", "big.dat": "modified", "fresh.log": "created",
-    }  # fmt: skip
+        "run.log": "modified",
+        "big.dat": "modified",
+        "fresh.log": "created",
+    }
     assert undo(store).code == 0
     assert state(workspace) == before
 
@@ -115,8 +117,12 @@ def test_odd_names_binary_files_and_links_round_trip(store: CheckpointStore, wor
     before = state(workspace)
     rec = recording(store)
     rec.begin_step(None)
-    command(rec, None, "for f in *; do [ -f \"$f\" ] && [ ! -L \"$f\" ] && echo more >> \"$f\"; done; "
-                       "rm dangling outside; echo replaced > outside; printf x > $'made-\\xfe'")  # fmt: skip
+    command(
+        rec,
+        None,
+        'for f in *; do [ -f "$f" ] && [ ! -L "$f" ] && echo more >> "$f"; done; '
+        "rm dangling outside; echo replaced > outside; printf x > $'made-\\xfe'",
+    )
     rec.finish()
     changed = {c.path for c in rec.changes() or []}
     assert {"with space.txt", "naïve ünïcode.md", "-leading-dash", "tab\tin name", "new\nline", "blob.bin"} <= changed

@@ -25,9 +25,12 @@ def test_undo_of_a_turn_brings_the_workspace_back_byte_for_byte(store: Checkpoin
     command(rec, None, "rm gone.txt && chmod -x tool.sh && printf 'bin\\0ary' > data.bin")
     rec.finish()
     assert {(c.path, c.status) for c in rec.changes() or []} == {
-        ("app.py", "modified"), ("src/pkg/new module.py", "created"), ("gone.txt", "deleted"),
-        ("tool.sh", "modified"), ("data.bin", "created"),
-    }  # fmt: skip
+        ("app.py", "modified"),
+        ("src/pkg/new module.py", "created"),
+        ("gone.txt", "deleted"),
+        ("tool.sh", "modified"),
+        ("data.bin", "created"),
+    }
     binary = next(c for c in rec.changes() or [] if c.path == "data.bin")
     assert binary.added is None and binary.removed is None
     answer = undo(store)

@@ -23,9 +23,14 @@ def test_the_last_lines_show_under_the_timer_with_the_toolbar_below() -> None:
     assert call.last_lines() == ["line 7", "line 8", "line 9", "half a line", "and a partial"]
     assert len(call.last_lines()) == SHOWN_OUTPUT_LINES
     assert shown(call, "gpt-4o · /help") == [
-        "  ⎿ running 2.5s · Esc cancels", "    line 7", "    line 8", "    line 9", "    half a line",
-        "    and a partial", " gpt-4o · /help",
-    ]  # fmt: skip
+        "  ⎿ running 2.5s · Esc cancels",
+        "    line 7",
+        "    line 8",
+        "    line 9",
+        "    half a line",
+        "    and a partial",
+        " gpt-4o · /help",
+    ]
 
 
 def test_a_progress_bar_shows_its_last_frame_and_escapes_are_made_visible() -> None:

@@ -17,8 +17,13 @@ def test_the_inline_diff_drops_the_headers_colours_lines_and_is_capped() -> None
     text = inline_diff(diff, limit=5, expand_hint=" · Ctrl+O shows all")
     lines = text.plain.splitlines()
     assert lines == [
-        "    @@ -0,0 +1,40 @@", "    +0", "    +1", "    +2", "    +3", "    … 36 more diff lines · Ctrl+O shows all",
-    ]  # fmt: skip
+        "    @@ -0,0 +1,40 @@",
+        "    +0",
+        "    +1",
+        "    +2",
+        "    +3",
+        "    … 36 more diff lines · Ctrl+O shows all",
+    ]
     assert any(span.style == "green" for span in text.spans)
 
 

@@ -9,9 +9,7 @@ from paicli.ui.chat.preview import Preview, result_preview
 def test_a_failing_command_shows_its_exit_code_and_the_error_it_printed() -> None:
     error = "ls: cannot access 'nonexistent_dir': No such file or directory"
     output = data_marker("execute_command") + error + "\nexit code 2"
-    assert result_preview("execute_command", True, output) == Preview(
-        "exit code 2 · 1 line", [error], failed=True
-    )
+    assert result_preview("execute_command", True, output) == Preview("exit code 2 · 1 line", [error], failed=True)
 
 
 def test_a_long_command_output_shows_its_first_and_last_lines() -> None:

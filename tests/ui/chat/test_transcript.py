@@ -23,8 +23,11 @@ def test_the_turn_keeps_every_output_whole_and_the_last_one_is_at_hand() -> None
     assert transcript.last_output() is None and transcript.renderable() is None
     transcript.begin("fix it")
     transcript.emit(ToolCallEvent(task_id=None, name="execute_command", arguments={}, summary="seq 50"))
-    transcript.emit(ToolResultEvent(task_id=None, name="execute_command", ok=True,
-                                    output="".join(f"{n}\n" for n in range(50)) + "exit code 0"))  # fmt: skip
+    transcript.emit(
+        ToolResultEvent(
+            task_id=None, name="execute_command", ok=True, output="".join(f"{n}\n" for n in range(50)) + "exit code 0"
+        )
+    )
     transcript.emit(ToolCallEvent(task_id=None, name="write_file", arguments={}, summary="a.py"))
     diff = file_diff("a.py", None, "KEY = 'sk-secret-1234'\n")
     transcript.emit(ToolResultEvent(task_id=None, name="write_file", ok=True, output="wrote 2 bytes", diff=diff))

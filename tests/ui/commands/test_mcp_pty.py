@@ -95,15 +95,19 @@ def test_a_risky_mcp_tool_asks_and_esc_cancels_its_slow_call(
     assert read_marks(marks, "calls") == ["slow"]
 
 
-def test_a_repository_mcp_json_is_asked_about_at_start(
-    fake: FakeLLM, workspace: Path, home: Path, marks: Path
-) -> None:
+def test_a_repository_mcp_json_is_asked_about_at_start(fake: FakeLLM, workspace: Path, home: Path, marks: Path) -> None:
     entry = {"command": sys.executable, "args": [str(SERVER)], "env": {"MCP_TEST_MARKS": str(marks)}}
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": entry}}))
     child = pexpect.spawn(
-        sys.executable, ["-m", "paicli", "-C", str(workspace)], cwd=str(REPO), env=pty_env(fake, home),
-        encoding="utf-8", codec_errors="replace", timeout=15, dimensions=(40, 120),
-    )  # fmt: skip
+        sys.executable,
+        ["-m", "paicli", "-C", str(workspace)],
+        cwd=str(REPO),
+        env=pty_env(fake, home),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=15,
+        dimensions=(40, 120),
+    )
     try:
         expect_text(child, "wants to set:")
         expect_text(child, f"repo: {sys.executable} {SERVER}")

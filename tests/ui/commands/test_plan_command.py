@@ -39,8 +39,10 @@ class Context:
 
 
 def save(store: PlanStore, plan_id: str, goal: str, status: PlanStatus, done: int, updated: float) -> None:
-    tasks = [Task(id=f"t{n}", description="x", status=TaskStatus.COMPLETED if n < done else TaskStatus.PENDING)
-             for n in range(3)]  # fmt: skip
+    tasks = [
+        Task(id=f"t{n}", description="x", status=TaskStatus.COMPLETED if n < done else TaskStatus.PENDING)
+        for n in range(3)
+    ]
     plan = Plan(goal=goal, tasks=tasks, status=status)
     record = PlanRecord(id=plan_id, created_at=updated, updated_at=updated, plan=plan)
     store.write(plan_id, record.model_dump_json(), render_markdown(record))
@@ -83,8 +85,14 @@ def test_ages_use_the_largest_unit() -> None:
 async def test_on_a_narrow_screen_each_plan_keeps_its_whole_id_and_its_goal(tmp_path: Path) -> None:
     store = PlanStore(tmp_path)
     long_id = "20261201-101010-add-a-feature-flag-to-the-cli"
-    save(store, long_id, "add a feature flag to the command line so users can choose", PlanStatus.CANCELLED, 1,
-         time.time() - 300)  # fmt: skip
+    save(
+        store,
+        long_id,
+        "add a feature flag to the command line so users can choose",
+        PlanStatus.CANCELLED,
+        1,
+        time.time() - 300,
+    )
     ctx = Context(tmp_path, width=40)
     await list_plans(ctx, "")  # type: ignore[arg-type]
     shown = ctx.out.getvalue()

@@ -23,9 +23,13 @@ def spawn_plan(fake: FakeLLM, workspace: Path, home: Path, *args: str) -> pexpec
     return pexpect.spawn(
         sys.executable,
         ["-m", "paicli", "-C", str(workspace), "plan", *args],
-        cwd=str(REPO), env=pty_env(fake, home), encoding="utf-8", codec_errors="replace", timeout=15,
+        cwd=str(REPO),
+        env=pty_env(fake, home),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=15,
         dimensions=(40, 120),
-    )  # fmt: skip
+    )
 
 
 def test_review_then_run_exits_0(fake: FakeLLM, workspace: Path, home: Path) -> None:
@@ -63,9 +67,14 @@ def test_json_mode_keeps_stdout_for_events_and_draws_the_review_on_stderr(
     events = tmp_path / "events.jsonl"
     command = f"{sys.executable} -m paicli -C {workspace} plan 'look' --no-review --json > {events}"
     child = pexpect.spawn(
-        "bash", ["-c", command], cwd=str(REPO), encoding="utf-8", timeout=15, dimensions=(40, 120),
+        "bash",
+        ["-c", command],
+        cwd=str(REPO),
+        encoding="utf-8",
+        timeout=15,
+        dimensions=(40, 120),
         env=pty_env(fake, home),
-    )  # fmt: skip
+    )
     expect_text(child, "json and a screen")
     expect_text(child, "Enter")
     child.send(ENTER)

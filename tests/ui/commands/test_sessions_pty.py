@@ -107,9 +107,13 @@ def test_a_damaged_session_file_loads_what_can_be_read_with_a_notice(
     said = [{"role": "user", "content": "the colour is teal"}, {"role": "assistant", "content": "Teal it is."}]
     good = {"kind": "turn", "ts": 1.0, "tokens": 10, "messages": said}
     (folder / "20260101-120000-abcdef.jsonl").write_text(
-        json.dumps({"kind": "start", "ts": 1.0, "model": "m"}) + "\n" + json.dumps(good) + "\n"
-        + "\x00\x00garbage that is not json\n" + '{"kind": "turn", "messages": [{"role": "us'
-    )  # fmt: skip
+        json.dumps({"kind": "start", "ts": 1.0, "model": "m"})
+        + "\n"
+        + json.dumps(good)
+        + "\n"
+        + "\x00\x00garbage that is not json\n"
+        + '{"kind": "turn", "messages": [{"role": "us'
+    )
     fake.on("which colour", Reply.text("Teal."))
     child = spawn_repl("-c")
     shown = before_prompt(child)

@@ -302,8 +302,15 @@ def test_planning_and_replanning_are_shown_while_the_model_works() -> None:
     view = LivePlanView(console)
     view.start()  # no plan yet: the planner is at work
     assert "Planning…" in out.getvalue()
-    view.emit(PlanCreated(round=1, plan=PlanView(summary="s", tasks=[
-        TaskView(id="a", description="do a", type="ANALYSIS", dependencies=[], status="PENDING")])))  # fmt: skip
+    view.emit(
+        PlanCreated(
+            round=1,
+            plan=PlanView(
+                summary="s",
+                tasks=[TaskView(id="a", description="do a", type="ANALYSIS", dependencies=[], status="PENDING")],
+            ),
+        )
+    )
     view.emit(PlanApproved(round=1))
     view.emit(TaskStarted(task_id="a"))
     view.emit(TaskFinished(task_id="a", status="FAILED", error="broke"))

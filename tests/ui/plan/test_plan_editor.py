@@ -47,9 +47,7 @@ def replanned() -> Plan:
                 status=TaskStatus.FAILED,
                 error="edit_file: old_text not found",
             ),
-            Task(
-                id="task_4", description="Add the route", type=TaskType.FILE_WRITE, dependencies=["task_1"], round=2
-            ),
+            Task(id="task_4", description="Add the route", type=TaskType.FILE_WRITE, dependencies=["task_1"], round=2),
             Task(id="task_5", description="Run pytest", type=TaskType.VERIFICATION, dependencies=["task_4"], round=2),
         ],
     )
@@ -210,12 +208,25 @@ def test_a_new_task_cannot_take_the_id_of_a_finished_one() -> None:
 def test_files_and_actions_round_trip_through_the_text() -> None:
     from paicli.plan.model import TaskAction
 
-    original = Plan(goal="g", summary="s", tasks=[
-        Task(id="w", description="files: this line is description, not a field", type=TaskType.FILE_WRITE,
-             files=["app.py", "tests/"]),
-        Task(id="v", description="run the tests", type=TaskType.VERIFICATION, dependencies=["w"],
-             action=TaskAction(tool="execute_command", args={"command": "pytest -q"})),
-    ])  # fmt: skip
+    original = Plan(
+        goal="g",
+        summary="s",
+        tasks=[
+            Task(
+                id="w",
+                description="files: this line is description, not a field",
+                type=TaskType.FILE_WRITE,
+                files=["app.py", "tests/"],
+            ),
+            Task(
+                id="v",
+                description="run the tests",
+                type=TaskType.VERIFICATION,
+                dependencies=["w"],
+                action=TaskAction(tool="execute_command", args={"command": "pytest -q"}),
+            ),
+        ],
+    )
     text = plan_to_text(original)
     assert "files: app.py, tests/" in text and 'action: execute_command {"command": "pytest -q"}' in text
     back = text_to_plan(text, original)

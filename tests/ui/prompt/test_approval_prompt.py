@@ -29,8 +29,9 @@ from paicli.ui.prompt.approval_prompt import (
     shown_lines,
 )
 
-REQUEST = PolicyRequest(task_id="task_2", tool="execute_command", summary="rm -r build", reason="rm changes files",
-                        always="`rm …` commands")  # fmt: skip
+REQUEST = PolicyRequest(
+    task_id="task_2", tool="execute_command", summary="rm -r build", reason="rm changes files", always="`rm …` commands"
+)
 
 
 @pytest.fixture
@@ -58,9 +59,7 @@ async def answer(keyboard: PipeInput, keys: str, prompt: ApprovalPrompt | None =
         ("\x04", False, "user", ""),
     ],
 )
-async def test_keys_answer_the_question(
-    keyboard: PipeInput, keys: str, allowed: bool, how: str, reason: str
-) -> None:
+async def test_keys_answer_the_question(keyboard: PipeInput, keys: str, allowed: bool, how: str, reason: str) -> None:
     decision = await answer(keyboard, keys)
     assert (decision.allowed, decision.how, decision.reason) == (allowed, how, reason)
 

@@ -16,8 +16,9 @@ OFF = SandboxChoice("off", None)
 def shown(columns: int, modes: ModeSwitch | None = None) -> str:
     usage = Usage(prompt_tokens=1234, completion_tokens=56)
     modes = modes or ModeSwitch(PendingMode(None))
-    return fragment_list_to_text(toolbar_text("gpt-4o-mini", usage, None, modes=modes, sandbox=OFF, context=34,
-                                              columns=columns))  # fmt: skip
+    return fragment_list_to_text(
+        toolbar_text("gpt-4o-mini", usage, None, modes=modes, sandbox=OFF, context=34, columns=columns)
+    )
 
 
 def test_the_whole_toolbar_on_a_wide_screen() -> None:

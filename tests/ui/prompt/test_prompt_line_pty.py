@@ -22,8 +22,6 @@ CTRL_J = "\n"
 SHIFT_TAB = "\x1b[Z"
 
 
-
-
 def toolbar(term: Terminal) -> str:
     return term.lines[-1]
 
@@ -112,5 +110,11 @@ def test_the_context_meter_grows_with_the_conversation(terminal: Start, fake: Fa
     term.wait_for(lambda t: bool(re.search(r"ctx (\d+)%", toolbar(t))))
     before = int(re.findall(r"ctx (\d+)%", toolbar(term))[0])
     term.send("x" * 4000 + ENTER)
-    term.wait_for(lambda t: bool(re.search(r"ctx (\d+)%", toolbar(t))) and fake.requests != []
-                  and int(re.findall(r"ctx (\d+)%", toolbar(t))[0]) > before, timeout=20)  # fmt: skip
+    term.wait_for(
+        lambda t: (
+            bool(re.search(r"ctx (\d+)%", toolbar(t)))
+            and fake.requests != []
+            and int(re.findall(r"ctx (\d+)%", toolbar(t))[0]) > before
+        ),
+        timeout=20,
+    )
