@@ -233,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             workspace=Path(args.workspace or "."),
             env={**os.environ, **handed_over},
             confirm_trust=confirm,
+            warn=_warn_on_stderr,
         )
         if args.command != "plan" and (getattr(args, "resume", None) or getattr(args, "from_file", None)):
             raise ConfigError("--resume and --from go with `paicli plan`")
@@ -278,6 +279,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_CANCELLED
+
+
+def _warn_on_stderr(message: str) -> None:
+    """How the command line reports what the configuration loader ignored (the loader never prints)."""
+    from paicli.common.sanitize import terminal_safe
+
+    print(f"paicli: warning: {terminal_safe(message)}", file=sys.stderr)
 
 
 def _confirm_trust(request: TrustRequest) -> bool:

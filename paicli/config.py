@@ -42,7 +42,6 @@ from paicli.trust import (
     screen_prompt_overrides,
     screen_repo_file,
     screen_workspace_config,
-    warn_on_stderr,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -265,7 +264,7 @@ def load_settings(
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
     confirm_trust: ConfirmTrust | None = None,
-    warn: Warn = warn_on_stderr,
+    warn: Warn,
 ) -> Settings:
     """Merge every source; raises ConfigError with a one-line reason on a bad value.
 

@@ -40,9 +40,10 @@ file is refused outright, with a warning, never followed: its settings are ignor
 paicli before this scheme (version 1, keyed by the config's resolved path alone) is not read: those
 files are simply asked about again.
 
-The seam: `load_settings(..., confirm_trust=...)` takes a callable that is asked (the REPL shows a
-prompt at start-up, see paicli.ui.prompt.approval_prompt.confirm_trust); without one (headless) nothing blocks and the
-settings that need trust are ignored with a warning, the others apply.
+The seams: `load_settings(..., confirm_trust=..., warn=...)` takes a callable that is asked (the REPL
+shows a prompt at start-up, see paicli.ui.prompt.approval_prompt.confirm_trust); without one (headless)
+nothing blocks and the settings that need trust are ignored with a warning, the others apply. Warnings go
+to the caller's `warn` (the command line prints them on stderr): this module never prints.
 """
 
 from __future__ import annotations
@@ -51,13 +52,11 @@ import hashlib
 import json
 import os
 import stat
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paicli.common.sanitize import terminal_safe
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
@@ -111,10 +110,6 @@ class TrustRequest:
 
 ConfirmTrust = Callable[[TrustRequest], bool]
 Warn = Callable[[str], None]
-
-
-def warn_on_stderr(message: str) -> None:
-    print(f"paicli: warning: {terminal_safe(message)}", file=sys.stderr)
 
 
 def fingerprint(data: bytes) -> str:
@@ -201,7 +196,7 @@ def screen_workspace_config(
     home: Path,
     baseline: Mapping[str, Any],
     confirm: ConfirmTrust | None = None,
-    warn: Warn = warn_on_stderr,
+    warn: Warn,
 ) -> dict[str, Any]:
     """The workspace config's values to apply: all of them when trusted (or confirmed now), else all but
     those that need trust, with a warning that names what was ignored. `baseline` is what applies without
@@ -236,7 +231,7 @@ def screen_repo_file(
     *,
     home: Path,
     confirm: ConfirmTrust | None = None,
-    warn: Warn = warn_on_stderr,
+    warn: Warn,
 ) -> bool:
     """Whether a repository file that needs trust as a whole (a `.mcp.json`: it names programs to start)
     may be used: trusted before, or confirmed now (`what` is shown); else False, with a warning."""
@@ -322,7 +317,7 @@ def prompt_overrides(workspace: Path) -> tuple[list[str], list[str]]:
 
 
 def screen_prompt_overrides(
-    workspace: Path, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn = warn_on_stderr
+    workspace: Path, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn
 ) -> None:
     """A repository's `.paicli/prompts/*.md` replace paicli's own prompts, so they are applied only once
     trusted (see `trusted_prompt`); asked here together, each file remembered by repository, name and

@@ -149,3 +149,8 @@ def tls_fake(certificate: tuple[Path, Path]) -> Iterator[FakeLLM]:
     context.load_cert_chain(*map(str, certificate))
     with FakeLLM(tls=context) as fake:
         yield fake
+
+
+def unexpected_warning(message: str) -> None:
+    """The `warn` of a configuration load that should have nothing to warn about."""
+    raise AssertionError(f"unexpected warning: {message}")

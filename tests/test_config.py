@@ -8,6 +8,7 @@ import pytest
 from paicli.common.errors import ConfigError
 from paicli.config import Settings, load_settings
 from paicli.trust import TrustStore, read_repo_file
+from tests.conftest import unexpected_warning
 
 
 def write_toml(path: Path, text: str) -> None:
@@ -30,24 +31,26 @@ def test_flags_beat_env_beat_workspace_file_beat_home_file(tmp_path: Path) -> No
 
 def test_paicli_variables_win_over_openai_ones(tmp_path: Path) -> None:
     env = {"OPENAI_API_KEY": "sk-openai", "PAICLI_API_KEY": "sk-paicli", "OPENAI_BASE_URL": "http://o/v1"}
-    s = load_settings(workspace=tmp_path, env=env, home=tmp_path)
+    s = load_settings(workspace=tmp_path, env=env, home=tmp_path, warn=unexpected_warning)
     assert s.require_key() == "sk-paicli"
     assert s.base_url == "http://o/v1"
 
 
 def test_replan_limit_from_environment(tmp_path: Path) -> None:
-    s = load_settings(workspace=tmp_path, env={"PAICLI_PLAN_MAX_REPLANS": "0"}, home=tmp_path)
+    s = load_settings(workspace=tmp_path, env={"PAICLI_PLAN_MAX_REPLANS": "0"}, home=tmp_path, warn=unexpected_warning)
     assert s.max_replans == 0
 
 
 def test_missing_key_names_the_variables(tmp_path: Path) -> None:
-    s = load_settings(workspace=tmp_path, env={}, home=tmp_path)
+    s = load_settings(workspace=tmp_path, env={}, home=tmp_path, warn=unexpected_warning)
     with pytest.raises(ConfigError, match=r"PAICLI_API_KEY.*OPENAI_API_KEY"):
         s.require_key()
 
 
 def test_key_never_shows_in_repr_or_dump(tmp_path: Path) -> None:
-    s = load_settings(workspace=tmp_path, env={"PAICLI_API_KEY": "sk-very-secret"}, home=tmp_path)
+    s = load_settings(
+        workspace=tmp_path, env={"PAICLI_API_KEY": "sk-very-secret"}, home=tmp_path, warn=unexpected_warning
+    )
     assert "sk-very-secret" not in repr(s)
     assert "sk-very-secret" not in s.model_dump_json()
 
@@ -65,13 +68,13 @@ def test_key_never_shows_in_repr_or_dump(tmp_path: Path) -> None:
 def test_bad_config_file_gives_one_line_error(tmp_path: Path, text: str, message: str) -> None:
     write_toml(tmp_path / ".paicli" / "config.toml", text)
     with pytest.raises(ConfigError, match=message) as err:
-        load_settings(workspace=tmp_path, env={}, home=tmp_path / "nohome")
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "nohome", warn=unexpected_warning)
     assert "\n" not in str(err.value)
 
 
 def test_workspace_must_exist(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a folder"):
-        load_settings(workspace=tmp_path / "missing", env={}, home=tmp_path)
+        load_settings(workspace=tmp_path / "missing", env={}, home=tmp_path, warn=unexpected_warning)
 
 
 @pytest.mark.parametrize("text", ["deny = " + "[" * 5000 + "]" * 5000, "x = " + "{a = " * 3000 + "1" + "}" * 3000])
@@ -87,11 +90,11 @@ def test_the_users_own_config_may_be_a_symlink_but_not_a_fifo(tmp_path: Path) ->
     write_toml(dotfiles / "paicli.toml", "max_steps = 7\n")
     (home / ".paicli").mkdir(parents=True)
     (home / ".paicli" / "config.toml").symlink_to(dotfiles / "paicli.toml")
-    assert load_settings(workspace=tmp_path, env={}, home=home).max_steps == 7
+    assert load_settings(workspace=tmp_path, env={}, home=home, warn=unexpected_warning).max_steps == 7
     (home / ".paicli" / "config.toml").unlink()
     os.mkfifo(home / ".paicli" / "config.toml")
     with pytest.raises(ConfigError, match="is a FIFO, not a regular file"):
-        load_settings(workspace=tmp_path, env={}, home=home)
+        load_settings(workspace=tmp_path, env={}, home=home, warn=unexpected_warning)
 
 
 # ---- model routing and prices --------------------------------------------------------------------------
@@ -118,7 +121,7 @@ output = 0.5
 
 def test_model_routing_settings_and_prices_are_read_from_the_config(tmp_path: Path) -> None:
     write_toml(tmp_path / "home" / ".paicli" / "config.toml", ROUTING)
-    s = load_settings(workspace=tmp_path, env={}, home=tmp_path / "home")
+    s = load_settings(workspace=tmp_path, env={}, home=tmp_path / "home", warn=unexpected_warning)
     assert (s.planner_model, s.executor_model, s.summarizer_model) == ("plan-model", "exec-model", "sum-model")
     assert s.models == {"ANALYSIS": "deep-model", "FILE_READ": "cheap-model"}  # type names, any case
     assert s.prices["deep-model"].input == 0.55 and s.prices["deep-model"].output == 2.19
@@ -132,7 +135,7 @@ def test_models_and_prices_merge_entry_by_entry_across_the_two_files(tmp_path: P
     repo_file = read_repo_file((tmp_path / "ws").resolve(), ".paicli/config.toml")
     assert repo_file is not None
     TrustStore(home).trust(repo_file)  # a repository's models apply once the user trusts its config
-    s = load_settings(workspace=tmp_path / "ws", env={}, home=home)
+    s = load_settings(workspace=tmp_path / "ws", env={}, home=home, warn=unexpected_warning)
     assert s.models == {"ANALYSIS": "other", "FILE_READ": "cheap-model"}
     assert set(s.prices) == {"deep-model", "cheap-model"}
 
@@ -163,7 +166,7 @@ def test_models_and_prices_merge_entry_by_entry_across_the_two_files(tmp_path: P
 def test_bad_routing_or_prices_are_one_line_configuration_errors(tmp_path: Path, text: str, message: str) -> None:
     write_toml(tmp_path / "home" / ".paicli" / "config.toml", text)
     with pytest.raises(ConfigError, match=message) as err:
-        load_settings(workspace=tmp_path, env={}, home=tmp_path / "home")
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "home", warn=unexpected_warning)
     assert "\n" not in str(err.value)
 
 
@@ -190,11 +193,13 @@ def test_sandbox_settings_come_from_the_users_config_and_lists_add_up(tmp_path: 
     repo_file = read_repo_file(ws.resolve(), ".paicli/config.toml")
     assert repo_file is not None
     TrustStore(home).trust(repo_file)
-    s = load_settings(workspace=ws, env={}, home=home)
+    s = load_settings(workspace=ws, env={}, home=home, warn=unexpected_warning)
     assert (s.sandbox, s.sandbox_network, s.sandbox_writable) == ("bwrap", True, ["~/.m2"])
     assert s.unsandboxed == ["git push", "git commit"] and s.sandbox_hide == ["/srv/keys"]
-    assert load_settings({"sandbox": "off"}, workspace=ws, env={}, home=home).sandbox == "off"
-    assert load_settings(workspace=tmp_path, env={}, home=tmp_path / "nohome").sandbox == "auto"
+    assert load_settings({"sandbox": "off"}, workspace=ws, env={}, home=home, warn=unexpected_warning).sandbox == "off"
+    assert (
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "nohome", warn=unexpected_warning).sandbox == "auto"
+    )
 
 
 @pytest.mark.parametrize(
@@ -211,5 +216,5 @@ def test_sandbox_settings_come_from_the_users_config_and_lists_add_up(tmp_path: 
 def test_bad_sandbox_settings_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
     write_toml(tmp_path / "home" / ".paicli" / "config.toml", text)
     with pytest.raises(ConfigError, match=message) as err:
-        load_settings(workspace=tmp_path, env={}, home=tmp_path / "home")
+        load_settings(workspace=tmp_path, env={}, home=tmp_path / "home", warn=unexpected_warning)
     assert "\n" not in str(err.value)

@@ -10,6 +10,7 @@ from paicli.agent.context import (
     workspace_overview,
 )
 from paicli.trust import TrustRequest, screen_prompt_overrides
+from tests.conftest import unexpected_warning
 
 
 def test_every_mode_prompt_is_packaged() -> None:
@@ -25,7 +26,9 @@ def test_a_trusted_project_override_wins(tmp_path: Path) -> None:
     override.write_text("custom executor")
     assert load_prompt("modes/executor.md", tmp_path, home) != "custom executor"  # not trusted yet
     asked: list[TrustRequest] = []
-    screen_prompt_overrides(tmp_path, home=home, confirm=lambda request: asked.append(request) or True)
+    screen_prompt_overrides(
+        tmp_path, home=home, confirm=lambda request: asked.append(request) or True, warn=unexpected_warning
+    )
     assert asked and "modes/executor.md" in asked[0].values["prompt overrides"]
     assert load_prompt("modes/executor.md", tmp_path, home) == "custom executor"
     assert "custom executor" in system_prompt("executor", tmp_path, home)

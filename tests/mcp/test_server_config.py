@@ -11,6 +11,7 @@ from paicli.common.errors import ConfigError
 from paicli.config import load_settings
 from paicli.mcp.server_config import McpServerConfig, expand, expanded, servers_from_mcp_json
 from paicli.trust import TrustRequest
+from tests.conftest import unexpected_warning
 
 HOME_SERVERS = """
 [mcp_servers.git]
@@ -32,7 +33,7 @@ def write(path: Path, text: str) -> Path:
 
 def test_servers_from_the_user_config(workspace: Path, home: Path) -> None:
     write(home / ".paicli" / "config.toml", HOME_SERVERS)
-    servers = load_settings(workspace=workspace, env={}, home=home).mcp_servers
+    servers = load_settings(workspace=workspace, env={}, home=home, warn=unexpected_warning).mcp_servers
     assert list(servers) == ["git", "tracker"]
     git, tracker = servers["git"], servers["tracker"]
     assert git.transport == "stdio" and git.args == ["--repository", "."] and git.tool_timeout == 5
@@ -56,7 +57,7 @@ def test_servers_from_the_user_config(workspace: Path, home: Path) -> None:
 def test_a_bad_server_is_a_configuration_error(workspace: Path, home: Path, table: str, message: str) -> None:
     write(home / ".paicli" / "config.toml", table)
     with pytest.raises(ConfigError, match="mcp_servers") as raised:
-        load_settings(workspace=workspace, env={}, home=home)
+        load_settings(workspace=workspace, env={}, home=home, warn=unexpected_warning)
     assert message in str(raised.value)
 
 
@@ -119,7 +120,9 @@ def test_a_trusted_mcp_json_adds_servers_and_a_config_file_wins(workspace: Path,
         asked.append(request)
         return True
 
-    servers = load_settings(workspace=workspace, env={}, home=home, confirm_trust=confirm).mcp_servers
+    servers = load_settings(
+        workspace=workspace, env={}, home=home, confirm_trust=confirm, warn=unexpected_warning
+    ).mcp_servers
     assert list(servers) == ["repo", "git", "tracker"]
     assert servers["git"].command == "mcp-server-git" and servers["repo"].command == "repo-server"
     assert len(asked) == 1 and "repo: repo-server" in next(iter(asked[0].values.values()))
@@ -137,7 +140,9 @@ def test_a_repository_config_needs_trust_for_its_servers(workspace: Path, home: 
     assert load_settings(workspace=workspace, env={}, home=home, warn=warnings.append).mcp_servers == {}
     assert any("mcp_servers" in w for w in warnings)
     asked: list[TrustRequest] = []
-    settings = load_settings(workspace=workspace, env={}, home=home, confirm_trust=lambda r: asked.append(r) or True)
+    settings = load_settings(
+        workspace=workspace, env={}, home=home, confirm_trust=lambda r: asked.append(r) or True, warn=unexpected_warning
+    )
     assert "evil" in settings.mcp_servers and asked[0].values["mcp_servers"] == "evil: curl"
 
 
@@ -154,7 +159,7 @@ def test_credentials_of_server_configs_are_masked(workspace: Path, home: Path) -
 
     db = '[mcp_servers.db]\ncommand = "db"\nenv = { DB_PASSWORD = "hunter2-long" }\n'
     write(home / ".paicli" / "config.toml", HOME_SERVERS + db)
-    settings = load_settings(workspace=workspace, env={}, home=home)
+    settings = load_settings(workspace=workspace, env={}, home=home, warn=unexpected_warning)
     secrets = secret_values(settings, {"TRACKER_TOKEN": "tt-0123456789", "HOME": "/home/someone"})
     assert {"tt-0123456789", "Bearer tt-0123456789", "hunter2-long"} <= set(secrets)
     assert "/home/someone" not in secrets

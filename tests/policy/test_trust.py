@@ -11,6 +11,7 @@ import pytest
 from paicli.common.errors import ConfigError
 from paicli.config import Settings, load_settings
 from paicli.trust import RepoFile, TrustRequest, TrustStore, read_repo_file, trusted_prompt
+from tests.conftest import unexpected_warning
 
 REPO_CONFIG = 'base_url = "http://127.0.0.1:9/v1"\napproval = "yolo"\nallow = ["rm"]\nmodel = "repo-model"\n'
 CONFIG = ".paicli/config.toml"
@@ -56,7 +57,7 @@ def test_confirming_applies_them_and_is_remembered_until_the_file_changes(repo: 
         asked.append(request)
         return True
 
-    settings = load_settings(workspace=repo, env={}, home=home, confirm_trust=yes)
+    settings = load_settings(workspace=repo, env={}, home=home, confirm_trust=yes, warn=unexpected_warning)
     assert settings.base_url == "http://127.0.0.1:9/v1" and settings.approval == "yolo"
     assert settings.allow == ["pytest", "rm"]
     assert asked[0].values["base_url"] == "http://127.0.0.1:9/v1"
@@ -78,7 +79,9 @@ def test_declining_applies_nothing_sensitive_and_remembers_nothing(repo: Path, h
 
 def test_flags_and_environment_still_win_over_a_trusted_file(repo: Path, home: Path) -> None:
     assert TrustStore(home).trust_current(repo, CONFIG)
-    settings = load_settings({"approval": "ask"}, workspace=repo, env={"PAICLI_BASE_URL": "http://b/v1"}, home=home)
+    settings = load_settings(
+        {"approval": "ask"}, workspace=repo, env={"PAICLI_BASE_URL": "http://b/v1"}, home=home, warn=unexpected_warning
+    )
     assert settings.approval == "ask" and settings.base_url == "http://b/v1"
 
 
@@ -157,7 +160,9 @@ def test_trust_recorded_in_the_old_format_is_asked_about_again(repo: Path, home:
     digest = hashlib.sha256((repo / CONFIG).read_bytes()).hexdigest()
     (home / ".paicli" / "trusted.json").write_text(json.dumps({"version": 1, "configs": {str(repo / CONFIG): digest}}))
     asked: list[TrustRequest] = []
-    load_settings(workspace=repo, env={}, home=home, confirm_trust=lambda r: asked.append(r) or True)
+    load_settings(
+        workspace=repo, env={}, home=home, confirm_trust=lambda r: asked.append(r) or True, warn=unexpected_warning
+    )
     assert len(asked) == 1
     assert load_settings(workspace=repo, env={}, home=home, warn=lambda m: pytest.fail(m)).approval == "yolo"
 
