@@ -316,9 +316,7 @@ def prompt_overrides(workspace: Path) -> tuple[list[str], list[str]]:
     return usable, refused
 
 
-def screen_prompt_overrides(
-    workspace: Path, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn
-) -> None:
+def screen_prompt_overrides(workspace: Path, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn) -> None:
     """A repository's `.paicli/prompts/*.md` replace paicli's own prompts, so they are applied only once
     trusted (see `trusted_prompt`); asked here together, each file remembered by repository, name and
     hash. Symlinked ones are refused with a warning and never asked about."""
