@@ -86,7 +86,8 @@ class Transcript:
             case RunFinished() | ModelUsage() | ReasoningDelta() | CommandOutput():
                 pass  # the answer is in its deltas, a command's output in its result
             case ReplyRestarted():
-                pass  # (the text streamed before the restart stays, not marked as void)
+                if event.task_id is None and self._parts and isinstance(self._parts[-1], str):
+                    self._parts.pop()  # that reply's text is void: the new one streams from its beginning
             case _:
                 assert_never(event)
 

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console, RenderableType
 
-from paicli.common.events import TaskFinished, TextDelta, ToolCallEvent, ToolResultEvent
+from paicli.common.events import ReplyRestarted, TaskFinished, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.tools.diff import file_diff
 from paicli.ui.chat.transcript import Transcript
 
@@ -55,3 +55,17 @@ def test_plan_tasks_are_named_and_their_text_left_out() -> None:
     assert "[t1] read_file a.py\n  ⎿ (no result: cancelled or still running)" in whole
     assert "[t2] read_file b.py\n  ⎿ Error: file not found: b.py" in whole
     assert "■ t2 failed: no b.py" in whole
+
+
+def test_a_reply_that_broke_off_and_was_asked_again_leaves_only_the_new_text() -> None:
+    transcript = Transcript()
+    transcript.begin("explain")
+    transcript.emit(ToolCallEvent(task_id=None, name="read_file", arguments={}, summary="a.py"))
+    transcript.emit(ToolResultEvent(task_id=None, name="read_file", ok=True, output="x = 1"))
+    transcript.emit(TextDelta(task_id=None, text="It sets x to "))
+    transcript.emit(ReplyRestarted(task_id=None))  # the stream broke: that text is void
+    transcript.emit(TextDelta(task_id=None, text="a.py sets x to one."))
+    transcript.emit(ReplyRestarted(task_id="t1"))  # a task's restart touches no chat text
+    whole = text_of(transcript.renderable())
+    assert "It sets x to" not in whole
+    assert "a.py sets x to one." in whole and "⏺ read_file a.py" in whole
