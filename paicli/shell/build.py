@@ -14,7 +14,6 @@ from tree_sitter import Node
 
 from paicli.shell.lexical import heredoc_delimiter
 from paicli.shell.syntax import (
-    Arithmetic,
     Assignment,
     Command,
     Compound,
@@ -40,6 +39,7 @@ STATEMENT_KINDS = {"command", "redirected_statement", "pipeline", "list", "negat
 _CLAUSE_KINDS = {"do_group", "elif_clause", "else_clause", "case_item"}
 _ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
 _NAME_TESTS = {"-v", "-R"}
+_TEST_EXPRESSIONS = {"binary_expression", "unary_expression", "parenthesized_expression"}
 
 
 class Builder:
@@ -377,20 +377,28 @@ class Builder:
         return Compound(self.text(node), Kind.CASE, tuple(scripts), tuple(words))
 
     def _test(self, node: Node) -> Compound:
-        """`[[ ... ]]` and `[ ... ]`: operands are words; some operators evaluate them as code."""
+        """`[[ ... ]]` and `[ ... ]`: operands are words; some operators evaluate them as code. Anything else
+        the grammar finds there (it reads `[` newline `cmd > f ]` as a test of a command) is unreadable, and
+        the commands in it are kept for the denylist."""
         double = bool(node.children) and node.children[0].type == "[["
         words: list[Word] = []
-        arithmetic: list[Arithmetic] = []
+        statements: list[Node] = []
         for expression in node.named_children:
-            self._test_expression(expression, double, words, arithmetic)
-        return Compound(self.text(node), Kind.TEST, (), tuple(words), arithmetic=tuple(arithmetic))
+            self._test_expression(expression, double, words, statements)
+        scripts = (self.script(statements, self.text(node)),) if statements else ()
+        return Compound(self.text(node), Kind.TEST, scripts, tuple(words))
 
-    def _test_expression(self, node: Node, double: bool, words: list[Word], arithmetic: list[Arithmetic]) -> None:
+    def _test_expression(self, node: Node, double: bool, words: list[Word], statements: list[Node]) -> None:
         if node.type in WORD_KINDS and node.type != "test_operator":
             words.append(self.words.word(node))
             return
         if node.type == "ERROR" or node.is_missing:
             self.unreadable(self.text(node), "a test does not parse")
+        elif node.type not in _TEST_EXPRESSIONS and node.type != "test_operator":
+            self.unreadable(self.text(node), f"paicli cannot read this part of a test ({node.type})")
+            if node.type in STATEMENT_KINDS:
+                statements.append(node)
+                return
         operator = node.child_by_field_name("operator")
         op = self.text(operator) if operator is not None else ""
         operands = [c for c in node.named_children if c != operator]
@@ -403,7 +411,7 @@ class Builder:
                 if operand.type != "number":
                     self.unreadable(self.text(node), f"[[ {op} ]] evaluates its operands as arithmetic")
         for operand in operands:
-            self._test_expression(operand, double, words, arithmetic)
+            self._test_expression(operand, double, words, statements)
 
 
 def _keyword_misread(words: list[Word]) -> str | None:

@@ -154,3 +154,37 @@ def test_keywords_and_builtins_that_change_what_runs_are_opaque(workspace: Path,
 )  # fmt: skip
 def test_a_wrapper_starts_the_program_not_the_builtin(workspace: Path, command: str, programs: tuple[str, ...]) -> None:
     assert classify_command(command, workspace).programs == programs
+
+
+# Issue 27, regressions the differential test found: text the grammar reads on past where bash ends a word,
+# a command or a keyword, or splits off where bash reads on. Bash runs the payload in each.
+MISREAD = [
+    # `>(` and `<(` in a `[[` pattern: text for the grammar (a regex, or `>` and a parenthesised test)
+    "[[ x = >({P}) ]]", "[[ x != a>({P}) ]]", '[[ x = "a">({P}) ]]', "[[ -n x && x = >({P}) ]]",
+    "[[ x =~ >({P}) ]]", "[[ x = @(>({P})) ]]", "[[ x = a<({P}) ]]",
+    # a reserved word glued to quotes is a plain word for bash: `[[""` is a command named `[[`
+    '[["" = >({P}) ]]', "[[''=>({P}) ]]", '[[""\t=>({P}) ]]',
+    # `[` is a simple command, which a newline ends; the grammar reads the test on
+    "[\n{P} ]", "[ -n\n{P} ]", "[ x = y\n{P} x ]", "[ -f x ] && [\n{P} x ]", "[\n{P} > out ]",
+    # an escaped character starting a line: the grammar glues it to the line before as one word
+    "ls\n\\{P}", "echo a\n\\{P} x", "(ls\n\\{P})", "echo $(ls\n\\{P})", "ls\n\\{P}\\)", "cat x |\nls\n\\{P}",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("template", MISREAD)
+def test_code_the_grammar_reads_past_or_splits_off_is_opaque(workspace: Path, tmp_path: Path, template: str) -> None:
+    command = template.replace("{P}", MARKER)
+    assert ran_marker(command, tmp_path), "the variant must really run its payload in bash"
+    found = classify_command(command, workspace)
+    assert found.risk is Risk.OPAQUE, found.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["[[ a > b ]]", "[[ a>b ]]", "[[ a < (b) ]]", "[ -f x ] && ls", "ls \\)", "[[\n-n x\n]]", '[ "a\nb" = x ]',
+     "if [[ -d src ]]; then ls; fi", "{ ls; }", "for f in a b; do echo $f; done", "case x in a) ls;; esac",
+     "[[ x == [ab]* ]]", "echo ${a[1]}"],
+)  # fmt: skip
+def test_tests_keywords_and_escapes_bash_reads_alike_stay_readable(workspace: Path, command: str) -> None:
+    assert classify_command(command, workspace).risk is not Risk.OPAQUE
+
