@@ -150,7 +150,11 @@ def test_keywords_and_builtins_that_change_what_runs_are_opaque(workspace: Path,
 @pytest.mark.parametrize(
     ("command", "programs"),
     [("exec printf x", ("exec", "printf")), ("env echo hi", ("env", "echo")), ("command echo hi", ("command",)),
-     ("find . -exec echo {} +", ("find", "echo")), ("time ls", ("ls",)), ("! ls", ("ls",))],
+     ("find . -exec echo {} +", ("find", "echo")), ("time ls", ("ls",)), ("! ls", ("ls",)),
+     # only an option before the command makes `command` look it up: `command ls -v` runs ls
+     ("command ls -v", ("command", "ls")), ("command -p ls -V", ("command", "ls")),
+     ("command -- ls -v", ("command", "ls")),
+     ("command -v ls", ("command",)), ("command -pv ls", ("command",)), ("command -p -V ls", ("command",))],
 )  # fmt: skip
 def test_a_wrapper_starts_the_program_not_the_builtin(workspace: Path, command: str, programs: tuple[str, ...]) -> None:
     assert classify_command(command, workspace).programs == programs

@@ -79,6 +79,7 @@ REGRESSIONS = [
         "command-late-v",
         "command ls -v",
         "`-v` after the program is read as `command -v`: ls is not listed",
+        fixed=True,
     ),
     Regression(
         "alias-eval",
