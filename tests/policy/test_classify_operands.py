@@ -192,3 +192,35 @@ def test_code_the_grammar_reads_past_or_splits_off_is_opaque(workspace: Path, tm
 def test_tests_keywords_and_escapes_bash_reads_alike_stay_readable(workspace: Path, command: str) -> None:
     assert classify_command(command, workspace).risk is not Risk.OPAQUE
 
+
+# An alias (or an element of BASH_ALIASES) makes a later line read a name as its value: `cat x` runs `eval x`.
+# BASH_CMDS does the same for the program a name starts. paicli does not follow either: OPAQUE.
+ALIASED = [
+    "shopt -s expand_aliases\nalias cat=eval\ncat {P}",
+    "shopt -s expand_aliases\nalias x='bash -c'\nx {P}",
+    "shopt -s expand_aliases\nalias ls='{P} '\nls",
+    "set -o posix; alias cat=eval\ncat {P}",
+    "shopt -s expand_aliases; BASH_ALIASES[cat]=eval\ncat {P}",
+    "shopt -s expand_aliases; BASH_ALIASES+=([cat]=eval)\ncat {P}",
+    "shopt -s expand_aliases; declare -A BASH_ALIASES=([cat]=eval)\ncat {P}",
+    "shopt -s expand_aliases; declare -n r=BASH_ALIASES; r[cat]=eval\ncat {P}",
+    "shopt -s expand_aliases; read 'BASH_ALIASES[cat]' <<< eval\ncat {P}",
+    "shopt -s expand_aliases; printf -v 'BASH_ALIASES[cat]' eval\ncat {P}",
+]
+
+
+@pytest.mark.parametrize("template", ALIASED)
+def test_an_alias_that_changes_what_a_name_runs_is_opaque(workspace: Path, tmp_path: Path, template: str) -> None:
+    command = template.replace("{P}", MARKER)
+    assert ran_marker(command, tmp_path), "the variant must really run its payload in bash"
+    found = classify_command(command, workspace)
+    assert found.risk is Risk.OPAQUE, found.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["alias ll='ls -l'", "BASH_CMDS[ls]=/usr/bin/touch; ls x", "BASH_CMDS=([ls]=/usr/bin/touch)",
+     "mapfile BASH_CMDS < list", "typeset -n r=BASH_CMDS"],
+)  # fmt: skip
+def test_every_way_to_define_an_alias_or_a_hashed_program_is_opaque(workspace: Path, command: str) -> None:
+    assert classify_command(command, workspace).risk is Risk.OPAQUE

@@ -85,6 +85,7 @@ REGRESSIONS = [
         "alias-eval",
         "shopt -s expand_aliases\nalias cat='eval'\ncat pwnmark1",
         "an alias to eval runs its words",
+        fixed=True,
     ),
 ]
 OPEN = frozenset(r.command for r in REGRESSIONS if not r.fixed)
