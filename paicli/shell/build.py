@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from tree_sitter import Node
 
+from paicli.shell.keywords import keyword_misread
 from paicli.shell.lexical import heredoc_delimiter
 from paicli.shell.syntax import (
     Assignment,
@@ -285,7 +286,7 @@ class Builder:
         source = self.text(node) if children is None else self.slice(children[0].start_byte, children[-1].end_byte)
         if words and words[0].parts == (Literal("coproc", quoted=False),):
             self.unreadable(source, "the grammar does not know `coproc` (it reads `coproc NAME { ... }` apart)")
-        elif problem := _keyword_misread(words):
+        elif problem := keyword_misread(words):
             self.unreadable(source, problem)
         return SimpleCommand(source, tuple(words), tuple(assignments), tuple(redirects), tuple(inputs))
 
@@ -413,27 +414,3 @@ class Builder:
         for operand in operands:
             self._test_expression(operand, double, words, statements)
 
-
-def _keyword_misread(words: list[Word]) -> str | None:
-    """Where bash reads a reserved word the grammar took for a command name (`! ! ls`, `! if ...`), or
-    `time` as the keyword it is for bash and a program for the grammar: `time` takes a whole pipeline
-    (`time ! ls`, `time { ls; }`, `time x=1 ls`), and any option but `-p` is the command it runs."""
-    plain = [w.parts[0].text if len(w.parts) == 1 and isinstance(w.parts[0], Literal) and not w.parts[0].quoted
-             else None for w in words]  # fmt: skip
-    if plain and plain[0] in _RESERVED:
-        return f"bash reads {plain[0]!r} here as a keyword, which the grammar does not"
-    if plain and plain[0] == "time":
-        rest = plain[1:]
-        while rest and rest[0] in ("-p", "--"):
-            rest = rest[1:]
-        following = rest[0] if rest else ""
-        if following is None or following in _RESERVED or following == "time" or following.startswith("-") or (
-            "=" in following and following.split("=", 1)[0].isidentifier()
-        ):  # fmt: skip
-            return "bash's `time` keyword times what follows it in a way the grammar does not read"
-    return None
-
-
-# Words bash reads as keywords at the start of a command (`time` apart: see `_keyword_misread`).
-_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
-                       "until", "do", "done", "in", "function", "[[", "]]", "coproc"})  # fmt: skip

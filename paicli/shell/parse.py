@@ -24,6 +24,7 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
 
 from paicli.shell.build import Builder
+from paicli.shell.keywords import misread_tokens
 from paicli.shell.lexical import continuation_points
 from paicli.shell.syntax import NESTED_TOO_DEEPLY, Script, Unreadable
 
@@ -46,16 +47,8 @@ _ONE_LINE = {"command", "declaration_command", "unset_command", "redirected_stat
 _RUNS_CODE = {"command_substitution", "process_substitution", "expansion", "simple_expansion", "arithmetic_expansion",
               "ansi_c_string", "translated_string"}  # fmt: skip
 _LINE_CONTINUING = {"|", "|&", "&&", "||"}
-# Bash's reserved words, where the grammar uses them as keywords (a subscript's `[` and `]` are not one).
-_KEYWORDS = {"[[", "]]", "[", "]", "!", "{", "}", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
-             "while", "until", "do", "done", "in", "function"}  # fmt: skip
-_NOT_KEYWORD = {"subscript", "expansion", "brace_expression", "array", "arithmetic_expansion", "unary_expression",
-                "binary_expression", "parenthesized_expression", "ternary_expression",
-                "postfix_expression"}  # fmt: skip
 # Nodes a newline may be part of without ending a `[ ... ]` test (quoted, or code of their own).
 _ONE_TOKEN = _READ_BY_RANGE | {"command_substitution", "process_substitution", "expansion", "arithmetic_expansion"}
-# What may stand next to a reserved word: bash's metacharacters (and a backtick, whose inside bash reads apart).
-_WORD_ENDS = {bytes([c]) for c in b" \t\n;&|()<>`"}
 # Where bash keeps a backslash-newline as it is.
 _KEEPS_CONTINUATIONS = {"comment", "raw_string", "ansi_c_string"}
 
@@ -91,7 +84,7 @@ def _parse_nested(text: str, depth: int) -> Script:
         tree = grammar_parse(data)
         problem = _disagreement(tree, data, points)
     root = tree.root_node
-    problem = problem or _uncovered(root, data) or _joined_lines(root, data) or _misread_tokens(root, data)
+    problem = problem or _uncovered(root, data) or _joined_lines(root, data) or misread_tokens(root, data)
     problem = problem or _one_line_tests(root, data)
     builder = Builder(data, lambda part: part.translate(back), lambda code: _parse_nested(code, depth + 1))
     script = builder.script(tree.root_node.named_children, text)
@@ -146,28 +139,6 @@ def _joined_lines(root: Node, data: bytes) -> str | None:
             gap = data[previous.end_byte : child.start_byte].replace(b"\\\n", b"")
             if b"\n" in gap and not (previous.type in _LINE_CONTINUING and node.type in ("pipeline", "list")):
                 return "the grammar joins lines that bash runs as separate commands"
-    return None
-
-
-def _misread_tokens(root: Node, data: bytes) -> str | None:
-    """Tokens the grammar splits off where bash reads on: a reserved word inside a longer word (bash reads
-    `[[""`, `if""true` or `}x` as one word, a command named `[[`, `iftrue`, ..., never as a keyword, so
-    `[["" =>(cmd) ]]` runs `cmd`), and a `<` or `>` just before `(` (a process substitution for bash, a
-    comparison in the grammar's `[[ x = a>(cmd) ]]`)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.children)
-        if node.is_named or node.parent is None:
-            continue
-        before = data[node.start_byte - 1 : node.start_byte] if node.start_byte else b" "
-        after = data[node.end_byte : node.end_byte + 1] or b" "
-        if node.type in ("<", ">") and after == b"(":
-            return f"bash reads {node.type}( as a process substitution, which the grammar does not"
-        if node.type in _KEYWORDS and node.parent.type not in _NOT_KEYWORD and not (
-            before in _WORD_ENDS and after in _WORD_ENDS
-        ):  # fmt: skip
-            return f"the grammar reads {node.type!r} as a keyword inside a word, which bash does not"
     return None
 
 
