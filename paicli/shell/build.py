@@ -7,12 +7,13 @@ part are kept (the denylist looks at them, the classifier fails closed on the wh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from tree_sitter import Node
 
-from paicli.shell.keywords import keyword_misread
+from paicli.shell.keywords import keyword_misread, read_as_assignment
 from paicli.shell.lexical import heredoc_delimiter
 from paicli.shell.syntax import (
     Assignment,
@@ -40,6 +41,7 @@ STATEMENT_KINDS = {"command", "redirected_statement", "pipeline", "list", "negat
 _CLAUSE_KINDS = {"do_group", "elif_clause", "else_clause", "case_item"}
 _ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
 _NAME_TESTS = {"-v", "-R"}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TEST_EXPRESSIONS = {"binary_expression", "unary_expression", "parenthesized_expression"}
 
 
@@ -288,6 +290,8 @@ class Builder:
             self.unreadable(source, "the grammar does not know `coproc` (it reads `coproc NAME { ... }` apart)")
         elif problem := keyword_misread(words):
             self.unreadable(source, problem)
+        elif node.type == "command" and words and read_as_assignment(words[0]):  # `_=1 ls`
+            self.unreadable(source, f"bash reads {words[0].text} as an assignment, which the grammar does not")
         return SimpleCommand(source, tuple(words), tuple(assignments), tuple(redirects), tuple(inputs))
 
     def _assignment(self, node: Node) -> Assignment:
@@ -302,6 +306,8 @@ class Builder:
                 self.unreadable(self.text(node), "an array subscript is evaluated as arithmetic")
             base = name_node.child_by_field_name("name")
             name = self.text(base) if base is not None else name
+        if not _IDENTIFIER.fullmatch(name):  # `--output=x cmd`, `1a=b`: a command (or argument) for bash
+            self.unreadable(self.text(node), f"bash does not read {name}= as an assignment, which the grammar does")
         if value is None:
             return Assignment(name, None, subscript=subscript)
         if value.type == "array":

@@ -1,17 +1,21 @@
-"""Reserved words, where the grammar and bash disagree about them.
+"""Reserved words and assignments, where a command starts: places the grammar and bash read differently.
 
 Bash takes a word as a reserved word (`if`, `[[`, `{`, `!`, ...) only when it stands alone, unquoted, where
 a command starts; `time` is a keyword that times a whole pipeline. The grammar is looser both ways: it
 reads `! ! ls` with the second `!` as a program, and `[[""` with `[[` as a keyword. Both places make the
-line unreadable (the classifier fails closed).
+line unreadable (the classifier fails closed). So does `_=1 ls`, an assignment that the grammar reads
+as a command named `_=1`.
 """
 
 from __future__ import annotations
+
+import re
 
 from tree_sitter import Node
 
 from paicli.shell.syntax import Literal, Word
 
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # `NAME=` or `NAME+=` at the start of a word
 # Bash's reserved words, where the grammar uses them as keywords (a subscript's `[` and `]` are not one).
 _KEYWORDS = {"[[", "]]", "[", "]", "!", "{", "}", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
              "while", "until", "do", "done", "in", "function"}  # fmt: skip
@@ -26,7 +30,8 @@ def misread_tokens(root: Node, data: bytes) -> str | None:
     """Tokens the grammar splits off where bash reads on: a reserved word inside a longer word (bash reads
     `[[""`, `if""true` or `}x` as one word, a command named `[[`, `iftrue`, ..., never as a keyword, so
     `[["" =>(cmd) ]]` runs `cmd`), and a `<` or `>` just before `(` (a process substitution for bash, a
-    comparison in the grammar's `[[ x = a>(cmd) ]]`)."""
+    comparison in the grammar's `[[ x = a>(cmd) ]]`), and `((` read as two subshells (after `!` or `time`,
+    where bash evaluates arithmetic, which runs backticks even between single quotes)."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -37,6 +42,8 @@ def misread_tokens(root: Node, data: bytes) -> str | None:
         after = data[node.end_byte : node.end_byte + 1] or b" "
         if node.type in ("<", ">") and after == b"(":
             return f"bash reads {node.type}( as a process substitution, which the grammar does not"
+        if node.type == "(" and node.parent.type == "subshell" and after == b"(":  # `! ((x))`, `time ((x))`
+            return "bash reads (( as arithmetic, which the grammar reads as two subshells"
         if node.type in _KEYWORDS and node.parent.type not in _NOT_KEYWORD and not (
             before in _WORD_ENDS and after in _WORD_ENDS
         ):  # fmt: skip
@@ -67,3 +74,9 @@ def keyword_misread(words: list[Word]) -> str | None:
 # Words bash reads as keywords at the start of a command (`time` apart: see `keyword_misread`).
 _RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
                        "until", "do", "done", "in", "function", "[[", "]]", "coproc"})  # fmt: skip
+
+
+def read_as_assignment(word: Word) -> bool:
+    """Whether bash reads `word`, standing where a command name goes, as an assignment (`NAME=`, `NAME+=`)."""
+    first = word.parts[0] if word.parts else None
+    return isinstance(first, Literal) and not first.quoted and bool(_ASSIGNMENT.match(first.text))

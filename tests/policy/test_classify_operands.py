@@ -172,6 +172,12 @@ MISREAD = [
     "[\n{P} ]", "[ -n\n{P} ]", "[ x = y\n{P} x ]", "[ -f x ] && [\n{P} x ]", "[\n{P} > out ]",
     # an escaped character starting a line: the grammar glues it to the line before as one word
     "ls\n\\{P}", "echo a\n\\{P} x", "(ls\n\\{P})", "echo $(ls\n\\{P})", "ls\n\\{P}\\)", "cat x |\nls\n\\{P}",
+    # `((` after `!` or `time` is arithmetic for bash, two subshells for the grammar
+    "! (( '`{P}; echo 1`' ))", "!(('`{P}`'))", "time (( '`{P}`' ))", "! (( '$({P})' )) && ls",
+    # a name bash does not take for a variable: the word is the command, not an assignment
+    "1{P}=b ls", "1{P}=b",
+    # and the other way: `_=1` is an assignment for bash, a command named `_=1` for the grammar
+    "_=1 {P}", "x=1 _=2 {P}", "_+=1 {P} x",
 ]  # fmt: skip
 
 
@@ -183,11 +189,18 @@ def test_code_the_grammar_reads_past_or_splits_off_is_opaque(workspace: Path, tm
     assert found.risk is Risk.OPAQUE, found.reason
 
 
+@pytest.mark.parametrize("command", ["--output=PWN ls", "--output=PWN --", "--x=1", "9=1 ls"])
+def test_a_word_bash_does_not_take_for_an_assignment_is_opaque(workspace: Path, command: str) -> None:
+    """The grammar reads `--output=PWN` as an assignment; bash runs it as the command (which the marker
+    handler cannot log: its printf reads the name as an option, so the probe's regression proves it)."""
+    assert classify_command(command, workspace).risk is Risk.OPAQUE
+
+
 @pytest.mark.parametrize(
     "command",
     ["[[ a > b ]]", "[[ a>b ]]", "[[ a < (b) ]]", "[ -f x ] && ls", "ls \\)", "[[\n-n x\n]]", '[ "a\nb" = x ]',
      "if [[ -d src ]]; then ls; fi", "{ ls; }", "for f in a b; do echo $f; done", "case x in a) ls;; esac",
-     "[[ x == [ab]* ]]", "echo ${a[1]}"],
+     "[[ x == [ab]* ]]", "echo ${a[1]}", "( (ls) )", "! ( (ls) )", "a-b=1 ls", "_x=1 ls"],
 )  # fmt: skip
 def test_tests_keywords_and_escapes_bash_reads_alike_stay_readable(workspace: Path, command: str) -> None:
     assert classify_command(command, workspace).risk is not Risk.OPAQUE

@@ -87,6 +87,24 @@ REGRESSIONS = [
         "an alias to eval runs its words",
         fixed=True,
     ),
+    Regression(
+        "bang-arithmetic",
+        "!(('`pwnmark3`'))",
+        "after `!` the grammar reads `((` as two subshells: bash's arithmetic runs the backticks",
+        fixed=True,
+    ),
+    Regression(
+        "option-assignment",
+        "ls; --output=PWN ls",
+        "`--output=PWN` is read as an assignment: bash runs it as the command",
+        fixed=True,
+    ),
+    Regression(
+        "underscore-assignment",
+        "_=1 ls",
+        "`_=1` is read as the command name: bash assigns it and runs ls, which is not listed",
+        fixed=True,
+    ),
 ]
 OPEN = frozenset(r.command for r in REGRESSIONS if not r.fixed)
 # The cases of the differential test's seed that disagree, by the regression each minimises to (the first
