@@ -65,7 +65,7 @@ def keyword_misread(words: list[Word]) -> str | None:
             rest = rest[1:]
         following = rest[0] if rest else ""
         if following is None or following in _RESERVED or following == "time" or following.startswith("-") or (
-            "=" in following and following.split("=", 1)[0].isidentifier()
+            _ASSIGNMENT.match(following)
         ):  # fmt: skip
             return "bash's `time` keyword times what follows it in a way the grammar does not read"
     return None

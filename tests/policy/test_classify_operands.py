@@ -130,6 +130,8 @@ def test_a_long_quoted_here_document_is_still_read(workspace: Path) -> None:
         "time if pwnmark; then :; fi",
         "time -p { pwnmark; }",
         "time x=1 pwnmark",
+        "time H+= pwnmark",
+        "time a_1+=x pwnmark",
         "time ! pwnmark",
         "time -x pwnmark",  # bash runs `-x` as the command
         "time time pwnmark",
