@@ -84,7 +84,7 @@ def check_reader(name: str, args: tuple[Word, ...], places: Places) -> Reasons:
         operands = operands[1:]
     if name == "sed":
         return reasons + _sed(args, operands, places)
-    if name == "uniq" and len(operands) > 1:
+    if name == "uniq" and (len(operands) > 1 or any(w.glob for w in args)):  # a glob can expand to two
         reasons.append((Risk.ASK, "uniq with two file names writes the second one"))
     return reasons + _paths(operands, places)
 

@@ -7,14 +7,15 @@ part are kept (the denylist looks at them, the classifier fails closed on the wh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from tree_sitter import Node
 
+from paicli.shell.keywords import keyword_misread, read_as_assignment
 from paicli.shell.lexical import heredoc_delimiter
 from paicli.shell.syntax import (
-    Arithmetic,
     Assignment,
     Command,
     Compound,
@@ -56,6 +57,8 @@ STATEMENT_KINDS = {
 _CLAUSE_KINDS = {"do_group", "elif_clause", "else_clause", "case_item"}
 _ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
 _NAME_TESTS = {"-v", "-R"}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TEST_EXPRESSIONS = {"binary_expression", "unary_expression", "parenthesized_expression"}
 
 
 class Builder:
@@ -301,8 +304,10 @@ class Builder:
         source = self.text(node) if children is None else self.slice(children[0].start_byte, children[-1].end_byte)
         if words and words[0].parts == (Literal("coproc", quoted=False),):
             self.unreadable(source, "the grammar does not know `coproc` (it reads `coproc NAME { ... }` apart)")
-        elif problem := _keyword_misread(words):
+        elif problem := keyword_misread(words):
             self.unreadable(source, problem)
+        elif node.type == "command" and words and read_as_assignment(words[0]):  # `_=1 ls`
+            self.unreadable(source, f"bash reads {words[0].text} as an assignment, which the grammar does not")
         return SimpleCommand(source, tuple(words), tuple(assignments), tuple(redirects), tuple(inputs))
 
     def _assignment(self, node: Node) -> Assignment:
@@ -317,6 +322,8 @@ class Builder:
                 self.unreadable(self.text(node), "an array subscript is evaluated as arithmetic")
             base = name_node.child_by_field_name("name")
             name = self.text(base) if base is not None else name
+        if not _IDENTIFIER.fullmatch(name):  # `--output=x cmd`, `1a=b`: a command (or argument) for bash
+            self.unreadable(self.text(node), f"bash does not read {name}= as an assignment, which the grammar does")
         if value is None:
             return Assignment(name, None, subscript=subscript)
         if value.type == "array":
@@ -397,20 +404,28 @@ class Builder:
         return Compound(self.text(node), Kind.CASE, tuple(scripts), tuple(words))
 
     def _test(self, node: Node) -> Compound:
-        """`[[ ... ]]` and `[ ... ]`: operands are words; some operators evaluate them as code."""
+        """`[[ ... ]]` and `[ ... ]`: operands are words; some operators evaluate them as code. Anything else
+        the grammar finds there (it reads `[` newline `cmd > f ]` as a test of a command) is unreadable, and
+        the commands in it are kept for the denylist."""
         double = bool(node.children) and node.children[0].type == "[["
         words: list[Word] = []
-        arithmetic: list[Arithmetic] = []
+        statements: list[Node] = []
         for expression in node.named_children:
-            self._test_expression(expression, double, words, arithmetic)
-        return Compound(self.text(node), Kind.TEST, (), tuple(words), arithmetic=tuple(arithmetic))
+            self._test_expression(expression, double, words, statements)
+        scripts = (self.script(statements, self.text(node)),) if statements else ()
+        return Compound(self.text(node), Kind.TEST, scripts, tuple(words))
 
-    def _test_expression(self, node: Node, double: bool, words: list[Word], arithmetic: list[Arithmetic]) -> None:
+    def _test_expression(self, node: Node, double: bool, words: list[Word], statements: list[Node]) -> None:
         if node.type in WORD_KINDS and node.type != "test_operator":
             words.append(self.words.word(node))
             return
         if node.type == "ERROR" or node.is_missing:
             self.unreadable(self.text(node), "a test does not parse")
+        elif node.type not in _TEST_EXPRESSIONS and node.type != "test_operator":
+            self.unreadable(self.text(node), f"paicli cannot read this part of a test ({node.type})")
+            if node.type in STATEMENT_KINDS:
+                statements.append(node)
+                return
         operator = node.child_by_field_name("operator")
         op = self.text(operator) if operator is not None else ""
         operands = [c for c in node.named_children if c != operator]
@@ -423,58 +438,4 @@ class Builder:
                 if operand.type != "number":
                     self.unreadable(self.text(node), f"[[ {op} ]] evaluates its operands as arithmetic")
         for operand in operands:
-            self._test_expression(operand, double, words, arithmetic)
-
-
-def _keyword_misread(words: list[Word]) -> str | None:
-    """Where bash reads a reserved word the grammar took for a command name (`! ! ls`, `! if ...`), or
-    `time` as the keyword it is for bash and a program for the grammar: `time` takes a whole pipeline
-    (`time ! ls`, `time { ls; }`, `time x=1 ls`), and any option but `-p` is the command it runs."""
-    plain = [
-        w.parts[0].text if len(w.parts) == 1 and isinstance(w.parts[0], Literal) and not w.parts[0].quoted else None
-        for w in words
-    ]
-    if plain and plain[0] in _RESERVED:
-        return f"bash reads {plain[0]!r} here as a keyword, which the grammar does not"
-    if plain and plain[0] == "time":
-        rest = plain[1:]
-        while rest and rest[0] in ("-p", "--"):
-            rest = rest[1:]
-        following = rest[0] if rest else ""
-        if (
-            following is None
-            or following in _RESERVED
-            or following == "time"
-            or following.startswith("-")
-            or ("=" in following and following.split("=", 1)[0].isidentifier())
-        ):
-            return "bash's `time` keyword times what follows it in a way the grammar does not read"
-    return None
-
-
-# Words bash reads as keywords at the start of a command (`time` apart: see `_keyword_misread`).
-_RESERVED = frozenset(
-    {
-        "!",
-        "{",
-        "}",
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "case",
-        "esac",
-        "for",
-        "select",
-        "while",
-        "until",
-        "do",
-        "done",
-        "in",
-        "function",
-        "[[",
-        "]]",
-        "coproc",
-    }
-)
+            self._test_expression(operand, double, words, statements)

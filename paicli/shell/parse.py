@@ -24,6 +24,7 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
 
 from paicli.shell.build import Builder
+from paicli.shell.keywords import misread_tokens
 from paicli.shell.lexical import continuation_points
 from paicli.shell.syntax import NESTED_TOO_DEEPLY, Script, Unreadable
 
@@ -61,6 +62,8 @@ _RUNS_CODE = {
     "translated_string",
 }
 _LINE_CONTINUING = {"|", "|&", "&&", "||"}
+# Nodes a newline may be part of without ending a `[ ... ]` test (quoted, or code of their own).
+_ONE_TOKEN = _READ_BY_RANGE | {"command_substitution", "process_substitution", "expansion", "arithmetic_expansion"}
 # Where bash keeps a backslash-newline as it is.
 _KEEPS_CONTINUATIONS = {"comment", "raw_string", "ansi_c_string"}
 
@@ -95,7 +98,9 @@ def _parse_nested(text: str, depth: int) -> Script:
         data, points = _remove(data, joins)
         tree = grammar_parse(data)
         problem = _disagreement(tree, data, points)
-    problem = problem or _uncovered(tree.root_node, data) or _joined_lines(tree.root_node, data)
+    root = tree.root_node
+    problem = problem or _uncovered(root, data) or _joined_lines(root, data) or misread_tokens(root, data)
+    problem = problem or _one_line_tests(root, data)
     builder = Builder(data, lambda part: part.translate(back), lambda code: _parse_nested(code, depth + 1))
     script = builder.script(tree.root_node.named_children, text)
     extra = []
@@ -149,6 +154,31 @@ def _joined_lines(root: Node, data: bytes) -> str | None:
             gap = data[previous.end_byte : child.start_byte].replace(b"\\\n", b"")
             if b"\n" in gap and not (previous.type in _LINE_CONTINUING and node.type in ("pipeline", "list")):
                 return "the grammar joins lines that bash runs as separate commands"
+    return None
+
+
+def _one_line_tests(root: Node, data: bytes) -> str | None:
+    """`[ ... ]` is a simple command for bash, which a newline ends; the grammar reads the test on past it
+    (`[` newline `-n x ]` runs `-n` as a command, then `x`)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type != "test_command" or not node.children or node.children[0].type != "[":
+            stack.extend(node.children)
+            continue
+        tokens: list[Node] = []
+        inside = [node]
+        while inside:
+            part = inside.pop()
+            if part.child_count == 0 or part.type in _ONE_TOKEN:
+                tokens.append(part)
+            else:
+                inside.extend(part.children)
+        tokens.sort(key=lambda t: t.start_byte)
+        for previous, token in itertools.pairwise(tokens):
+            if b"\n" in data[previous.end_byte : token.start_byte].replace(b"\\\n", b""):
+                return "the grammar reads a `[` test on past the end of its line"
+        stack.extend(c for t in tokens for c in t.children)  # substitutions hold tests of their own
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 
 from paicli.shell.syntax import Inner, Literal, Word, filled_in
 from paicli.shell.wrappers import WRAPPERS, after_options, wrapped
@@ -158,7 +159,12 @@ LOADER_VARIABLES = frozenset(
     }
 )
 _LOADER_PREFIXES = ("BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
+# Variables that change what a command name runs: an element is an alias, or a name's program (`hash -p`).
+NAME_VARIABLES = frozenset({"BASH_ALIASES", "BASH_CMDS"})
+_NAME_VARIABLE = re.compile(r"(?<![A-Za-z0-9_])BASH_(?:ALIASES|CMDS)(?![A-Za-z0-9_])")
 _ASSIGNING = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
+# Builtins that assign to a variable they are given by name (`read`, `printf -v`, `declare -n REF=NAME`).
+_BY_NAME = (_ASSIGNING - {"env"}) | {"read", "mapfile", "readarray", "printf", "getopts", "wait", "let"}
 # Builtins whose options name code they run later: the option letters.
 _CALLBACK_BUILTINS = {"mapfile": "C", "readarray": "C", "compgen": "CF", "complete": "CF", "bind": "x"}
 _FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
@@ -202,6 +208,8 @@ def assigned(name: str, value: Word | None) -> Inner | None:
         return Inner(f"${name}", code="exported_function" + text, dynamic=dynamic, human=why)
     if name in LOADER_VARIABLES or name.startswith(_LOADER_PREFIXES):
         return Inner(f"${name}", human=why)
+    if name in NAME_VARIABLES:
+        return Inner(f"${name}", human=f"setting {name} changes what later command names run")
     return None
 
 
@@ -214,6 +222,14 @@ def inner(words: tuple[Word, ...], *, appended: bool = False) -> list[Inner]:
     args = words[1:]
     if appended and name in WRAPPERS and not wrapped(name, args):
         return [Inner(name, human=f"{name} runs a command only known when it runs (its arguments are added)")]
+    if name in _BY_NAME and any(_NAME_VARIABLE.search(w.text) for w in args):
+        return [
+            Inner(
+                name,
+                human=f"{name} may set {' or '.join(sorted(NAME_VARIABLES))}, which changes what "
+                "later command names run",
+            )
+        ]
     if name in _ASSIGNING:
         settings = [found for found in map(_assigned_in, args) if found is not None]
         return settings + (wrapped(name, args) if name == "env" else [])
@@ -233,8 +249,9 @@ def inner(words: tuple[Word, ...], *, appended: bool = False) -> list[Inner]:
         return _ssh(args)
     if name in _CALLBACK_BUILTINS:
         return _callbacks(name, args)
-    if name == "alias":
-        return [_code("alias", [_value_word(w)]) for w in args if "=" in w.text]
+    if name == "alias":  # a later line reads the name as its value: `alias cat=eval` makes `cat x` run x
+        why = "an alias changes what later command names run, which paicli does not follow"
+        return [replace(_code("alias", [_value_word(w)]), human=why) for w in args if "=" in w.text]
     if name == "busybox" and args:
         return [Inner("busybox", args)]
     if name == "find":
@@ -331,9 +348,9 @@ def _code(via: str, words: list[Word] | tuple[Word, ...]) -> Inner:
 def _assigned_in(word: Word) -> Inner | None:
     """`NAME=VALUE` given to `env`, `export`, `declare`, ... as one word."""
     name, equals, _ = word.text.partition("=")
-    if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_%]*", name):
+    if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_%]*(?:\[.*\])?", name, re.DOTALL):
         return None
-    return assigned(name, _value_word(word))
+    return assigned(name.split("[", 1)[0], _value_word(word))
 
 
 def script_file(words: tuple[Word, ...]) -> Word | None:

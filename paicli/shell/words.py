@@ -61,7 +61,7 @@ _SUBSTITUTION = re.compile(r"`|\$[(\[]|[<>]\(")
 _ARITHMETIC_UNREADABLE = re.compile(r"['\"`\\]|\$[(\[]|[<>]\(")
 _ARITHMETIC_OPENER = re.compile(r"^(?:\$\(\(|\$\[|\(\()")
 _HIDDEN_IN_QUOTES = re.compile(r"\$[({\[A-Za-z_0-9@*#?$!-]")
-_HIDDEN_UNQUOTED = re.compile(r"\$[({\[A-Za-z_0-9@*#?$!'\"-]")
+_HIDDEN_UNQUOTED = re.compile(r"\$[({\[A-Za-z_0-9@*#?$!'\"-]|[<>]\(")
 # Where a single quote is a quote again: the inside of a substitution or any command.
 _OWN_QUOTES = {
     "command_substitution",
@@ -128,7 +128,12 @@ class WordReader:
         if kind in _LITERAL_KINDS:
             if hidden_code(source, quoted=quoted):
                 self.host.unreadable(source, f"the grammar reads {source!r} as plain text, where bash runs code")
-            return [Literal(source, quoted=True)] if quoted else list(unquote_word(source))
+            if quoted:
+                return [Literal(source, quoted=True)]
+            literals = unquote_word(source)
+            if _splits(literals, kind):
+                self.host.unreadable(source, f"the grammar reads {source!r} as one word, where bash splits it")
+            return list(literals)
         if kind == "raw_string":
             if _quotes_are_text(node):
                 self.host.unreadable(source, f"bash does not take the single quotes of {source} as quotes there")
@@ -297,9 +302,18 @@ class WordReader:
 
 def hidden_code(text: str, *, quoted: bool) -> bool:
     """Whether text the grammar took as a plain word still holds an unescaped backtick or `$` that starts an
-    expansion for bash (`$(`, `${`, `$[`, `$NAME`, and unquoted `$'` and `$"`): code the grammar missed."""
+    expansion for bash (`$(`, `${`, `$[`, `$NAME`, and unquoted `$'`, `$"`, `<(` and `>(`, as in the pattern
+    of `[[ x = >(cmd) ]]`): code the grammar missed."""
     pattern = _HIDDEN_IN_QUOTES if quoted else _HIDDEN_UNQUOTED
     return any("`" in text[a:b] or pattern.search(text[a:b]) for a, b in unescaped_spans(text))
+
+
+def _splits(literals: list[Literal], kind: str) -> bool:
+    """Whether bash splits what the grammar took for one word: at an unquoted newline (which ends the command:
+    the grammar glues `\\)` on the next line to the word before it), or at a blank (but in a `=~` regex,
+    where bash keeps blanks inside parentheses)."""
+    blanks = "\n" if kind == "regex" else " \t\n"
+    return any(not part.quoted and any(c in part.text for c in blanks) for part in literals)
 
 
 def _quotes_are_text(node: Node) -> bool:

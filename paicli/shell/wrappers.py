@@ -130,8 +130,8 @@ WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "torsocks": (frozenset(), 0),
     "proxychains": (frozenset({"-f"}), 0),
 }
-# Options of a wrapper that make it print instead of run (`command -v rm` only looks `rm` up).
-_LOOKUP_ONLY = {"command": {"-v", "-V"}}
+# Option letters of a wrapper that make it print instead of run (`command -v rm`, `command -pV rm`).
+_LOOKUP_ONLY = {"command": "vV"}
 
 
 def after_options(args: tuple[Word, ...], valued: frozenset[str], positional: int = 0) -> tuple[Word, ...]:
@@ -151,7 +151,7 @@ def after_options(args: tuple[Word, ...], valued: frozenset[str], positional: in
 
 def wrapped(name: str, args: tuple[Word, ...]) -> list[Inner]:
     valued, positional = WRAPPERS[name]
-    if any(w.text in _LOOKUP_ONLY.get(name, ()) for w in args):
+    if _looks_up_only(name, args, valued):
         return []
     found: list[Inner] = []
     if name == "env":
@@ -172,6 +172,15 @@ def wrapped(name: str, args: tuple[Word, ...]) -> list[Inner]:
     if command:
         found.append(Inner(name, command, appended=name == "xargs"))
     return found
+
+
+def _looks_up_only(name: str, args: tuple[Word, ...], valued: frozenset[str]) -> bool:
+    """Whether an option before the command makes the wrapper only look it up (`command ls -v` runs ls)."""
+    letters = _LOOKUP_ONLY.get(name, "")
+    options = args[: len(args) - len(after_options(args, valued))]
+    return any(
+        w.text.startswith("-") and not w.text.startswith("--") and set(w.text[1:]) & set(letters) for w in options
+    )
 
 
 def _replace_string(args: tuple[Word, ...], valued: frozenset[str]) -> str | None:

@@ -155,6 +155,8 @@ def test_a_long_quoted_here_document_is_still_read(workspace: Path) -> None:
         "time if pwnmark; then :; fi",
         "time -p { pwnmark; }",
         "time x=1 pwnmark",
+        "time H+= pwnmark",
+        "time a_1+=x pwnmark",
         "time ! pwnmark",
         "time -x pwnmark",  # bash runs `-x` as the command
         "time time pwnmark",
@@ -181,7 +183,136 @@ def test_keywords_and_builtins_that_change_what_runs_are_opaque(workspace: Path,
         ("find . -exec echo {} +", ("find", "echo")),
         ("time ls", ("ls",)),
         ("! ls", ("ls",)),
+        # only an option before the command makes `command` look it up: `command ls -v` runs ls
+        ("command ls -v", ("command", "ls")),
+        ("command -p ls -V", ("command", "ls")),
+        ("command -- ls -v", ("command", "ls")),
+        ("command -v ls", ("command",)),
+        ("command -pv ls", ("command",)),
+        ("command -p -V ls", ("command",)),
     ],
 )
 def test_a_wrapper_starts_the_program_not_the_builtin(workspace: Path, command: str, programs: tuple[str, ...]) -> None:
     assert classify_command(command, workspace).programs == programs
+
+
+# Issue 27, regressions the differential test found: text the grammar reads on past where bash ends a word,
+# a command or a keyword, or splits off where bash reads on. Bash runs the payload in each.
+MISREAD = [
+    # `>(` and `<(` in a `[[` pattern: text for the grammar (a regex, or `>` and a parenthesised test)
+    "[[ x = >({P}) ]]",
+    "[[ x != a>({P}) ]]",
+    '[[ x = "a">({P}) ]]',
+    "[[ -n x && x = >({P}) ]]",
+    "[[ x =~ >({P}) ]]",
+    "[[ x = @(>({P})) ]]",
+    "[[ x = a<({P}) ]]",
+    # a reserved word glued to quotes is a plain word for bash: `[[""` is a command named `[[`
+    '[["" = >({P}) ]]',
+    "[[''=>({P}) ]]",
+    '[[""\t=>({P}) ]]',
+    # `[` is a simple command, which a newline ends; the grammar reads the test on
+    "[\n{P} ]",
+    "[ -n\n{P} ]",
+    "[ x = y\n{P} x ]",
+    "[ -f x ] && [\n{P} x ]",
+    "[\n{P} > out ]",
+    # an escaped character starting a line: the grammar glues it to the line before as one word
+    "ls\n\\{P}",
+    "echo a\n\\{P} x",
+    "(ls\n\\{P})",
+    "echo $(ls\n\\{P})",
+    "ls\n\\{P}\\)",
+    "cat x |\nls\n\\{P}",
+    # `((` after `!` or `time` is arithmetic for bash, two subshells for the grammar
+    "! (( '`{P}; echo 1`' ))",
+    "!(('`{P}`'))",
+    "time (( '`{P}`' ))",
+    "! (( '$({P})' )) && ls",
+    # a name bash does not take for a variable: the word is the command, not an assignment
+    "1{P}=b ls",
+    "1{P}=b",
+    # and the other way: `_=1` is an assignment for bash, a command named `_=1` for the grammar
+    "_=1 {P}",
+    "x=1 _=2 {P}",
+    "_+=1 {P} x",
+]
+
+
+@pytest.mark.parametrize("template", MISREAD)
+def test_code_the_grammar_reads_past_or_splits_off_is_opaque(workspace: Path, tmp_path: Path, template: str) -> None:
+    command = template.replace("{P}", MARKER)
+    assert ran_marker(command, tmp_path), "the variant must really run its payload in bash"
+    found = classify_command(command, workspace)
+    assert found.risk is Risk.OPAQUE, found.reason
+
+
+@pytest.mark.parametrize("command", ["--output=PWN ls", "--output=PWN --", "--x=1", "9=1 ls"])
+def test_a_word_bash_does_not_take_for_an_assignment_is_opaque(workspace: Path, command: str) -> None:
+    """The grammar reads `--output=PWN` as an assignment; bash runs it as the command (which the marker
+    handler cannot log: its printf reads the name as an option, so the probe's regression proves it)."""
+    assert classify_command(command, workspace).risk is Risk.OPAQUE
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "[[ a > b ]]",
+        "[[ a>b ]]",
+        "[[ a < (b) ]]",
+        "[ -f x ] && ls",
+        "ls \\)",
+        "[[\n-n x\n]]",
+        '[ "a\nb" = x ]',
+        "if [[ -d src ]]; then ls; fi",
+        "{ ls; }",
+        "for f in a b; do echo $f; done",
+        "case x in a) ls;; esac",
+        "[[ x == [ab]* ]]",
+        "echo ${a[1]}",
+        "( (ls) )",
+        "! ( (ls) )",
+        "a-b=1 ls",
+        "_x=1 ls",
+    ],
+)
+def test_tests_keywords_and_escapes_bash_reads_alike_stay_readable(workspace: Path, command: str) -> None:
+    assert classify_command(command, workspace).risk is not Risk.OPAQUE
+
+
+# An alias (or an element of BASH_ALIASES) makes a later line read a name as its value: `cat x` runs `eval x`.
+# BASH_CMDS does the same for the program a name starts. paicli does not follow either: OPAQUE.
+ALIASED = [
+    "shopt -s expand_aliases\nalias cat=eval\ncat {P}",
+    "shopt -s expand_aliases\nalias x='bash -c'\nx {P}",
+    "shopt -s expand_aliases\nalias ls='{P} '\nls",
+    "set -o posix; alias cat=eval\ncat {P}",
+    "shopt -s expand_aliases; BASH_ALIASES[cat]=eval\ncat {P}",
+    "shopt -s expand_aliases; BASH_ALIASES+=([cat]=eval)\ncat {P}",
+    "shopt -s expand_aliases; declare -A BASH_ALIASES=([cat]=eval)\ncat {P}",
+    "shopt -s expand_aliases; declare -n r=BASH_ALIASES; r[cat]=eval\ncat {P}",
+    "shopt -s expand_aliases; read 'BASH_ALIASES[cat]' <<< eval\ncat {P}",
+    "shopt -s expand_aliases; printf -v 'BASH_ALIASES[cat]' eval\ncat {P}",
+]
+
+
+@pytest.mark.parametrize("template", ALIASED)
+def test_an_alias_that_changes_what_a_name_runs_is_opaque(workspace: Path, tmp_path: Path, template: str) -> None:
+    command = template.replace("{P}", MARKER)
+    assert ran_marker(command, tmp_path), "the variant must really run its payload in bash"
+    found = classify_command(command, workspace)
+    assert found.risk is Risk.OPAQUE, found.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "alias ll='ls -l'",
+        "BASH_CMDS[ls]=/usr/bin/touch; ls x",
+        "BASH_CMDS=([ls]=/usr/bin/touch)",
+        "mapfile BASH_CMDS < list",
+        "typeset -n r=BASH_CMDS",
+    ],
+)
+def test_every_way_to_define_an_alias_or_a_hashed_program_is_opaque(workspace: Path, command: str) -> None:
+    assert classify_command(command, workspace).risk is Risk.OPAQUE

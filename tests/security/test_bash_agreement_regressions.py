@@ -55,14 +55,61 @@ REGRESSIONS = [
     Regression(
         "mapfile-callback", "mapfile -C'touch PWN' -c1 v < canary.txt", "`mapfile -Ccode`: code unread", fixed=True
     ),
-    Regression("glob-operands", "uniq ./*", "a glob can give uniq two file names: it writes the second"),
-    Regression("test-process", "[[ x = >(touch PWN) ]]", "`[[ x = >(cmd) ]]` is SAFE: the substitution runs cmd"),
-    Regression("quoted-keyword", '[["" =>(>PWN) ]]', '`[[""` is a command named [[ and its `>(>PWN)` writes'),
-    Regression("bracket-newline", "[\necho x > PWN ]", "`[` ends its line, yet the next is read as its test: SAFE"),
-    Regression("escaped-paren", "ls\n\\)", "`\\)` on a line of its own is a command bash runs, not listed"),
-    Regression("command-late-v", "command ls -v", "`-v` after the program is read as `command -v`: ls is not listed"),
+    Regression("glob-operands", "uniq ./*", "a glob can give uniq two file names: it writes the second", fixed=True),
     Regression(
-        "alias-eval", "shopt -s expand_aliases\nalias cat='eval'\ncat pwnmark1", "an alias to eval runs its words"
+        "test-process",
+        "[[ x = >(touch PWN) ]]",
+        "`[[ x = >(cmd) ]]` is SAFE: the substitution runs cmd",
+        fixed=True,
+    ),
+    Regression(
+        "quoted-keyword",
+        '[["" =>(>PWN) ]]',
+        '`[[""` is a command named [[ and its `>(>PWN)` writes',
+        fixed=True,
+    ),
+    Regression(
+        "bracket-newline",
+        "[\necho x > PWN ]",
+        "`[` ends its line, yet the next is read as its test: SAFE",
+        fixed=True,
+    ),
+    Regression("escaped-paren", "ls\n\\)", "`\\)` on a line of its own is a command bash runs, not listed", fixed=True),
+    Regression(
+        "command-late-v",
+        "command ls -v",
+        "`-v` after the program is read as `command -v`: ls is not listed",
+        fixed=True,
+    ),
+    Regression(
+        "alias-eval",
+        "shopt -s expand_aliases\nalias cat='eval'\ncat pwnmark1",
+        "an alias to eval runs its words",
+        fixed=True,
+    ),
+    Regression(
+        "bang-arithmetic",
+        "!(('`pwnmark3`'))",
+        "after `!` the grammar reads `((` as two subshells: bash's arithmetic runs the backticks",
+        fixed=True,
+    ),
+    Regression(
+        "option-assignment",
+        "ls; --output=PWN ls",
+        "`--output=PWN` is read as an assignment: bash runs it as the command",
+        fixed=True,
+    ),
+    Regression(
+        "underscore-assignment",
+        "_=1 ls",
+        "`_=1` is read as the command name: bash assigns it and runs ls, which is not listed",
+        fixed=True,
+    ),
+    Regression(
+        "time-append",
+        "time H+= pwnmark4",
+        "after `time` an appending assignment (`H+=`) is read as the program name",
+        fixed=True,
     ),
 ]
 OPEN = frozenset(r.command for r in REGRESSIONS if not r.fixed)

@@ -126,6 +126,27 @@ def test_globs_that_cannot_start_with_a_dash_stay_safe(hostile: Path, command: s
     assert found.risk is Risk.SAFE, found.reason
 
 
+@pytest.mark.parametrize(
+    "command", ["uniq ./*", "uniq src/*.py", "uniq -c ./s*", "uniq -- ./*", "uniq -f1 ./[a-z]*", "uniq ./?rc/a.py"]
+)
+def test_a_glob_can_give_uniq_the_second_file_name_it_writes(hostile: Path, command: str) -> None:
+    found = classify_command(command, hostile)
+    assert found.risk is Risk.ASK and "writes the second one" in found.reason, found.reason
+
+
+def test_uniq_of_one_file_or_a_quoted_star_stays_safe(hostile: Path) -> None:
+    assert classify_command("uniq -c src/a.py", hostile).risk is Risk.SAFE
+    assert classify_command("uniq './*'", hostile).risk is Risk.SAFE
+
+
+def test_the_glob_really_makes_uniq_overwrite_a_file(tmp_path: Path) -> None:
+    """The control: two matches, and bash's `uniq ./*` writes the first file's lines over the second."""
+    (tmp_path / "a.txt").write_text("a\na\n")
+    (tmp_path / "b.txt").write_text("precious\n")
+    subprocess.run(["bash", "-c", "uniq ./*"], cwd=tmp_path, check=False, timeout=30)
+    assert (tmp_path / "b.txt").read_text() == "a\n"
+
+
 def test_a_symlink_out_of_the_workspace_is_outside_through_a_safe_glob(hostile: Path, tmp_path: Path) -> None:
     (tmp_path / "secret.txt").write_text("s3cret\n")
     (hostile / "link.txt").symlink_to(tmp_path / "secret.txt")
