@@ -135,7 +135,7 @@ ENVIRONMENT = """environment:
   PAICLI_MODEL             model name
   PAICLI_PROVIDER          a provider preset, like --provider
   PAICLI_PLAN_MAX_REPLANS  like --max-replans
-  settings also come from .paicli/config.toml in the workspace and ~/.paicli/config.toml (README: Configure)
+  settings also come from .paicli/config.toml in the workspace and ~/.paicli/config.toml (docs/configuration.md)
 
 provider presets (--provider NAME):
 """

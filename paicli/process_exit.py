@@ -2,7 +2,7 @@
 
 When `main()` has returned, every file is closed and the model client with it; yet the interpreter still
 unloads several hundred modules one by one before the process ends: 80 to 150 ms measured on a busy
-2-core machine (BENCHMARKS.md, benchmark 6), paid by every headless command and every REPL exit, and a
+2-core machine (bench/README.md, benchmark 6), paid by every headless command and every REPL exit, and a
 quarter of what keeps a short plan from finishing in 0.6 × a ReAct run's time. `leave` skips that part
 only: while any other non-daemon thread is still alive (a checkpoint being written, say) it exits the
 ordinary way, which waits for it; otherwise it runs the `atexit` handlers, flushes stdout and stderr, and

@@ -1,5 +1,5 @@
 """An https endpoint, end to end: `paicli run` against the fake served over TLS with a certificate of its own.
-Trust comes from the system's store or the file SSL_CERT_FILE names (README "HTTP and TLS"): a certificate
+Trust comes from the system's store or the file SSL_CERT_FILE names (docs/providers.md, "HTTP and TLS"): a certificate
 nobody vouches for is refused with a clear message, the same certificate named by SSL_CERT_FILE is trusted."""
 
 from __future__ import annotations

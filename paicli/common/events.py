@@ -1,6 +1,6 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
-The first ten are the contract other programs read (README, "Headless"); the rest are additions that the REPL
+The first ten are the contract other programs read (docs/contract.md, "Events"); the rest are additions that the REPL
 uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `command_output` and
 `reply_restarted`, too chatty for a JSON stream.
 

@@ -134,7 +134,7 @@ def on_loopback(base_url: str) -> bool:
 
 
 def presets_help() -> str:
-    """The presets, one line each, for `paicli --help` and the README."""
+    """The presets, one line each, for `paicli --help` and docs/providers.md."""
     width = max(map(len, PROVIDERS))
     return "\n".join(
         f"  {p.name:<{width}}  {p.about}: {p.base_url}" + (f", model {p.model}" if p.model else "")

@@ -95,7 +95,7 @@ def files_written(task: Task) -> FinishWhen | None:
     """For a FILE_WRITE task that declares exact files: the run ends once each of them was written whole
     (`write_file`) and every call of the latest reply was such a write that succeeded. The model's closing
     "I wrote the file" would only repeat the tool results, and costs a reply on the plan's critical path
-    (BENCHMARKS.md section 6). The executor prompt tells the model, so it writes each file's final text
+    (bench/README.md section 6). The executor prompt tells the model, so it writes each file's final text
     in one call. A task with a folder in `files`, or whose last reply did anything else, ends as usual."""
     declared = set(task.files or ())
     if task.type is not TaskType.FILE_WRITE or not declared or any(path.endswith("/") for path in declared):

@@ -137,7 +137,7 @@ def diagnose(failure: str, sysctl: Callable[[str], str | None] = read_sysctl) ->
     if sysctl("kernel.apparmor_restrict_unprivileged_userns") == "1":
         return (
             f"{said}: AppArmor restricts unprivileged user namespaces (Ubuntu 24.04 and later); allow "
-            "bwrap with an AppArmor profile (see README, Sandbox) or set the sysctl "
+            "bwrap with an AppArmor profile (see docs/security.md, The sandbox) or set the sysctl "
             "kernel.apparmor_restrict_unprivileged_userns=0"
         )
     if sysctl("kernel.unprivileged_userns_clone") == "0":
