@@ -16,8 +16,9 @@ caches: `DEFAULT_IGNORES`).
 
 git runs with the environment of paicli/tools/git_env.py, found outside the workspace: a repository's
 config cannot make it run a program (`core.fsmonitor`, hooks). Symlinks are listed as files, as git lists
-them, and never descended; whoever reads a listed file opens it below the workspace (beneath.py), so a
-link out, or a file deleted since the listing, is skipped there.
+them, and never descended; the model's view leaves out those that resolve outside the workspace. Whoever
+reads a listed file opens it below the workspace (beneath.py), so a link changed since the listing, or a
+file deleted since, is skipped there.
 """
 
 from __future__ import annotations
@@ -69,9 +70,12 @@ def list_files(workspace: Path, *, view: View = "model") -> Listing:
     """The workspace's files in one view (see the module docstring)."""
     root = Path(os.path.realpath(workspace))
     git = _Git.find(root)
-    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, [])
+    links: set[str] = set()
+    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, [], links)
     shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
     if view == "model":
+        outside = {link for link in links if not Path(os.path.realpath(root / link)).is_relative_to(root)}
+        shown = [path for path in shown if path not in outside] if outside else shown
         hidden = paicli_ignore(root)
         if hidden is not None:
             shown = [path for path in shown if not hidden.match_file(path)]
@@ -94,7 +98,7 @@ def _every_file(root: Path) -> Iterator[str]:
             if kind == "dir":
                 if name not in VCS_FOLDERS:
                     folders.append(f"{prefix}{name}/")
-            elif kind == "file":
+            elif kind in ("file", "link"):
                 yield prefix + name
         stack.extend(reversed(folders))
 
@@ -169,8 +173,9 @@ class _Git:
             return None
         return done.stdout if done.returncode == 0 else None
 
-    def listing(self, folder: Path) -> tuple[list[str], list[str]] | None:
-        """(files, nested repositories and submodules) of the repository `folder` is in, relative to it."""
+    def listing(self, folder: Path, links: set[str]) -> tuple[list[str], list[str]] | None:
+        """(files, nested repositories and submodules) of the repository `folder` is in, relative to it;
+        the symlinks among the files are added to `links`."""
         output = self.run(
             folder, ["ls-files", "-z", "--stage", "-t", "--cached", "--deleted", "--others", "--exclude-standard"]
         )
@@ -189,6 +194,8 @@ class _Git:
                     nested.append(path.rstrip("/"))
                 else:
                     files[path] = None
+                    if os.path.islink(folder / path):
+                        links.add(path)
                 continue
             meta, _, raw = rest.partition(b"\t")  # "mode object stage" TAB path
             path = os.fsdecode(raw)
@@ -198,6 +205,8 @@ class _Git:
                 nested.append(path)
             else:
                 files[path] = None
+                if meta.startswith(b"120000"):
+                    links.add(path)
         return [path for path in files if path not in gone], nested
 
     def check_ignore(self, folder: Path, entries: list[tuple[str, bool]]) -> set[str] | None:
@@ -225,19 +234,21 @@ class _Git:
 
 
 def _list_folder(
-    folder: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules]
+    folder: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], links: set[str]
 ) -> tuple[list[str], bool]:
     """The files below `folder` (relative to the workspace: `prefix` + path), by git when `folder` is in a
     repository, else by the rules read here; and whether git listed them."""
-    listed = git.listing(folder) if git is not None else None
+    found: set[str] = set()
+    listed = git.listing(folder, found) if git is not None else None
     if listed is None:
-        return _walk(folder, prefix, git, depth, rules), False
+        return _walk(folder, prefix, git, depth, rules, links), False
     files, nested = listed
+    links.update(prefix + path for path in found)
     out = [prefix + path for path in files]
     for inner in nested:
         inside = folder / inner
         if depth > 0 and _is_real_folder(inside) and os.path.lexists(inside / ".git"):
-            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, [])[0])
+            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, [], links)[0])
     return out, True
 
 
@@ -277,7 +288,7 @@ def _decision(rules: list[_Rules], path: str) -> bool:
     return False
 
 
-def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules]) -> list[str]:
+def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], links: set[str]) -> list[str]:
     out: list[str] = []
     stack: list[tuple[str, list[_Rules]]] = [("", rules or _base_rules())]
     while stack:
@@ -293,11 +304,13 @@ def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Ru
                     continue
                 inside = folder / name
                 if git is not None and depth > 0 and os.path.lexists(inside / ".git"):
-                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, [])[0])
+                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, [], links)[0])
                 else:
                     subfolders.append((path + "/", levels))
-            elif kind == "file" and not _decision(levels, path):
+            elif kind in ("file", "link") and not _decision(levels, path):
                 out.append(prefix + path)
+                if kind == "link":
+                    links.add(prefix + path)
         stack.extend(reversed(subfolders))
     return out
 
@@ -317,7 +330,7 @@ def _walk_rules_ignored(root: Path, prefix: str, entries: list[tuple[str, bool]]
 
 
 def _scan(folder: Path) -> list[tuple[str, str]]:
-    """(name, "dir" | "file" | "other") of a folder's entries, sorted; symlinks are files, never followed."""
+    """(name, "dir" | "file" | "link" | "other") of a folder's entries, sorted; symlinks never followed."""
     try:
         with os.scandir(folder) as scan:
             items = sorted(scan, key=lambda item: item.name)
@@ -327,7 +340,7 @@ def _scan(folder: Path) -> list[tuple[str, str]]:
     for item in items:
         try:
             if item.is_symlink():
-                kind = "file"
+                kind = "link"
             elif item.is_dir(follow_symlinks=False):
                 kind = "dir"
             else:

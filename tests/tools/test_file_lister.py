@@ -173,7 +173,8 @@ def test_symlinks_are_listed_as_files_and_never_descended(workspace: Path, tmp_p
     for with_git in (False, True):
         if with_git:
             git(workspace, "init", "-q")
-        assert list_files(workspace).files == ("link.py", "loop", "out", "src/a.py")
+        assert list_files(workspace).files == ("link.py", "loop", "src/a.py")
+        assert list_files(workspace, view="checkpoint").files == ("link.py", "loop", "out", "src/a.py")
         assert "out/secret.txt" not in list(all_files(workspace))
 
 
