@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.file_lister import all_files, list_files
+from paicli.tools.glob_pattern import glob_to_regex
 from paicli.tools.guard import display_path, resolve_in_workspace
-from paicli.tools.workspace_walk import glob_to_regex
 
 MAX_RESULTS = 1000
 

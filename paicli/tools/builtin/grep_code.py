@@ -20,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.file_lister import all_files, is_ignored, list_files
 from paicli.tools.git_env import program_outside
+from paicli.tools.glob_pattern import glob_to_regex
 from paicli.tools.grep_search import FileHits, search, select
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.regex_syntax import PatternError, compile_pattern
-from paicli.tools.workspace_walk import glob_to_regex
 
 MAX_MATCHES = 200  # lines shown in all
 MAX_PER_FILE = 20  # lines shown of one file

@@ -10,7 +10,7 @@ import pytest
 from paicli.tools.base import ToolContext, ToolFailure
 from paicli.tools.builtin import glob_files
 from paicli.tools.builtin.glob_files import GlobFiles, GlobFilesArgs
-from paicli.tools.workspace_walk import glob_to_regex
+from paicli.tools.glob_pattern import glob_to_regex
 
 
 def make_tree(root: Path, files: list[str]) -> None:
