@@ -11,8 +11,8 @@ Two views of one listing:
 Nested repositories and submodules are listed file by file, each by its own rules (as checkpoints take
 them). Outside a git repository, or without git, the same rules are read with pathspec: `.gitignore` files
 at every level (a deeper file wins, a negation cannot bring back a file of an ignored folder), the user's
-global excludes (`$XDG_CONFIG_HOME/git/ignore`), and the folders nobody wants (`node_modules/`, `.venv/`,
-caches: `DEFAULT_IGNORES`).
+global excludes (`$XDG_CONFIG_HOME/git/ignore`), and, in the model's view only, the folders nobody wants
+(`node_modules/`, `.venv/`, caches: `DEFAULT_IGNORES`).
 
 git runs with the environment of paicli/tools/git_env.py, found outside the workspace: a repository's
 config cannot make it run a program (`core.fsmonitor`, hooks). Symlinks are listed as files, as git lists
@@ -71,7 +71,8 @@ def list_files(workspace: Path, *, view: View = "model") -> Listing:
     root = Path(os.path.realpath(workspace))
     git = _Git.find(root)
     links: set[str] = set()
-    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, [], links)
+    base_rules = _base_rules(junk=view == "model")
+    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, base_rules, links)
     shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
     if view == "model":
         outside = {link for link in links if not Path(os.path.realpath(root / link)).is_relative_to(root)}
@@ -248,7 +249,7 @@ def _list_folder(
     for inner in nested:
         inside = folder / inner
         if depth > 0 and _is_real_folder(inside) and os.path.lexists(inside / ".git"):
-            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, [], links)[0])
+            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, rules, links)[0])
     return out, True
 
 
@@ -268,8 +269,10 @@ class _Rules:
     spec: GitIgnoreSpec
 
 
-def _base_rules() -> list[_Rules]:
-    rules = [_Rules("", _spec(DEFAULT_IGNORES))]
+def _base_rules(*, junk: bool) -> list[_Rules]:
+    """The rules below every .gitignore: the user's global excludes, and for the model's view (not for
+    checkpoints, which take what git would) the junk folders."""
+    rules = [_Rules("", _spec(DEFAULT_IGNORES))] if junk else []
     config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     user = _read_rules(config / "git" / "ignore")
     if user:
@@ -290,7 +293,7 @@ def _decision(rules: list[_Rules], path: str) -> bool:
 
 def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], links: set[str]) -> list[str]:
     out: list[str] = []
-    stack: list[tuple[str, list[_Rules]]] = [("", rules or _base_rules())]
+    stack: list[tuple[str, list[_Rules]]] = [("", rules)]
     while stack:
         relative, inherited = stack.pop()
         folder = root / relative if relative else root
@@ -304,7 +307,7 @@ def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Ru
                     continue
                 inside = folder / name
                 if git is not None and depth > 0 and os.path.lexists(inside / ".git"):
-                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, [], links)[0])
+                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, rules, links)[0])
                 else:
                     subfolders.append((path + "/", levels))
             elif kind in ("file", "link") and not _decision(levels, path):
@@ -317,7 +320,7 @@ def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Ru
 
 def _walk_rules_ignored(root: Path, prefix: str, entries: list[tuple[str, bool]]) -> set[str]:
     """`ignored_entries` outside git: the rule files from the workspace down to the folder."""
-    levels = _base_rules()
+    levels = _base_rules(junk=True)
     parts = [part for part in prefix.split("/") if part]
     for depth in range(len(parts) + 1):
         relative = "".join(part + "/" for part in parts[:depth])
