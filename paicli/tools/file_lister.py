@@ -123,13 +123,13 @@ def ignored_entries(workspace: Path, folder: str, entries: Iterable[tuple[str, b
     return ignored
 
 
-def is_ignored(workspace: Path, relative: str) -> bool:
-    """Whether one file (relative posix path) is out of the model's view: what grep_code refuses to search
-    unless asked to include ignored files."""
+def is_ignored(workspace: Path, relative: str, *, is_dir: bool = False) -> bool:
+    """Whether one file or folder (relative posix path) is out of the model's view: what grep_code refuses
+    to search unless asked to include ignored files."""
     folder, _, name = relative.strip("/").rpartition("/")
     if any(part in VCS_FOLDERS for part in relative.split("/")):
         return True
-    return name in ignored_entries(workspace, folder, [(name, False)])
+    return name in ignored_entries(workspace, folder, [(name, is_dir)])
 
 
 def paicli_ignore(root: Path) -> GitIgnoreSpec | None:

@@ -89,11 +89,11 @@ class GrepCode(Tool):
 
 
 def _files(root: Path, base: Path, name_glob: str | None, include_ignored: bool) -> list[str] | None:
-    """The workspace files to search below `base`; None when `base` is one ignored file."""
+    """The workspace files to search below `base`; None when `base` is an ignored file or folder."""
     relative = os.path.relpath(os.path.realpath(base), root).replace(os.sep, "/")
+    if relative != "." and not include_ignored and is_ignored(root, relative, is_dir=base.is_dir()):
+        return None
     if base.is_file():
-        if not include_ignored and is_ignored(root, relative):
-            return None
         return [relative]
     prefix = "" if relative == "." else relative + "/"
     listed = all_files(root) if include_ignored else list_files(root).files

@@ -14,6 +14,7 @@ import pytest
 from paicli.tools.base import ToolContext, ToolFailure
 from paicli.tools.builtin import grep_code
 from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
+from paicli.tools.builtin.read_file import ReadFile, ReadFileArgs
 from paicli.tools.grep_search import read_hits, select
 from paicli.tools.regex_syntax import compile_pattern
 
@@ -141,6 +142,13 @@ async def test_a_git_ignored_env_is_never_searched_unless_asked(workspace: Path,
         await grep(ctx, "API_KEY", path=".env")
     assert ".env (1 match)" in await grep(ctx, "API_KEY", include_ignored=True)
     assert await grep(ctx, "API_KEY", path=".env", include_ignored=True) == ".env (1 match)\n  1: API_KEY=sk-live-1234"
+    assert "sk-live-1234" in await ReadFile().run(ReadFileArgs(path=".env"), ctx)  # read by its path, as before
+    (workspace / "build").mkdir()
+    (workspace / ".gitignore").write_text(".env\nbuild/\n")
+    (workspace / "build" / "out.js").write_text("API_KEY\n")
+    with pytest.raises(ToolFailure, match="build is ignored"):
+        await grep(ctx, "API_KEY", path="build")
+    assert "build/out.js (1 match)" in await grep(ctx, "API_KEY", path="build", include_ignored=True)
 
 
 async def test_paicliignore_keeps_tracked_files_out_of_the_search(workspace: Path, ctx: ToolContext) -> None:
