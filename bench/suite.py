@@ -12,6 +12,7 @@ from bench import (
     dag_ops,
     dispatch,
     fuzz_shell,
+    grep,
     keys,
     long_chat,
     makespan,
@@ -46,6 +47,7 @@ ORDER = (
     sandbox,
     soak,
     keys,
+    grep,
 )
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from paicli.common.errors import ConfigError
 from paicli.tools.confined import read_path
-from paicli.tools.workspace_walk import walk
+from paicli.tools.file_lister import list_files
 from paicli.trust import trusted_prompt
 
 TOOL_MODES = (None, "executor")
@@ -88,11 +88,22 @@ def system_prompt(mode: str | None, workspace: Path, home: Path) -> str:
 
 
 def workspace_overview(workspace: Path, limit: int = OVERVIEW_ENTRIES) -> str:
-    """The workspace's files and folders (junk folders left out), one per line, at most `limit`."""
-    entries = list(walk(workspace, workspace, max_entries=limit + 1))
-    lines = [entry.relative + ("/" if entry.is_dir else "") for entry in entries[:limit]]
+    """The model's view of the workspace (git's files minus .paicliignore: paicli/tools/file_lister.py), each
+    folder before its files, one per line, at most `limit` lines: git-ignored files are never included."""
+    lines: list[str] = []
+    shown: set[str] = set()
+    for path in list_files(workspace).files:
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth]) + "/"
+            if folder not in shown:
+                shown.add(folder)
+                lines.append(folder)
+        lines.append(path)
+        if len(lines) > limit:
+            break
     if not lines:
         return "(empty)"
-    if len(entries) > limit:
-        lines.append(f"[... more entries left out; the list stops at {limit}]")
+    if len(lines) > limit:
+        return "\n".join([*lines[:limit], f"[... more entries left out; the list stops at {limit}]"])
     return "\n".join(lines)

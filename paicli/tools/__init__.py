@@ -4,7 +4,9 @@ builtin/            the seven tools, one a module (read_file, write_file, edit_f
                     grep_code, execute_command)
 denylist.py         the hard denylist: commands refused in every mode
 task_scope.py       what a plan task's type and write set let its tools touch
-workspace_walk.py   walking the workspace the way every listing tool does
+file_lister.py      the workspace's files as git shows them (the model's view, the checkpoint view)
+grep_search.py, regex_syntax.py   grep_code's search (rg or in process, the same hits) and its RE2 syntax
+glob_pattern.py     glob patterns as regular expressions
 guard.py, beneath.py, confined.py   path checks: nothing leaves the workspace
 toolbox.py          the tools a loop is given, by name
 

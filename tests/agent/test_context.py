@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from paicli.agent.context import (
@@ -90,3 +91,15 @@ def test_rule_files_leading_outside_the_workspace_or_huge_are_left_out(tmp_path:
         sparse.truncate(1 << 30)
     rules = project_rules(workspace, home)
     assert "SECRET" not in rules and "SAME REPO RULE" in rules
+
+
+def test_the_overview_never_names_a_git_ignored_or_paicliignored_file(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("")
+    (tmp_path / ".env").write_text("KEY=1\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "dump.sql").write_text("")
+    (tmp_path / ".gitignore").write_text(".env\n")
+    (tmp_path / ".paicliignore").write_text("data/\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert workspace_overview(tmp_path).splitlines() == [".gitignore", ".paicliignore", "src/", "src/app.py"]

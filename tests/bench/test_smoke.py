@@ -114,6 +114,15 @@ def the_request_path_times_the_shipped_client_and_the_old_stack_when_installed(r
     assert ("httpx (before): client CPU per request" in names) == (importlib.util.find_spec("httpx") is not None)
 
 
+def grep_finds_the_real_matches_and_nothing_ignored(grep: Result) -> None:
+    found = metric(grep, "matching lines found by grep_code")
+    assert found == metric(grep, "matching lines in the tree") == metric(grep, "matching lines found by GNU grep")
+    assert int(found or 0) > 0
+    assert metric(grep, "results under the git-ignored build/") == 0
+    if grep.details["rg"]:
+        assert metric(grep, "rg and in process give the same output") == "yes"
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
     "makespan": makespan_completes_every_task,
     "dispatch": dispatch_completes_every_task,
@@ -127,6 +136,7 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "shelldiff": the_shell_differential_finds_no_false_safe,
     "fuzz-shell": the_bash_fuzzer_runs_its_cases_in_the_sandbox_or_says_why_not,
     "soak": the_soak_completes_every_task_under_faults_without_running_a_call_twice,
+    "grep": grep_finds_the_real_matches_and_nothing_ignored,
 }
 
 

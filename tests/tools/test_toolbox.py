@@ -20,8 +20,8 @@ CONTRACT = {
     "write_file": ({"path", "content"}, {"path", "content"}),
     "edit_file": ({"path", "old_text", "new_text"}, {"path", "old_text", "new_text"}),
     "list_dir": (set(), {"path"}),
-    "glob_files": ({"pattern"}, {"pattern", "path"}),
-    "grep_code": ({"pattern"}, {"pattern", "path", "glob"}),
+    "glob_files": ({"pattern"}, {"pattern", "path", "include_ignored"}),  # optional additions are allowed
+    "grep_code": ({"pattern"}, {"pattern", "path", "glob", "include_ignored"}),
     "execute_command": ({"command"}, {"command", "timeout"}),
 }
 

@@ -1,18 +1,22 @@
-"""glob_files: paths under a folder that match a glob pattern, sorted, relative to the workspace."""
+"""glob_files: paths under a folder that match a glob pattern, sorted, relative to the workspace.
+
+The paths are the model's view of the workspace (paicli/tools/file_lister.py: git's files minus
+`.paicliignore`) and their folders; `include_ignored` looks at every file instead."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
+from paicli.tools.file_lister import all_files, list_files
+from paicli.tools.glob_pattern import glob_to_regex
 from paicli.tools.guard import display_path, resolve_in_workspace
-from paicli.tools.workspace_walk import JUNK_FOLDERS, glob_to_regex, walk
 
 MAX_RESULTS = 1000
-MAX_SCANNED = 200_000  # entries visited before the walk gives up (a runaway tree must not hang a turn)
 
 
 class GlobFilesArgs(BaseModel):
@@ -25,6 +29,10 @@ class GlobFilesArgs(BaseModel):
     path: str = Field(
         default=".", description="Folder to search from, relative to the workspace. Default: the workspace."
     )
+    include_ignored: bool = Field(
+        default=False,
+        description="Also find files that .gitignore or .paicliignore leave out (build output, dependencies).",
+    )
 
 
 class GlobFiles(Tool):
@@ -32,7 +40,7 @@ class GlobFiles(Tool):
     description = (
         "Find files and folders whose path matches a glob pattern. `*.py` matches only directly in "
         "`path`; use `**/*.py` to search all subfolders. Results are sorted, relative to the workspace "
-        "(folders end with `/`). Skips " + ", ".join(sorted(JUNK_FOLDERS)) + "."
+        "(folders end with `/`). Leaves out what .gitignore and .paicliignore ignore unless `include_ignored`."
     )
     Args = GlobFilesArgs
     effect = Effect.READ
@@ -49,22 +57,32 @@ class GlobFiles(Tool):
         base = resolve_in_workspace(ctx.workspace, args.path, for_write=False)
         if not base.is_dir():
             raise ToolFailure(f"{display_path(ctx.workspace, base)} is not a folder")
-        return await asyncio.to_thread(_glob, base, ctx.workspace, pattern.removeprefix("./"))
+        glob = pattern.removeprefix("./")
+        return await asyncio.to_thread(_glob, base, ctx.workspace, glob, args.include_ignored)
 
 
-def _glob(base: Path, workspace: Path, pattern: str) -> str:
+def _glob(base: Path, workspace: Path, pattern: str, include_ignored: bool) -> str:
+    root = Path(os.path.realpath(workspace))
+    under = os.path.relpath(os.path.realpath(base), root).replace(os.sep, "/")
+    prefix = "" if under == "." else under + "/"
+    files = all_files(root) if include_ignored else list_files(root).files
     matcher = glob_to_regex(pattern)
-    matches: list[str] = []
-    scanned = 0
-    for entry in walk(base, workspace, max_entries=MAX_SCANNED):
-        scanned += 1
-        if matcher.fullmatch(entry.relative):
-            matches.append(display_path(workspace, entry.path) + ("/" if entry.is_dir else ""))
+    matches: set[str] = set()
+    for path in files:
+        if not path.startswith(prefix):
+            continue
+        relative = path[len(prefix) :]
+        if matcher.fullmatch(relative):
+            matches.add(path)
+        folders = relative.split("/")[:-1]
+        for depth in range(1, len(folders) + 1):
+            folder = "/".join(folders[:depth])
+            if matcher.fullmatch(folder):
+                matches.add(prefix + folder + "/")
     if not matches:
         return f"no paths match {pattern} under {display_path(workspace, base)}"
-    lines = matches[:MAX_RESULTS]
-    if len(matches) > MAX_RESULTS:
-        lines.append(f"... {len(matches) - MAX_RESULTS} more matches not shown; narrow the pattern or path")
-    if scanned >= MAX_SCANNED:
-        lines.append(f"... stopped after visiting {MAX_SCANNED} entries; narrow the path")
+    ordered = sorted(matches, key=lambda path: path.rstrip("/"))
+    lines = ordered[:MAX_RESULTS]
+    if len(ordered) > MAX_RESULTS:
+        lines.append(f"... {len(ordered) - MAX_RESULTS} more matches not shown; narrow the pattern or path")
     return "\n".join(lines)

@@ -1,38 +1,42 @@
-"""grep_code: lines matching a Python regular expression in the text files under a path.
+"""grep_code: the lines matching an RE2 regular expression in the workspace's files, grouped by file.
 
-Pure Python (`re`), no rg or grep: results are the same everywhere. Binary files (a NUL byte in the
-first 8 KB), very large files and junk folders are skipped.
+The files are the model's view of the workspace (paicli/tools/file_lister.py: what git shows, minus
+`.paicliignore`): a git-ignored `.env` is never searched unless `include_ignored` asks for it. One regex
+syntax, RE2's (paicli/tools/regex_syntax.py); `rg` from PATH chooses the files to read when present, the
+search in process otherwise, with the same results (paicli/tools/grep_search.py). Binary files, files over
+5 MB and version control folders are skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import re
-from collections.abc import Callable
+from collections import Counter
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
-from paicli.tools.beneath import open_regular
+from paicli.tools.file_lister import all_files, is_ignored, list_files
+from paicli.tools.git_env import program_outside
+from paicli.tools.glob_pattern import glob_to_regex
+from paicli.tools.grep_search import FileHits, search, select
 from paicli.tools.guard import display_path, resolve_in_workspace
-from paicli.tools.workspace_walk import glob_to_regex, walk
+from paicli.tools.regex_syntax import PatternError, compile_pattern
 
-MAX_MATCHES = 200
+MAX_MATCHES = 200  # lines shown in all
+MAX_PER_FILE = 20  # lines shown of one file
 MAX_LINE_CHARS = 300
-MAX_FILE_BYTES = 5 * 1024 * 1024
-MAX_SCANNED = 200_000
-SNIFF_BYTES = 8192
+MAX_FOLDERS_NAMED = 8
 
 
 class GrepCodeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     pattern: str = Field(
-        description="Python regular expression searched in each line, e.g. `def \\w+_test`. "
-        "Prefix `(?i)` to ignore case."
+        description="RE2 regular expression searched in each line, e.g. `def \\w+_test`. Prefix `(?i)` to "
+        "ignore case. No backreferences, no lookahead or lookbehind."
     )
     path: str = Field(
         default=".", description="File or folder to search, relative to the workspace. Default: the workspace."
@@ -42,13 +46,18 @@ class GrepCodeArgs(BaseModel):
         description="Only search files whose name matches this glob, e.g. `*.py` (a pattern with `/` "
         "is matched against the path relative to `path`).",
     )
+    include_ignored: bool = Field(
+        default=False,
+        description="Also search files that .gitignore or .paicliignore leave out (build output, .env).",
+    )
 
 
 class GrepCode(Tool):
     name = "grep_code"
     description = (
-        "Search text files for a regular expression (Python `re` syntax). Returns `path:line: text` "
-        "for each matching line, sorted by path. Skips binary files and dependency or cache folders."
+        "Search the workspace's text files for a regular expression (RE2 syntax: no backreferences or "
+        "lookaround). Results are grouped by file, sorted by path: `path (N matches)`, then `line: text`. "
+        "Skips binary files and what .gitignore or .paicliignore leave out, unless `include_ignored`."
     )
     Args = GrepCodeArgs
     effect = Effect.READ
@@ -59,64 +68,80 @@ class GrepCode(Tool):
 
     async def run(self, args: GrepCodeArgs, ctx: ToolContext) -> str:
         try:
-            regex = re.compile(args.pattern)
-        except re.error as error:
-            raise ToolFailure(f"invalid regular expression {args.pattern!r}: {error}") from None
+            pattern = compile_pattern(args.pattern)
+        except PatternError as error:
+            raise ToolFailure(str(error)) from None
         base = resolve_in_workspace(ctx.workspace, args.path, for_write=False)
+        shown_base = display_path(ctx.workspace, base)
         if not base.exists():
-            raise ToolFailure(f"not found: {display_path(ctx.workspace, base)}")
-        return await asyncio.to_thread(_grep, regex, base, ctx.workspace, args.glob)
+            raise ToolFailure(f"not found: {shown_base}")
+        root = Path(os.path.realpath(ctx.workspace))
+        files = await asyncio.to_thread(_files, root, base, args.glob, args.include_ignored)
+        if files is None:
+            raise ToolFailure(
+                f"{shown_base} is ignored (.gitignore or .paicliignore); search it with include_ignored=true, "
+                "or read it with read_file"
+            )
+        chosen = await asyncio.to_thread(select, root, files)
+        rg = program_outside("rg", root, os.environ.get("PATH", os.defpath))
+        hits, _ = await search(root, chosen, pattern, MAX_PER_FILE, rg)
+        return report(hits, args.pattern, shown_base, chosen.too_large)
 
 
-def _grep(regex: re.Pattern[str], base: Path, workspace: Path, name_glob: str | None) -> str:
+def _files(root: Path, base: Path, name_glob: str | None, include_ignored: bool) -> list[str] | None:
+    """The workspace files to search below `base`; None when `base` is an ignored file or folder."""
+    relative = os.path.relpath(os.path.realpath(base), root).replace(os.sep, "/")
+    if relative != "." and not include_ignored and is_ignored(root, relative, is_dir=base.is_dir()):
+        return None
     if base.is_file():
-        files = [base]
-    else:
-        wanted = _name_filter(name_glob)
-        files = [
-            entry.path
-            for entry in walk(base, workspace, max_entries=MAX_SCANNED)
-            if not entry.is_dir and wanted(entry.relative)
-        ]
-    results: list[str] = []
-    more = 0
-    skipped_large = 0
-    for path in files:
-        try:
-            # Opened by walking below the workspace again (beneath.py): a folder swapped for a symlink
-            # since the walk cannot make this read a file outside. FIFOs and devices are refused.
-            with os.fdopen(open_regular(workspace, path), "rb") as handle:
-                if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
-                    skipped_large += 1
-                    continue
-                data = handle.read()
-        except (OSError, ToolFailure):
-            continue
-        if b"\x00" in data[:SNIFF_BYTES]:
-            continue
-        shown = display_path(workspace, path)
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-            if regex.search(line):
-                if len(results) >= MAX_MATCHES:
-                    more += 1
-                    continue
-                results.append(f"{shown}:{number}: {_clip(line)}")
-    if not results:
-        return f"no matches for {regex.pattern!r} in {display_path(workspace, base)}"
-    if more:
-        results.append(f"... {more} more matches not shown; narrow the pattern, path or glob")
-    if skipped_large:
-        results.append(f"({skipped_large} files larger than {MAX_FILE_BYTES} bytes were not searched)")
-    return "\n".join(results)
-
-
-def _name_filter(name_glob: str | None) -> Callable[[str], bool]:
+        return [relative]
+    prefix = "" if relative == "." else relative + "/"
+    listed = all_files(root) if include_ignored else list_files(root).files
+    files = [path for path in listed if path.startswith(prefix)]
     if not name_glob:
-        return lambda relative: True
+        return files
     if "/" in name_glob:
         matcher = glob_to_regex(name_glob.removeprefix("./"))
-        return lambda relative: bool(matcher.fullmatch(relative))
-    return lambda relative: fnmatchcase(relative.rsplit("/", 1)[-1], name_glob)
+        return [path for path in files if matcher.fullmatch(path[len(prefix) :])]
+    return [path for path in files if fnmatchcase(path.rsplit("/", 1)[-1], name_glob)]
+
+
+def report(hits: list[FileHits], pattern: str, where: str, too_large: int) -> str:
+    """Hits grouped by file, at most MAX_PER_FILE lines a file and MAX_MATCHES in all; what is left out is
+    counted, with the folders it is in."""
+    if not hits:
+        lines = [f"no matches for {pattern!r} in {where}"]
+    else:
+        lines = []
+        budget = MAX_MATCHES
+        rest: list[FileHits] = []
+        for hit in hits:
+            if budget <= 0:
+                rest.append(hit)
+                continue
+            lines.append(f"{hit.path} ({hit.count} {'match' if hit.count == 1 else 'matches'})")
+            shown = hit.lines[:budget]
+            budget -= len(shown)
+            lines.extend(f"  {number}: {_clip(text)}" for number, text in shown)
+            if hit.count > len(shown):
+                lines.append(f"  ... {hit.count - len(shown)} more in this file")
+        if rest:
+            lines.append(_rest_note(rest))
+    if too_large:
+        lines.append(f"({too_large} files larger than 5 MB were not searched)")
+    return "\n".join(lines)
+
+
+def _rest_note(rest: list[FileHits]) -> str:
+    folders = Counter(hit.path.rpartition("/")[0] + "/" if "/" in hit.path else "./" for hit in rest)
+    named = sorted(folders.items(), key=lambda item: (-item[1], item[0]))
+    listed = ", ".join(f"{folder} ({count})" for folder, count in named[:MAX_FOLDERS_NAMED])
+    if len(named) > MAX_FOLDERS_NAMED:
+        listed += f" and {len(named) - MAX_FOLDERS_NAMED} more folders"
+    matches = sum(hit.count for hit in rest)
+    return (
+        f"... {matches} more matches in {len(rest)} more files not shown, in {listed}; narrow the pattern, path or glob"
+    )
 
 
 def _clip(line: str) -> str:

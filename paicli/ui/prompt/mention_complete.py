@@ -1,16 +1,14 @@
 """Tab completion of workspace paths after `@` in the REPL prompt (fuzzy, .gitignore respected).
 
-In a git repository the candidates are what git tracks plus untracked files it does not ignore
-(`git ls-files --cached --others --exclude-standard`), and their folders; elsewhere a bounded walk
-of the workspace without the junk folders (paicli/tools/workspace_walk.py). git runs with the environment of
-commands (paicli/tools/git_env.py), so a repository's config cannot make it run a program. The list
-is kept for a few seconds, so typing does not run git at every key.
+The candidates are the model's view of the workspace (paicli/tools/file_lister.py: what git shows, minus
+`.paicliignore`; outside git the same rules read by paicli), and their folders. git runs with the
+neutralised environment of paicli/tools/git_env.py, so a repository's config cannot make it run a program.
+The list is kept for a few seconds, so typing does not run git at every key.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,8 +16,7 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from paicli.tools.builtin.execute_command import child_environment
-from paicli.tools.workspace_walk import walk
+from paicli.tools.file_lister import list_files
 
 MAX_CANDIDATES = 20_000
 MAX_SHOWN = 50
@@ -29,34 +26,13 @@ _AT_WORD = re.compile(r"(?:(?<=\s)|^)@([^\s@]*)\Z")
 
 def workspace_paths(workspace: Path) -> list[str]:
     """Relative paths worth mentioning: files, and folders ending with `/`."""
-    files = _git_files(workspace)
-    if files is None:
-        return [e.relative + ("/" if e.is_dir else "") for e in walk(workspace, workspace, max_entries=MAX_CANDIDATES)]
+    files = list(list_files(workspace).files[:MAX_CANDIDATES])
     folders: set[str] = set()
     for name in files:
         parts = name.split("/")[:-1]
         for depth in range(1, len(parts) + 1):
             folders.add("/".join(parts[:depth]) + "/")
     return sorted(folders) + files
-
-
-def _git_files(workspace: Path) -> list[str] | None:
-    try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=workspace,
-            capture_output=True,
-            timeout=5,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            env=child_environment(workspace),  # the repository's git config cannot run programs
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None  # not a repository (or git is unhappy): walk instead
-    names = [name for name in done.stdout.decode("utf-8", "replace").split("\0") if name]
-    return sorted(names)[:MAX_CANDIDATES]
 
 
 def fuzzy_rank(typed: str, candidate: str) -> int | None:

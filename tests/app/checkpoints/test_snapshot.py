@@ -207,3 +207,38 @@ def test_the_limits_count_only_what_is_new_so_a_stored_workspace_may_exceed_them
         (workspace / f"f{n}.txt").write_text("x\n")
     store.snapshot("second")  # 30 files in all, 15 new
     assert len(store.git.run(["ls-files"]).splitlines()) == 30 and notices == []
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+def test_a_checkpoint_takes_the_file_listers_checkpoint_view(
+    store: CheckpointStore, workspace: Path, in_git: bool
+) -> None:
+    from paicli.tools.file_lister import list_files
+
+    if in_git:
+        git(workspace, "init", "-q")
+        (workspace / ".git" / "info" / "exclude").write_text("secret.env\n")
+    files = {
+        ".gitignore": "*.log\nbuild/\n",
+        ".paicliignore": "fixtures/\n",  # out of the model's view, still taken by checkpoints
+        "app.py": "",
+        "debug.log": "",
+        "build/out.o": "",
+        "secret.env": "",
+        "fixtures/f.json": "",
+        ".paicli/plans/p.json": "",
+        "src/.gitignore": "*.tmp\n",
+        "src/a.tmp": "",
+        "src/b.py": "",
+        "node_modules/dep/index.js": "",  # outside git: out of the model's view only
+    }
+    for name, text in files.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(text)
+    (workspace / "link.py").symlink_to("app.py")
+    (workspace / "lib").mkdir()
+    git(workspace / "lib", "init", "-q")
+    (workspace / "lib" / "l.py").write_text("lib\n")
+    taken = tree_of(store, store.snapshot("t"))
+    assert sorted(taken) == list(list_files(workspace, view="checkpoint").files)
+    assert "fixtures/f.json" in taken and "fixtures/f.json" not in list_files(workspace).files

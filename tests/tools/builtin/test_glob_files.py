@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from paicli.tools.base import ToolContext, ToolFailure
 from paicli.tools.builtin import glob_files
 from paicli.tools.builtin.glob_files import GlobFiles, GlobFilesArgs
-from paicli.tools.workspace_walk import glob_to_regex
+from paicli.tools.glob_pattern import glob_to_regex
 
 
 def make_tree(root: Path, files: list[str]) -> None:
@@ -117,3 +118,24 @@ async def test_outside_path_is_refused(ctx: ToolContext) -> None:
 )
 def test_glob_translation(pattern: str, path: str, matches: bool) -> None:
     assert bool(glob_to_regex(pattern).fullmatch(path)) is matches
+
+
+async def test_ignored_files_are_found_only_when_asked(workspace: Path, ctx: ToolContext) -> None:
+    make_tree(workspace, ["src/a.py", "build/gen.py", ".env", "fixtures/f.py"])
+    (workspace / ".gitignore").write_text("build/\n.env\n")
+    (workspace / ".paicliignore").write_text("fixtures/\n")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    assert await glob(ctx, "**/*.py") == "src/a.py"
+    assert "no paths match" in await glob(ctx, ".env")
+    found = await GlobFiles().run(GlobFilesArgs(pattern="**/*", include_ignored=True), ctx)
+    assert found.splitlines() == [
+        ".env",
+        ".gitignore",
+        ".paicliignore",
+        "build/",
+        "build/gen.py",
+        "fixtures/",
+        "fixtures/f.py",
+        "src/",
+        "src/a.py",
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ async def test_default_is_the_workspace_sorted_with_folders_marked(workspace: Pa
     (workspace / "a").mkdir()
     (workspace / ".hidden").write_text("")
     (workspace / ".git").mkdir()
-    assert await listing(ctx) == ".git/\n.hidden\na/\nb.txt"
+    assert await listing(ctx) == ".git/ (ignored)\n.hidden\na/\nb.txt"
 
 
 async def test_symlinks_show_their_target(workspace: Path, ctx: ToolContext) -> None:
@@ -62,3 +63,23 @@ async def test_missing_and_outside_folders_are_errors(tmp_path: Path, workspace:
     (workspace / "out").symlink_to(tmp_path, target_is_directory=True)
     with pytest.raises(ToolFailure, match="outside"):
         await listing(ctx, "out")
+
+
+async def test_ignored_entries_are_marked_not_hidden(workspace: Path, ctx: ToolContext) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / ".gitignore").write_text(".env\nbuild/\n")
+    (workspace / ".paicliignore").write_text("fixtures/\n")
+    for folder in ("build", "fixtures", "src"):
+        (workspace / folder).mkdir()
+    (workspace / ".env").write_text("KEY=1\n")
+    (workspace / "build" / "out.js").write_text("")
+    assert (await listing(ctx)).splitlines() == [
+        ".env (ignored)",
+        ".git/ (ignored)",
+        ".gitignore",
+        ".paicliignore",
+        "build/ (ignored)",
+        "fixtures/ (ignored)",
+        "src/",
+    ]
+    assert await listing(ctx, "build") == "out.js (ignored)"

@@ -1,0 +1,143 @@
+"""16. grep: grep_code on a generated repository, with rg from PATH and with the search in process, beside GNU
+`grep -rn` (issues 29 and 30).
+
+The tree is a git repository of a few thousand Python-like files (4,000; 400 with --quick) in nested
+folders, with a git-ignored `build/` folder holding as many files again, all full of the word searched for.
+grep_code runs the tool itself, in this process (listing by git, file selection, reading, RE2, the report);
+"rg" has rg on PATH, "in process" a PATH without it. GNU grep is given `--exclude-dir=build
+--exclude-dir=.git` so that it does the same search (it knows no .gitignore). Each search runs a few times,
+the median is reported. Checked besides the times: every engine finds the same matching lines, and no
+result names a path under `build/`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import Result, median, rounded
+from paicli.tools.base import ToolContext
+from paicli.tools.builtin import grep_code
+from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
+from paicli.tools.git_env import program_outside
+
+NAME = "grep"
+TITLE = "grep_code: rg, in process, GNU grep"
+PATTERN = r"def handle_\w+\(request"
+WORDS = ["alpha", "beta", "gamma", "delta", "value", "item", "result", "config", "user", "data"]
+
+
+def make_tree(root: Path, files: int, rng: random.Random) -> int:
+    """The repository and how many lines match PATTERN outside build/."""
+    matching = 0
+    for n in range(files):
+        name = f"pkg{n % 20:02d}/sub{n % 7}/module_{n}.py"
+        lines = []
+        for line in range(60):
+            if rng.random() < 0.01:
+                lines.append(f"def handle_{rng.choice(WORDS)}(request, {line}):")
+                matching += 1
+            else:
+                lines.append(" ".join(rng.choices(WORDS, k=8)))
+        for folder in ("", "build/"):
+            path = root / folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n".join(lines) + "\n")
+    (root / ".gitignore").write_text("build/\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    return matching
+
+
+def time_tool(root: Path, path_env: str, rounds: int) -> tuple[list[float], str]:
+    """Seconds of grep_code per round, and its output, with PATH set to `path_env`."""
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = path_env
+    try:
+        ctx = ToolContext(workspace=root)
+        seconds, output = [], ""
+        for _ in range(rounds):
+            start = time.perf_counter()
+            output = asyncio.run(GrepCode().run(GrepCodeArgs(pattern=PATTERN), ctx))
+            seconds.append(time.perf_counter() - start)
+        return seconds, output
+    finally:
+        os.environ["PATH"] = saved
+
+
+def time_gnu_grep(root: Path, rounds: int) -> tuple[list[float], int]:
+    command = ["grep", "-rnE", "--exclude-dir=build", "--exclude-dir=.git", r"def handle_\w+\(request", "."]
+    seconds, found = [], 0
+    for _ in range(rounds):
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=root, capture_output=True, check=False)
+        seconds.append(time.perf_counter() - start)
+        found = len(done.stdout.splitlines())
+    return seconds, found
+
+
+def reported_matches(output: str) -> int:
+    """The matching lines grep_code counted: shown and left out."""
+    total = 0
+    for line in output.splitlines():
+        if line.endswith(("match)", "matches)")) and not line.startswith(" "):
+            total += int(line.rsplit("(", 1)[1].split()[0])
+        elif line.startswith("... ") and "more matches in" in line:
+            total += int(line.split()[1])
+    return total
+
+
+def run(quick: bool = False) -> Result:
+    files = 400 if quick else 4000
+    rounds = 2 if quick else 5
+    result = Result(NAME, TITLE)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(os.path.realpath(folder))
+        matching = make_tree(root, files, random.Random(30))
+        no_rg = root.parent / f"{root.name}-bin"
+        no_rg.mkdir()
+        try:
+            git = shutil.which("git")
+            if git:
+                (no_rg / "git").symlink_to(git)
+            saved_cap = grep_code.MAX_MATCHES
+            grep_code.MAX_MATCHES = 1_000_000  # every line shown, so the outputs compare line for line
+            try:
+                fallback, fallback_out = time_tool(root, str(no_rg), rounds)
+                rg = program_outside("rg", root, os.environ.get("PATH", ""))
+                with_rg, rg_out = time_tool(root, os.environ.get("PATH", ""), rounds) if rg else ([], "")
+            finally:
+                grep_code.MAX_MATCHES = saved_cap
+        finally:
+            shutil.rmtree(no_rg, ignore_errors=True)
+        gnu, gnu_found = time_gnu_grep(root, rounds)
+    found = reported_matches(fallback_out)
+    leaked = sum(1 for line in (fallback_out + "\n" + rg_out).splitlines() if line.startswith("build/"))
+    result.details = {
+        "files": files,
+        "ignored_files": files,
+        "matching_lines": matching,
+        "in_process_s": [rounded(s) for s in fallback],
+        "rg_s": [rounded(s) for s in with_rg],
+        "gnu_grep_s": [rounded(s) for s in gnu],
+        "rg": rg or "",
+    }
+    result.add("files searched (and as many git-ignored)", files)
+    result.add("grep_code, in process: median", median(fallback) * 1000, "ms")
+    if rg:
+        result.add("grep_code, rg from PATH: median", median(with_rg) * 1000, "ms")
+        result.add("rg and in process give the same output", "yes" if rg_out == fallback_out else "NO")
+    else:
+        result.add("grep_code, rg from PATH", "not run: no rg on PATH")
+    result.add("GNU grep -rn (build/ excluded by hand): median", median(gnu) * 1000, "ms")
+    result.add("matching lines found by grep_code", found)
+    result.add("matching lines found by GNU grep", gnu_found)
+    result.add("matching lines in the tree", matching)
+    result.add("results under the git-ignored build/", leaked, at_most=0)
+    return result

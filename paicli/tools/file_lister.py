@@ -1,0 +1,372 @@
+"""The workspace's files as git would show them: the one list every tool that looks at many files uses.
+
+Two views of one listing:
+
+- the checkpoint view is what git shows (`git ls-files --cached --others --exclude-standard`): tracked
+  files and the untracked ones no ignore rule hides (`.gitignore` at every level, `.git/info/exclude`, the
+  global excludes), without `.paicli/`, as checkpoints take them (paicli/app/checkpoints/snapshot.py);
+- the model's view is the same minus what `.paicliignore` (gitignore syntax, at the workspace root) names:
+  what glob_files, grep_code, list_dir, `@` completion and the planner's overview show.
+
+Nested repositories and submodules are listed file by file, each by its own rules (as checkpoints take
+them). Outside a git repository, or without git, the same rules are read with pathspec: `.gitignore` files
+at every level (a deeper file wins, a negation cannot bring back a file of an ignored folder), the user's
+global excludes (`$XDG_CONFIG_HOME/git/ignore`), and, in the model's view only, the folders nobody wants
+(`node_modules/`, `.venv/`, caches: `DEFAULT_IGNORES`).
+
+git runs with the environment of paicli/tools/git_env.py, found outside the workspace: a repository's
+config cannot make it run a program (`core.fsmonitor`, hooks). Symlinks are listed as files, as git lists
+them, and never descended; the model's view leaves out those that resolve outside the workspace. Whoever
+reads a listed file opens it below the workspace (beneath.py), so a link changed since the listing, or a
+file deleted since, is skipped there.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from paicli.tools.git_env import git_safety_environment, program_outside, read_git_config
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec  # imported when first needed: 20 to 80 ms (it loads its backends)
+
+View = Literal["model", "checkpoint"]
+
+PAICLI_IGNORE = ".paicliignore"
+CHECKPOINT_EXCLUDED = (".paicli/",)  # what checkpoints leave out besides git's rules (snapshot.PAICLI_EXCLUDES)
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never listed, never searched, whatever the rules say
+DEFAULT_IGNORES = (  # outside git, where no .gitignore says what is junk
+    "node_modules/",
+    ".venv/",
+    "__pycache__/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".tox/",
+    ".nox/",
+)
+NESTED_DEPTH = 8  # repositories inside repositories, listed this deep
+IGNORE_FILE_BYTES = 1 << 20  # a larger .gitignore or .paicliignore is not read
+GIT_TIMEOUT = 60.0
+_DROPPED_GIT_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Files relative to the workspace (posix, sorted), and whether git made the list."""
+
+    files: tuple[str, ...]
+    by_git: bool
+
+
+def list_files(workspace: Path, *, view: View = "model") -> Listing:
+    """The workspace's files in one view (see the module docstring)."""
+    root = Path(os.path.realpath(workspace))
+    git = _Git.find(root)
+    links: set[str] = set()
+    base_rules = _base_rules(junk=view == "model")
+    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, base_rules, links)
+    shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
+    if view == "model":
+        outside = {link for link in links if not Path(os.path.realpath(root / link)).is_relative_to(root)}
+        shown = [path for path in shown if path not in outside] if outside else shown
+        hidden = paicli_ignore(root)
+        if hidden is not None:
+            shown = [path for path in shown if not hidden.match_file(path)]
+    return Listing(tuple(sorted(shown)), by_git)
+
+
+def all_files(workspace: Path) -> list[str]:
+    """Every regular file and symlink below the workspace, ignored or not, sorted, without the insides of
+    version control folders: what `include_ignored` searches. Symlinked folders are not descended."""
+    return sorted(_every_file(Path(os.path.realpath(workspace))))
+
+
+def _every_file(root: Path) -> Iterator[str]:
+    stack = [""]
+    while stack:
+        prefix = stack.pop()
+        entries = _scan(root / prefix) if prefix else _scan(root)
+        folders = []
+        for name, kind in entries:
+            if kind == "dir":
+                if name not in VCS_FOLDERS:
+                    folders.append(f"{prefix}{name}/")
+            elif kind in ("file", "link"):
+                yield prefix + name
+        stack.extend(reversed(folders))
+
+
+def ignored_entries(workspace: Path, folder: str, entries: Iterable[tuple[str, bool]]) -> set[str]:
+    """Of the `entries` (name, is a folder) of `folder` (relative, "" for the workspace), the names the
+    model's view leaves out: ignored by git's rules (or, outside git, by the same rules read here), by
+    `.paicliignore`, or inside a folder that is. list_dir marks them rather than hiding them."""
+    root = Path(os.path.realpath(workspace))
+    prefix = folder.strip("/") + "/" if folder.strip("/") not in ("", ".") else ""
+    given = list(entries)
+    named = [(name, is_dir) for name, is_dir in given if name not in VCS_FOLDERS]
+    git = _Git.find(root)
+    ignored = git.check_ignore(root / prefix, named) if git is not None else None
+    if ignored is None:
+        ignored = _walk_rules_ignored(root, prefix, named)
+    hidden = paicli_ignore(root)
+    if hidden is not None:
+        ignored |= {name for name, is_dir in named if hidden.match_file(prefix + name + ("/" if is_dir else ""))}
+    ignored |= {name for name, is_dir in given if name in VCS_FOLDERS and is_dir}
+    return ignored
+
+
+def is_ignored(workspace: Path, relative: str, *, is_dir: bool = False) -> bool:
+    """Whether one file or folder (relative posix path) is out of the model's view: what grep_code refuses
+    to search unless asked to include ignored files."""
+    folder, _, name = relative.strip("/").rpartition("/")
+    if any(part in VCS_FOLDERS for part in relative.split("/")):
+        return True
+    return name in ignored_entries(workspace, folder, [(name, is_dir)])
+
+
+def paicli_ignore(root: Path) -> GitIgnoreSpec | None:
+    """The rules of the workspace's `.paicliignore`, None when there is none."""
+    lines = _read_rules(root / PAICLI_IGNORE)
+    return _spec(tuple(lines)) if lines else None
+
+
+# ---- git ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Git:
+    program: str
+    env: Mapping[str, str]
+
+    @classmethod
+    def find(cls, root: Path) -> _Git | None:
+        base = {name: value for name, value in os.environ.items() if name not in _DROPPED_GIT_VARIABLES}
+        program = program_outside("git", root, base.get("PATH", os.defpath))
+        if program is None:
+            return None
+        env = dict(base)
+        env.update(git_safety_environment(base, read_git_config(root, base)))
+        env["GIT_OPTIONAL_LOCKS"] = "0"  # a listing never writes the index
+        return cls(program, env)
+
+    def run(self, folder: Path, arguments: list[str], stdin: bytes | None = None) -> bytes | None:
+        """The output of `git ARGUMENTS` in `folder`, None when git fails (not a repository, a timeout)."""
+        try:
+            done = subprocess.run(
+                [self.program, *arguments],
+                cwd=folder,
+                env=dict(self.env),
+                input=stdin,
+                stdin=None if stdin is not None else subprocess.DEVNULL,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    def listing(self, folder: Path, links: set[str]) -> tuple[list[str], list[str]] | None:
+        """(files, nested repositories and submodules) of the repository `folder` is in, relative to it;
+        the symlinks among the files are added to `links`."""
+        output = self.run(
+            folder, ["ls-files", "-z", "--stage", "-t", "--cached", "--deleted", "--others", "--exclude-standard"]
+        )
+        if output is None:
+            return None
+        files: dict[str, None] = {}
+        gone: set[str] = set()
+        nested: list[str] = []
+        for record in output.split(b"\0"):
+            tag, _, rest = record.partition(b" ")
+            if not rest:
+                continue
+            if tag == b"?":  # untracked: a path, `dir/` for a repository inside
+                path = os.fsdecode(rest)
+                if path.endswith("/"):
+                    nested.append(path.rstrip("/"))
+                else:
+                    files[path] = None
+                    if os.path.islink(folder / path):
+                        links.add(path)
+                continue
+            meta, _, raw = rest.partition(b"\t")  # "mode object stage" TAB path
+            path = os.fsdecode(raw)
+            if tag in (b"R", b"S"):  # deleted from the work tree; skip-worktree (a sparse checkout)
+                gone.add(path)
+            elif meta.startswith(b"160000"):
+                nested.append(path)
+            else:
+                files[path] = None
+                if meta.startswith(b"120000"):
+                    links.add(path)
+        return [path for path in files if path not in gone], nested
+
+    def check_ignore(self, folder: Path, entries: list[tuple[str, bool]]) -> set[str] | None:
+        """The names of `entries` (in `folder`) git ignores; None outside a repository."""
+        if self.run(folder, ["rev-parse", "--is-inside-work-tree"]) != b"true\n":
+            return None
+        if not entries:
+            return set()
+        names = b"".join(os.fsencode(name + ("/" if is_dir else "")) + b"\0" for name, is_dir in entries)
+        try:
+            done = subprocess.run(
+                [self.program, "check-ignore", "-z", "--stdin"],
+                cwd=folder,
+                env=dict(self.env),
+                input=names,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode not in (0, 1):  # 1: none is ignored
+            return None
+        return {os.fsdecode(name).rstrip("/") for name in done.stdout.split(b"\0") if name}
+
+
+def _list_folder(
+    folder: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], links: set[str]
+) -> tuple[list[str], bool]:
+    """The files below `folder` (relative to the workspace: `prefix` + path), by git when `folder` is in a
+    repository, else by the rules read here; and whether git listed them."""
+    found: set[str] = set()
+    listed = git.listing(folder, found) if git is not None else None
+    if listed is None:
+        return _walk(folder, prefix, git, depth, rules, links), False
+    files, nested = listed
+    links.update(prefix + path for path in found)
+    out = [prefix + path for path in files]
+    for inner in nested:
+        inside = folder / inner
+        if depth > 0 and _is_real_folder(inside) and os.path.lexists(inside / ".git"):
+            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, rules, links)[0])
+    return out, True
+
+
+def _is_real_folder(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+# ---- the same rules without git ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rules:
+    base: str  # the folder whose ignore file this is, relative to the walk's root, "" or ending with "/"
+    spec: GitIgnoreSpec
+
+
+def _base_rules(*, junk: bool) -> list[_Rules]:
+    """The rules below every .gitignore: the user's global excludes, and for the model's view (not for
+    checkpoints, which take what git would) the junk folders."""
+    rules = [_Rules("", _spec(DEFAULT_IGNORES))] if junk else []
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    user = _read_rules(config / "git" / "ignore")
+    if user:
+        rules.append(_Rules("", _spec(tuple(user))))
+    return rules
+
+
+def _decision(rules: list[_Rules], path: str) -> bool:
+    """Whether `path` (relative to the walk's root; a folder ends with "/") is ignored: the deepest rule
+    file with a pattern for it decides, and within one file the last matching pattern."""
+    for rule in reversed(rules):
+        if path.startswith(rule.base):
+            include = rule.spec.check_file(path[len(rule.base) :]).include
+            if include is not None:
+                return include
+    return False
+
+
+def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], links: set[str]) -> list[str]:
+    out: list[str] = []
+    stack: list[tuple[str, list[_Rules]]] = [("", rules)]
+    while stack:
+        relative, inherited = stack.pop()
+        folder = root / relative if relative else root
+        own = _read_rules(folder / ".gitignore")
+        levels = [*inherited, _Rules(relative, _spec(tuple(own)))] if own else inherited
+        subfolders: list[tuple[str, list[_Rules]]] = []
+        for name, kind in _scan(folder):
+            path = relative + name
+            if kind == "dir":
+                if name in VCS_FOLDERS or _decision(levels, path + "/"):
+                    continue
+                inside = folder / name
+                if git is not None and depth > 0 and os.path.lexists(inside / ".git"):
+                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, rules, links)[0])
+                else:
+                    subfolders.append((path + "/", levels))
+            elif kind in ("file", "link") and not _decision(levels, path):
+                out.append(prefix + path)
+                if kind == "link":
+                    links.add(prefix + path)
+        stack.extend(reversed(subfolders))
+    return out
+
+
+def _walk_rules_ignored(root: Path, prefix: str, entries: list[tuple[str, bool]]) -> set[str]:
+    """`ignored_entries` outside git: the rule files from the workspace down to the folder."""
+    levels = _base_rules(junk=True)
+    parts = [part for part in prefix.split("/") if part]
+    for depth in range(len(parts) + 1):
+        relative = "".join(part + "/" for part in parts[:depth])
+        if depth and (parts[depth - 1] in VCS_FOLDERS or _decision(levels, relative)):
+            return {name for name, _ in entries}  # the folder itself is ignored
+        own = _read_rules(root / relative / ".gitignore")
+        if own:
+            levels = [*levels, _Rules(relative, _spec(tuple(own)))]
+    return {name for name, is_dir in entries if _decision(levels, prefix + name + ("/" if is_dir else ""))}
+
+
+def _scan(folder: Path) -> list[tuple[str, str]]:
+    """(name, "dir" | "file" | "link" | "other") of a folder's entries, sorted; symlinks never followed."""
+    try:
+        with os.scandir(folder) as scan:
+            items = sorted(scan, key=lambda item: item.name)
+    except OSError:
+        return []
+    out = []
+    for item in items:
+        try:
+            if item.is_symlink():
+                kind = "link"
+            elif item.is_dir(follow_symlinks=False):
+                kind = "dir"
+            else:
+                kind = "file" if item.is_file(follow_symlinks=False) else "other"
+        except OSError:
+            continue
+        out.append((item.name, kind))
+    return out
+
+
+def _read_rules(path: Path) -> list[str]:
+    """The lines of an ignore file, [] when it is absent, not a regular file or too large."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > IGNORE_FILE_BYTES:
+            return []
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+@lru_cache(maxsize=256)
+def _spec(lines: tuple[str, ...]) -> GitIgnoreSpec:
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines(lines)

@@ -1,0 +1,275 @@
+"""Searching a list of workspace files for a pattern: the same hits whichever engine runs.
+
+The file list comes from the lister (paicli/tools/file_lister.py); nothing here decides what is searched.
+Every file that counts is read here, in a daemon thread that checks a cancel flag before each file (a
+cancelled search ends at once and nobody waits for the thread at exit): opened below the workspace
+(beneath.py), skipped when binary (a NUL byte in the first 8 KB) or gone since the listing, its matching
+lines counted and the first few kept, with RE2 (paicli/tools/regex_syntax.py).
+
+`rg` from PATH (never the workspace's) is the fast path for choosing which files to read: run with the
+listed regular files as arguments (so it knows nothing of ignore rules, hidden files or its own config), it
+names the files with a match, and only those are read. When rg is absent, refuses the pattern or fails,
+every file is read. Symlinks are always read here, so that rg never follows one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import stat
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from paicli.tools.beneath import open_regular
+from paicli.tools.regex_syntax import LinePattern, for_ripgrep
+
+T = TypeVar("T")
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+SNIFF_BYTES = 8192
+RG_ARGUMENT_BYTES = 96 * 1024  # file names given to one rg process (ARG_MAX is far above)
+RG_OPTIONS = (
+    "--no-config",  # RIPGREP_CONFIG_PATH could add any option
+    "--no-ignore",
+    "--hidden",
+    "--text",  # binary files are told apart here, the same way for both engines
+    "--encoding=none",  # no BOM sniffing, no transcoding: bytes as they are, as in process
+    "--no-messages",
+    "--with-filename",
+    "--null",
+    "--count",
+    "--color=never",
+)
+
+
+@dataclass(frozen=True)
+class FileHits:
+    path: str  # relative to the workspace
+    count: int  # matching lines
+    lines: list[tuple[int, str]]  # (line number, text) of the first matching lines kept
+
+
+@dataclass
+class Selection:
+    """The listed files sorted out before the search: what rg may read, what only this process may."""
+
+    regular: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    too_large: int = 0
+
+
+def select(root: Path, files: Sequence[str]) -> Selection:
+    """Regular files and symlinks within the size limit; what is gone, special or too large is left out."""
+    chosen = Selection()
+    for path in files:
+        try:
+            info = os.lstat(root / path)
+        except OSError:
+            continue  # deleted since the listing
+        if stat.S_ISLNK(info.st_mode):
+            chosen.links.append(path)
+        elif stat.S_ISREG(info.st_mode):
+            if info.st_size > MAX_FILE_BYTES:
+                chosen.too_large += 1
+            else:
+                chosen.regular.append(path)
+    return chosen
+
+
+def read_hits(
+    root: Path, paths: Sequence[str], pattern: LinePattern, keep: int, cancelled: threading.Event
+) -> list[FileHits]:
+    """The files of `paths` (in that order) with a matching line, each with its first `keep` lines."""
+    found: list[FileHits] = []
+    with _Opener(root) as opener:
+        for path in paths:
+            if cancelled.is_set():
+                break
+            hits = _file_hits(opener, path, pattern, keep, cancelled)
+            if hits is not None:
+                found.append(hits)
+    return found
+
+
+def _file_hits(
+    opener: _Opener, path: str, pattern: LinePattern, keep: int, cancelled: threading.Event
+) -> FileHits | None:
+    try:
+        with open(opener.open(path), "rb", buffering=0) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                return None
+            data = handle.read(size + 1)  # a byte more than its size: no 5 MB buffer for a 3 KB file
+    except (OSError, ValueError):
+        return None  # gone, turned into a folder, a link out of the workspace
+    if len(data) > MAX_FILE_BYTES or b"\0" in data[:SNIFF_BYTES] or pattern.first.search(data) is None:
+        return None
+    lines: list[tuple[int, str]] = []
+    count, line_number, counted_to, previous = 0, 1, 0, -1
+    # After the last line break there is no line (rg counts none there); an empty match may come twice.
+    end = len(data) if data and not data.endswith(b"\n") else len(data) - 1
+    for match in pattern.lines.finditer(data):
+        start = match.start()
+        if start == previous or start > end:
+            continue
+        previous = start
+        count += 1
+        if not count % 4096 and cancelled.is_set():  # a file of a million matching lines takes seconds
+            return None
+        if len(lines) < keep:
+            line_number += data.count(b"\n", counted_to, start)
+            counted_to = start
+            lines.append((line_number, match.group().decode("utf-8", "replace")))
+    return FileHits(path, count, lines) if count else None
+
+
+class _Opener:
+    """Opens the files below `root` one folder at a time: each folder of a path opened with O_NOFOLLOW from
+    the one above it, the last folder's handle kept for the next file (the files come sorted), so reading
+    thousands of files costs one open each, and nothing below a symlink is ever reached. A symlink itself,
+    or anything that fails this way, is opened by beneath.open_regular, which follows links inside `root`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._folder = ""
+        self._fd: int | None = None
+
+    def __enter__(self) -> _Opener:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._close()
+
+    def open(self, path: str) -> int:
+        folder, _, name = path.rpartition("/")
+        try:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=self._folder_fd(folder))
+        except OSError:
+            return open_regular(self.root, path)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return open_regular(self.root, path)
+        os.set_blocking(fd, True)
+        return fd
+
+    def _folder_fd(self, folder: str) -> int:
+        if self._fd is not None and folder == self._folder:
+            return self._fd
+        self._close()
+        fd = os.open(self.root, _FOLDER_FLAGS)
+        try:
+            for part in folder.split("/") if folder else ():
+                inner = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except OSError:
+            os.close(fd)
+            raise
+        self._folder, self._fd = folder, fd
+        return fd
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+async def search(
+    root: Path, chosen: Selection, pattern: LinePattern, keep: int, rg: str | None
+) -> tuple[list[FileHits], str]:
+    """The hits of every chosen file, in path order, and the engine that chose the files ("rg", "re2")."""
+    engine = "re2"
+    candidates: Sequence[str] = [*chosen.regular, *chosen.links]
+    if rg is not None and chosen.regular:
+        named = await ripgrep_matches(rg, root, pattern.source, chosen.regular)
+        if named is not None:
+            engine = "rg"
+            candidates = [*named, *chosen.links]
+    ordered = sorted(candidates)
+    cancelled = threading.Event()
+    try:
+        hits = await off_loop(lambda: read_hits(root, ordered, pattern, keep, cancelled))
+    finally:
+        cancelled.set()  # a cancelled search stops before its next file
+    return hits, engine
+
+
+async def ripgrep_matches(rg: str, root: Path, pattern: str, files: Sequence[str]) -> set[str] | None:
+    """The files rg finds a match in, or None when rg refuses the pattern or fails."""
+    expression = for_ripgrep(pattern)
+    named: set[str] = set()
+    for chunk in _chunks(files):
+        process = await asyncio.create_subprocess_exec(
+            rg,
+            *RG_OPTIONS,
+            "-e",
+            expression,
+            "--",
+            *chunk,
+            cwd=root,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            output, _ = await process.communicate()
+        finally:
+            if process.returncode is None:  # cancelled: the whole group goes, at once
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
+                    await asyncio.shield(process.wait())
+        if process.returncode == 2 and not output:
+            return None  # the pattern was refused (or rg could not run at all): search in process
+        for line in output.split(b"\n"):
+            name, nul, _ = line.partition(b"\0")
+            if nul:
+                named.add(os.fsdecode(name).removeprefix("./"))
+    return named
+
+
+def _chunks(files: Sequence[str]) -> list[list[str]]:
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for path in files:
+        length = len(os.fsencode(path)) + 1
+        if chunks[-1] and size + length > RG_ARGUMENT_BYTES:
+            chunks.append([])
+            size = 0
+        # a name starting with "-" stays a name after "--"; "./" keeps rg from reading "-" as stdin
+        chunks[-1].append("./" + path if path.startswith("-") else path)
+        size += length
+    return chunks
+
+
+async def off_loop(work: Callable[[], T]) -> T:
+    """`work()` in a daemon thread; its result or exception, or CancelledError at once (the thread is
+    never joined: with asyncio.to_thread, a cancelled search would hold up the exit until it finished)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def deliver(outcome: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+            loop.call_soon_threadsafe(outcome)
+
+    def run() -> None:
+        try:
+            result = work()
+        except BaseException as error:
+            caught = error
+            deliver(lambda: None if future.done() else future.set_exception(caught))
+        else:
+            deliver(lambda: None if future.done() else future.set_result(result))
+
+    threading.Thread(target=run, name="paicli-grep", daemon=True).start()
+    return await future
