@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from paicli.common.paths import WHOLE_WORKSPACE, Names
+from paicli.common.paths import WHOLE_WORKSPACE, Names, normalise
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.task_fields import normalised_files
 from paicli.plan.write_sets import overlap_problems
@@ -54,9 +54,12 @@ ToolLookup = Callable[[str], Tool | None]
 
 def scope_of(task: Task) -> TaskScope:
     """What the task's calls may do. Its declared `files` limit the file tools of a FILE_WRITE task and,
-    in the sandbox, what the commands of a COMMAND or VERIFICATION task may write."""
+    in the sandbox, what the commands of a COMMAND or VERIFICATION task may write: nothing but tool caches
+    when it declares none."""
     writable = tuple(task.files) if task.type in DECLARES_FILES and task.files is not None else None
-    if writable is not None and WHOLE_WORKSPACE in writable:
+    if writable is None and task.type in (TaskType.COMMAND, TaskType.VERIFICATION):
+        writable = ()  # declares nothing: its commands write nothing in the workspace (in the sandbox)
+    if writable is not None and any(normalise(path) == WHOLE_WORKSPACE for path in writable):
         writable = None
     return TaskScope(task.id, task.type.value, EFFECTS[task.type], writable)
 
