@@ -64,6 +64,26 @@ def scope_of(task: Task) -> TaskScope:
     return TaskScope(task.id, task.type.value, EFFECTS[task.type], writable)
 
 
+def held_to_files(task: Task, *, sandboxed: bool) -> bool:
+    """Whether what the task may write is held to its `files`: a FILE_WRITE task's by the gate on every file
+    tool call; a command's only by the sandbox. A task that is not may write anywhere, so it never runs
+    beside another writer (the scheduler's `unbounded`)."""
+    if task.type is TaskType.FILE_WRITE:
+        return task.files is not None
+    return sandboxed or not may_write(task)
+
+
+def unheld_commands(plan: Plan, *, sandboxed: bool) -> list[str]:
+    """Ids of the PENDING tasks whose commands are not held to their `files` (none without the sandbox)."""
+    return [
+        task.id
+        for task in plan.tasks
+        if task.status is TaskStatus.PENDING
+        and task.type in (TaskType.COMMAND, TaskType.VERIFICATION)
+        and not held_to_files(task, sandboxed=sandboxed)
+    ]
+
+
 def may_write(task: Task) -> bool:
     """Whether running the task may change files (a checkpoint before it is worth taking)."""
     return bool(EFFECTS[task.type] - {Effect.READ})
