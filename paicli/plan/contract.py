@@ -192,15 +192,15 @@ def _path_verdict(path: str, guard: WorkspacePaths) -> str:
     """What is wrong with a declared path, as the end of a sentence ("declares PATH" + this); "" if nothing."""
     if path == WHOLE_WORKSPACE:
         return ""
-    root = guard.root
+    root = str(guard.root)
     try:
-        resolved = guard.resolve(path.rstrip("/"), for_write=True)
+        resolved = str(guard.resolve(path.rstrip("/"), for_write=True))
     except ToolFailure as refusal:
         return f": {str(refusal).removeprefix('refused: ')}"
-    if resolved != Path(os.path.normpath(root / path)):
-        shown = resolved.relative_to(root).as_posix()
+    if resolved != os.path.normpath(os.path.join(root, path)):
+        shown = Path(os.path.relpath(resolved, root)).as_posix()
         return f", which leads through a symlink to {shown}; declare {shown}"
-    if not path.endswith("/") and resolved.is_dir():
+    if not path.endswith("/") and os.path.isdir(resolved):
         # The gate would let the task change only the folder itself, nothing in it.
         return f", which is a folder; write {path}/ to cover what is in it"
     return ""

@@ -67,14 +67,15 @@ class WorkspacePaths:
         # realpath follows every symlink that exists (dangling ones too: their target is what a write would
         # create) and handles `..` after resolving what precedes it, as the kernel does.
         try:
-            resolved = Path(self._realpath(candidate))
+            resolved = self._realpath(candidate)
         except OSError as error:
             raise ToolFailure(f"refused: cannot resolve {raw}: {error.strerror or error}") from None
-        if not resolved.is_relative_to(self.root):
+        # Compared component-wise: the root itself, or below it after a separator (never a string prefix).
+        if resolved != self._root and not resolved.startswith(self._root.rstrip(os.sep) + os.sep):
             raise ToolFailure(f"refused: {raw} is outside the workspace ({self.root})")
         if for_write:
             _refuse_protected(self.root, resolved, self.program_folders)
-        return resolved
+        return Path(resolved)
 
     def _realpath(self, candidate: str) -> str:
         """os.path.realpath(candidate), the folder part looked up once for all paths in it."""
@@ -126,15 +127,17 @@ def _refuse_too_long(candidate: str, raw: str, name_max: int, path_max: int) -> 
         raise ToolFailure(f"refused: the path {raw[:40]!r}... is longer than this filesystem allows")
 
 
-def _refuse_protected(root: Path, resolved: Path, program_folders: list[Path]) -> None:
-    relative = resolved.relative_to(root)
-    protected = {name.casefold() for name in PROTECTED_FOLDERS}
-    if any(part.casefold() in protected for part in relative.parts):
-        raise ToolFailure(f"refused: {relative.as_posix()} is protected")
-    shown = str(resolved).casefold()
+_PROTECTED = frozenset(name.casefold() for name in PROTECTED_FOLDERS)
+
+
+def _refuse_protected(root: Path, resolved: str, program_folders: list[Path]) -> None:
+    relative = os.path.relpath(resolved, root).replace(os.sep, "/") if resolved != str(root) else "."
+    if any(part.casefold() in _PROTECTED for part in relative.split("/")):
+        raise ToolFailure(f"refused: {relative} is protected")
+    shown = resolved.casefold()
     for folder in program_folders:
         if shown == str(folder).casefold() or shown.startswith(str(folder).casefold() + os.sep):
             raise ToolFailure(
-                f"refused: {relative.as_posix()} is in {display_path(root, folder)}, a folder on the PATH commands "
+                f"refused: {relative} is in {display_path(root, folder)}, a folder on the PATH commands "
                 "run with: a file written there could run in place of a program (use a command, which is approved)"
             )

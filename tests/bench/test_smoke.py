@@ -114,7 +114,14 @@ def the_request_path_times_the_shipped_client_and_the_old_stack_when_installed(r
     assert ("httpx (before): client CPU per request" in names) == (importlib.util.find_spec("httpx") is not None)
 
 
+def the_plan_contract_is_checked_on_a_thousand_writers(dags: Result) -> None:
+    chained = dags.details["plan contract, 1,000 tasks, chain of writers of one file"]
+    apart = dags.details["plan contract, 1,000 tasks, writers apart"]
+    assert chained["tasks"] == apart["tasks"] == 1000 and chained["problems"] == apart["problems"] == 0
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
+    "dag": the_plan_contract_is_checked_on_a_thousand_writers,
     "makespan": makespan_completes_every_task,
     "dispatch": dispatch_completes_every_task,
     "overhead": overhead_completes_every_task,
