@@ -6,8 +6,9 @@ which does all four in one pass over integer ids (what the plan view and the par
 
 Random DAGs of 1,000, 10,000 and 100,000 tasks, each depending on about 3 random earlier tasks
 (Poisson, so E ≈ 3 V), listed in shuffled order; and a chain of 10,000 (the deepest possible graph:
-nothing may recurse). Times are CPU time (the medians of several rounds), so other processes on a shared
-machine count less.
+nothing may recurse); and the plan contract's check of 10,000 writers (issue 29: each path's writers
+must form a chain, checked without comparing pairs; at most 1 s, wall time). Other times are CPU time
+(the medians of several rounds), so other processes on a shared machine count less.
 
 Growth: time(10 V) ÷ time(V); linear is 10, V log V about 12 to 13. But a graph of 10,000 or 100,000
 tasks no longer fits the CPU caches, and on a small virtual machine every dictionary lookup then costs
@@ -22,12 +23,17 @@ from __future__ import annotations
 import graphlib
 import itertools
 import random
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from bench.common import Result, median, rounded
 from bench.graphs import Graph, chain, random_dag
 from paicli.plan import dag
+from paicli.plan.contract import Contract
+from paicli.plan.model import Plan, Task, TaskType
+from paicli.tools.toolbox import builtin_tool
 
 NAME = "dag"
 TITLE = "DAG operations"
@@ -49,6 +55,7 @@ def run(quick: bool = False) -> Result:
         result.add(f"random {size:,}: analyse ÷ graphlib", details["analyse_per_graphlib"], at_most=1.5)
     chain_total, _ = _measure(result, f"chain {chain_length:,}", chain(chain_length), rounds=5)
     result.add(f"chain {chain_length:,}: all four", chain_total * 1000, "ms")
+    _contract(result, 1000 if quick else 10_000)
     for smaller, larger in itertools.pairwise(sizes):
         result.add(f"growth {larger:,} ÷ {smaller:,}, raw", totals[larger] / totals[smaller])
         relative = ratios[larger] / ratios[smaller]
@@ -63,6 +70,39 @@ def _operations(graph: Graph, durations: dict[str, float]) -> dict[str, Callable
         "levels": lambda: dag.levels(graph),
         "critical_path": lambda: dag.critical_path(graph, durations),
     }
+
+
+def _contract(result: Result, size: int) -> None:
+    """The plan contract's check of a plan of `size` FILE_WRITE tasks (issue 29: at most 1 s for 10,000):
+    a chain of writers of one file, and writers of files of their own in 100 folders. Wall time, the
+    workspace's paths really resolved; the median of three rounds."""
+    shapes = {
+        "chain of writers of one file": lambda i: (["a.txt"], [f"t{i - 1}"] if i else []),
+        "writers apart": lambda i: ([f"d{i % 100}/f{i}.txt"], []),
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        workspace = Path(folder)
+        (workspace / "a.txt").write_text("a\n")
+        for name, shape in shapes.items():
+            samples, problems = [], 0
+            for _ in range(3):
+                tasks = [
+                    Task(
+                        id=f"t{i}",
+                        description="w",
+                        type=TaskType.FILE_WRITE,
+                        files=shape(i)[0],
+                        dependencies=shape(i)[1],
+                    )
+                    for i in range(size)
+                ]
+                plan = Plan(goal="g", tasks=tasks)
+                start = time.perf_counter()
+                problems = len(Contract(workspace, builtin_tool).problems(plan))
+                samples.append(time.perf_counter() - start)
+            label = f"plan contract, {size:,} tasks, {name}"
+            result.details[label] = {"tasks": size, "problems": problems, "seconds": [rounded(v) for v in samples]}
+            result.add(label, median(samples), "s", at_most=1.0)
 
 
 def _reference(graph: Graph) -> object:

@@ -294,6 +294,10 @@ def _confirm_trust(request: TrustRequest) -> bool:
     return confirm_trust(request)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:
     """`paicli plan`: headless with --yes; on a terminal without it, the review screen and live view."""
     from paicli.app.plan_inputs import plan_request
@@ -306,7 +310,15 @@ def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:
     if not args.yes and not (sys.stdin.isatty() and screen.isatty()):
         raise ConfigError("paicli plan without a terminal needs --yes to approve the plan unasked")
     settings.require_key()
-    request = plan_request(settings.workspace, args.goal, resume=resume, from_file=from_file)
+    # Checking a plan of 10,000 tasks takes a moment, before `run_with_signals` listens: SIGTERM cancels it
+    # as SIGINT does (KeyboardInterrupt, exit 130).
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        request = plan_request(settings.workspace, args.goal, resume=resume, from_file=from_file)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if args.yes:
         from paicli.headless import plan_command
 

@@ -263,7 +263,7 @@ def build_plan_session(
     hard budget) wraps the client, so the plan's usage and budget count only this plan's requests. The
     planner, each task, the summarizer and the reviewer name the model paicli/plan/routing.py gives them.
     `approve`: who approves the plan (default: approved unasked)."""
-    from paicli.plan.contract import scope_of
+    from paicli.plan.contract import held_to_files, scope_of
     from paicli.plan.executor import ReactTaskRunner
     from paicli.plan.extra_tools import tool_catalogue
     from paicli.plan.planner import Planner
@@ -281,6 +281,7 @@ def build_plan_session(
     summarizer_prompt = runtime.system_prompt("summarizer")
     tools = runtime.tools  # the plan's tool set: MCP servers that get ready later do not change it
     catalogue = tool_catalogue(tools.tools)
+    sandboxed = runtime.sandbox.sandbox is not None
 
     def make_loop(task: Task) -> ReactLoop:
         llm = RoutedModel(meter, model_for_task(s, task.type))
@@ -293,6 +294,7 @@ def build_plan_session(
         max_parallel=s.max_parallel,
         schedule=s.schedule,
         on_change=recorder,
+        unbounded=lambda task: not held_to_files(task, sandboxed=sandboxed),
     )
     planner = Planner(
         RoutedModel(meter, model_for_planner(s)),

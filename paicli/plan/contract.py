@@ -19,15 +19,18 @@ plan gets them too), each problem one line naming the task:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from paicli.common.paths import WHOLE_WORKSPACE, Names, normalise
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
+from paicli.plan.task_fields import normalised_files
+from paicli.plan.write_sets import overlap_problems
 from paicli.tools.base import Effect, Tool, ToolFailure
-from paicli.tools.guard import resolve_in_workspace
+from paicli.tools.guard import WorkspacePaths
 from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import describe_validation_error
 
@@ -45,18 +48,40 @@ ACTION_EFFECTS: dict[TaskType, frozenset[Effect]] = {
     TaskType.VERIFICATION: frozenset({Effect.EXECUTE}),
 }
 DECLARES_FILES = frozenset({TaskType.FILE_WRITE, TaskType.COMMAND, TaskType.VERIFICATION})
-WHOLE_WORKSPACE = "./"
 
 ToolLookup = Callable[[str], Tool | None]
 
 
 def scope_of(task: Task) -> TaskScope:
     """What the task's calls may do. Its declared `files` limit the file tools of a FILE_WRITE task and,
-    in the sandbox, what the commands of a COMMAND or VERIFICATION task may write."""
+    in the sandbox, what the commands of a COMMAND or VERIFICATION task may write: nothing but tool caches
+    when it declares none."""
     writable = tuple(task.files) if task.type in DECLARES_FILES and task.files is not None else None
-    if writable is not None and WHOLE_WORKSPACE in writable:
+    if writable is None and task.type in (TaskType.COMMAND, TaskType.VERIFICATION):
+        writable = ()  # declares nothing: its commands write nothing in the workspace (in the sandbox)
+    if writable is not None and any(normalise(path) == WHOLE_WORKSPACE for path in writable):
         writable = None
     return TaskScope(task.id, task.type.value, EFFECTS[task.type], writable)
+
+
+def held_to_files(task: Task, *, sandboxed: bool) -> bool:
+    """Whether what the task may write is held to its `files`: a FILE_WRITE task's by the gate on every file
+    tool call; a command's only by the sandbox. A task that is not may write anywhere, so it never runs
+    beside another writer (the scheduler's `unbounded`)."""
+    if task.type is TaskType.FILE_WRITE:
+        return task.files is not None
+    return sandboxed or not may_write(task)
+
+
+def unheld_commands(plan: Plan, *, sandboxed: bool) -> list[str]:
+    """Ids of the PENDING tasks whose commands are not held to their `files` (none without the sandbox)."""
+    return [
+        task.id
+        for task in plan.tasks
+        if task.status is TaskStatus.PENDING
+        and task.type in (TaskType.COMMAND, TaskType.VERIFICATION)
+        and not held_to_files(task, sandboxed=sandboxed)
+    ]
 
 
 def may_write(task: Task) -> bool:
@@ -76,9 +101,12 @@ class Contract:
         """Everything that breaks the contract among the plan's PENDING tasks; [] when it holds."""
         pending = [task for task in plan.tasks if task.status is TaskStatus.PENDING]
         found: list[str] = []
+        guard = WorkspacePaths(self.workspace)
         for task in pending:
-            found += self._task_problems(task, require_files=require_files)
-        found += overlap_problems(plan, pending)
+            if task.files is not None:  # a saved plan or an edit comes in as written: the one normal form
+                task.files = normalised_files(task.files, task.id, found)
+            found += self._task_problems(task, guard, require_files=require_files)
+        found += overlap_problems(plan, pending, Names.of(self.workspace))
         return found
 
     def accept_legacy(self, plan: Plan) -> list[str]:
@@ -102,7 +130,7 @@ class Contract:
             "workspace and run one at a time after the other writers"
         ]
 
-    def _task_problems(self, task: Task, *, require_files: bool) -> list[str]:
+    def _task_problems(self, task: Task, guard: WorkspacePaths, *, require_files: bool) -> list[str]:
         found: list[str] = []
         undeclared = task.files == [] or (task.files is None and require_files)  # [] could change nothing at all
         if task.type is TaskType.FILE_WRITE and undeclared:
@@ -110,26 +138,16 @@ class Contract:
         elif task.files is not None and task.type not in DECLARES_FILES:
             found.append(f'task "{task.id}" is {task.type.value}, which changes nothing: it has no "files"')
         elif task.files:
-            found += [problem for path in task.files if (problem := self._path_problem(task, path))]
+            found += [problem for path in task.files if (problem := self._path_problem(task, path, guard))]
         if task.action is not None:
             found += self._action_problems(task)
         return found
 
-    def _path_problem(self, task: Task, path: str) -> str | None:
-        if path == WHOLE_WORKSPACE:
-            return None
-        root = Path(os.path.realpath(self.workspace))
-        try:
-            resolved = resolve_in_workspace(root, path.rstrip("/"), for_write=True)
-        except ToolFailure as refusal:
-            return f'task "{task.id}" declares {path}: {str(refusal).removeprefix("refused: ")}'
-        if resolved != Path(os.path.normpath(root / path)):
-            shown = resolved.relative_to(root).as_posix()
-            return f'task "{task.id}" declares {path}, which leads through a symlink to {shown}; declare {shown}'
-        if not path.endswith("/") and resolved.is_dir():
-            # The gate would let the task change only the folder itself, nothing in it.
-            return f'task "{task.id}" declares {path}, which is a folder; write {path}/ to cover what is in it'
-        return None
+    def _path_problem(self, task: Task, path: str, guard: WorkspacePaths) -> str | None:
+        problem = guard.verdicts.get(path)
+        if problem is None:
+            problem = guard.verdicts[path] = _path_verdict(path, guard)
+        return f'task "{task.id}" declares {path}{problem}' if problem else None
 
     def _action_problems(self, task: Task) -> list[str]:
         assert task.action is not None
@@ -152,39 +170,6 @@ class Contract:
         return []
 
 
-def overlap_problems(plan: Plan, tasks: Iterable[Task]) -> list[str]:
-    """Pairs of tasks that may change the same path and run in parallel (neither depends on the other)."""
-    writers = [task for task in tasks if task.files]
-    by_id = {task.id: task for task in plan.tasks}
-    found: list[str] = []
-    for index, first in enumerate(writers):
-        for second in writers[index + 1 :]:
-            shared = _shared_path(first.files or [], second.files or [])
-            if shared is not None and not _ordered(by_id, first, second):
-                found.append(
-                    f'tasks "{first.id}" and "{second.id}" both change {shared} and neither depends on the other; '
-                    f"make one depend on the other (or merge them) so one change does not undo the other"
-                )
-    return found
-
-
-def _shared_path(first: list[str], second: list[str]) -> str | None:
-    """A path both lists may change: the same path, or one inside a folder of the other."""
-    for a in first:
-        for b in second:
-            if _covers(a, b):
-                return b
-            if _covers(b, a):
-                return a
-    return None
-
-
-def _covers(outer: str, inner: str) -> bool:
-    # `src` without a slash may be a folder too: for overlaps, err on the side of seeing one.
-    folder = outer if outer.endswith("/") else outer + "/"
-    return outer in (inner, WHOLE_WORKSPACE) or inner.startswith(folder)
-
-
 def _ordered(by_id: dict[str, Task], first: Task, second: Task) -> bool:
     """Whether one of the two depends on the other, directly or through other tasks."""
     return _reaches(by_id, first, second.id) or _reaches(by_id, second, first.id)
@@ -201,3 +186,21 @@ def _reaches(by_id: dict[str, Task], start: Task, target: str) -> bool:
         seen.add(current)
         stack.extend(by_id[current].dependencies)
     return False
+
+
+def _path_verdict(path: str, guard: WorkspacePaths) -> str:
+    """What is wrong with a declared path, as the end of a sentence ("declares PATH" + this); "" if nothing."""
+    if path == WHOLE_WORKSPACE:
+        return ""
+    root = str(guard.root)
+    try:
+        resolved = str(guard.resolve(path.rstrip("/"), for_write=True))
+    except ToolFailure as refusal:
+        return f": {str(refusal).removeprefix('refused: ')}"
+    if resolved != os.path.normpath(os.path.join(root, path)):
+        shown = Path(os.path.relpath(resolved, root)).as_posix()
+        return f", which leads through a symlink to {shown}; declare {shown}"
+    if not path.endswith("/") and os.path.isdir(resolved):
+        # The gate would let the task change only the folder itself, nothing in it.
+        return f", which is a folder; write {path}/ to cover what is in it"
+    return ""

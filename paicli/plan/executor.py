@@ -7,11 +7,11 @@ import json
 from collections.abc import Callable
 
 from paicli.agent.react import FinishWhen, ReactLoop
+from paicli.common import paths
 from paicli.common.errors import AgentError
 from paicli.llm.types import Message, ToolCall
 from paicli.plan import caps
 from paicli.plan.model import Plan, Task, TaskAction, TaskType
-from paicli.plan.task_fields import normalise_path
 from paicli.tools.arguments import arguments_or_raw
 from paicli.tools.base import ToolOutcome
 from paicli.tools.output import truncate_middle
@@ -107,7 +107,7 @@ def files_written(task: Task) -> FinishWhen | None:
         for call, outcome in zip(calls, outcomes, strict=True):
             arguments = arguments_or_raw(call.arguments)
             path = arguments.get("path") if isinstance(arguments, dict) else None
-            if call.name == "write_file" and outcome.ok and isinstance(path, str) and (normal := normalise_path(path)):
+            if call.name == "write_file" and outcome.ok and isinstance(path, str) and (normal := paths.normalise(path)):
                 written.add(normal)
             else:
                 only_writes = False

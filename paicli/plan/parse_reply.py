@@ -47,7 +47,7 @@ from collections.abc import Collection
 from typing import Any
 
 from paicli.common.errors import PlanError
-from paicli.plan import dag
+from paicli.plan import dag, jsonscan
 from paicli.plan.jsonscan import Unreadable, json_values
 from paicli.plan.model import Plan, Task, TaskType
 from paicli.plan.task_fields import read_action, read_files
@@ -100,7 +100,16 @@ def parse_plan_reply(
 
 def _find_plan(text: str) -> tuple[str, list[Any]]:
     """The one plan in the reply. Stops at the second different plan: a reply of 40,000 candidates is
-    rejected after two of them, not compared pairwise."""
+    rejected after two of them, not compared pairwise. A reply (or a file) that is one JSON plan and
+    nothing else is read in one step: a 10,000-task `--from` file is not scanned character by character."""
+    stripped = text.strip()
+    if stripped.startswith("{") and stripped.endswith("}"):
+        try:
+            whole = json.loads(stripped)
+        except (ValueError, RecursionError):
+            whole = None
+        if _within_depth(whole, jsonscan.MAX_DEPTH) and (plan := _as_plan(whole)) is not None:
+            return plan
     plans: list[tuple[str, list[Any]]] = []
     unreadable: Unreadable | None = None
     saw_value = saw_empty_list = False
@@ -133,6 +142,20 @@ def _find_plan(text: str) -> tuple[str, list[Any]]:
         'the reply contains no JSON; reply with only the plan as one JSON object {"summary": "…", '
         '"tasks": [{"id": "task_1", "description": "…", "type": "ANALYSIS", "dependencies": []}]}'
     )
+
+
+def _within_depth(value: Any, limit: int) -> bool:
+    """Whether no array or object in `value` lies deeper than `limit` levels (the scan's own limit)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        children = current.values() if isinstance(current, dict) else current if isinstance(current, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return False
+                stack.append((child, depth + 1))
+    return True
 
 
 def _as_plan(value: Any) -> tuple[str, list[Any]] | None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import heapq
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal, Protocol
 
 from paicli.common.errors import PaicliError
 from paicli.common.events import EventSink, TaskFinished, TaskStarted
+from paicli.plan.contract import may_write
 from paicli.plan.model import Plan, Task, TaskStatus
 
 
@@ -36,12 +37,16 @@ class Scheduler:
         max_parallel: int = 4,
         schedule: Literal["eager", "batch"] = "eager",
         on_change: PlanListener | None = None,
+        unbounded: Callable[[Task], bool] | None = None,
     ) -> None:
         self.runner = runner
         self.sink = sink
         self.max_parallel = max(1, max_parallel)
         self.schedule = schedule
         self.on_change = on_change or (lambda plan: None)
+        # Tasks that may write anywhere (commands without the sandbox, a FILE_WRITE from before contracts):
+        # such a task never runs beside another task that may write, whatever the plan's dependencies say.
+        self.unbounded = unbounded
 
     async def run(self, plan: Plan) -> None:
         """Runs every PENDING task that can run. Afterwards each task is COMPLETED, FAILED, SKIPPED, or still
@@ -65,9 +70,18 @@ class Scheduler:
     async def _eager(self, plan: Plan, state: _State, running: dict[asyncio.Task[str], Task]) -> None:
         ready = state.initial_ready()
         while ready or running:
+            deferred: list[tuple[int, str]] = []
+            waiting_unbounded = False  # a task that may write anywhere was deferred in this pass
             while ready and len(running) < self.max_parallel:
-                task = state.task(heapq.heappop(ready)[1])
+                item = heapq.heappop(ready)
+                task = state.task(item[1])
+                if self._must_wait(task, running.values(), bool(deferred), waiting_unbounded):
+                    deferred.append(item)
+                    waiting_unbounded = waiting_unbounded or self._unbounded(task)
+                    continue
                 running[self._start(plan, task)] = task
+            for item in deferred:
+                heapq.heappush(ready, item)
             if not running:
                 break
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -75,12 +89,37 @@ class Scheduler:
                 for task_id in self._finish(plan, state, running.pop(future), future):
                     heapq.heappush(ready, (state.rank[task_id], task_id))
 
+    def _unbounded(self, task: Task) -> bool:
+        return self.unbounded is not None and may_write(task) and self.unbounded(task)
+
+    def _must_wait(self, task: Task, running: Iterable[Task], waiting: bool, waiting_unbounded: bool) -> bool:
+        """Whether `task` waits for a writer: it may write anywhere and another writer runs or waits before
+        it, or a task that may write anywhere runs or waits before it (so that one is not overtaken for ever)."""
+        if self.unbounded is None or not may_write(task):
+            return False
+        writers = [other for other in running if may_write(other)]
+        if self._unbounded(task):
+            return bool(writers) or waiting
+        return waiting_unbounded or any(self._unbounded(other) for other in writers)
+
+    def _waves(self, ready: list[str], state: _State) -> list[list[str]]:
+        """The ready ids in chunks of `max_parallel`, a task that may write anywhere in a chunk of its own
+        beside the readers only."""
+        if self.unbounded is None:
+            alone: list[str] = []
+            shared = ready
+        else:
+            alone = [i for i in ready if self._unbounded(state.task(i))]
+            shared = [i for i in ready if not self._unbounded(state.task(i))]
+        chunks = [shared[start : start + self.max_parallel] for start in range(0, len(shared), self.max_parallel)]
+        return chunks + [[task_id] for task_id in alone]
+
     async def _batches(self, plan: Plan, state: _State, running: dict[asyncio.Task[str], Task]) -> None:
         ready = [task_id for _, task_id in sorted(state.initial_ready())]
         while ready:
             next_ready: list[str] = []
-            for start in range(0, len(ready), self.max_parallel):
-                for task_id in ready[start : start + self.max_parallel]:
+            for chunk in self._waves(ready, state):
+                for task_id in chunk:
                     task = state.task(task_id)
                     running[self._start(plan, task)] = task
                 await asyncio.wait(running)

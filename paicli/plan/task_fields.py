@@ -9,9 +9,9 @@ tool box (paths inside the workspace, a tool's arguments, overlaps) is checked i
 from __future__ import annotations
 
 import json
-import posixpath
 from typing import Any
 
+from paicli.common import paths
 from paicli.plan.model import TaskAction
 from paicli.tools.arguments import MAX_DEPTH, nested_deeper_than
 
@@ -19,7 +19,6 @@ FILES_KEYS = ("files", "writes", "paths")
 ACTION_KEYS = ("action", "tool_call")
 _TOOL_KEYS = ("tool", "name")
 _ARGS_KEYS = ("args", "arguments", "parameters")
-_GLOB = frozenset("*?[")
 MAX_FILES = 200
 _ACTION_SHAPE = '{"tool": "read_file", "args": {"path": "src/app.py"}}'
 
@@ -37,30 +36,22 @@ def read_files(raw: dict[str, Any], task_id: str, problems: list[str]) -> list[s
     if len(items) > MAX_FILES:
         problems.append(f'task "{task_id}" declares {len(items)} files, more than {MAX_FILES}; name folders ("src/")')
         return None
+    return normalised_files(items, task_id, problems)
+
+
+def normalised_files(items: list[str], task_id: str, problems: list[str]) -> list[str]:
+    """The declared paths in their normal form (paicli/common/paths.py), each once; what cannot be declared
+    goes to `problems`. Every route a plan comes by (a reply, a file, an edit, a saved plan) passes here."""
     files: list[str] = []
     for item in items:
-        path = normalise_path(item)
+        path = paths.normalise(item)
         if path is None:
             problems.append(f'task "{task_id}" has an empty path in "files"')
-        elif _GLOB & set(path):
-            problems.append(f'task "{task_id}" has the pattern {path!r} in "files"; name paths or folders, no globs')
-        elif path == ".." or path.startswith("../") or path.startswith("/"):
-            problems.append(f'task "{task_id}" declares {path!r}, which is outside the workspace; use relative paths')
+        elif problem := paths.declared_problem(path):
+            problems.append(f'task "{task_id}" {problem}')
         elif path not in files:
             files.append(path)
     return files
-
-
-def normalise_path(text: str) -> str | None:
-    """`./src//a.py` → `src/a.py`; `src/` stays a folder; `.` or `./` is the whole workspace (`./`)."""
-    stripped = text.strip()
-    if not stripped:
-        return None
-    folder = stripped.endswith("/")
-    normal = posixpath.normpath(stripped)
-    if normal == ".":
-        return "./"
-    return normal + "/" if folder and not normal.endswith("/") else normal
 
 
 def read_action(raw: dict[str, Any], task_id: str, problems: list[str]) -> TaskAction | None:

@@ -25,6 +25,11 @@ def blocked_by_sandbox(output: str, *, network: bool, writable: tuple[str, ...] 
     if _READ_ONLY.search(output):
         if writable is None:
             where = "the workspace (but not its .git/ and .paicli/) and tool caches are"
+        elif not writable:
+            return (
+                "a write was refused: this task declares no files, so in the sandbox its commands may write only "
+                'tool caches; a task whose commands write (build folders such as target/ too) lists them in "files"'
+            )
         else:
             where = f"this task's declared files ({', '.join(writable)}) and tool caches are"
         return f"a write was refused: in the sandbox only {where} writable"

@@ -10,7 +10,8 @@ The mounts, in the order bwrap applies them (a later one covers an earlier one):
   (read-only, paicli's editor stand-ins among them);
 - tool caches writable where they exist (`~/.cache`, `~/.npm`, `~/.cargo/registry`, `~/go/pkg/mod`, plus
   `sandbox_writable`), so builds and installs keep working;
-- the workspace writable (or, for a plan task that declared its `files`, read-only except those);
+- the workspace writable (or, for a plan task, read-only except its declared `files`, a new file as that
+  file alone, and the tool caches in it: a COMMAND or VERIFICATION task that declares none writes none);
   its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
 - secrets hidden: an empty read-only folder (or an empty file) over each of `~/.ssh`, `~/.aws`, ... and
   `sandbox_hide` that exists.
@@ -30,7 +31,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.sandbox.containment import Containment
+from paicli.common import paths
+from paicli.sandbox.containment import Containment, Placeholder
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
 SECRETS = (
@@ -49,6 +51,8 @@ SECRETS = (
 )
 RUNTIME_FOLDERS = ("/run", "/var/run")
 READ_ONLY_IN_WORKSPACE = (".git", ".paicli")
+# Caches of tools that run tests and checks, writable in the workspace even where nothing else is.
+TOOL_CACHES = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis")
 # Variables naming sockets and folders that are hidden inside (TMPDIR & co: the private /tmp is the one).
 UNSET = (
     "SSH_AUTH_SOCK",
@@ -127,7 +131,7 @@ class BwrapSandbox:
             options += ["--ro-bind", str(kept), str(kept)]
         for cache in self._existing(CACHES + self.writable):
             options += ["--bind", str(cache), str(cache)]
-        options += _workspace_mounts(workspace, containment.writable, search_path)
+        options += _workspace_mounts(workspace, containment.writable, search_path, containment.placeholders)
         for hidden in self._existing(SECRETS + self.hide):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
@@ -195,15 +199,20 @@ def _kept_under_tmp(home: Path, workspace: Path, search_path: str) -> list[Path]
     return kept
 
 
-def _workspace_mounts(workspace: Path, declared: tuple[str, ...] | None, search_path: str) -> list[str]:
-    """The workspace writable, or read-only but for a plan task's declared files; .git, .paicli and the
-    workspace folders on PATH (an activated `.venv/bin`) read-only either way: a program planted there
-    would run outside the sandbox, by paicli (`git`) or by you (the file tools refuse those folders too)."""
+def _workspace_mounts(
+    workspace: Path, declared: tuple[str, ...] | None, search_path: str, placeholders: list[Placeholder] | None = None
+) -> list[str]:
+    """The workspace writable, or read-only but for a plan task's declared files (none at all for a task
+    that declares none) and the tool caches in it; .git, .paicli and the workspace folders on PATH (an
+    activated `.venv/bin`) read-only either way: a program planted there would run outside the sandbox,
+    by paicli (`git`) or by you (the file tools refuse those folders too)."""
     if declared is None:
         options = ["--bind", str(workspace), str(workspace)]
     else:
         options = ["--ro-bind", str(workspace), str(workspace)]
-        for path in declared_writable(workspace, declared):
+        for cache in _tool_caches(workspace):
+            options += ["--bind", str(cache), str(cache)]
+        for path in declared_writable(workspace, declared, placeholders):
             options += ["--bind", str(path), str(path)]
     for name in READ_ONLY_IN_WORKSPACE:
         inside = workspace / name
@@ -218,30 +227,48 @@ def _workspace_mounts(workspace: Path, declared: tuple[str, ...] | None, search_
     return options
 
 
-def declared_writable(workspace: Path, declared: Sequence[str]) -> list[Path]:
+def _tool_caches(workspace: Path) -> list[Path]:
+    """The tool caches at the top of the workspace that exist (`.pytest_cache`, ...): writable even for a
+    task that declares no files. Python itself carries on when it cannot write a `__pycache__/`."""
+    found: list[Path] = []
+    for name in TOOL_CACHES:
+        path = workspace / name
+        if not os.path.islink(path) and path.is_dir():
+            found.append(path)
+    return found
+
+
+def declared_writable(
+    workspace: Path, declared: Sequence[str], placeholders: list[Placeholder] | None = None
+) -> list[Path]:
     """What a plan task's `files` make writable for its commands: a declared folder (`tests/`) as a whole,
-    created if missing; an existing file itself; a file that does not exist yet, its folder (created if
-    missing). Paths leading out of the workspace, through a symlink, or into .git/ or .paicli/ count for
-    nothing (the plan contract refuses them; this is the second line)."""
-    paths: list[Path] = []
+    created if missing; an existing file itself; a file that does not exist yet, that file alone (an
+    empty placeholder is made so it can be bound, with its missing folders, each added to `placeholders`
+    so they are removed again when the command writes nothing there). Paths leading out of the workspace,
+    through a symlink, or into .git/ or .paicli/ count for nothing (the plan contract refuses them; this
+    is the second line)."""
+    made = placeholders if placeholders is not None else []
+    found: list[Path] = []
     for entry in declared:
-        relative = os.path.normpath(entry.strip())
-        if os.path.isabs(relative) or relative == ".." or relative.startswith("../"):
+        relative = paths.normalise(entry)
+        if relative is None or paths.declared_problem(relative):
             continue
-        parts = [] if relative == "." else relative.split("/")
+        parts = [] if relative == paths.WHOLE_WORKSPACE else relative.rstrip("/").split("/")
         if parts and parts[0] in READ_ONLY_IN_WORKSPACE:
             continue
         target = workspace.joinpath(*parts)
-        folder = entry.endswith("/") or target.is_dir()
-        if not folder and not os.path.lexists(target):
-            parts, folder = parts[:-1], True  # a new file: its folder
-        made = _make_folders(workspace, parts) if folder else _plain_file(workspace, parts)
-        if made is not None and made not in paths:
-            paths.append(made)
-    return paths
+        if paths.is_folder(relative) or target.is_dir():
+            path = _make_folders(workspace, parts, made)
+        elif os.path.lexists(target):
+            path = _plain_file(workspace, parts)
+        else:
+            path = _new_file(workspace, parts, made)
+        if path is not None and path not in found:
+            found.append(path)
+    return found
 
 
-def _make_folders(workspace: Path, parts: list[str]) -> Path | None:
+def _make_folders(workspace: Path, parts: list[str], made: list[Placeholder]) -> Path | None:
     """workspace/parts, each folder created if missing, never through a symlink; None when one is in the way."""
     current = workspace
     for part in parts:
@@ -251,6 +278,7 @@ def _make_folders(workspace: Path, parts: list[str]) -> Path | None:
         if not os.path.exists(current):
             try:
                 os.mkdir(current)
+                made.append(Placeholder.of(current, folder=True))
             except FileExistsError:
                 if os.path.islink(current) or not os.path.isdir(current):
                     return None
@@ -259,6 +287,23 @@ def _make_folders(workspace: Path, parts: list[str]) -> Path | None:
         elif not os.path.isdir(current):
             return None
     return current if _real(current) == current else None
+
+
+def _new_file(workspace: Path, parts: list[str], made: list[Placeholder]) -> Path | None:
+    """An empty file where a declared one does not exist yet (its folders made first), never through a
+    symlink; None when something is in the way."""
+    folder = _make_folders(workspace, parts[:-1], made)
+    if folder is None:
+        return None
+    target = folder / parts[-1]
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+    except FileExistsError:
+        return _plain_file(workspace, parts)
+    except OSError:
+        return None
+    made.append(Placeholder.of(target))
+    return target
 
 
 def _plain_file(workspace: Path, parts: list[str]) -> Path | None:

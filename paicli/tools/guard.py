@@ -12,6 +12,7 @@ folder swapped for a symlink in between cannot take a read or a write outside.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -34,21 +35,58 @@ def resolve_in_workspace(workspace: Path, raw: str, *, for_write: bool) -> Path:
     Raises ToolFailure with a one-line reason when the path is empty, malformed, outside the workspace
     (also through a symlink, dangling or not), too long, or, for writes, protected.
     """
-    _refuse_malformed(raw)
-    root = Path(os.path.realpath(workspace))
-    candidate = Path(raw) if os.path.isabs(raw) else root / raw
-    _refuse_too_long(root, candidate, raw)
-    # realpath follows every symlink that exists (dangling ones too: their target is what a write would
-    # create) and handles `..` after resolving what precedes it, as the kernel does.
-    try:
-        resolved = Path(os.path.realpath(candidate))
-    except OSError as error:
-        raise ToolFailure(f"refused: cannot resolve {raw}: {error.strerror or error}") from None
-    if not resolved.is_relative_to(root):
-        raise ToolFailure(f"refused: {raw} is outside the workspace ({root})")
-    if for_write:
-        _refuse_protected(root, resolved)
-    return resolved
+    return WorkspacePaths(workspace).resolve(raw, for_write=for_write)
+
+
+class WorkspacePaths:
+    """The guard for many paths at once (a plan's declared files): the workspace, its limits and the
+    folders on PATH looked up once, each folder of a path resolved once."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.root = Path(os.path.realpath(workspace))
+        self._root = str(self.root)
+        self._folders: dict[str, str] = {}
+        self.verdicts: dict[str, str] = {}  # a caller's findings per path, kept for the paths' next mention
+
+    @functools.cached_property
+    def limits(self) -> tuple[int, int]:
+        try:
+            return os.pathconf(self.root, "PC_NAME_MAX"), os.pathconf(self.root, "PC_PATH_MAX")
+        except (OSError, ValueError):
+            return _FALLBACK_NAME_MAX, _FALLBACK_PATH_MAX
+
+    @functools.cached_property
+    def program_folders(self) -> list[Path]:
+        return workspace_program_folders(self.root)
+
+    def resolve(self, raw: str, *, for_write: bool) -> Path:
+        """`resolve_in_workspace` of this workspace."""
+        _refuse_malformed(raw)
+        candidate = raw if os.path.isabs(raw) else os.path.join(self._root, raw)
+        _refuse_too_long(candidate, raw, *self.limits)
+        # realpath follows every symlink that exists (dangling ones too: their target is what a write would
+        # create) and handles `..` after resolving what precedes it, as the kernel does.
+        try:
+            resolved = self._realpath(candidate)
+        except OSError as error:
+            raise ToolFailure(f"refused: cannot resolve {raw}: {error.strerror or error}") from None
+        # Compared component-wise: the root itself, or below it after a separator (never a string prefix).
+        if resolved != self._root and not resolved.startswith(self._root.rstrip(os.sep) + os.sep):
+            raise ToolFailure(f"refused: {raw} is outside the workspace ({self.root})")
+        if for_write:
+            _refuse_protected(self.root, resolved, self.program_folders)
+        return Path(resolved)
+
+    def _realpath(self, candidate: str) -> str:
+        """os.path.realpath(candidate), the folder part looked up once for all paths in it."""
+        folder, leaf = os.path.split(candidate)
+        if leaf in ("", ".", ".."):
+            return os.path.realpath(candidate)
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = os.path.realpath(folder)
+        joined = os.path.join(real_folder, leaf)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
 def display_path(workspace: Path, path: Path) -> str:
@@ -77,32 +115,29 @@ def _refuse_malformed(raw: str) -> None:
         )
 
 
-def _refuse_too_long(root: Path, candidate: Path, raw: str) -> None:
-    try:
-        name_max = os.pathconf(root, "PC_NAME_MAX")
-        path_max = os.pathconf(root, "PC_PATH_MAX")
-    except (OSError, ValueError):
-        name_max, path_max = _FALLBACK_NAME_MAX, _FALLBACK_PATH_MAX
-    for part in candidate.parts:
+def _refuse_too_long(candidate: str, raw: str, name_max: int, path_max: int) -> None:
+    for part in candidate.split(os.sep):
         if len(os.fsencode(part)) > name_max:
             shown = part if len(part) <= 40 else part[:40] + "..."
             raise ToolFailure(
                 f"refused: the name {shown!r} is {len(part)} characters long; "
                 f"this filesystem allows at most {name_max} bytes per name"
             )
-    if len(os.fsencode(str(candidate))) >= path_max:
+    if len(os.fsencode(candidate)) >= path_max:
         raise ToolFailure(f"refused: the path {raw[:40]!r}... is longer than this filesystem allows")
 
 
-def _refuse_protected(root: Path, resolved: Path) -> None:
-    relative = resolved.relative_to(root)
-    protected = {name.casefold() for name in PROTECTED_FOLDERS}
-    if any(part.casefold() in protected for part in relative.parts):
-        raise ToolFailure(f"refused: {relative.as_posix()} is protected")
-    shown = str(resolved).casefold()
-    for folder in workspace_program_folders(root):
+_PROTECTED = frozenset(name.casefold() for name in PROTECTED_FOLDERS)
+
+
+def _refuse_protected(root: Path, resolved: str, program_folders: list[Path]) -> None:
+    relative = os.path.relpath(resolved, root).replace(os.sep, "/") if resolved != str(root) else "."
+    if any(part.casefold() in _PROTECTED for part in relative.split("/")):
+        raise ToolFailure(f"refused: {relative} is protected")
+    shown = resolved.casefold()
+    for folder in program_folders:
         if shown == str(folder).casefold() or shown.startswith(str(folder).casefold() + os.sep):
             raise ToolFailure(
-                f"refused: {relative.as_posix()} is in {display_path(root, folder)}, a folder on the PATH commands "
+                f"refused: {relative} is in {display_path(root, folder)}, a folder on the PATH commands "
                 "run with: a file written there could run in place of a program (use a command, which is approved)"
             )

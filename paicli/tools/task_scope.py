@@ -24,5 +24,10 @@ class TaskScope:
         if Effect.WRITE in self.effects:
             can.append("change " + ("only " + ", ".join(self.writable) if self.writable is not None else "files"))
         if Effect.EXECUTE in self.effects:
-            can.append("run commands" + (" that write only " + ", ".join(self.writable) if self.writable else ""))
+            if self.writable is None:
+                can.append("run commands")
+            else:
+                can.append(
+                    "run commands that write " + ("only " + ", ".join(self.writable) if self.writable else "nothing")
+                )
         return f"{self.task_id} ({self.kind}) may " + (", and ".join(can) if len(can) < 3 else ", ".join(can))

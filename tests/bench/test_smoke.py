@@ -123,7 +123,14 @@ def grep_finds_the_real_matches_and_nothing_ignored(grep: Result) -> None:
         assert metric(grep, "rg and in process give the same output") == "yes"
 
 
+def the_plan_contract_is_checked_on_a_thousand_writers(dags: Result) -> None:
+    chained = dags.details["plan contract, 1,000 tasks, chain of writers of one file"]
+    apart = dags.details["plan contract, 1,000 tasks, writers apart"]
+    assert chained["tasks"] == apart["tasks"] == 1000 and chained["problems"] == apart["problems"] == 0
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
+    "dag": the_plan_contract_is_checked_on_a_thousand_writers,
     "makespan": makespan_completes_every_task,
     "dispatch": dispatch_completes_every_task,
     "overhead": overhead_completes_every_task,

@@ -1,5 +1,6 @@
 """The plan contract for commands: a task that declares `files` runs its commands with the workspace
-read-only except those paths (real bubblewrap); a task without `files` keeps the whole workspace."""
+read-only except those paths (real bubblewrap), a new file as that file alone; a task without `files`
+writes nothing in the workspace but tool caches (issue 29: its writes would race a parallel writer's)."""
 
 from __future__ import annotations
 
@@ -44,17 +45,50 @@ async def test_only_the_declared_paths_are_writable(workspace: Path, sandbox: Bw
     assert (workspace / "other.py").read_text() == "other\n"
 
 
-async def test_a_task_without_files_keeps_the_whole_workspace(workspace: Path, sandbox: BwrapSandbox) -> None:
+async def test_a_task_without_files_writes_nothing_but_tool_caches(workspace: Path, sandbox: BwrapSandbox) -> None:
+    (workspace / "a.txt").write_text("a\n")
+    (workspace / ".pytest_cache").mkdir()
     ctx = in_task(workspace, sandbox, None)
-    output = await run(ctx, "mkdir -p a/b && echo x > a/b/c.txt && echo y > top.txt")
+    for command in (
+        "echo CMD-LINE >> a.txt",
+        "echo CMD-LINE >> 'a.txt'",
+        'sed -i "s/a/b/" ./a.txt',
+        "mkdir -p a/b && echo x > a/b/c.txt",
+        "echo y > top.txt",
+    ):
+        output = await run(ctx, command)
+        assert output.startswith("BLOCKED") and "this task declares no files" in output, (command, output)
+    assert (workspace / "a.txt").read_text() == "a\n"
+    assert sorted(p.name for p in workspace.iterdir()) == [".pytest_cache", "a.txt"]
+    output = await run(ctx, "echo cached > .pytest_cache/v && cat a.txt")
     assert output.endswith("exit code 0"), output
-    assert (workspace / "a" / "b" / "c.txt").exists() and (workspace / "top.txt").exists()
+    assert (workspace / ".pytest_cache" / "v").read_text() == "cached\n"
+    assert "run commands that write nothing" in ctx.scope.describe() if ctx.scope else False
+
+
+async def test_a_new_declared_file_is_writable_alone_not_its_folder(workspace: Path, sandbox: BwrapSandbox) -> None:
+    (workspace / "a.txt").write_text("a\n")
+    (workspace / "docs").mkdir()
+    ctx = in_task(workspace, sandbox, ["out.txt", "docs/new.md", "new/deeper/made.txt", "never/written.txt"])
+    output = await run(ctx, "echo made > out.txt && echo n > docs/new.md && echo m > new/deeper/made.txt")
+    assert output.endswith("exit code 0"), output
+    assert (workspace / "out.txt").read_text() == "made\n" and (workspace / "new/deeper/made.txt").exists()
+    for command in ("echo CMD-LINE >> a.txt", "echo x > docs/other.md", "echo x > new/deeper/other.txt"):
+        output = await run(ctx, command)
+        assert output.startswith("BLOCKED"), (command, output)
+    assert (workspace / "a.txt").read_text() == "a\n"
+    assert not (workspace / "never").exists()  # the placeholder and its folders went again, unwritten
+    assert sorted(p.name for p in (workspace / "docs").iterdir()) == ["new.md"]
+    output = await run(ctx, "touch never/written.txt")  # an empty file the command made stays
+    assert output.endswith("exit code 0"), output
+    assert (workspace / "never" / "written.txt").is_file()
 
 
 def test_scope_of_carries_a_command_tasks_files() -> None:
     assert scope_of(command_task(["dist/"])).writable == ("dist/",)
     assert scope_of(command_task(["dist/"], TaskType.VERIFICATION)).writable == ("dist/",)
-    assert scope_of(command_task(None)).writable is None
+    assert scope_of(command_task(None)).writable == ()  # declares nothing: writes nothing (in the sandbox)
+    assert scope_of(command_task(["."])).writable is None  # `./`: the whole workspace
     assert "run commands that write only dist/" in scope_of(command_task(["dist/"])).describe()
 
 
@@ -68,5 +102,5 @@ def test_declared_paths_never_lead_out(workspace: Path, tmp_path: Path) -> None:
         workspace,
         ["link/", "link/a.py", "../x/", "/etc/", ".git/", ".git/config", "app.py", "new/deeper/file.py", "out/"],
     )
-    assert found == [workspace / "app.py", workspace / "new" / "deeper", workspace / "out"]
+    assert found == [workspace / "app.py", workspace / "new" / "deeper" / "file.py", workspace / "out"]
     assert list(outside.iterdir()) == []

@@ -147,14 +147,17 @@ class _Capture(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
-def command_line(command: str, ctx: ToolContext) -> tuple[list[str], dict[str, str]]:
+def command_line(
+    command: str, ctx: ToolContext, containment: Containment | None = None
+) -> tuple[list[str], dict[str, str]]:
     """The argv and environment that run `command`: `bash -c` as the user, or inside ctx's sandbox (a plan
     task's declared files the only writable part of the workspace). Blocking: runs `git config`."""
     argv, env = ["bash", "-c", command], child_environment(ctx.workspace)
     if ctx.sandbox is None:
         return argv, env
-    writable = ctx.scope.writable if ctx.scope is not None else None
-    return ctx.sandbox.command(argv, env, Containment(ctx.workspace, writable))
+    if containment is None:
+        containment = Containment(ctx.workspace, ctx.scope.writable if ctx.scope is not None else None)
+    return ctx.sandbox.command(argv, env, containment)
 
 
 async def run_in_group(
@@ -162,8 +165,18 @@ async def run_in_group(
 ) -> tuple[int | None, bool]:
     """Run `bash -c command` (contained by ctx's sandbox, if any) in a new process group; return
     (exit code, timed out)."""
+    containment = Containment(ctx.workspace, ctx.scope.writable if ctx.scope is not None else None)
+    try:
+        return await _run_contained(command, ctx, buffer, timeout, containment)
+    finally:  # the empty files made for declared files the command did not write go again
+        containment.release()
+
+
+async def _run_contained(
+    command: str, ctx: ToolContext, buffer: HeadTailBuffer, timeout: float, containment: Containment
+) -> tuple[int | None, bool]:
     loop = asyncio.get_running_loop()
-    argv, env = await asyncio.to_thread(command_line, command, ctx)
+    argv, env = await asyncio.to_thread(command_line, command, ctx, containment)
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: _Capture(buffer, ctx.on_output),

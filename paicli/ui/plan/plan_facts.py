@@ -43,6 +43,9 @@ class PlanFacts:
     estimate: Callable[[Plan], Estimate] | None = None  # what running its PENDING tasks will cost
     model_of: Callable[[Task], str | None] | None = None  # a task's model when it is not the session's
     cost: Callable[[Plan], float | None] | None = None  # the estimate's price, when prices are known
+    # Ids of PENDING tasks whose commands are not held to their `files` (no sandbox): each runs alone
+    # among the tasks that write.
+    unheld: Callable[[Plan], list[str]] | None = None
 
 
 def action_text(task: Task) -> str | None:

@@ -20,6 +20,7 @@ from paicli.app.servers import settle_servers
 from paicli.common.events import EventSink, FanOutSink
 from paicli.common.sanitize import one_line
 from paicli.config import Settings
+from paicli.plan.contract import unheld_commands
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.session import Amend
@@ -93,8 +94,14 @@ def plan_facts(runtime: Runtime) -> PlanFacts:
         model = estimator.model_of(task)
         return model if model != session_model else None
 
+    sandboxed = runtime.sandbox.sandbox is not None
+
     return PlanFacts(
-        problems=problems, estimate=estimator, model_of=routed_model, cost=lambda plan: estimator(plan).cost
+        problems=problems,
+        estimate=estimator,
+        model_of=routed_model,
+        cost=lambda plan: estimator(plan).cost,
+        unheld=lambda plan: unheld_commands(plan, sandboxed=sandboxed),
     )
 
 

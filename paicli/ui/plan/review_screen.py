@@ -237,6 +237,17 @@ class _Review:
         self.console.print(
             render_plan(plan, expanded=self.expanded, facts=lambda task: task_facts(task, model_of and model_of(task)))
         )
+        unheld = self.facts.unheld(plan) if self.facts.unheld is not None else []
+        if unheld:
+            more = f" and {len(unheld) - SAVED_SHOWN} more" if len(unheld) > SAVED_SHOWN else ""
+            listed = ", ".join(fold(task_id) for task_id in unheld[:SAVED_SHOWN]) + more
+            self.console.print(
+                Text(
+                    f"! no sandbox: the commands of {listed} are not held to their files; each runs alone, "
+                    "never beside another task that writes",
+                    style="yellow",
+                )
+            )
         saved = [task.id for task in plan.tasks if task.from_saved and task.status is TaskStatus.COMPLETED]
         if saved:
             more = f" and {len(saved) - SAVED_SHOWN} more" if len(saved) > SAVED_SHOWN else ""
