@@ -209,6 +209,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`argv` None means paicli is the program (not called from Python), so it may restart itself to
     get the API key out of its environment (paicli/secret_handoff.py)."""
     args = build_parser().parse_args(argv)
+    from paicli.common.sanitize import well_formed
+
+    for text in ("prompt", "goal"):  # bytes that are not UTF-8 arrive as lone surrogates (os.fsdecode)
+        if isinstance(getattr(args, text, None), str):
+            setattr(args, text, well_formed(getattr(args, text)))
     import os
     from pathlib import Path
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from paicli.common.atomic_write import write_in_folder
 from paicli.common.errors import ConfigError, PlanError
 from paicli.common.events import FileChange
+from paicli.common.sanitize import well_formed, well_formed_json
 from paicli.common.values import Usage
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.parse_reply import parse_plan_reply
@@ -230,7 +231,18 @@ def _is_regular(entry: os.stat_result) -> bool:
 def parse_record(data: bytes, path: Path) -> PlanRecord:
     """A saved plan's bytes as a PlanRecord; ConfigError naming the first problem on one line."""
     try:
-        return PlanRecord.model_validate_json(data)
+        try:
+            return PlanRecord.model_validate_json(data)
+        except ValidationError as refused:
+            if refused.errors()[0]["type"] != "json_invalid":
+                raise
+            # pydantic's JSON reader refuses a lone surrogate (`"\\ud800"`) that Python's takes: read it so,
+            # with U+FFFD in its place, and let the first error stand when that is not it
+            try:
+                decoded = well_formed_json(json.loads(data))
+            except (ValueError, RecursionError):
+                raise refused from None
+            return PlanRecord.model_validate(decoded)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -267,7 +279,7 @@ def _goal_of(text: str) -> str | None:
     except (ValueError, RecursionError):
         return None
     goal = data.get("goal") if isinstance(data, dict) else None
-    return goal.strip() if isinstance(goal, str) and goal.strip() else None
+    return well_formed(goal.strip()) if isinstance(goal, str) and goal.strip() else None
 
 
 def render_markdown(record: PlanRecord) -> str:
