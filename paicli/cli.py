@@ -174,7 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Plan GOAL as a task graph, review it (on a terminal), run it; without a terminal --yes is needed.",
     )
     plan.add_argument("goal", nargs="?", default=None, help="what to achieve")
-    plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked (needed without a terminal)")
+    plan.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help=(
+            "approve the plan unasked, and every later round too (a replan after a failure or a low review "
+            "score runs without being shown); needed without a terminal"
+        ),
+    )
     plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
     _plan_options(plan, suppress=True)
     _global_options(plan, suppress=True)

@@ -294,11 +294,13 @@ def build_plan_session(
         schedule=s.schedule,
         on_change=recorder,
     )
+    estimator = runtime.estimator(tools)
     planner = Planner(
         RoutedModel(meter, model_for_planner(s)),
         system_prompt=runtime.system_prompt("planner") + catalogue,
         sink=sink,
         contract=runtime.contract(tools),
+        estimator=estimator,
     )
     session = PlanSession(
         planner=planner,
@@ -318,7 +320,7 @@ def build_plan_session(
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
         summarize=Summarizer(RoutedModel(meter, model_for_summarizer(s)), system_prompt=summarizer_prompt),
-        estimator=runtime.estimator(tools),
+        estimator=estimator,
     )
     recorder.failure = lambda: session.failure
     recorder.changes = lambda: session.changes()

@@ -58,11 +58,13 @@ class PlanCreated(Event):
     event: Literal["plan_created"] = "plan_created"
     round: int
     plan: PlanView
+    estimate: Estimate | None = None  # addition: what running its PENDING tasks is expected to cost
 
 
 class PlanApproved(Event):
     event: Literal["plan_approved"] = "plan_approved"
     round: int
+    estimate: Estimate | None = None  # addition: what the approved version of this round is expected to cost
 
 
 class TaskStarted(Event):

@@ -41,7 +41,10 @@ LIST_LIMIT = 20  # saved plans `list()` reads (newest first)
 LIST_BYTES = 32 << 20  # and the most it reads for them together
 PLAN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no "/", no leading ".": a name in the folder
 PLANS_FOLDER = (".paicli", "plans")
-PLANS_GITIGNORE = b"# paicli's saved plans: local state, ignored by git (delete this file to commit them)\n*\n"
+PLANS_GITIGNORE = (
+    b"# paicli's saved plans: local state, ignored by git. To commit them, remove the line below\n"
+    b"# (paicli writes this file again whenever it is missing)\n*\n"
+)
 RESUMABLE = (PlanStatus.CANCELLED, PlanStatus.FAILED, PlanStatus.RUNNING, PlanStatus.CREATED)
 STATUS_ICON = {"PENDING": "○", "RUNNING": "●", "COMPLETED": "✓", "FAILED": "✗", "SKIPPED": "↷"}
 
@@ -77,17 +80,16 @@ class PlanStore:
         self.folder = self.workspace.joinpath(*PLANS_FOLDER)
 
     def _open(self, *, create: bool) -> int:
-        try:
-            return open_folder(self.workspace, PLANS_FOLDER, create=False)
-        except FileNotFoundError:
-            if not create:
-                raise
-        folder = open_folder(self.workspace, PLANS_FOLDER, create=True)
-        try:  # paicli made the folder: its contents stay out of the user's `git status`
-            if create_new(folder, ".gitignore"):
-                write_in_folder(folder, ".gitignore", PLANS_GITIGNORE)
-        except OSError:
-            pass  # the plans themselves still work
+        """The folder, open; with `create` (paicli is about to write a plan) made if need be, and given
+        a `.gitignore` unless it has one, even when the folder was there before (a repository may ship a
+        file in it): the plans stay out of the user's `git status`."""
+        folder = open_folder(self.workspace, PLANS_FOLDER, create=create)
+        if create:
+            try:
+                if create_new(folder, ".gitignore"):
+                    write_in_folder(folder, ".gitignore", PLANS_GITIGNORE)
+            except OSError:
+                pass  # the plans themselves still work
         return folder
 
     def check_folder(self) -> None:

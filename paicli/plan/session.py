@@ -18,7 +18,6 @@ from paicli.common.events import (
     FileChange,
     Notice,
     PlanApproved,
-    PlanCreated,
     PlanFinished,
     ReplanEvent,
     ReviewEvent,
@@ -27,6 +26,7 @@ from paicli.common.values import Estimate, Usage
 from paicli.llm.meter import MeteredModel
 from paicli.plan.model import Plan, PlanStatus, TaskStatus
 from paicli.plan.outcome import PlanOutcome
+from paicli.plan.planner import created
 from paicli.plan.scheduler import PlanListener, Scheduler
 
 
@@ -97,7 +97,7 @@ class PlanSession:
                 assert goal is not None
                 plan = self.current = await self.planner.plan(goal, attached=attached)
             else:
-                self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
+                self.sink.emit(created(plan, self.estimator))
             if not await self._approve(plan):
                 if planned_here and self.discard is not None:  # nothing ran: no entry to resume
                     await self.discard()
@@ -141,12 +141,13 @@ class PlanSession:
         if approved is None:
             return False
         self.current = approved
+        expected = None
         if self.estimator is not None:
             expected = self.estimator(approved)  # summed with earlier rounds; a cost stays known only if both are
             self.estimate = expected if self.estimate is None else self.estimate + expected
         if self.requests_before is None and self.meter is not None:
             self.requests_before = self.meter.requests
-        self.sink.emit(PlanApproved(round=approved.round))
+        self.sink.emit(PlanApproved(round=approved.round, estimate=expected))
         return True
 
     async def _execute(self, plan: Plan) -> Plan:
