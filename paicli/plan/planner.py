@@ -34,7 +34,7 @@ from paicli.common.values import Estimate
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
 from paicli.plan.contract import Contract
-from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
+from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
 from paicli.plan.parse_reply import joined, parse_plan_reply
 from paicli.tools.output import truncate_middle
@@ -310,7 +310,8 @@ def _finished_section(tasks: list[Task]) -> str:
     lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
     for task in tasks:
         description = truncate_middle(task.description, caps.REPLAN_DESCRIPTION)
-        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {description}")
+        saved = f" ({SAVED_MARK})" if task.from_saved else ""
+        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}{saved}: {description}")
     return "\n".join(lines)
 
 
