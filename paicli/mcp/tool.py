@@ -63,6 +63,7 @@ class McpTool(Tool):
 
     untrusted_output = True
     data_source = "an MCP server"
+    external = True
     server: ClassVar[str]
     remote_name: ClassVar[str]  # the tool's own name on its server
     parameters: ClassVar[dict[str, Any]]  # the schema the model sees
