@@ -174,7 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Plan GOAL as a task graph, review it (on a terminal), run it; without a terminal --yes is needed.",
     )
     plan.add_argument("goal", nargs="?", default=None, help="what to achieve")
-    plan.add_argument("--yes", "-y", action="store_true", help="approve the plan unasked (needed without a terminal)")
+    plan.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help=(
+            "approve the plan unasked, and every later round too (a replan after a failure or a low review "
+            "score runs without being shown); needed without a terminal"
+        ),
+    )
     plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
     _plan_options(plan, suppress=True)
     _global_options(plan, suppress=True)
@@ -209,6 +217,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`argv` None means paicli is the program (not called from Python), so it may restart itself to
     get the API key out of its environment (paicli/secret_handoff.py)."""
     args = build_parser().parse_args(argv)
+    from paicli.common.sanitize import well_formed
+
+    for text in ("prompt", "goal"):  # bytes that are not UTF-8 arrive as lone surrogates (os.fsdecode)
+        if isinstance(getattr(args, text, None), str):
+            setattr(args, text, well_formed(getattr(args, text)))
     import os
     from pathlib import Path
 

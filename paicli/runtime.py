@@ -296,11 +296,13 @@ def build_plan_session(
         on_change=recorder,
         unbounded=lambda task: not held_to_files(task, sandboxed=sandboxed),
     )
+    estimator = runtime.estimator(tools)
     planner = Planner(
         RoutedModel(meter, model_for_planner(s)),
         system_prompt=runtime.system_prompt("planner") + catalogue,
         sink=sink,
         contract=runtime.contract(tools),
+        estimator=estimator,
     )
     session = PlanSession(
         planner=planner,
@@ -320,7 +322,7 @@ def build_plan_session(
         review_threshold=s.review_threshold,
         max_rounds=s.max_rounds,
         summarize=Summarizer(RoutedModel(meter, model_for_summarizer(s)), system_prompt=summarizer_prompt),
-        estimator=runtime.estimator(tools),
+        estimator=estimator,
     )
     recorder.failure = lambda: session.failure
     recorder.changes = lambda: session.changes()

@@ -721,7 +721,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _sse(payload: dict[str, Any]) -> bytes:
-    return b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n"
+    # a lone surrogate in a reply goes out as the JSON escape `\ud800`, as a real server would send it
+    return b"data: " + json.dumps(payload, ensure_ascii=False).encode("utf-8", "backslashreplace") + b"\n\n"
 
 
 def _pieces(text: str, size: int) -> list[str]:

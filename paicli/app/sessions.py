@@ -27,7 +27,7 @@ from typing import Any
 
 from paicli.app.checkpoints.store import workspace_id
 from paicli.common.atomic_write import write_all
-from paicli.common.sanitize import json_safe
+from paicli.common.sanitize import json_safe, well_formed_json
 from paicli.llm.types import Message
 from paicli.tools.output import mask_secrets
 
@@ -141,7 +141,7 @@ class SessionStore:
 
 def _apply(replay: _Replay, line: bytes) -> None:
     try:
-        record = json.loads(line)
+        record = well_formed_json(json.loads(line))
         kind = record["kind"]
         messages = record.get("messages", [])
         tokens = record.get("tokens", 0)

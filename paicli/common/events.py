@@ -58,11 +58,13 @@ class PlanCreated(Event):
     event: Literal["plan_created"] = "plan_created"
     round: int
     plan: PlanView
+    estimate: Estimate | None = None  # addition: what running its PENDING tasks is expected to cost
 
 
 class PlanApproved(Event):
     event: Literal["plan_approved"] = "plan_approved"
     round: int
+    estimate: Estimate | None = None  # addition: what the approved version of this round is expected to cost
 
 
 class TaskStarted(Event):
@@ -124,7 +126,10 @@ class ReviewEvent(Event):
 
 class FileChange(BaseModel):
     """A file a turn or a plan changed. `added`/`removed` are None for a binary file; `task_id` is the one
-    task that changed it, None in chat or when several tasks may have (all of them in `task_ids`)."""
+    task that changed it, None in chat or when several tasks may have (all of them in `task_ids`).
+    `attributed` is false (and only then written) when paicli cannot tell whether the turn or plan made the
+    change: a command ran while another paicli process ran one in the same workspace (undo then asks, or
+    wants --force)."""
 
     path: str
     status: Literal["created", "modified", "deleted"]
@@ -132,6 +137,15 @@ class FileChange(BaseModel):
     removed: int | None
     task_id: str | None = None
     task_ids: list[str] = Field(default_factory=list)
+    attributed: bool = True  # addition (issue 29): false when the change may be someone else's
+
+    @model_serializer(mode="wrap")
+    def _attributed_only_when_not(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`"attributed": false` is written on the changes it is about; the others read as before."""
+        data: dict[str, Any] = handler(self)
+        if data.get("attributed") is True:
+            del data["attributed"]
+        return data
 
 
 class _WithChanges(Event):

@@ -13,12 +13,19 @@ approval prompt, headless progress, `paicli run`'s answer, error messages):
 
 `json_safe` escapes the same characters inside a JSON document (`\\u009b`, `\\u202e`): the data stays the
 same for a JSON reader, and a human who `cat`s the stream sees no control sequences.
+
+`well_formed` (and `well_formed_json` for decoded JSON) is the other half, applied once where text enters
+paicli rather than where it leaves: a JSON `"\\ud800"` decodes to a lone surrogate, which no UTF-8 writer
+(an event, a saved plan, a session file) can encode. Model replies (the SSE and JSON decoding), tool-call
+arguments, plans parsed from a reply or a file, saved plans, session files and MCP messages replace each
+lone surrogate with U+FFFD as they are decoded, so nothing downstream meets one.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _CANDIDATE = re.compile(r"[^\x20-\x7e\n\t]")  # all but printable ASCII, newline and tab: rare in most text
@@ -67,3 +74,37 @@ def _json_escape(match: re.Match[str]) -> str:
         return f"\\u{code:04x}"
     high, low = divmod(code - 0x10000, 0x400)
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def well_formed(text: str) -> str:
+    """`text` with every lone surrogate (what a JSON `\\ud800` decodes to) replaced by U+FFFD."""
+    return _LONE_SURROGATE.sub(REPLACEMENT, text)
+
+
+def well_formed_json(value: Any) -> Any:
+    """Freshly decoded JSON with `well_formed` applied to every string in it, keys too (changed in place,
+    without recursion: any depth `json.loads` accepted is walked)."""
+    if isinstance(value, str):
+        return well_formed(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in [k for k in node if isinstance(k, str) and _LONE_SURROGATE.search(k)]:
+                node[well_formed(key)] = node.pop(key)
+            items: Any = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            continue
+        for place, item in list(items):
+            if isinstance(item, str):
+                if _LONE_SURROGATE.search(item):
+                    node[place] = well_formed(item)
+            elif isinstance(item, dict | list):
+                stack.append(item)
+    return value

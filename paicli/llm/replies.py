@@ -12,6 +12,7 @@ from collections.abc import AsyncGenerator
 import httpx2
 
 from paicli.common.errors import ModelProtocolError
+from paicli.common.sanitize import well_formed_json
 from paicli.llm.sse import ReplyAssembler, SSEDecoder, snippet
 from paicli.llm.types import ChatResponse
 
@@ -59,7 +60,7 @@ def whole_reply(text: str, assembler: ReplyAssembler) -> ChatResponse:
                 assembler.feed_json(data)
         return assembler.result()
     try:
-        completion = json.loads(text)
+        completion = well_formed_json(json.loads(text))
     except (ValueError, RecursionError) as error:
         what = "JSON nested too deeply to read" if isinstance(error, RecursionError) else "invalid JSON"
         raise ModelProtocolError(f"the model server answered with {what}: {snippet(text)}") from None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paicli.common.errors import ModelProtocolError
+from paicli.common.sanitize import well_formed_json
 from paicli.common.values import Usage
 from paicli.llm.think import ThinkSplitter, split_closing_tag
 from paicli.llm.types import ChatResponse, TextCallback, ToolCall
@@ -104,7 +105,7 @@ class ReplyAssembler:
 
     def feed_json(self, data: str) -> None:
         try:
-            chunk = json.loads(data)
+            chunk = well_formed_json(json.loads(data))
         except (ValueError, RecursionError) as error:
             what = "nested too deeply to read" if isinstance(error, RecursionError) else "not valid JSON"
             raise ModelProtocolError(f"the model server sent a stream chunk that is {what}: {snippet(data)}") from None

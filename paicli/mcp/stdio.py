@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 from collections import deque
@@ -27,6 +28,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 from mcp.types import jsonrpc_message_adapter
+
+from paicli.common.sanitize import well_formed_json
 
 MAX_MESSAGE = 32 << 20  # bytes of one JSON-RPC line; a longer one ends the connection
 STDERR_LINES = 20
@@ -152,7 +155,11 @@ def _message(line: bytes) -> SessionMessage | Exception:
     try:
         return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as error:  # not JSON-RPC (a server printing logs on stdout): the session is told
-        return error
+        try:  # pydantic's JSON reader refuses a lone surrogate (`"\\ud800"`): Python's takes it, made U+FFFD
+            decoded = well_formed_json(json.loads(line))
+            return SessionMessage(jsonrpc_message_adapter.validate_python(decoded, by_name=False))
+        except (ValueError, RecursionError):
+            return error
 
 
 def _line(raw: bytes) -> str:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from paicli.common.sanitize import well_formed
 from paicli.mcp.schema import MAX_DESCRIPTION, function_schema, one_line
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 
@@ -62,6 +63,7 @@ class McpTool(Tool):
 
     untrusted_output = True
     data_source = "an MCP server"
+    external = True
     server: ClassVar[str]
     remote_name: ClassVar[str]  # the tool's own name on its server
     parameters: ClassVar[dict[str, Any]]  # the schema the model sees
@@ -124,7 +126,8 @@ def render_result(result: Any) -> str:
     structured = getattr(result, "structured_content", None)
     if not parts and structured is not None:
         parts.append(json.dumps(structured, ensure_ascii=False, default=str))
-    text = "\n".join(part for part in parts if part)[:MAX_RESULT_CHARS]
+    # the stdio transport has made its message well formed; other transports' readers may not have
+    text = well_formed("\n".join(part for part in parts if part)[:MAX_RESULT_CHARS])
     if getattr(result, "is_error", False):
         raise ToolFailure(text or "the tool reported an error without a message")
     return text

@@ -11,7 +11,7 @@ from paicli.common import paths
 from paicli.common.errors import AgentError
 from paicli.llm.types import Message, ToolCall
 from paicli.plan import caps
-from paicli.plan.model import Plan, Task, TaskAction, TaskType
+from paicli.plan.model import SAVED_MARK, Plan, Task, TaskAction, TaskType
 from paicli.tools.arguments import arguments_or_raw
 from paicli.tools.base import ToolOutcome
 from paicli.tools.output import truncate_middle
@@ -45,7 +45,7 @@ def task_brief(plan: Plan, task: Task) -> str:
         dep = plan.task(dep_id)
         result = (dep.result or "").strip() or "(no result text)"
         result = truncate_middle(result, caps.DEPENDENCY_RAW_RESULT if dep.raw_result else caps.DEPENDENCY_RESULT)
-        origin = ", from the saved plan it was resumed from" if dep.from_saved else ""
+        origin = f", {SAVED_MARK}" if dep.from_saved else ""
         lines += [
             "",
             f"## {dep.id} ({dep.type.value}, {dep.status.value}{origin})",

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from paicli.common.errors import PlanError
+from paicli.common.sanitize import well_formed_json
 
 MAX_DEPTH = 64  # levels of { and [: a plan needs about six
 MAX_VALUES = 1_000  # top-level JSON values looked at in one reply
@@ -197,7 +198,7 @@ def load(span: str, budget: list[int]) -> Any | Unreadable | None:
     been but was too long to repair. `budget[0]` is what is left of the reply's repair budget.
     """
     try:
-        return json.loads(span, strict=False)
+        return well_formed_json(json.loads(span, strict=False))
     except RecursionError:  # the span scan bounds the depth; this is a second line of defence
         raise too_deep() from None
     except ValueError as error:  # a JSONDecodeError, or an integer too long to convert
@@ -214,7 +215,7 @@ def load(span: str, budget: list[int]) -> Any | Unreadable | None:
         value = json_repair.loads(span)
     except Exception:  # json_repair has no documented error type (RecursionError included): "not JSON"
         return None
-    return None if value == "" else value
+    return None if value == "" else well_formed_json(value)
 
 
 def _decode_error(error: ValueError) -> str:

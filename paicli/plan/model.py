@@ -31,6 +31,9 @@ class TaskAction(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+SAVED_MARK = "from the saved plan, not re-checked"  # on every result a resumed plan reuses, wherever it goes
+
+
 class Task(BaseModel):
     id: str
     description: str
@@ -57,14 +60,16 @@ class Task(BaseModel):
 
     def shown_result(self, cap: int) -> str:
         """The result as the summarizer, reviewer and replanner see it: capped, and a direct action's raw tool
-        output cut harder and marked, so a plan of direct reads does not pay for every file twice."""
+        output cut harder and marked, so a plan of direct reads does not pay for every file twice. A result
+        reused from a saved plan says so (`SAVED_MARK`): the file may say anything."""
         text = (self.result or "").strip()
+        mark = f"[{SAVED_MARK}]\n" if self.from_saved else ""
         if not text:
-            return "(no result text)"
+            return mark + "(no result text)"
         if self.raw_result and self.action is not None:
             shown = truncate_middle(text, min(cap, caps.RAW_RESULT_SHOWN))
-            return f"[the raw output of {self.action.tool}, run directly: {len(text):,} characters]\n{shown}"
-        return truncate_middle(text, cap)
+            return f"{mark}[the raw output of {self.action.tool}, run directly: {len(text):,} characters]\n{shown}"
+        return mark + truncate_middle(text, cap)
 
     def view(self) -> TaskView:
         return TaskView(

@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from functools import partial
 from typing import Any
 
 from paicli.common.errors import ModelHTTPError, PlanError, UnsupportedRequest
 from paicli.common.events import EventSink, ModelUsage, Notice, PlanCreated
+from paicli.common.values import Estimate
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
 from paicli.plan.contract import Contract
-from paicli.plan.model import Plan, PlanStatus, Task, TaskStatus, TaskType
+from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
 from paicli.plan.parse_reply import joined, parse_plan_reply
 from paicli.tools.output import truncate_middle
@@ -94,8 +95,10 @@ class Planner:
         max_tasks: int = 50,
         max_reasks: int = 2,
         contract: Contract | None = None,
+        estimator: Callable[[Plan], Estimate] | None = None,
     ) -> None:
         self.llm = llm
+        self.estimator = estimator  # what a plan's PENDING tasks will cost, for `plan_created`
         self.contract = contract  # checked on every plan the model proposes; its problems are re-asked
         self.system_prompt = system_prompt
         self.sink = sink
@@ -119,7 +122,7 @@ class Planner:
             parts.append(f"{heading}\n\n{attached}")
         request = "\n\n".join([*parts, _reply_instruction()])
         plan = await self._ask(self.system_prompt, request, goal=goal, round=round)
-        self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
+        self.sink.emit(created(plan, self.estimator))
         return plan
 
     async def amend(self, plan: Plan, supplement: str) -> Plan:
@@ -145,7 +148,7 @@ class Planner:
         tasks = [task.model_copy(deep=True) for task in kept] + _renamed(revised.tasks, {t.id for t in kept})
         amended = plan.model_copy(update={"summary": revised.summary or plan.summary, "tasks": tasks})
         amended.status = PlanStatus.CREATED
-        self.sink.emit(PlanCreated(round=amended.round, plan=amended.view()))
+        self.sink.emit(created(amended, self.estimator))
         return amended
 
     async def replan(self, plan: Plan, *, reason: str, feedback: str | None = None, replanner_prompt: str) -> Plan:
@@ -167,7 +170,7 @@ class Planner:
                 task.error = f"replaced by the plan of round {next_round}"
         tasks = old + _renamed(fresh.tasks, {task.id for task in old})
         new_plan = Plan(goal=plan.goal, summary=fresh.summary or plan.summary, tasks=tasks, round=next_round)
-        self.sink.emit(PlanCreated(round=new_plan.round, plan=new_plan.view()))
+        self.sink.emit(created(new_plan, self.estimator))
         return new_plan
 
     # ---- one conversation: request, validate, re-ask ----------------------------------------------
@@ -246,6 +249,11 @@ class Planner:
 # ---- messages --------------------------------------------------------------------------------------
 
 
+def created(plan: Plan, estimator: Callable[[Plan], Estimate] | None) -> PlanCreated:
+    """The `plan_created` event of `plan`, with what running it is expected to cost when that is known."""
+    return PlanCreated(round=plan.round, plan=plan.view(), estimate=estimator(plan) if estimator else None)
+
+
 def _reply_instruction() -> str:
     return f"Reply with only the plan, as one JSON object in this json format:\n{PLAN_SHAPE}"
 
@@ -302,7 +310,8 @@ def _finished_section(tasks: list[Task]) -> str:
     lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
     for task in tasks:
         description = truncate_middle(task.description, caps.REPLAN_DESCRIPTION)
-        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}: {description}")
+        saved = f" ({SAVED_MARK})" if task.from_saved else ""
+        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}{saved}: {description}")
     return "\n".join(lines)
 
 

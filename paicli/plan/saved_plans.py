@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from paicli.common.atomic_write import write_in_folder
 from paicli.common.errors import ConfigError, PlanError
 from paicli.common.events import FileChange
+from paicli.common.sanitize import well_formed, well_formed_json
 from paicli.common.values import Usage
 from paicli.plan.model import Plan, PlanStatus, Task
 from paicli.plan.parse_reply import parse_plan_reply
@@ -40,7 +41,10 @@ LIST_LIMIT = 20  # saved plans `list()` reads (newest first)
 LIST_BYTES = 32 << 20  # and the most it reads for them together
 PLAN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no "/", no leading ".": a name in the folder
 PLANS_FOLDER = (".paicli", "plans")
-PLANS_GITIGNORE = b"# paicli's saved plans: local state, ignored by git (delete this file to commit them)\n*\n"
+PLANS_GITIGNORE = (
+    b"# paicli's saved plans: local state, ignored by git. To commit them, remove the line below\n"
+    b"# (paicli writes this file again whenever it is missing)\n*\n"
+)
 RESUMABLE = (PlanStatus.CANCELLED, PlanStatus.FAILED, PlanStatus.RUNNING, PlanStatus.CREATED)
 STATUS_ICON = {"PENDING": "○", "RUNNING": "●", "COMPLETED": "✓", "FAILED": "✗", "SKIPPED": "↷"}
 
@@ -76,17 +80,16 @@ class PlanStore:
         self.folder = self.workspace.joinpath(*PLANS_FOLDER)
 
     def _open(self, *, create: bool) -> int:
-        try:
-            return open_folder(self.workspace, PLANS_FOLDER, create=False)
-        except FileNotFoundError:
-            if not create:
-                raise
-        folder = open_folder(self.workspace, PLANS_FOLDER, create=True)
-        try:  # paicli made the folder: its contents stay out of the user's `git status`
-            if create_new(folder, ".gitignore"):
-                write_in_folder(folder, ".gitignore", PLANS_GITIGNORE)
-        except OSError:
-            pass  # the plans themselves still work
+        """The folder, open; with `create` (paicli is about to write a plan) made if need be, and given
+        a `.gitignore` unless it has one, even when the folder was there before (a repository may ship a
+        file in it): the plans stay out of the user's `git status`."""
+        folder = open_folder(self.workspace, PLANS_FOLDER, create=create)
+        if create:
+            try:
+                if create_new(folder, ".gitignore"):
+                    write_in_folder(folder, ".gitignore", PLANS_GITIGNORE)
+            except OSError:
+                pass  # the plans themselves still work
         return folder
 
     def check_folder(self) -> None:
@@ -230,7 +233,18 @@ def _is_regular(entry: os.stat_result) -> bool:
 def parse_record(data: bytes, path: Path) -> PlanRecord:
     """A saved plan's bytes as a PlanRecord; ConfigError naming the first problem on one line."""
     try:
-        return PlanRecord.model_validate_json(data)
+        try:
+            return PlanRecord.model_validate_json(data)
+        except ValidationError as refused:
+            if refused.errors()[0]["type"] != "json_invalid":
+                raise
+            # pydantic's JSON reader refuses a lone surrogate (`"\\ud800"`) that Python's takes: read it so,
+            # with U+FFFD in its place, and let the first error stand when that is not it
+            try:
+                decoded = well_formed_json(json.loads(data))
+            except (ValueError, RecursionError):
+                raise refused from None
+            return PlanRecord.model_validate(decoded)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -267,7 +281,7 @@ def _goal_of(text: str) -> str | None:
     except (ValueError, RecursionError):
         return None
     goal = data.get("goal") if isinstance(data, dict) else None
-    return goal.strip() if isinstance(goal, str) and goal.strip() else None
+    return well_formed(goal.strip()) if isinstance(goal, str) and goal.strip() else None
 
 
 def render_markdown(record: PlanRecord) -> str:

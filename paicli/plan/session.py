@@ -18,15 +18,15 @@ from paicli.common.events import (
     FileChange,
     Notice,
     PlanApproved,
-    PlanCreated,
     PlanFinished,
     ReplanEvent,
     ReviewEvent,
 )
 from paicli.common.values import Estimate, Usage
 from paicli.llm.meter import MeteredModel
-from paicli.plan.model import Plan, PlanStatus, TaskStatus
+from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, TaskStatus
 from paicli.plan.outcome import PlanOutcome
+from paicli.plan.planner import created
 from paicli.plan.scheduler import PlanListener, Scheduler
 
 
@@ -97,7 +97,7 @@ class PlanSession:
                 assert goal is not None
                 plan = self.current = await self.planner.plan(goal, attached=attached)
             else:
-                self.sink.emit(PlanCreated(round=plan.round, plan=plan.view()))
+                self.sink.emit(created(plan, self.estimator))
             if not await self._approve(plan):
                 if planned_here and self.discard is not None:  # nothing ran: no entry to resume
                     await self.discard()
@@ -141,16 +141,18 @@ class PlanSession:
         if approved is None:
             return False
         self.current = approved
+        expected = None
         if self.estimator is not None:
             expected = self.estimator(approved)  # summed with earlier rounds; a cost stays known only if both are
             self.estimate = expected if self.estimate is None else self.estimate + expected
         if self.requests_before is None and self.meter is not None:
             self.requests_before = self.meter.requests
-        self.sink.emit(PlanApproved(round=approved.round))
+        self.sink.emit(PlanApproved(round=approved.round, estimate=expected))
         return True
 
     async def _execute(self, plan: Plan) -> Plan:
         replans = reviews = 0
+        self._nothing_to_run(plan)
         while True:
             plan.status = PlanStatus.RUNNING
             self.on_change(plan)
@@ -199,6 +201,28 @@ class PlanSession:
                 self.current.status = PlanStatus.CANCELLED  # the new round was declined in review
                 return self.current
             plan = self.current
+
+    def _nothing_to_run(self, plan: Plan) -> None:
+        """A resumed plan whose tasks all claim COMPLETED runs nothing: it says so, then is reviewed (when
+        review is on) like any other, its results marked as not re-checked."""
+        if any(task.status is TaskStatus.PENDING for task in plan.tasks):
+            return
+        if not any(task.from_saved for task in plan.tasks):
+            return
+        then = (
+            "the reviewer judges them as they are"
+            if self.reviewer is not None
+            else "review is off, so nothing checks them (resume in the REPL and press r in review to run a task again)"
+        )
+        self.sink.emit(
+            Notice(
+                level="warning",
+                message=(
+                    "nothing to run: every task of the resumed plan is COMPLETED in the saved file, and its results "
+                    f"are {SAVED_MARK}; {then}"
+                ),
+            )
+        )
 
     async def _summary(self, plan: Plan) -> str | None:
         if plan.status is not PlanStatus.COMPLETED:

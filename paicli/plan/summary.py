@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from paicli.llm.types import ChatModel, Message
 from paicli.plan import caps
-from paicli.plan.model import Plan
+from paicli.plan.model import SAVED_MARK, Plan
 from paicli.tools.output import truncate_middle
 
 
 def outcome_brief(plan: Plan) -> str:
     lines = ["# Goal", plan.goal.strip(), "", "# Tasks and their results"]
     for task in plan.tasks:
-        lines += ["", f"## {task.id} [{task.type.value}] {task.status.value}: {task.description.strip()}"]
+        saved = f" ({SAVED_MARK})" if task.from_saved else ""
+        lines += ["", f"## {task.id} [{task.type.value}] {task.status.value}{saved}: {task.description.strip()}"]
         if task.result:
             lines.append(task.shown_result(caps.CLOSING_RESULT))
         else:

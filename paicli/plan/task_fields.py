@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from paicli.common import paths
+from paicli.common.sanitize import well_formed_json
 from paicli.plan.model import TaskAction
 from paicli.tools.arguments import MAX_DEPTH, nested_deeper_than
 
@@ -72,7 +73,7 @@ def read_action(raw: dict[str, Any], task_id: str, problems: list[str]) -> TaskA
             )
             return None
         try:
-            args = json.loads(args) if args.strip() else {}
+            args = well_formed_json(json.loads(args)) if args.strip() else {}
         except (json.JSONDecodeError, RecursionError):
             args = None
     if args is None:

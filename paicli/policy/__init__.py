@@ -7,6 +7,7 @@ checks.py    per-program checks of the classifier (readers, printf, test, cd, se
 readers.py   the read-only programs, option by option (unsafe, file-naming, name-list options)
 find.py      find's primaries; git_reader.py: git, read-only only in the workspace's own repository
 paths.py     where path arguments lead (globs expanded, symlinks resolved, /proc /sys /dev refused)
+external_scope.py  the plan contract for tools outside paicli's view (MCP): the workspace paths they name
 rules.py     allow and deny rules from the configuration (deny wins)
 approval.py  ApprovalPolicy: mode + rules + session grants → a ruling per tool call, audited
 

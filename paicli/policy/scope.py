@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from paicli.policy.external_scope import external_out_of_scope
 from paicli.tools.base import Effect, Tool, ToolFailure
 from paicli.tools.guard import resolve_in_workspace
 from paicli.tools.task_scope import TaskScope
@@ -26,6 +27,8 @@ def out_of_scope(scope: TaskScope, tool: Tool | None, arguments: Mapping[str, An
     """Why this call is outside the task's scope (the message for the model), or None. `tool` None is a
     tool with no known facts: it counts as executing."""
     effect = tool.effect if tool is not None else Effect.EXECUTE
+    if tool is not None and tool.external and effect is not Effect.READ:
+        return external_out_of_scope(scope, arguments, workspace)
     if effect not in scope.effects:
         return f"out of scope: {scope.describe()}. {ADVICE.get(effect, '')}".rstrip()
     if effect is Effect.WRITE and scope.writable is not None:

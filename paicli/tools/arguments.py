@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from paicli.common.sanitize import well_formed_json
+
 MAX_DEPTH = 100  # levels of [ and { in one call's arguments; a tool's schema needs a handful
 TOO_DEEP = f"the arguments are nested too deeply (more than {MAX_DEPTH} levels of [ and {{); send a flat JSON object"
 _STRUCTURE = re.compile(r'["\[\]{}]')
@@ -72,7 +74,7 @@ def _load(text: str) -> Any:
     if nested_deeper_than(text):
         raise BadArguments(TOO_DEEP)
     try:
-        return json.loads(text)
+        return well_formed_json(json.loads(text))
     except RecursionError:  # the scan bounds the depth; this is a second line of defence
         raise BadArguments(TOO_DEEP) from None
 

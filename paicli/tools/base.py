@@ -101,6 +101,9 @@ class Tool:
     Args: ClassVar[type[BaseModel]]
     effect: ClassVar[Effect] = Effect.EXECUTE  # fail closed: a tool that says nothing may do anything
     confined: ClassVar[bool] = False  # every path it touches goes through the workspace guard
+    # It acts outside paicli's view (an MCP server's tool): neither the guard nor the sandbox contains it, so
+    # in a plan task the workspace paths its arguments name are checked against the task's `files`.
+    external: ClassVar[bool] = False
     path_argument: ClassVar[str | None] = None  # the argument naming the workspace path it reads or writes
     command_argument: ClassVar[str | None] = None  # the argument holding a shell command line
     untrusted_output: ClassVar[bool] = False  # its output is data, marked so for the model

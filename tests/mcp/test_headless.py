@@ -133,7 +133,7 @@ def test_a_plan_uses_mcp_tools_in_tasks_and_as_direct_actions(
         {
             "id": "check",
             "description": "echo done",
-            "type": "VERIFICATION",
+            "type": "COMMAND",  # a VERIFICATION task may not call it: it names no path (test_task_files.py)
             "dependencies": ["say"],
             "action": {"tool": "mcp__t__echo", "args": {"text": "done"}},
         },

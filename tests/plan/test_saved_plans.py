@@ -59,10 +59,10 @@ def test_the_plans_folder_paicli_creates_stays_out_of_git_status(tmp_path: Path)
     assert status == "?? .paicli/config.toml\n"  # the config stays committable; the plans do not show
 
 
-def test_a_plans_folder_the_user_made_gets_no_gitignore(tmp_path: Path) -> None:
-    (tmp_path / ".paicli" / "plans").mkdir(parents=True)
+def test_a_plans_folder_that_was_there_before_gets_a_gitignore_too(tmp_path: Path) -> None:
+    (tmp_path / ".paicli" / "plans").mkdir(parents=True)  # a repository may ship one (issue 29)
     PlanRecorder(PlanStore(tmp_path))(sample_plan())
-    assert not (tmp_path / ".paicli" / "plans" / ".gitignore").exists()
+    assert (tmp_path / ".paicli" / "plans" / ".gitignore").read_text().endswith("*\n")
 
 
 def test_unknown_or_unsafe_ids_are_a_clear_error(tmp_path: Path) -> None:

@@ -171,7 +171,11 @@ def test_a_hostile_id_inside_a_saved_plan_writes_nowhere_else(
     done = run_limited(workspace, paicli_env(fake, home), "plan", "--resume", "innocent", "--yes", "--json")
     assert done.code == 0, done.stderr
     assert done.of("plan_finished")[0]["status"] == "COMPLETED"
-    assert sorted(p.name for p in (workspace / ".paicli" / "plans").iterdir()) == ["innocent.json", "innocent.md"]
+    assert sorted(p.name for p in (workspace / ".paicli" / "plans").iterdir()) == [
+        ".gitignore",  # written whenever a plan is saved, even into a folder that was there (issue 29)
+        "innocent.json",
+        "innocent.md",
+    ]
     assert json.loads((workspace / ".paicli" / "plans" / "innocent.json").read_text())["id"] == "innocent"
 
 

@@ -6,7 +6,14 @@ A step owns a path it changed when
   what another step's tool write left (that write explains it).
 So a command's changes are exact when no other writer ran meanwhile; when several commands ran at the
 same time, a path that changed under all of them belongs to all of them (`Change.tasks` lists them).
-A path that changed while no owner could have changed it (the user's editor, say) is not the entry's.
+A path that changed while no owner could have changed it (the user's editor, say) is not the entry's: a
+command the classifier reads as read-only (`sleep 3`, `ls`) makes no step an owner (service.py).
+
+Other paicli processes in the same workspace keep their own entries in the same journal, with the
+wall-clock span of each step. When a command's step ends (`concurrent`), a path another process's tool
+wrote during an overlapping step is theirs (`Step.foreign`: not credited here); a path that changed while
+another process ran a command cannot be told apart (`Step.uncertain`): the change is kept, marked
+`attributed: false`, and undo asks (or wants --force) before taking it back.
 
 An entry's change of a path goes from what it held before its first owner to what its last owner left.
 """
@@ -22,7 +29,9 @@ def owners(steps: list[Step]) -> dict[str, list[Step]]:
     found: dict[str, list[Step]] = {}
     for step in sorted(steps, key=lambda s: s.start):
         for path, window in step.window.items():
-            if path in step.writes or (step.executed and not _explained(path, window.after, step, steps)):
+            if path in step.writes or (
+                step.executed and path not in step.foreign and not _explained(path, window.after, step, steps)
+            ):
                 found.setdefault(path, []).append(step)
     return found
 
@@ -55,8 +64,33 @@ def entry_changes(entry: Entry) -> list[Change]:
         if before == after:
             continue
         tasks = list(dict.fromkeys(s.task_id for s in steps if s.task_id is not None))
-        changes.append(Change(path=path, before=before, after=after, tasks=tasks))
+        attributed = not any(path in s.uncertain and path not in s.writes for s in steps)
+        changes.append(Change(path=path, before=before, after=after, tasks=tasks, attributed=attributed))
     return changes
+
+
+def concurrent(step: Step, others: list[Entry], now: float) -> tuple[list[str], list[str]]:
+    """(foreign, uncertain) among the paths `step`'s commands may have changed, judged by the steps of
+    other entries (other paicli processes) whose wall-clock spans overlap it: see the module docstring."""
+    mine = [path for path in step.window if path not in step.writes]
+    if not mine or step.started_at is None:
+        return [], []
+    end = step.ended_at if step.ended_at is not None else now
+    foreign: set[str] = set()
+    uncertain: set[str] = set()
+    for entry in others:
+        for other in entry.steps:
+            if other.started_at is None:
+                continue
+            other_end = other.ended_at if other.ended_at is not None else now
+            if other.started_at > end or other_end < step.started_at:
+                continue
+            for path in mine:
+                if path in other.writes:
+                    foreign.add(path)
+                elif other.executed and (other.ended_at is None or path in other.window):
+                    uncertain.add(path)
+    return sorted(foreign), sorted(uncertain - foreign)
 
 
 def task_paths(entry: Entry, task_id: str) -> dict[str, tuple[Image | None, list[str]]]:

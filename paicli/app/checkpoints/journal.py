@@ -42,6 +42,12 @@ class Step(BaseModel):
     executed: bool = False  # ran a command (or any tool that may change anything)
     writes: dict[str, Image | None] = Field(default_factory=dict)  # path → content before the first tool write
     window: dict[str, Window] = Field(default_factory=dict)  # what changed between start and end
+    # Wall-clock times of the window (its `before` checkpoint, its `after`), so that other paicli processes
+    # in the workspace can tell whether their steps overlapped this one.
+    started_at: float | None = None
+    ended_at: float | None = None
+    foreign: list[str] = Field(default_factory=list)  # changed meanwhile by another paicli process's tool write
+    uncertain: list[str] = Field(default_factory=list)  # changed while another paicli process ran a command
 
 
 class Change(BaseModel):
@@ -53,6 +59,7 @@ class Change(BaseModel):
     added: int | None = None  # None for a binary file
     removed: int | None = None
     tasks: list[str] = Field(default_factory=list)  # empty in a chat turn
+    attributed: bool = True  # False: a command of another paicli process may have made it (attribution.py)
 
     @property
     def status(self) -> Literal["created", "modified", "deleted"]:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from paicli.app.checkpoints.attribution import entry_changes
+from paicli.app.checkpoints.attribution import concurrent, entry_changes
 from paicli.app.checkpoints.git import GitError
 from paicli.app.checkpoints.images import Image, UnsafePath, check_relative, shown_path
 from paicli.app.checkpoints.journal import Change, Entry, Step, Window
@@ -33,7 +33,8 @@ class Recording:
         self.entry = entry
         self.open: dict[str | None, Step] = {}  # task id (None: the chat turn) → its running step
         self.failure: str | None = None
-        self._idle_since: tuple[str, float] | None = None  # the last step's after, when none is open since
+        # the last step's after (its monotonic and wall-clock times), when no step has been open since
+        self._idle_since: tuple[str, float, float] | None = None
 
     @property
     def active(self) -> bool:
@@ -54,13 +55,16 @@ class Recording:
         if self.failure is not None or task_id in self.open:
             return
         with self._op():
-            before = self._fresh_after() or self._snapshot_before(task_id)
-            step = Step(task_id=task_id, start=self.entry.tick(), before=before)
+            taken_at = time.time()
+            reused = self._fresh_after()
+            before = reused[0] if reused else self._snapshot_before(task_id)
+            started_at = reused[1] if reused else taken_at
+            step = Step(task_id=task_id, start=self.entry.tick(), before=before, started_at=started_at)
             self.entry.steps.append(step)
             self.open[task_id] = step
             self.store.journal.save(self.entry)
 
-    def _fresh_after(self) -> str | None:
+    def _fresh_after(self) -> tuple[str, float] | None:
         """The checkpoint a step that just ended took, when no step has been open since and it is at most
         REUSE_SECONDS old: every change paicli makes happens in a step, so the workspace is still as it
         holds it, and a dependent task starting at once needs no checkpoint of its own (one less on the
@@ -68,7 +72,7 @@ class Recording:
         idle, self._idle_since = self._idle_since, None
         if idle is None or self.open or time.monotonic() - idle[1] > REUSE_SECONDS:
             return None
-        return idle[0]
+        return idle[0], idle[2]
 
     def _snapshot_before(self, task_id: str | None) -> str:
         try:
@@ -90,6 +94,7 @@ class Recording:
             return
         with self._op():
             step.writes[path] = self.store.store_disk([path])[path]
+            self.store.journal.save(self.entry)  # other paicli processes see the write before it happens
 
     def note_execute(self, task_id: str | None) -> None:
         """Before a command (or any tool that may change anything) runs."""
@@ -103,14 +108,18 @@ class Recording:
             return
         with self._op():
             step.after = self.store.snapshot(f"after {task_id or self.entry.id}")
+            step.ended_at = time.time()
             step.end = self.entry.tick()
             step.window = self.store.window(step.before, step.after)
             self._add_untracked_writes(step)
+            if step.executed and any(path not in step.writes for path in step.window):
+                others = [e for e in self.store.journal.entries() if e.id != self.entry.id]
+                step.foreign, step.uncertain = concurrent(step, others, step.ended_at)
             contents = [*step.writes.values(), *(w.after for w in step.window.values())]
             self.store.keep(self.entry.id, [step.before, step.after, *(i.sha for i in contents if i is not None)])
             self._update_changes()
             self.store.journal.save(self.entry)
-            self._idle_since = (step.after, time.monotonic()) if not self.open else None
+            self._idle_since = (step.after, time.monotonic(), step.ended_at) if not self.open else None
 
     def finish(self) -> None:
         for task_id in list(self.open):
@@ -181,8 +190,8 @@ class Recording:
                 self.store.notify(f"checkpoints are off for this one: {self.failure}")
 
 
-def _without_counts(changes: list[Change]) -> list[tuple[str, Image | None, Image | None, list[str]]]:
-    return [(c.path, c.before, c.after, c.tasks) for c in changes]
+def _without_counts(changes: list[Change]) -> list[tuple[str, Image | None, Image | None, list[str], bool]]:
+    return [(c.path, c.before, c.after, c.tasks, c.attributed) for c in changes]
 
 
 def file_changes(entry: Entry) -> list[FileChange]:
@@ -198,4 +207,5 @@ def file_change(change: Change, kind: str) -> FileChange:
         removed=change.removed,
         task_id=tasks[0] if len(tasks) == 1 else None,
         task_ids=list(tasks),
+        attributed=change.attributed,
     )

@@ -70,6 +70,12 @@ def refusal_lines(preview: Preview, *, force_hint: str) -> list[str]:
     if preview.shared:
         lines.append(f"refused: {len(preview.shared)} file(s) of {preview.task_id} were changed by other tasks too:")
         lines += [f"  {shown(path)} (also {', '.join(others)})" for path, others in preview.shared.items()]
+    if preview.unattributed:
+        lines.append(
+            f"refused: {len(preview.unattributed)} file(s) may have been changed by another paicli process, "
+            f"not {preview.task_id or preview.entry.id}:"
+        )
+        lines += [f"  {shown(path)}" for path in preview.unattributed]
     lines.append(force_hint)
     return lines
 

@@ -32,11 +32,22 @@ from paicli.app.checkpoints.undo import (
 )
 from paicli.common.events import EventSink, FileChange, Notice
 from paicli.config import Settings
+from paicli.policy.classify import classify_command
+from paicli.policy.risk import Risk
 from paicli.runtime import Runtime
 from paicli.tools.base import Effect, Tool, ToolContext
 from paicli.tools.git_env import program_outside
 
 T = TypeVar("T")
+
+
+def _read_only_command(tool: Tool, arguments: Mapping[str, Any], workspace: Path) -> bool:
+    """A command the classifier reads as changing nothing (`sleep 3`, `ls`): what changes while it runs is
+    someone else's doing, so its step owns none of it (attribution.py)."""
+    command = arguments.get(tool.command_argument) if tool.command_argument else None
+    return isinstance(command, str) and classify_command(command, workspace).risk is Risk.SAFE
+
+
 LABEL_LIMIT = 80
 
 
@@ -191,7 +202,7 @@ class Checkpoints:
             raw = arguments.get(tool.path_argument)
             if isinstance(raw, str) and raw:
                 await self.call(recording.note_write, ctx.task_id, raw)
-        elif tool.effect is Effect.EXECUTE:
+        elif tool.effect is Effect.EXECUTE and not _read_only_command(tool, arguments, ctx.workspace):
             await self.call(recording.note_execute, ctx.task_id)
 
     # ---- undo, redo, changes (the REPL) ----

@@ -53,12 +53,13 @@ class Preview:
     actions: list[Action]
     changed_since: list[str] = field(default_factory=list)  # changed after the entry (or the undo)
     shared: dict[str, list[str]] = field(default_factory=dict)  # path → other tasks that changed it too
+    unattributed: list[str] = field(default_factory=list)  # changes that may be another process's (issue 29)
     errors: dict[str, str] = field(default_factory=dict)  # filled in once carried out
     record: Undo | None = None  # for a redo: the undo it takes back
 
     @property
     def refused(self) -> bool:
-        return bool(self.changed_since or self.shared)
+        return bool(self.changed_since or self.shared or self.unattributed)
 
     @property
     def subject(self) -> str:
@@ -111,7 +112,13 @@ def preview_undo(store: CheckpointStore, entry: Entry, task_id: str | None) -> P
         shared = {path: others for path, (_, others) in paths.items() if others}
     expected = {path: expected_now(entry, path) for path in targets}
     preview = _preview(store, entry, task_id, targets, expected, redo=False)
-    preview.shared = {path: others for path, others in shared.items() if path in {a.path for a in preview.actions}}
+    acting = {a.path for a in preview.actions}
+    preview.shared = {path: others for path, others in shared.items() if path in acting}
+    preview.unattributed = [
+        c.path
+        for c in entry.changes
+        if not c.attributed and c.path in acting and (task_id is None or task_id in c.tasks)
+    ]
     if not preview.actions:
         what = f"{task_id} of {entry.id}" if task_id else entry.id
         raise UndoRefusal(f"nothing to undo: the files of {what} already hold what they held before")

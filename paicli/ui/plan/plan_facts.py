@@ -15,6 +15,7 @@ Pure functions (nothing prints); every model-written string goes through `fold` 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from rich.text import Text
 from paicli.common.values import Estimate, Usage
 from paicli.plan.model import Plan, Task
 from paicli.tools.toolbox import builtin_tool
-from paicli.ui.plan.plan_view import fold
+from paicli.ui.plan.plan_view import LINE_MARK, fold, marked, text_lines
 
 ACTION_VERBS = {
     "read_file": "reads",
@@ -49,36 +50,59 @@ class PlanFacts:
 
 
 def action_text(task: Task) -> str | None:
-    """A direct action in a few words (`runs 'pytest -q'` with backticks, `reads src/a.py`), None without one."""
+    """A direct action in a few words (`runs 'pytest -q'` with backticks, `reads src/a.py`), None without one.
+
+    On one line: a line break in a command shows as ⏎, and the count of lines follows, so no line hides
+    behind a comment on the one before it; a tool paicli does not know (MCP) shows all its arguments."""
     if task.action is None:
         return None
     tool = builtin_tool(task.action.tool)
-    what = fold(tool.summary(task.action.args)) if tool is not None else ""
-    verb = ACTION_VERBS.get(task.action.tool)
-    if verb is None:
-        return f"calls {fold(task.action.tool)}" + (f" {what}" if what else "")
+    if tool is None:
+        arguments = json.dumps(task.action.args, ensure_ascii=False) if task.action.args else ""
+        return f"calls {fold(task.action.tool)}" + (f" {marked(arguments)}" if arguments else "")
     if task.action.tool == "execute_command":
-        return f"runs `{what}`"
+        lines = command_lines(task)
+        return f"runs `{LINE_MARK.join(lines)}`" + (f" ({len(lines)} lines)" if len(lines) > 1 else "")
+    what = marked(tool.summary(task.action.args))
+    verb = ACTION_VERBS.get(task.action.tool, "calls " + fold(task.action.tool))
     return f"{verb} {what}" if what else verb
 
 
-def files_text(task: Task) -> str | None:
+def command_lines(task: Task) -> list[str]:
+    """The lines of a direct `execute_command` action, each made safe ([] for any other task)."""
+    if task.action is None or task.action.tool != "execute_command":
+        return []
+    command = task.action.args.get("command")
+    return text_lines(command, collapse=False) if isinstance(command, str) else []
+
+
+def files_text(task: Task, *, expanded: bool = False) -> str | None:
+    """The write set: all of it when `expanded` (Ctrl+O), else the first `FILES_SHOWN` and a count."""
     if task.files is None:
         return None
     if not task.files:
         return "changes no file"
-    shown = ", ".join(fold(path) for path in task.files[:FILES_SHOWN])
-    more = len(task.files) - FILES_SHOWN
-    return f"may change {shown}" + (f" and {more} more" if more > 0 else "")
+    listed = task.files if expanded else task.files[:FILES_SHOWN]
+    shown = ", ".join(fold(path) for path in listed)
+    more = len(task.files) - len(listed)
+    return f"may change {shown}" + (f" and {more} more (Ctrl+O lists all)" if more > 0 else "")
 
 
-def task_facts(task: Task, model: str | None = None) -> Text | None:
-    """The line under a task's description: its write set, its action (no model call) or its model."""
+def task_facts(task: Task, model: str | None = None, *, expanded: bool = False) -> Text | None:
+    """The line under a task's description: its write set, its action (no model call) or its model.
+
+    Expanded (Ctrl+O), a command of several lines is shown below it a line each, as bash will read it."""
     parts: list[tuple[str, str]] = []
-    if (written := files_text(task)) is not None:
+    block: list[str] = []
+    if (written := files_text(task, expanded=expanded)) is not None:
         parts.append((written, "magenta"))
     if (action := action_text(task)) is not None:
-        parts.append((action, "cyan"))
+        lines = command_lines(task)
+        if expanded and len(lines) > 1:
+            parts.append((f"runs these {len(lines)} lines", "cyan"))
+            block = lines
+        else:
+            parts.append((action, "cyan"))
         parts.append(("no model call", "green"))
     elif model:
         parts.append((f"model {fold(model)}", "blue"))
@@ -89,6 +113,10 @@ def task_facts(task: Task, model: str | None = None) -> Text | None:
         if number:
             line.append(" · ", style="dim")
         line.append(text, style=style)
+    width = len(str(len(block)))
+    for number, command in enumerate(block, start=1):
+        line.append(f"\n  {str(number).rjust(width)} │ ", style="dim")
+        line.append(command, style="cyan")
     return line
 
 

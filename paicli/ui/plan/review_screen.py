@@ -235,7 +235,11 @@ class _Review:
             self.console.print(estimate_line(self.facts.estimate(plan), cost))
         model_of = self.facts.model_of
         self.console.print(
-            render_plan(plan, expanded=self.expanded, facts=lambda task: task_facts(task, model_of and model_of(task)))
+            render_plan(
+                plan,
+                expanded=self.expanded,
+                facts=lambda task: task_facts(task, model_of and model_of(task), expanded=self.expanded),
+            )
         )
         unheld = self.facts.unheld(plan) if self.facts.unheld is not None else []
         if unheld:

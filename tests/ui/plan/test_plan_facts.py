@@ -46,7 +46,9 @@ def test_hostile_text_in_an_action_or_a_path_cannot_reach_the_terminal() -> None
 def test_write_sets_are_listed_then_counted() -> None:
     assert files_text(task(type="FILE_WRITE", files=["app.py", "tests/"])) == "may change app.py, tests/"
     many = files_text(task(type="FILE_WRITE", files=[f"f{n}.py" for n in range(9)]))
-    assert many == "may change f0.py, f1.py, f2.py, f3.py, f4.py, f5.py and 3 more"
+    assert many == "may change f0.py, f1.py, f2.py, f3.py, f4.py, f5.py and 3 more (Ctrl+O lists all)"
+    every = files_text(task(type="FILE_WRITE", files=[f"f{n}.py" for n in range(9)]), expanded=True)
+    assert every == "may change " + ", ".join(f"f{n}.py" for n in range(9))  # the whole write set, expanded
     assert files_text(task(type="COMMAND", files=[])) == "changes no file"
     assert files_text(task(type="FILE_WRITE")) is None
 
@@ -68,3 +70,28 @@ def test_estimates_read_as_rounded_figures() -> None:
     assert str(estimate_line(Estimate(requests=7, prompt_tokens=31_000), 0.004)).endswith("· <$0.01")
     actual = estimate_vs_actual(Estimate(requests=7, prompt_tokens=31_000), 6, Usage(prompt_tokens=28_410))
     assert actual == "Used 6 model requests · 28,410 prompt tokens (estimated 7 · ~31k)"
+
+
+def command(text: str) -> Task:
+    return task(type="COMMAND", action={"tool": "execute_command", "args": {"command": text}})
+
+
+def test_a_line_break_in_a_command_is_shown_so_no_line_hides_behind_a_comment() -> None:
+    hidden = command("echo tests-ok # later: touch pwned\ntouch pwned")
+    assert action_text(hidden) == "runs `echo tests-ok # later: touch pwned ⏎ touch pwned` (2 lines)"
+    assert str(task_facts(hidden, expanded=True)) == (
+        "runs these 2 lines · no model call\n  1 │ echo tests-ok # later: touch pwned\n  2 │ touch pwned"
+    )
+    # CRLF, a trailing newline, blank lines between, and a lone CR (shown, never obeyed)
+    assert action_text(command("make\r\nmake install\n")) == "runs `make ⏎ make install` (2 lines)"
+    assert action_text(command("a\n\nb")) == "runs `a ⏎  ⏎ b` (3 lines)"
+    assert action_text(command("true\rrm -rf x")) == "runs `true\\x0drm -rf x`"
+    spaced = command('printf "%s    %s" a b\n\techo  x')
+    assert str(task_facts(spaced, expanded=True)).endswith('1 │ printf "%s    %s" a b\n  2 │     echo  x')
+
+
+def test_other_tools_show_their_line_breaks_and_an_unknown_tool_all_its_arguments() -> None:
+    grep = task(type="FILE_READ", action={"tool": "grep_code", "args": {"pattern": "a\nb", "path": "src"}})
+    assert action_text(grep) == "searches for a ⏎ b in src"
+    mcp = task(type="ANALYSIS", action={"tool": "mcp__db__query", "args": {"sql": "select 1;\ndrop table t", "n": 2}})
+    assert action_text(mcp) == 'calls mcp__db__query {"sql": "select 1;\\ndrop table t", "n": 2}'

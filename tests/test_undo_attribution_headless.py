@@ -1,0 +1,126 @@
+"""A command's changes are not credited with what others did meanwhile (issue 29): another paicli process
+in the same workspace, or the user. Real paicli processes against the fake server, real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Finished, paicli_env, run_paicli, start_paicli
+from tests.fakellm import FakeLLM, Reply, all_of
+from tests.plan_script import PLANNER, script_summary, system_is, task_is
+
+
+def command_plan(command: str, task_id: str = "cmd") -> Reply:
+    task = {
+        "id": task_id,
+        "description": "run it",
+        "type": "COMMAND",
+        "dependencies": [],
+        "action": {"tool": "execute_command", "args": {"command": command}},
+    }
+    return Reply.text(json.dumps({"summary": "s", "tasks": [task]}))
+
+
+def planner_for(goal: str) -> Any:
+    return all_of(system_is(PLANNER), goal)
+
+
+def start_plan(workspace: Path, fake: FakeLLM, home: Path, goal: str) -> subprocess.Popen[str]:
+    return start_paicli(["-C", str(workspace), "plan", goal, "--yes", "--json"], paicli_env(fake, home))
+
+
+def finished(process: subprocess.Popen[str]) -> Finished:
+    out, err = process.communicate(timeout=60)
+    return Finished(process.returncode, out, err)
+
+
+def wait_for_start(workspace: Path, task_id: str) -> None:
+    """Until the plan's command runs (its checkpoint step is in the journal; give it a moment more)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if any(
+            f'"{task_id}"' in p.read_text()
+            for p in (workspace / ".paicli" / "plans").glob("*.json")
+            if p.stat().st_size
+        ):
+            time.sleep(1.0)
+            return
+        time.sleep(0.1)
+    raise AssertionError("the first plan never started its task")
+
+
+def changes(done: Finished) -> dict[str, dict[str, Any]]:
+    return {c["path"]: c for c in done.of("plan_finished")[0].get("changes") or []}
+
+
+def plan_id(workspace: Path, slug: str) -> str:
+    (path,) = [p for p in (workspace / ".paicli" / "plans").glob(f"*{slug}*.json")]
+    return path.stem
+
+
+def undo(workspace: Path, fake: FakeLLM, home: Path, *args: str) -> Finished:
+    return run_paicli(["-C", str(workspace), "undo", *args], paicli_env(fake, home))
+
+
+def test_a_file_another_plan_writes_meanwhile_is_not_the_commands(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    fake.on(planner_for("goal one"), command_plan("sleep 5; echo mine > mine.txt"))
+    writer = {"id": "w", "description": "write f2", "type": "FILE_WRITE", "dependencies": [], "files": ["f2.txt"]}
+    fake.on(planner_for("goal two"), Reply.text(json.dumps({"summary": "s", "tasks": [writer]})))
+    fake.on(all_of(task_is("w"), "f2.txt\\n"), Reply.text("written"))
+    fake.on(task_is("w"), Reply.tool_calls([("write_file", {"path": "f2.txt", "content": "two\n"})]))
+    script_summary(fake)
+    first = start_plan(workspace, fake, home, "goal one")
+    wait_for_start(workspace, "cmd")
+    second = run_paicli(["-C", str(workspace), "plan", "goal two", "--yes", "--json"], paicli_env(fake, home))
+    assert second.code == 0, second.stderr
+    one = finished(first)
+    assert one.code == 0, one.stderr
+    assert set(changes(one)) == {"mine.txt"} and "attributed" not in changes(one)["mine.txt"]
+    assert set(changes(second)) == {"f2.txt"}
+    undone = undo(workspace, fake, home, plan_id(workspace, "goal-one"))
+    assert undone.code == 0, undone.stderr
+    assert not (workspace / "mine.txt").exists() and (workspace / "f2.txt").read_text() == "two\n"
+
+
+def test_what_the_user_does_during_a_read_only_command_is_not_the_plans(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    (workspace / "README.md").write_text("readme\n")
+    fake.on(planner_for("goal one"), command_plan("sleep 4"))
+    script_summary(fake)
+    first = start_plan(workspace, fake, home, "goal one")
+    wait_for_start(workspace, "cmd")
+    (workspace / "README.md").write_text("edited by the user\n")
+    (workspace / "notes.txt").write_text("the user's notes\n")
+    one = finished(first)
+    assert one.code == 0, one.stderr
+    assert changes(one) == {}
+    undone = undo(workspace, fake, home, plan_id(workspace, "goal-one"))
+    assert undone.code != 0  # nothing of the plan's to undo
+    assert (workspace / "README.md").read_text() == "edited by the user\n" and (workspace / "notes.txt").exists()
+
+
+def test_a_change_made_while_another_plan_ran_a_command_is_marked_and_undo_wants_force(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    fake.on(planner_for("goal one"), command_plan("sleep 5; echo a > a.txt"))
+    fake.on(planner_for("goal two"), command_plan("echo b > b.txt", task_id="other"))
+    script_summary(fake)
+    first = start_plan(workspace, fake, home, "goal one")
+    wait_for_start(workspace, "cmd")
+    second = run_paicli(["-C", str(workspace), "plan", "goal two", "--yes", "--json"], paicli_env(fake, home))
+    assert second.code == 0, second.stderr
+    one = finished(first)
+    assert one.code == 0, one.stderr
+    seen = changes(one)
+    assert seen["b.txt"]["attributed"] is False and "attributed" not in seen["a.txt"]
+    refused = undo(workspace, fake, home, plan_id(workspace, "goal-one"))
+    assert refused.code == 1 and "may have been changed by another paicli process" in refused.stderr
+    assert "b.txt" in refused.stderr and (workspace / "a.txt").exists()
+    forced = undo(workspace, fake, home, plan_id(workspace, "goal-one"), "--force")
+    assert forced.code == 0, forced.stderr
+    assert not (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
