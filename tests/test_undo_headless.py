@@ -68,6 +68,7 @@ def script_plan(fake: FakeLLM) -> None:
             "task_3",
             "COMMAND",
             ["task_1", "task_2"],
+            files=["build/"],  # in the sandbox a command writes only what its task declares
             action={"tool": "execute_command", "args": {"command": "mkdir -p build && cat app.py > build/out.txt"}},
         ),
     ]

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from paicli.common import paths
 from paicli.policy.external_scope import external_out_of_scope
 from paicli.tools.base import Effect, Tool, ToolFailure
 from paicli.tools.guard import resolve_in_workspace
@@ -48,9 +49,11 @@ def _declared(workspace: Path, raw: str, writable: tuple[str, ...]) -> bool:
     except ToolFailure:
         return True
     root = Path(os.path.realpath(workspace))
+    relative = target.relative_to(root).as_posix() if target != root else paths.WHOLE_WORKSPACE
+    names = paths.Names.of(root)  # README.md is readme.md where the filesystem says so
     for entry in writable:
         # Taken as written, never through a symlink: a declared `tests/` that links to `.` covers tests/ only.
-        declared = Path(os.path.normpath(root / entry))
-        if target == declared or (entry.endswith("/") and target.is_relative_to(declared)):
+        declared = paths.normalise(entry)
+        if declared is not None and declared != paths.WHOLE_WORKSPACE and names.covers(declared, relative):
             return True
     return False
