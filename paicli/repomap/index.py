@@ -124,6 +124,7 @@ class Index:
         self.paths = self.lister(self.workspace)
         with self._lock() as held:
             if not held:
+                self.paths = [path for path in self.paths if os.path.lexists(self.workspace / path)]
                 return UpdateReport(len(self.paths), 0, 0, 0, time.monotonic() - started, updated=False)
             try:
                 return self._update(started, time_budget)
@@ -145,12 +146,17 @@ class Index:
         try:
             for file_id in gone:
                 self._forget(file_id)
+            present: list[str] = []
             for path in self.paths:
                 try:
                     entry = os.stat(self.workspace / path, follow_symlinks=False)
-                except OSError:
-                    entry = None
-                mtime, size = (entry.st_mtime_ns, entry.st_size) if entry is not None else (0, -1)
+                except OSError:  # gone since the listing (or deleted but still in git's index)
+                    if path in known:
+                        self._forget(known[path][0])
+                        gone.append(known[path][0])
+                    continue
+                present.append(path)
+                mtime, size = entry.st_mtime_ns, entry.st_size
                 old = known.get(path)
                 if old is not None and old[1:] == (mtime, size):
                     continue
@@ -162,17 +168,18 @@ class Index:
                 self._add(path, mtime, size)
                 read += 1
             db.execute("COMMIT")
+            self.paths = present
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        return UpdateReport(len(self.paths), read, len(gone), pending, time.monotonic() - started, updated=True)
+        return UpdateReport(len(present), read, len(gone), pending, time.monotonic() - started, updated=True)
 
     def _forget(self, file_id: int) -> None:
         for table, column in (("terms", "file"), ("defs", "file"), ("files", "id")):
             self.db.execute(f"DELETE FROM {table} WHERE {column} = ?", (file_id,))
 
     def _add(self, path: str, mtime: int, size: int) -> None:
-        text = read_source(self.workspace, path) if size >= 0 else None
+        text = read_source(self.workspace, path)
         symbols = symbols_of(path, text) if text is not None else []
         document: Counter[str] = counts(text) if text is not None else Counter()
         for word in words(path):
