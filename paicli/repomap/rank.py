@@ -7,6 +7,7 @@
 3. Widened by the code's own links from the best `LINKED_FROM` files: the files defining the top-level
    symbols they use (a name defined in at most `MAX_DEFINERS` files), and their tests (`test_x.py`,
    `x_test.go`, `x.test.ts`, `XTest.java`, ...). A linked file gets a share of its source's score.
+4. The files with no score last, shallow ones first.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ def rank(corpus: Corpus, goal: str, paths: Sequence[str], read: ReadText) -> Ran
             if linked in listed and linked != seed:
                 scores[linked] = scores.get(linked, 0.0) + share * base
     ranked = sorted((p for p in scores if p not in named), key=lambda p: (-scores[p], p))
-    return Ranking(named=named, ranked=ranked, scores=scores)
+    rest = sorted((p for p in paths if p not in scores and p not in named), key=lambda p: (p.count("/"), p))
+    return Ranking(named=named, ranked=ranked + rest, scores=scores)
 
 
 class ReadText(Protocol):

@@ -93,8 +93,15 @@ def plan_facts(runtime: Runtime) -> PlanFacts:
         model = estimator.model_of(task)
         return model if model != session_model else None
 
+    def map_share() -> tuple[int, int] | None:
+        return runtime.last_map.last if runtime.last_map is not None else None
+
     return PlanFacts(
-        problems=problems, estimate=estimator, model_of=routed_model, cost=lambda plan: estimator(plan).cost
+        problems=problems,
+        estimate=estimator,
+        model_of=routed_model,
+        cost=lambda plan: estimator(plan).cost,
+        map_share=map_share,
     )
 
 

@@ -68,3 +68,8 @@ def test_estimates_read_as_rounded_figures() -> None:
     assert str(estimate_line(Estimate(requests=7, prompt_tokens=31_000), 0.004)).endswith("· <$0.01")
     actual = estimate_vs_actual(Estimate(requests=7, prompt_tokens=31_000), 6, Usage(prompt_tokens=28_410))
     assert actual == "Used 6 model requests · 28,410 prompt tokens (estimated 7 · ~31k)"
+
+
+def test_the_estimate_says_how_much_of_the_planner_request_was_the_repository_map() -> None:
+    line = str(estimate_line(Estimate(requests=3, prompt_tokens=9_000), None, (2_950, 4_100)))
+    assert line.splitlines()[1] == "Planned with a repository map of ~3.0k of the request's ~4.1k tokens (71 %)"
