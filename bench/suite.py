@@ -9,6 +9,7 @@ from types import ModuleType
 
 from bench import (
     checkpoints,
+    context,
     dag_ops,
     dispatch,
     fuzz_shell,
@@ -46,6 +47,7 @@ ORDER = (
     sandbox,
     soak,
     keys,
+    context,
 )
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

@@ -68,8 +68,13 @@ def index_folder(home: Path, workspace: Path) -> Path:
 
 
 class Index:
-    def __init__(self, workspace: Path, folder: Path, lister: Lister, sink: EventSink) -> None:
+    def __init__(
+        self, workspace: Path, folder: Path, lister: Lister, sink: EventSink, *, weights: tuple[int, int] | None = None
+    ) -> None:
+        """`weights`: how many times a path's and a symbol's words count (PATH_WEIGHT, SYMBOL_WEIGHT); (0, 0)
+        gives plain BM25 over the contents (the baseline `python -m bench context` compares with)."""
         self.workspace = workspace
+        self.path_weight, self.symbol_weight = weights or (PATH_WEIGHT, SYMBOL_WEIGHT)
         self.folder = folder
         self.lister = lister
         self.sink = sink
@@ -182,11 +187,11 @@ class Index:
         text = read_source(self.workspace, path)
         symbols = symbols_of(path, text) if text is not None else []
         document: Counter[str] = counts(text) if text is not None else Counter()
-        for word in words(path):
-            document[word] += PATH_WEIGHT
-        for symbol in symbols:
+        for word in words(path) if self.path_weight else ():
+            document[word] += self.path_weight
+        for symbol in symbols if self.symbol_weight else ():
             for word in words(symbol.name):
-                document[word] += SYMBOL_WEIGHT
+                document[word] += self.symbol_weight
         kept = dict(document.most_common(MAX_TERMS))
         shown = [[s.name, s.kind, s.line, s.signature, s.depth] for s in symbols]
         cursor = self.db.execute(

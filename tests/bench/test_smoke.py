@@ -114,6 +114,13 @@ def the_request_path_times_the_shipped_client_and_the_old_stack_when_installed(r
     assert ("httpx (before): client CPU per request" in names) == (importlib.util.find_spec("httpx") is not None)
 
 
+def the_context_benchmark_finds_the_changed_files_in_the_planner_request(context: Result) -> None:
+    figures = context.details["generated"]
+    assert figures["commits"] == 6
+    assert figures["recall"]["map@3000"] == 1.0  # every commit's files are named in its request
+    assert figures["recall"]["map@3000"] >= figures["recall"]["bm25@3000"]
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
     "makespan": makespan_completes_every_task,
     "dispatch": dispatch_completes_every_task,
@@ -127,6 +134,7 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "shelldiff": the_shell_differential_finds_no_false_safe,
     "fuzz-shell": the_bash_fuzzer_runs_its_cases_in_the_sandbox_or_says_why_not,
     "soak": the_soak_completes_every_task_under_faults_without_running_a_call_twice,
+    "context": the_context_benchmark_finds_the_changed_files_in_the_planner_request,
 }
 
 
