@@ -7,9 +7,9 @@ are listed with their path words only, and one update stops reading after `time_
 files it did not reach are read by the next update; until then they rank by their path alone).
 
 Two processes: the one that takes the lock file (`build.lock`, O_EXCL) updates; another one waits up to
-`LOCK_WAIT` seconds for it and then uses the index as it is. A lock left by a dead process is taken
-over after `STALE_LOCK` seconds. An index SQLite cannot read (a corrupt or foreign file) is deleted and
-built again, with a Notice saying so.
+`LOCK_WAIT` seconds for it and then uses the index as it is. A lock is taken over at once when its
+process is gone (paicli killed mid-build), and after `STALE_LOCK` seconds in any case. An index SQLite
+cannot read (a corrupt or foreign file) is deleted and built again, with a Notice saying so.
 """
 
 from __future__ import annotations
@@ -212,10 +212,10 @@ class Index:
             try:
                 fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
             except FileExistsError:
-                with contextlib.suppress(OSError):
-                    if time.time() - lock.stat().st_mtime > STALE_LOCK:
+                if _stale(lock):
+                    with contextlib.suppress(FileNotFoundError):
                         lock.unlink()
-                        continue
+                    continue
                 if time.monotonic() > deadline:
                     yield False
                     return
@@ -263,3 +263,23 @@ class Index:
             for name, path in rows:
                 found.setdefault(name, []).append(path)
         return found
+
+
+def _stale(lock: Path) -> bool:
+    """A lock whose process is gone (paicli was killed mid-build), or older than STALE_LOCK."""
+    try:
+        pid = int(lock.read_text() or "0")
+        age = time.time() - lock.stat().st_mtime
+    except (OSError, ValueError):
+        return False  # being written, or gone already: look again
+    if age > STALE_LOCK:
+        return True
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False

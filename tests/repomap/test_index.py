@@ -134,3 +134,13 @@ def test_two_processes_at_once_both_get_a_map(tmp_path: Path) -> None:
     assert not (index_folder(home, repo) / "build.lock").exists()
     index, _ = index_of(repo, home)
     assert index.update().read == 0  # complete: nothing left to read
+
+
+def test_a_lock_left_by_a_dead_process_is_taken_over(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    index, _ = index_of(repo, tmp_path / "home")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    index.folder.mkdir(parents=True)
+    (index.folder / "build.lock").write_text(dead.stdout.strip())
+    report = index.update()
+    assert report.updated and report.read == 8
