@@ -88,6 +88,7 @@ def churn(repo: Path, parent: str) -> list[str]:
 
 
 def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
+    tip = git(repo, "rev-parse", "HEAD").strip()
     chosen = commits(repo, count)
     recalls: dict[str, list[float]] = {f"{m}@{b}": [] for m in METHODS for b in BUDGETS}
     request_chars: list[int] = []
@@ -100,11 +101,13 @@ def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
         if not at_parent:
             continue
         started = time.perf_counter()
-        report = repo_map.index.update()
+        while repo_map.index.update().pending:  # the first build may take more than one update's budget
+            pass
         if position == 0:
             first_build = time.perf_counter() - started
             update_after_edit = edited_update(repo, repo_map.index, at_parent)
-        plain.update()
+        while plain.update().pending:
+            pass
         system = system_prompt("planner", repo, home)
         ranked_plain = sorted(bm25(plain, words(message)).items(), key=lambda item: -item[1])
         by_churn = churn(repo, f"{sha}^")
@@ -123,10 +126,9 @@ def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
             for method, shown in texts.items():
                 found = sum(mentioned(path, shown) for path in at_parent)
                 recalls[f"{method}@{budget}"].append(found / len(at_parent))
-        del report
     repo_map.close()
     plain.close()
-    git(repo, "checkout", "-q", "--force", chosen[0][0] if chosen else "HEAD")
+    git(repo, "checkout", "-q", "--force", tip)
     return {
         "files": len(git_files(repo)),
         "commits": len(recalls["map@1000"]),

@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from paicli.llm.tokens import estimate_text
 from paicli.repomap.tags import Symbol
 
-LAYOUT_SHARE = 0.15
-SYMBOLS_SHARE = 0.45
-MAX_SYMBOL_FILES = 20
-SYMBOL_LINES = 14  # per file
-SUBFOLDERS = 8  # shown per top folder
+# Measured (bench context): every token spent on layout and symbols is a path less, and recall follows the
+# number of paths; these shares keep the map's recall near that of its ranking alone.
+LAYOUT_SHARE = 0.04
+SYMBOLS_SHARE = 0.1
+MAX_SYMBOL_FILES = 5
+SYMBOL_LINES = 6  # per file
+SUBFOLDERS = 5  # shown per top folder
 
 
 @dataclass(frozen=True)
@@ -50,10 +52,7 @@ def render(
     symbols: Callable[[str], list[Symbol]],
     budget: int,
 ) -> RenderedMap:
-    header = (
-        f"# Repository map\n\n{len(paths):,} files (git-ignored ones left out). The files most likely to matter "
-        "for the goal come first, with their top-level symbols; then more paths, best first."
-    )
+    header = f"# Repository map\n\n{len(paths):,} files (not git-ignored ones); those likeliest to matter first."
     lines = [header, "", "## Layout (files per folder)", *_layout(paths, int(budget * LAYOUT_SHARE))]
     used = estimate_text("\n".join(lines))
     shown: list[str] = []
