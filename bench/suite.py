@@ -9,6 +9,7 @@ from types import ModuleType
 
 from bench import (
     checkpoints,
+    context,
     dag_ops,
     dispatch,
     fuzz_shell,
@@ -48,6 +49,7 @@ ORDER = (
     soak,
     keys,
     grep,
+    context,
 )
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

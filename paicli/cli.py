@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _global_options(parser, suppress=False)
     _plan_options(parser, suppress=False, hidden=True)
-    commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo,doctor}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo,doctor,map}")
     run = commands.add_parser(
         "run",
         help="one ReAct turn, no plan; the final answer goes to stdout",
@@ -198,6 +198,15 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="one JSON object on stdout")
     doctor.add_argument("--refresh", action="store_true", help="forget what was remembered about servers first")
     _global_options(doctor, suppress=True)
+    repo_map = commands.add_parser(
+        "map",
+        help="the repository map the planner would be given for GOAL",
+        description="The repository map the planner would be given for GOAL (no model request).",
+    )
+    repo_map.add_argument("goal", nargs="?", default="", help="what the plan would be for (default: none)")
+    repo_map.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    repo_map.add_argument("--tokens", type=int, default=None, metavar="N", help="the map's budget (map_tokens)")
+    _global_options(repo_map, suppress=True)
     return parser
 
 
@@ -266,6 +275,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from paicli.doctor import doctor_command
 
             return doctor_command(settings, json_mode=args.json, refresh=args.refresh)
+        if args.command == "map":
+            from paicli.map_command import map_command
+
+            if args.tokens is not None:
+                settings = settings.model_copy(update={"map_tokens": max(0, args.tokens)})
+            return map_command(settings, args.goal, json_mode=args.json)
         if args.command == "run":
             from paicli.headless import run_command
 

@@ -93,6 +93,12 @@ class Settings(BaseModel):
     )
     approval: Literal["ask", "auto", "yolo"] | None = Field(None, description="unset: ask in the REPL, auto headless")
     context_tokens: int = Field(64_000, gt=1000, description="context budget before compression")
+    map_tokens: int = Field(
+        3_000,
+        ge=0,
+        le=64_000,
+        description="tokens of the repository map in the planner's request (files ranked for the goal); 0: none",
+    )
     max_budget_tokens: int | None = Field(None, gt=0, description="hard token budget of a plan; unset: none")
     notify: bool = Field(True, description="REPL: bell + OSC 9 when a plan waits for review or finishes")
     notify_after: float = Field(10.0, ge=0, description="seconds a plan must have run before it notifies")

@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # plan mode loads with the first plan, not at start-up
     from paicli.plan.estimate import Estimator
     from paicli.plan.model import Task
     from paicli.plan.session import Approve, PlanSession
+    from paicli.repomap.repo_map import PlannerMap
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
@@ -72,6 +73,7 @@ class Runtime:
     sandbox: SandboxChoice = field(default_factory=lambda: SandboxChoice("off", None))  # what contains commands
     mcp: McpManager | None = None  # the MCP servers, when any is configured; their tools join `tools` when ready
     _builtin: ToolBox | None = field(default=None, repr=False)  # `tools` without MCP tools
+    last_map: PlannerMap | None = None  # the repository map of the latest plan session
 
     @property
     def workspace(self) -> Path:
@@ -138,6 +140,15 @@ class Runtime:
             reviewer_model=model_for_reviewer(s),
             prices=s.prices,
         )
+
+    def planner_map(self, sink: EventSink) -> PlannerMap:
+        """The repository map the planner's requests carry (paicli/repomap); the latest one's share of its
+        request stays on `last_map` for the review screen."""
+        from paicli.repomap.repo_map import PlannerMap, RepoMap
+
+        repo_map = RepoMap(self.workspace, self.home, sink, map_tokens=self.settings.map_tokens)
+        self.last_map = PlannerMap(repo_map, sink)
+        return self.last_map
 
     def system_prompt(self, mode: str | None) -> str:
         return system_prompt(mode, self.workspace, self.home)
@@ -303,6 +314,7 @@ def build_plan_session(
         sink=sink,
         contract=runtime.contract(tools),
         estimator=estimator,
+        context=runtime.planner_map(sink),
     )
     session = PlanSession(
         planner=planner,

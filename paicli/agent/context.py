@@ -11,8 +11,7 @@ from paicli.tools.file_lister import list_files
 from paicli.trust import trusted_prompt
 
 TOOL_MODES = (None, "executor")
-OVERVIEW_MODES = ("planner", "replanner")  # tool-free modes that must know the files to plan around them
-OVERVIEW_ENTRIES = 300
+OVERVIEW_ENTRIES = 300  # the overview the planner had before the repository map (bench context compares)
 RULES_CAP = 24_000  # characters of project rules injected into a system prompt
 RULE_FILE_BYTES = 1 << 20  # a rule file larger than this is not read at all
 
@@ -74,13 +73,13 @@ def _read_rule_file(path: Path, workspace: Path, home: Path) -> str:
 def system_prompt(mode: str | None, workspace: Path, home: Path) -> str:
     """The system prompt of one mode ("executor", "planner", ...; None = chat). Deterministic: the same
     inputs give byte-identical text, so provider prompt caches hit across the tasks of a plan.
-    Modes that use tools (chat, executor) start from system.md; the tool-free ones only get their own."""
+    Modes that use tools (chat, executor) start from system.md; the tool-free ones only get their own.
+    The planner's knowledge of the files is the repository map in its user message (paicli/repomap): it
+    depends on the goal, and the system prompt must not."""
     sections = [load_prompt("system.md", workspace, home).strip()] if mode in TOOL_MODES else []
     if mode:
         sections.append(load_prompt(f"modes/{mode}.md", workspace, home).strip())
     sections.append(f"# Workspace\n\nThe workspace root is {workspace}. Paths are relative to it.")
-    if mode in OVERVIEW_MODES:
-        sections.append(f"# Files in the workspace\n\n{workspace_overview(workspace)}")
     rules = project_rules(workspace, home)
     if rules:
         sections.append(f"# Project rules\n\nFollow these rules of the project.\n\n{rules}")

@@ -26,11 +26,12 @@ import json
 import re
 from collections.abc import Callable, Collection
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from paicli.common.errors import ModelHTTPError, PlanError, UnsupportedRequest
 from paicli.common.events import EventSink, ModelUsage, Notice, PlanCreated
 from paicli.common.values import Estimate
+from paicli.llm.tokens import estimate_prompt
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
 from paicli.plan.contract import Contract
@@ -85,6 +86,14 @@ PLAN_SHAPE = (
 )
 
 
+class GoalContext(Protocol):
+    """What the planner's user message shows of the repository for a goal (paicli/repomap: the map).
+    Goal-specific, so it goes in the user message: the system prompt stays byte-identical across goals."""
+
+    def __call__(self, goal: str) -> str: ...
+    def sent(self, map_text: str, request_tokens: int) -> None: ...
+
+
 class Planner:
     def __init__(
         self,
@@ -96,9 +105,11 @@ class Planner:
         max_reasks: int = 2,
         contract: Contract | None = None,
         estimator: Callable[[Plan], Estimate] | None = None,
+        context: GoalContext | None = None,
     ) -> None:
         self.llm = llm
         self.estimator = estimator  # what a plan's PENDING tasks will cost, for `plan_created`
+        self.context = context
         self.contract = contract  # checked on every plan the model proposes; its problems are re-asked
         self.system_prompt = system_prompt
         self.sink = sink
@@ -120,7 +131,9 @@ class Planner:
         if attached.strip():
             heading = "# Attached by the user (tasks do not see this; a task that needs a file reads it)"
             parts.append(f"{heading}\n\n{attached}")
-        request = "\n\n".join([*parts, _reply_instruction()])
+        repo_map = await self._map(goal)
+        request = "\n\n".join([*parts, *([repo_map] if repo_map else []), _reply_instruction()])
+        self._sent(self.system_prompt, request, repo_map)
         plan = await self._ask(self.system_prompt, request, goal=goal, round=round)
         self.sink.emit(created(plan, self.estimator))
         return plan
@@ -160,7 +173,9 @@ class Planner:
         them.
         """
         next_round = plan.round + 1
-        request = _replan_request(plan, reason=reason, feedback=feedback)
+        repo_map = await self._map(plan.goal)
+        request = _replan_request(plan, reason=reason, feedback=feedback, repo_map=repo_map)
+        self._sent(replanner_prompt, request, repo_map)
         done = [task for task in plan.tasks if task.finished]
         fresh = await self._ask(replanner_prompt, request, goal=plan.goal, round=next_round, external=_completed(done))
         old = [task.model_copy(deep=True) for task in plan.tasks]
@@ -172,6 +187,21 @@ class Planner:
         new_plan = Plan(goal=plan.goal, summary=fresh.summary or plan.summary, tasks=tasks, round=next_round)
         self.sink.emit(created(new_plan, self.estimator))
         return new_plan
+
+    async def _map(self, goal: str) -> str:
+        """The repository map for `goal` (built off the event loop: indexing reads files), "" without one."""
+        context = self.context
+        if context is None:
+            return ""
+        return await off_loop(partial(context, goal), name="paicli-map")
+
+    def _sent(self, system_prompt: str, request: str, repo_map: str) -> None:
+        if self.context is not None and repo_map:
+            messages: list[Message] = [
+                {"role": "system", "content": system_prompt},
+                {"role": "user", "content": request},
+            ]
+            self.context.sent(repo_map, estimate_prompt(messages))
 
     # ---- one conversation: request, validate, re-ask ----------------------------------------------
 
@@ -272,12 +302,13 @@ def _reask_messages(response: ChatResponse, error: PlanError) -> list[Message]:
     return messages
 
 
-def _replan_request(plan: Plan, *, reason: str, feedback: str | None) -> str:
+def _replan_request(plan: Plan, *, reason: str, feedback: str | None, repo_map: str = "") -> str:
     completed = [task for task in plan.tasks if task.status is TaskStatus.COMPLETED]
     current = plan.current()
     failed = [task for task in current if task.status is TaskStatus.FAILED]
     skipped = [task for task in current if task.status is TaskStatus.SKIPPED]
-    parts = [f"# Goal\n\n{plan.goal.strip()}", f"# Why a new plan is needed\n\n{reason.strip()}"]
+    parts = [f"# Goal\n\n{plan.goal.strip()}", *([repo_map] if repo_map else [])]
+    parts.append(f"# Why a new plan is needed\n\n{reason.strip()}")
     share = max(300, min(caps.REPLAN_RESULT, caps.REPLAN_RESULTS_BUDGET // max(1, len(completed))))
     lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
     for task in completed:

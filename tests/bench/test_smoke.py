@@ -129,6 +129,13 @@ def the_plan_contract_is_checked_on_a_thousand_writers(dags: Result) -> None:
     assert chained["tasks"] == apart["tasks"] == 1000 and chained["problems"] == apart["problems"] == 0
 
 
+def the_context_benchmark_finds_the_changed_files_in_the_planner_request(context: Result) -> None:
+    figures = context.details["generated"]
+    assert figures["commits"] == 6
+    assert figures["recall"]["map@3000"] == 1.0  # every commit's files are named in its request
+    assert figures["recall"]["map@3000"] >= figures["recall"]["bm25@3000"]
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
     "dag": the_plan_contract_is_checked_on_a_thousand_writers,
     "makespan": makespan_completes_every_task,
@@ -144,6 +151,7 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "fuzz-shell": the_bash_fuzzer_runs_its_cases_in_the_sandbox_or_says_why_not,
     "soak": the_soak_completes_every_task_under_faults_without_running_a_call_twice,
     "grep": grep_finds_the_real_matches_and_nothing_ignored,
+    "context": the_context_benchmark_finds_the_changed_files_in_the_planner_request,
 }
 
 

@@ -49,6 +49,11 @@ class CommandContext(Protocol):
     def home(self) -> Path: ...
 
     @property
+    def map_tokens(self) -> int:
+        """The repository map's budget (Settings.map_tokens), for /map."""
+        ...
+
+    @property
     def policy(self) -> ApprovalPolicy | None: ...
 
     @property

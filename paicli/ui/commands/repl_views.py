@@ -37,6 +37,10 @@ class ReplViews:
         return self.runtime.home
 
     @property
+    def map_tokens(self) -> int:
+        return self.runtime.settings.map_tokens
+
+    @property
     def policy(self) -> ApprovalPolicy | None:
         return self.runtime.policy
 

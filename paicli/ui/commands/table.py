@@ -127,6 +127,8 @@ COMMANDS: list[Command] = [
     Command("/init", "read the repository and propose a PAI.md with its build, test and style commands",
             "paicli.ui.commands.init_command:init"),
     Command("/compact", "compress the conversation into a summary of the state", compact),
+    Command("/map", "the repository map the planner would be given for QUERY (a goal)",
+            "paicli.ui.commands.map_view:map_slash", usage="[QUERY]"),
     Command("/mcp", "the MCP servers, their status and tools; `restart NAME` starts one again",
             "paicli.ui.commands.mcp_command:mcp_slash", usage="[restart NAME]"),
     Command("/thinking", "show the model's latest reasoning in full (a reasoning model's thinking)", thinking),

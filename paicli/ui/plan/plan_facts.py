@@ -47,6 +47,10 @@ class PlanFacts:
     # Ids of PENDING tasks whose commands are not held to their `files` (no sandbox): each runs alone
     # among the tasks that write.
     unheld: Callable[[Plan], list[str]] | None = None
+    map_share: Callable[[], tuple[int, int] | None] | None = None  # (map, planner request) tokens, latest
+
+    def latest_map(self) -> tuple[int, int] | None:
+        return self.map_share() if self.map_share is not None else None
 
 
 def action_text(task: Task) -> str | None:
@@ -139,12 +143,17 @@ def _requests(count: int) -> str:
     return f"{count} model request" + ("" if count == 1 else "s")
 
 
-def estimate_line(estimate: Estimate, cost: float | None = None) -> Text:
-    """`Estimate: 7 model requests · ~31k prompt tokens · ~$0.01` above the plan under review."""
+def estimate_line(estimate: Estimate, cost: float | None = None, map_share: tuple[int, int] | None = None) -> Text:
+    """`Estimate: 7 model requests · ~31k prompt tokens · ~$0.01` above the plan under review, and
+    `Planned with a repository map of ~2.9k of the request's ~4.1k tokens (71 %)` under it when known."""
     line = Text("Estimate: ", style="bold")
     line.append(f"{_requests(estimate.requests)} · {tokens_text(estimate.prompt_tokens)} prompt tokens")
     if cost is not None:
         line.append(f" · {price_text(cost)}")
+    if map_share is not None and map_share[1] > 0:
+        shown, whole = map_share
+        line.append(f"\nPlanned with a repository map of {tokens_text(shown)} of the request's {tokens_text(whole)}")
+        line.append(f" tokens ({100 * shown // whole} %)", style="dim")
     return line
 
 

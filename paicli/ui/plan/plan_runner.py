@@ -96,12 +96,16 @@ def plan_facts(runtime: Runtime) -> PlanFacts:
 
     sandboxed = runtime.sandbox.sandbox is not None
 
+    def map_share() -> tuple[int, int] | None:
+        return runtime.last_map.last if runtime.last_map is not None else None
+
     return PlanFacts(
         problems=problems,
         estimate=estimator,
         model_of=routed_model,
         cost=lambda plan: estimator(plan).cost,
         unheld=lambda plan: unheld_commands(plan, sandboxed=sandboxed),
+        map_share=map_share,
     )
 
 

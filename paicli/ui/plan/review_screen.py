@@ -232,7 +232,7 @@ class _Review:
         self.console.print()
         if self.facts.estimate is not None:
             cost = self.facts.cost(plan) if self.facts.cost is not None else None
-            self.console.print(estimate_line(self.facts.estimate(plan), cost))
+            self.console.print(estimate_line(self.facts.estimate(plan), cost, self.facts.latest_map()))
         model_of = self.facts.model_of
         self.console.print(
             render_plan(

@@ -31,7 +31,7 @@ def test_slash_commands_complete_while_the_input_is_one_word() -> None:
         return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
 
     assert complete("/mo") == ["/model"]
-    assert complete("/m") == ["/model", "/mcp"]
+    assert complete("/m") == ["/model", "/map", "/mcp"]
     assert set(complete("/")) >= {"/help", "/clear", "/model", "/exit", "/quit"}
     assert complete("/model x") == []
     assert complete("hello /m") == []

@@ -95,3 +95,8 @@ def test_other_tools_show_their_line_breaks_and_an_unknown_tool_all_its_argument
     assert action_text(grep) == "searches for a ⏎ b in src"
     mcp = task(type="ANALYSIS", action={"tool": "mcp__db__query", "args": {"sql": "select 1;\ndrop table t", "n": 2}})
     assert action_text(mcp) == 'calls mcp__db__query {"sql": "select 1;\\ndrop table t", "n": 2}'
+
+
+def test_the_estimate_says_how_much_of_the_planner_request_was_the_repository_map() -> None:
+    line = str(estimate_line(Estimate(requests=3, prompt_tokens=9_000), None, (2_950, 4_100)))
+    assert line.splitlines()[1] == "Planned with a repository map of ~3.0k of the request's ~4.1k tokens (71 %)"
