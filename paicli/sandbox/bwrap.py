@@ -12,6 +12,7 @@ The mounts, in the order bwrap applies them (a later one covers an earlier one):
   `sandbox_writable`), so builds and installs keep working;
 - the workspace writable (or, for a plan task that declared its `files`, read-only except those);
   its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
+- every git directory and git-controlled path at any depth read-only (gitdirs.py);
 - secrets hidden: an empty read-only folder (or an empty file) over each of `~/.ssh`, `~/.aws`, ... and
   `sandbox_hide` that exists.
 Namespaces: all of them (user, PID, network, IPC, UTS, cgroup), the network kept only with
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.sandbox.containment import Containment
+from paicli.sandbox.gitdirs import declares, find_git_paths
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
 SECRETS = (
@@ -128,6 +130,7 @@ class BwrapSandbox:
         for cache in self._existing(CACHES + self.writable):
             options += ["--bind", str(cache), str(cache)]
         options += _workspace_mounts(workspace, containment.writable, search_path)
+        options += git_mounts(workspace, containment.writable, search_path)
         for hidden in self._existing(SECRETS + self.hide):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
@@ -215,6 +218,22 @@ def _workspace_mounts(workspace: Path, declared: tuple[str, ...] | None, search_
         folder = _real(Path(entry))
         if folder != workspace and folder.is_relative_to(workspace) and folder.is_dir():
             options += ["--ro-bind", str(folder), str(folder)]
+    return options
+
+
+def git_mounts(workspace: Path, declared: tuple[str, ...] | None, search_path: str) -> list[str]:
+    """Every git directory and git-controlled path of the workspace (paicli/sandbox/gitdirs.py) read-only,
+    at any depth; a hooks folder, include target, .gitmodules or .gitattributes that a plan task named in
+    its `files` stays writable for it (a git directory never does)."""
+    env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
+    found = find_git_paths(workspace, env)
+    options: list[str] = []
+    for path in found.paths:
+        if path not in found.git_dirs and declared is not None and declares(workspace, declared, path):
+            continue
+        real = _real(path)
+        if real.is_relative_to(workspace) and real != workspace and os.path.exists(real):
+            options += ["--ro-bind", str(real), str(real)]
     return options
 
 
