@@ -12,7 +12,8 @@ The mounts, in the order bwrap applies them (a later one covers an earlier one):
   `sandbox_writable`), so builds and installs keep working;
 - the workspace writable (or, for a plan task that declared its `files`, read-only except those);
   its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
-- every git directory and git-controlled path at any depth read-only (gitdirs.py);
+- every git directory and git-controlled path at any depth read-only (gitdirs.py); without the network,
+  /dev/null over each socket file found outside the hidden folders (sockets.py);
 - secrets hidden: an empty read-only folder (or an empty file) over each of `~/.ssh`, `~/.aws`, ... and
   `sandbox_hide` that exists.
 Namespaces: all of them (user, PID, network, IPC, UTS, cgroup), the network kept only with
@@ -26,13 +27,16 @@ sockets and the runtime folder.
 
 from __future__ import annotations
 
+import functools
 import os
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.sandbox.containment import Containment
 from paicli.sandbox.gitdirs import declares, find_git_paths
+from paicli.sandbox.sockets import find_sockets
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
 SECRETS = (
@@ -131,6 +135,9 @@ class BwrapSandbox:
             options += ["--bind", str(cache), str(cache)]
         options += _workspace_mounts(workspace, containment.writable, search_path)
         options += git_mounts(workspace, containment.writable, search_path)
+        if not self.network:
+            covered = [*map(Path, self._runtime_folders(workspace)), *self._existing(SECRETS + self.hide)]
+            options += socket_mounts(self.sockets, [workspace, *covered])
         for hidden in self._existing(SECRETS + self.hide):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
@@ -139,6 +146,11 @@ class BwrapSandbox:
             else:
                 options += ["--ro-bind", "/dev/null", str(hidden)]
         return [*options, "--chdir", str(workspace)]
+
+    @functools.cached_property
+    def sockets(self) -> tuple[Path, ...]:
+        """The socket files outside /run and /tmp, found once (paicli/sandbox/sockets.py)."""
+        return tuple(find_sockets(self.home, skip=(Path("/tmp"), *map(Path, RUNTIME_FOLDERS))))
 
     def _size(self, size: int) -> list[str]:
         return ["--size", str(size)] if self.sizes else []
@@ -234,6 +246,22 @@ def git_mounts(workspace: Path, declared: tuple[str, ...] | None, search_path: s
         real = _real(path)
         if real.is_relative_to(workspace) and real != workspace and os.path.exists(real):
             options += ["--ro-bind", str(real), str(real)]
+    return options
+
+
+def socket_mounts(sockets: Sequence[Path], covered: Sequence[Path]) -> list[str]:
+    """/dev/null over each socket that is still one and not already hidden (or the workspace's own): a
+    connection to it is refused."""
+    options: list[str] = []
+    for path in sockets:
+        if any(path.is_relative_to(folder) for folder in covered):
+            continue
+        try:
+            if not stat.S_ISSOCK(os.lstat(path).st_mode):
+                continue
+        except OSError:
+            continue
+        options += ["--ro-bind", "/dev/null", str(path)]
     return options
 
 
