@@ -138,7 +138,7 @@ class BwrapSandbox:
         if not self.network:
             covered = [*map(Path, self._runtime_folders(workspace)), *self._existing(SECRETS + self.hide)]
             options += socket_mounts(self.sockets, [workspace, *covered])
-        for hidden in self._existing(SECRETS + self.hide):
+        for hidden in self._not_nested(self._existing(SECRETS + self.hide)):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
             if os.path.isdir(hidden):
@@ -170,6 +170,12 @@ class BwrapSandbox:
                 if real != Path("/") and real not in seen and os.path.exists(real):
                     seen.add(real)
                     yield real
+
+    @staticmethod
+    def _not_nested(paths: Iterator[Path]) -> list[Path]:
+        """Folders before what they hold, and nothing inside a folder already hidden (an empty one)."""
+        ordered = sorted(paths, key=lambda path: len(path.parts))
+        return [p for i, p in enumerate(ordered) if not any(p.is_relative_to(q) for q in ordered[:i] if q != p)]
 
     def _runtime_folders(self, workspace: Path) -> list[str]:
         folders: list[str] = []
