@@ -62,7 +62,7 @@ def var_tmp() -> Iterator[Path]:
 async def test_a_socket_outside_the_hidden_folders_cannot_be_reached(
     where: str, var_tmp: Path, workspace: Path, fake_home: Path
 ) -> None:
-    folder = var_tmp if where == "var_tmp" else fake_home / ".local" / "share" / "daemon"
+    folder = var_tmp if where == "var_tmp" else fake_home / ".d" / "x"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "docker.sock"
     with listener(path) as accepted:
