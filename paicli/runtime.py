@@ -246,6 +246,7 @@ def build_sandbox(settings: Settings, home: Path) -> SandboxChoice:
         network=s.sandbox_network,
         writable=s.sandbox_writable,
         hide=s.sandbox_hide,
+        secrets=secret_values(s),
     )
 
 

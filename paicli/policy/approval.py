@@ -3,6 +3,7 @@
 The order of the checks, first match wins:
  0. outside the plan task's scope (its type, its `files`)    → refused_out_of_scope (every mode)
  1. a deny rule from the configuration                       → refused_by_rule     (every mode)
+ 1b. a file write on a git-controlled path (policy/git_guard.py) → asks the user     (every mode)
  2. the hard denylist (rm -rf /, curl | sh, mkfs, ...)        → refused_by_denylist (every mode)
  3. nothing risky (read-only tools, file edits in the workspace, read-only commands) → allowed
  3b. a command that runs in the sandbox and would only ask     → allowed_in_sandbox  (every mode)
@@ -40,6 +41,7 @@ from typing import Any, Literal
 
 from paicli.policy.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
+from paicli.policy.git_guard import git_write_reason, keep_reason
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope
 from paicli.tools.base import Admission, ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
@@ -186,6 +188,26 @@ class ApprovalPolicy:
                 programs=programs,
             )
 
+    async def keep(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext, paths: list[str]) -> bool:
+        """Whether git-controlled paths a sandboxed command made (a new `.git`) stay: only when the user says
+        so, in `ask` mode (policy/git_guard.py). Audited."""
+        found = Assessment(Risk.ASK, keep_reason(paths), f"keep {', '.join(paths)}")
+        if self.effective_mode(ctx) != "ask" or ctx.approve is None:
+            ruling = Ruling(Decision.REFUSED_BY_POLICY, found.reason)
+        else:
+            async with self._one_question():
+                ruling = await self._ask_user(tool.name, found, ctx)
+        self._record(tool, arguments, ruling, ctx)
+        return ruling.allowed
+
+    async def _ask_in_every_mode(self, name: str, found: Assessment, ctx: ToolContext) -> Ruling:
+        """A write to a git-controlled path: asked in every mode, refused where nobody can be asked."""
+        mode = self.effective_mode(ctx)
+        if mode == "auto" or ctx.approve is None:
+            return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode))
+        async with self._one_question():
+            return await self._ask_user(name, found, ctx)
+
     def reject(self, tool: str, arguments: Any, error: str, ctx: ToolContext) -> None:
         """Audit a call that never reached a decision (unknown tool, bad arguments)."""
         if self.audit is not None:
@@ -237,6 +259,8 @@ class ApprovalPolicy:
                 f"deny rule {rule.text!r}",
                 f"refused by the deny rule {rule.text!r} in the configuration. {DO_NOT_RETRY}",
             )
+        if why := git_write_reason(facts, arguments, self.workspace, ctx.scope):
+            return await self._ask_in_every_mode(name, dataclasses.replace(found, risk=Risk.ASK, reason=why), ctx)
         if found.risk is Risk.DENY:
             return _refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}. {DO_NOT_RETRY}")
         if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:

@@ -32,7 +32,7 @@ from paicli.policy.checks import (
     check_variable_names,
     unknowable_arguments,
 )
-from paicli.policy.destructive import destructive_reason
+from paicli.policy.destructive import destructive_reason, uncovered_reason
 from paicli.policy.git_reader import check_git, dynamic_global_option
 from paicli.policy.paths import HARMLESS_FILES, OutsideRead, Places, option_like_glob
 from paicli.policy.readers import READERS
@@ -242,10 +242,23 @@ class _Classifier(Visitor):
         if not target.static:
             self.note(Risk.ASK, f"it redirects to {target.text!r}, which is only known when it runs")
         elif redirect.writes or redirect.operator == "<>":
-            if target.text not in HARMLESS_FILES:
+            if target.text in HARMLESS_FILES:
+                return
+            if redirect.operator in (">", ">|", "&>") and (lost := self._uncovered(target)):
+                self.findings.append(Finding(Risk.ASK, lost, destructive=True))
+            else:
                 self.note(Risk.ASK, f"it writes to {target.text} (shell redirection)")
         elif reason := self.places.outside(target):
             self.note(Risk.ASK, reason)
+
+    def _uncovered(self, target: Word) -> str | None:
+        """Why `> target` cuts a file undo cannot restore (policy/destructive.py), from any folder it may be in."""
+        if target.glob or target.tilde:
+            return None
+        for folder in self.places.folders:
+            if reason := uncovered_reason(Path(os.path.realpath(folder / target.text)), self.places.root):
+                return reason
+        return None
 
     def command(self, site: Site) -> None:
         command = site.command

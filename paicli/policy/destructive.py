@@ -9,7 +9,17 @@ simple commands of their own, so `find . -exec rm {} +` is caught by `rm`.
 
 from __future__ import annotations
 
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
 from paicli.policy.git_reader import git_subcommand
+
+# What the checkpoints leave out (paicli/app/checkpoints/store.py DEFAULT_MAX_FILE_BYTES): larger files.
+UNCOVERED_BYTES = 5_000_000
+_CHECK_TIMEOUT = 5.0
 
 _DELETERS = {
     "rm": "rm deletes files",
@@ -73,3 +83,40 @@ def _git(args: list[str]) -> str | None:
 
 def _restores_worktree(options: list[str]) -> bool:
     return "--worktree" in options or "-W" in options
+
+
+def uncovered_reason(path: Path, root: Path) -> str | None:
+    """Why truncating `path` (an existing file in the workspace `root`) could not be undone: the
+    checkpoints leave out git-ignored files and files over UNCOVERED_BYTES. None when it could."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or not path.is_relative_to(root):
+        return None
+    shown = path.relative_to(root).as_posix()
+    if st.st_size > UNCOVERED_BYTES:
+        size = f"{st.st_size / 1e6:.1f} MB"
+        return f"it overwrites {shown} ({size}), too big for the checkpoints: undo cannot bring it back"
+    if _ignored(path, root):
+        return f"it overwrites {shown}, which git ignores, so the checkpoints leave it out: undo cannot bring it back"
+    return None
+
+
+def _ignored(path: Path, root: Path) -> bool:
+    git = shutil.which("git")
+    if git is None:
+        return False
+    try:
+        done = subprocess.run(
+            [git, "-c", "core.fsmonitor=false", "check-ignore", "-q", "--", str(path)],
+            cwd=root,
+            capture_output=True,
+            timeout=_CHECK_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"},
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0

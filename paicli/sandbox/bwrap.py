@@ -13,6 +13,8 @@ The mounts, in the order bwrap applies them (a later one covers an earlier one):
 - the workspace writable (or, for a plan task, read-only except its declared `files`, a new file as that
   file alone, and the tool caches in it: a COMMAND or VERIFICATION task that declares none writes none);
   its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
+- every git directory and git-controlled path at any depth read-only (gitdirs.py); without the network,
+  /dev/null over each socket file found outside the hidden folders (sockets.py);
 - secrets hidden: an empty read-only folder (or an empty file) over each of `~/.ssh`, `~/.aws`, ... and
   `sandbox_hide` that exists.
 Namespaces: all of them (user, PID, network, IPC, UTS, cgroup), the network kept only with
@@ -26,13 +28,17 @@ sockets and the runtime folder.
 
 from __future__ import annotations
 
+import functools
 import os
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.common import paths
 from paicli.sandbox.containment import Containment, Placeholder
+from paicli.sandbox.gitdirs import declares, find_git_paths
+from paicli.sandbox.sockets import find_sockets
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
 SECRETS = (
@@ -132,7 +138,11 @@ class BwrapSandbox:
         for cache in self._existing(CACHES + self.writable):
             options += ["--bind", str(cache), str(cache)]
         options += _workspace_mounts(workspace, containment.writable, search_path, containment.placeholders)
-        for hidden in self._existing(SECRETS + self.hide):
+        options += git_mounts(workspace, containment.writable, search_path)
+        if not self.network:
+            covered = [*map(Path, self._runtime_folders(workspace)), *self._existing(SECRETS + self.hide)]
+            options += socket_mounts(self.sockets, [workspace, *covered])
+        for hidden in self._not_nested(self._existing(SECRETS + self.hide)):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
             if os.path.isdir(hidden):
@@ -140,6 +150,11 @@ class BwrapSandbox:
             else:
                 options += ["--ro-bind", "/dev/null", str(hidden)]
         return [*options, "--chdir", str(workspace)]
+
+    @functools.cached_property
+    def sockets(self) -> tuple[Path, ...]:
+        """The socket files outside /run and /tmp, found once (paicli/sandbox/sockets.py)."""
+        return tuple(find_sockets(self.home, skip=(Path("/tmp"), *map(Path, RUNTIME_FOLDERS))))
 
     def _size(self, size: int) -> list[str]:
         return ["--size", str(size)] if self.sizes else []
@@ -159,6 +174,12 @@ class BwrapSandbox:
                 if real != Path("/") and real not in seen and os.path.exists(real):
                     seen.add(real)
                     yield real
+
+    @staticmethod
+    def _not_nested(paths: Iterator[Path]) -> list[Path]:
+        """Folders before what they hold, and nothing inside a folder already hidden (an empty one)."""
+        ordered = sorted(paths, key=lambda path: len(path.parts))
+        return [p for i, p in enumerate(ordered) if not any(p.is_relative_to(q) for q in ordered[:i] if q != p)]
 
     def _runtime_folders(self, workspace: Path) -> list[str]:
         folders: list[str] = []
@@ -238,6 +259,38 @@ def _tool_caches(workspace: Path) -> list[Path]:
     return found
 
 
+def git_mounts(workspace: Path, declared: tuple[str, ...] | None, search_path: str) -> list[str]:
+    """Every git directory and git-controlled path of the workspace (paicli/sandbox/gitdirs.py) read-only,
+    at any depth; a hooks folder, include target, .gitmodules or .gitattributes that a plan task named in
+    its `files` stays writable for it (a git directory never does)."""
+    env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
+    found = find_git_paths(workspace, env)
+    options: list[str] = []
+    for path in found.paths:
+        if path not in found.git_dirs and declared is not None and declares(workspace, declared, path):
+            continue
+        real = _real(path)
+        if real.is_relative_to(workspace) and real != workspace and os.path.exists(real):
+            options += ["--ro-bind", str(real), str(real)]
+    return options
+
+
+def socket_mounts(sockets: Sequence[Path], covered: Sequence[Path]) -> list[str]:
+    """/dev/null over each socket that is still one and not already hidden (or the workspace's own): a
+    connection to it is refused."""
+    options: list[str] = []
+    for path in sockets:
+        if any(path.is_relative_to(folder) for folder in covered):
+            continue
+        try:
+            if not stat.S_ISSOCK(os.lstat(path).st_mode):
+                continue
+        except OSError:
+            continue
+        options += ["--ro-bind", "/dev/null", str(path)]
+    return options
+
+
 def declared_writable(
     workspace: Path, declared: Sequence[str], placeholders: list[Placeholder] | None = None
 ) -> list[Path]:
@@ -246,13 +299,19 @@ def declared_writable(
     empty placeholder is made so it can be bound, with its missing folders, each added to `placeholders`
     so they are removed again when the command writes nothing there). Paths leading out of the workspace,
     through a symlink, or into .git/ or .paicli/ count for nothing (the plan contract refuses them; this
-    is the second line)."""
+    is the second line). A file inside a declared folder needs nothing of its own (`lib/` and `lib/.git`:
+    a placeholder file would stop `git init lib`)."""
     made = placeholders if placeholders is not None else []
     found: list[Path] = []
+    folders = [f for f in map(paths.normalise, declared) if f is not None and paths.is_folder(f)]
     for entry in declared:
         relative = paths.normalise(entry)
         if relative is None or paths.declared_problem(relative):
             continue
+        if not paths.is_folder(relative) and any(
+            folder == paths.WHOLE_WORKSPACE or relative.startswith(folder) for folder in folders
+        ):
+            continue  # writable through its declared folder: no placeholder, which would stand in its way
         parts = [] if relative == paths.WHOLE_WORKSPACE else relative.rstrip("/").split("/")
         if parts and parts[0] in READ_ONLY_IN_WORKSPACE:
             continue

@@ -24,6 +24,7 @@ from typing import Literal
 from paicli.common.errors import ConfigError
 from paicli.sandbox.bwrap import BwrapSandbox
 from paicli.sandbox.containment import Containment, Sandbox
+from paicli.sandbox.secret_files import SHELL_FILES, env_files, files_holding
 
 SandboxMode = Literal["auto", "bwrap", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "off")
@@ -60,10 +61,13 @@ def choose_sandbox(
     writable: Sequence[str] = (),
     hide: Sequence[str] = (),
     search_path: str | None = None,
+    secrets: Sequence[str] = (),
 ) -> SandboxChoice:
-    """The sandbox of a session; ConfigError when `bwrap` is asked for and cannot run."""
+    """The sandbox of a session; ConfigError when `bwrap` is asked for and cannot run. `secrets`: values
+    (the key) whose files outside the workspace are hidden too (paicli/sandbox/secret_files.py)."""
     if mode == "off":
         return SandboxChoice(mode, None)
+    hide = [*hide, *secret_paths(workspace, home, secrets)]
     program = _find_bwrap(workspace, os.environ.get("PATH", os.defpath) if search_path is None else search_path)
     if program is None:
         return _unavailable(mode, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}")
@@ -75,6 +79,12 @@ def choose_sandbox(
     if failure is not None:
         return _unavailable(mode, diagnose(failure))
     return SandboxChoice(mode, sandbox)
+
+
+def secret_paths(workspace: Path, home: Path, secrets: Sequence[str]) -> list[str]:
+    """Shell start-up files and histories, `.env`/`.envrc` above the workspace, and files holding a secret."""
+    found = [*env_files(workspace, home), *files_holding(secrets, workspace, home)]
+    return list(dict.fromkeys([*SHELL_FILES, *map(str, found)]))
 
 
 def _find_bwrap(workspace: Path, search_path: str) -> str | None:

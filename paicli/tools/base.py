@@ -91,6 +91,8 @@ class ToolContext:
     scope: TaskScope | None = None  # what a plan task's calls may do (the plan contract); None: chat
     sandbox: Sandbox | None = None  # what commands run in (paicli/sandbox/); None: as the user, uncontained
     on_output: Callable[[str], None] | None = None  # told a running command's output as it comes (the display)
+    # Asked whether to keep git-controlled paths a sandboxed command made (a new `.git`); None: never kept.
+    keep_added: Callable[[list[str]], Awaitable[bool]] | None = None
 
 
 class Tool:

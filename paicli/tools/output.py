@@ -6,19 +6,55 @@ it streams: the first and the last bytes are kept, the middle is only counted.
 
 from __future__ import annotations
 
+import base64
+import functools
+import re
 from collections.abc import Iterable
 
 MASK = "***"
 # Shorter "secrets" would mask ordinary words and make the output unreadable; real keys are long.
 MIN_SECRET_LENGTH = 4
+# Encoded forms are looked for only for secrets this long (a key), and only forms this long are masked.
+MIN_ENCODED_SECRET = 12
+MIN_FORM = 10
+# What may stand between two characters of a secret written out "spaced": blanks, line breaks (base64
+# wraps at 76 columns), escaped line breaks (JSON), quotes and commas (a list of characters).
+_SEPARATOR = r"(?:[\s\"',;:|]|\\[nrt]){0,3}"
 
 
 def mask_secrets(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret value with `***` (longest first, so overlaps stay hidden)."""
+    """Replace every occurrence of each secret value with `***` (longest first, so overlaps stay hidden),
+    and, for a long secret (a key), its encoded forms too: base64 (standard and URL-safe, at each of the
+    three alignments it can have inside longer encoded text), hex (either case), reversed, and each of
+    these with blanks, line breaks or punctuation between its characters."""
     values = sorted({s for s in secrets if len(s.strip()) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
     for value in values:
         text = text.replace(value, MASK)
+    for value in values:
+        if len(value) >= MIN_ENCODED_SECRET:
+            text = _encoded(value).sub(MASK, text)
     return text
+
+
+def encoded_forms(secret: str) -> list[str]:
+    """What `secret` looks like reversed, in hex and in base64 (the characters that depend on it alone)."""
+    raw = secret.encode()
+    forms = [secret, secret[::-1], raw.hex()]
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        for shift in range(3):
+            encoded = encode(b"\0" * shift + raw).decode()
+            forms.append(encoded[(8 * shift + 5) // 6 : (8 * (shift + len(raw))) // 6])
+    return [form for form in dict.fromkeys(forms) if len(form) >= MIN_FORM]
+
+
+@functools.lru_cache(maxsize=64)
+def _encoded(secret: str) -> re.Pattern[str]:
+    hex_form = secret.encode().hex()
+    branches = []
+    for form in encoded_forms(secret):
+        spaced = _SEPARATOR.join(re.escape(char) for char in form)
+        branches.append(f"(?i:{spaced})" if form == hex_form else spaced)
+    return re.compile("|".join(branches))
 
 
 def omitted_marker(count: int, unit: str = "characters") -> str:

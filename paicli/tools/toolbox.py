@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import functools
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
@@ -70,6 +71,11 @@ class Gate(Protocol):
 
     def reject(self, tool: str, arguments: Any, error: str, ctx: ToolContext) -> None:
         """Told about a call that cannot run (unknown tool, bad arguments)."""
+        ...
+
+    async def keep(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext, paths: list[str]) -> bool:
+        """A sandboxed command made git-controlled paths (`paths`, a new `.git`) that the user's own git
+        would read: whether they stay (else they are removed)."""
         ...
 
 
@@ -156,6 +162,7 @@ class ToolBox:
                 return self._failure(admission.refusal, arguments, ctx)
             if admission.outside:
                 ctx = dataclasses.replace(ctx, sandbox=None)
+            ctx = dataclasses.replace(ctx, keep_added=functools.partial(self.gate.keep, tool, arguments, ctx))
         for observer in self._observers:
             with contextlib.suppress(Exception):  # an observer's failure must not fail the call
                 await observer(tool, arguments, ctx)

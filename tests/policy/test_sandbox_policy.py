@@ -161,3 +161,23 @@ async def test_a_deny_rule_wins_over_unsandboxed(workspace: Path) -> None:
     policy = policy_for(workspace, "yolo", unsandboxed=("git push",), deny=["git push"])
     admission = await policy.admit(COMMAND, {"command": "git push"}, contained(workspace))
     assert admission.refusal is not None and "deny rule" in admission.refusal
+
+
+@pytest.mark.parametrize("command", ["echo > .env", ": > data/big.bin", "python3 x.py >| .env", "cat a &> .env"])
+async def test_cutting_a_file_undo_cannot_restore_asks_even_in_the_sandbox(workspace: Path, command: str) -> None:
+    (workspace / ".gitignore").write_text(".env\n")
+    (workspace / ".env").write_text("API=1\n")
+    (workspace / "data").mkdir()
+    (workspace / "data" / "big.bin").write_bytes(b"0" * 6_000_000)
+    user = ScriptedUser(YES)
+    assert await decide(policy_for(workspace, "ask"), command, contained(workspace, user)) is Decision.APPROVED_BY_USER
+    assert "undo cannot bring it back" in user.asked[0].reason
+    assert await decide(policy_for(workspace, "auto"), command, contained(workspace)) is Decision.REFUSED_BY_POLICY
+
+
+@pytest.mark.parametrize("command", ["echo > notes.txt", "echo >> .env", "echo > new.txt"])
+async def test_writes_undo_covers_still_run_unasked_in_the_sandbox(workspace: Path, command: str) -> None:
+    (workspace / ".gitignore").write_text(".env\n")
+    (workspace / ".env").write_text("API=1\n")
+    (workspace / "notes.txt").write_text("tracked or not, small and not ignored\n")
+    assert await decide(policy_for(workspace, "auto"), command, contained(workspace)) is Decision.ALLOWED_IN_SANDBOX

@@ -90,7 +90,8 @@ def test_control_a_paicli_that_keeps_the_key_in_its_environment_leaks_it(
     fake: FakeLLM, workspace: Path, home: Path
 ) -> None:
     """Called from Python (argv given) paicli does not restart itself: the attempts then find the key,
-    masked where it is plain, and the scanner sees through the encodings."""
+    masked where it is plain and in the forms mask_secrets knows (reversed, base64, hex, spaced), and the
+    scanner sees through the other encodings (rot13)."""
     key, token = random_key(), random_key()
     script(fake)
     env = paicli_env(fake, home, PAICLI_API_KEY=key, DEPLOY_TOKEN=token)
@@ -100,7 +101,7 @@ def test_control_a_paicli_that_keeps_the_key_in_its_environment_leaks_it(
 
     assert done.returncode == 0, done.stderr
     leaks = find_leaks(fake.requests, key)
-    assert {"rot13", "reversed"} <= set(leaks), leaks
+    assert "rot13" in leaks and "reversed" not in leaks, leaks
     assert find_leaks(fake.requests, token)
 
 

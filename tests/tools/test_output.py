@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import re
+import textwrap
+from collections.abc import Callable
 
-from paicli.tools.output import HeadTailBuffer, decode_text, mask_secrets, truncate_middle
+import pytest
+
+from paicli.tools.output import HeadTailBuffer, decode_text, encoded_forms, mask_secrets, truncate_middle
 
 
 def test_mask_replaces_every_occurrence_of_every_secret() -> None:
@@ -61,3 +66,39 @@ def test_buffer_keeps_head_and_tail_of_a_long_stream_in_bounded_memory() -> None
     assert len(out) <= 500
     assert out.startswith("START") and out.endswith("END")
     assert "bytes omitted" in out
+
+
+KEY = "sk-live-Zq81XkeyMaterial0042abcdefXYZ"
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        pytest.param(lambda k: base64.b64encode(f"export PAICLI_API_KEY={k}\n".encode()).decode(), id="base64"),
+        pytest.param(lambda k: base64.b64encode(f"x{k}".encode()).decode(), id="base64-shift-1"),
+        pytest.param(lambda k: base64.b64encode(f"xy{k}".encode()).decode(), id="base64-shift-2"),
+        pytest.param(lambda k: base64.urlsafe_b64encode(f"?{k}?".encode()).decode(), id="base64-url"),
+        pytest.param(
+            lambda k: "\n".join(textwrap.wrap(base64.b64encode(("#" * 70 + k).encode()).decode(), 76)), id="wrapped"
+        ),
+        pytest.param(lambda k: k.encode().hex(), id="hex"),
+        pytest.param(lambda k: k.encode().hex().upper(), id="HEX"),
+        pytest.param(lambda k: " ".join(k.encode().hex()[i : i + 2] for i in range(0, 2 * len(k), 2)), id="hex-spaced"),
+        pytest.param(lambda k: k[::-1], id="reversed"),
+        pytest.param(lambda k: " ".join(k), id="spaced"),
+        pytest.param(lambda k: "\\n".join(k), id="json-newlines"),
+        pytest.param(lambda k: ",".join(repr(c) for c in k), id="char-list"),
+        pytest.param(lambda k: " ".join(k[::-1]), id="reversed-spaced"),
+    ],
+)
+def test_encoded_forms_of_a_key_are_masked(shown: Callable[[str], str]) -> None:
+    text = f"before {shown(KEY)} after"
+    masked = mask_secrets(text, [KEY])
+    assert "***" in masked and masked.startswith("before ") and masked.endswith(" after")
+    for form in encoded_forms(KEY):
+        assert form not in masked.replace("\n", "")
+
+
+def test_ordinary_text_is_left_alone() -> None:
+    text = "def main():\n    return base64.b64encode(b'hello world') + 'deadbeef' * 4\n"
+    assert mask_secrets(text, [KEY]) == text

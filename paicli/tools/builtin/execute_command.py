@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from paicli.sandbox import Containment, blocked_by_sandbox
 from paicli.tools.base import Effect, SandboxBlocked, Tool, ToolContext, ToolFailure
 from paicli.tools.denylist import dangerous_reason
+from paicli.tools.git_added import before_command, settle, settle_now
 from paicli.tools.git_env import git_safety_environment, read_git_config
 from paicli.tools.output import HeadTailBuffer
 from paicli.tools.shims import with_shims
@@ -72,8 +73,15 @@ class ExecuteCommand(Tool):
         limit = max(ctx.output_limit - _STATUS_ROOM, 200)
         # Bytes kept on each side: enough for `limit` characters even if every character were 4 bytes.
         buffer = HeadTailBuffer(head_bytes=2 * limit, tail_bytes=2 * limit)
-        code, timed_out = await run_in_group(args.command, ctx, buffer, timeout)
+        before = await before_command(ctx)
+        try:
+            code, timed_out = await run_in_group(args.command, ctx, buffer, timeout)
+        except asyncio.CancelledError:
+            settle_now(before, ctx)
+            raise
         output = buffer.render(limit).removesuffix("\n") if buffer.total else "(no output)"
+        if note := await settle(before, ctx):
+            output = f"{output}\n{note}"
         if timed_out:
             raise ToolFailure(f"timed out after {timeout:g} s (the command was killed); output so far:\n{output}")
         if ctx.sandbox is not None and code != 0:

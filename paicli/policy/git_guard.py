@@ -1,0 +1,55 @@
+"""Git-controlled paths in the gate: what the user's own git reads and runs programs from (a nested
+repository, a submodule's git directory, the `core.hooksPath` folder, an `include.path` target,
+`.gitmodules`, `.gitattributes` where a driver is configured; paicli/sandbox/gitdirs.py).
+
+A file tool's write there asks in every approval mode, yolo included, and is refused where nobody can
+be asked (auto, headless): it is the one change that runs code on the host later, outside any sandbox.
+A plan task that names the path in its `files` may write it. (A `.git` folder itself is refused
+outright by the workspace guard.) A sandboxed command that made such a path (`git init`) keeps it only
+when the user says so in `ask` mode (paicli/tools/git_added.py removes it otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from paicli.sandbox.gitdirs import declares, find_git_paths
+from paicli.tools.base import Effect, Tool, ToolFailure
+from paicli.tools.guard import resolve_in_workspace
+from paicli.tools.task_scope import TaskScope
+
+ALWAYS_NAMES = frozenset({".gitmodules"})
+DRIVER_NAMES = frozenset({".gitattributes"})
+
+
+def git_write_reason(
+    tool: Tool | None, arguments: Mapping[str, Any], workspace: Path, scope: TaskScope | None
+) -> str | None:
+    """Why a file tool's write lands on a git-controlled path its plan task did not name; None otherwise."""
+    if tool is None or tool.effect is not Effect.WRITE or not tool.confined or tool.path_argument is None:
+        return None
+    raw = arguments.get(tool.path_argument)
+    if not isinstance(raw, str):
+        return None
+    try:
+        target = resolve_in_workspace(workspace, raw, for_write=True)
+    except ToolFailure:
+        return None  # the guard refuses it with its own message
+    root = Path(os.path.realpath(workspace))
+    found = find_git_paths(root)
+    hit = next((path for path in found.paths if target == path or target.is_relative_to(path)), None)
+    if hit is None and (target.name in ALWAYS_NAMES or (found.drivers and target.name in DRIVER_NAMES)):
+        hit = target
+    if hit is None:
+        return None
+    if scope is not None and scope.writable is not None and declares(root, scope.writable, hit):
+        return None
+    shown = hit.relative_to(root).as_posix()
+    return f"{shown} is read by git (hooks, config or attributes): a change there can make your own git run a program"
+
+
+def keep_reason(paths: list[str]) -> str:
+    return f"the command made {', '.join(paths)}, which your own git would read and run programs from; keep it?"

@@ -1,0 +1,276 @@
+"""What of the workspace the user's own git reads and runs programs from, found by walking it.
+
+A command in the sandbox may write the workspace, but not what makes the user's `git status` run a
+program on the host afterwards:
+- every git directory at any depth: each `.git` (folder or file), and the git directory a `.git` file
+  points to when it lies in the workspace (a submodule's `../.git/modules/sub`, a worktree's);
+- the folders `core.hooksPath` names (a repository's own config, the user's global or system config:
+  a relative value means a folder in each repository, `.githooks/`), and the files `include.path` and
+  `includeIf.*.path` pull into a repository's config;
+- `.gitmodules`, and `.gitattributes` when any configuration defines a filter, diff or merge driver (a
+  `.gitattributes` line then chooses which files run it).
+
+`find_git_paths` lists them (bwrap.py binds each read-only; the file tools ask before writing them);
+`GitState` remembers what is there before a command, so what appeared during it (a `.git` made by `git
+init` or written into an uninitialised submodule's folder, where no read-only bind could stand) can be
+told afterwards. Bounded: at most MAX_ENTRIES entries are looked at; symlinks are never followed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_ENTRIES = 200_000
+MAX_INCLUDE_DEPTH = 5
+LOOKUP_TIMEOUT = 5.0
+GIT_NAMES = frozenset({".git"})
+ALWAYS_CONTROLLED = frozenset({".gitmodules"})
+ATTRIBUTES = ".gitattributes"
+_CONFIG_KEYS = re.compile(
+    r"^(core\.hookspath|include\.path|includeif\..+\.path"
+    r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver)$"
+)
+_DRIVER = re.compile(r"^(filter|diff|merge)\.")
+
+
+@dataclass(frozen=True)
+class GitPaths:
+    """The git-controlled paths of a workspace, resolved, each inside it."""
+
+    git_dirs: tuple[Path, ...] = ()  # `.git` entries and the git directories `.git` files point to
+    controlled: tuple[Path, ...] = ()  # hooks folders, include targets, .gitmodules, .gitattributes
+    complete: bool = True  # False: the walk stopped at MAX_ENTRIES
+    drivers: bool = False  # some configuration defines a filter, diff or merge driver (.gitattributes matter)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return (*self.git_dirs, *self.controlled)
+
+
+@dataclass(frozen=True)
+class GitState:
+    """What stood at each git-controlled path (device and inode), to tell what a command added."""
+
+    seen: Mapping[Path, tuple[int, int]] = field(default_factory=dict)
+
+    def added(self, later: GitState) -> list[Path]:
+        """The paths of `later` that hold something not seen in this state: made, not moved (a repository
+        moved elsewhere in the workspace is still the user's; what took its old place is new)."""
+        known = set(self.seen.values())
+        return [path for path, ident in later.seen.items() if ident not in known]
+
+
+def git_state(workspace: Path, env: Mapping[str, str] | None = None) -> GitState:
+    seen: dict[Path, tuple[int, int]] = {}
+    for path in find_git_paths(workspace, env).paths:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        seen[path] = (st.st_dev, st.st_ino)
+    return GitState(seen)
+
+
+def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> GitPaths:
+    root = Path(os.path.realpath(workspace))
+    env = os.environ if env is None else env
+    git = _git_program(root, env.get("PATH", os.defpath))
+    user = _read_config(git, None, env) if git else {}
+    repos: list[Path] = []  # folders holding a `.git`
+    git_dirs: list[Path] = []
+    controlled: list[Path] = []
+    attributes: list[Path] = []
+    walk = _Walk(root)
+    for path, is_dir in walk:
+        name = path.name
+        if name in GIT_NAMES:
+            repos.append(path.parent)
+            git_dirs.append(path)
+            if not is_dir and (target := _gitfile_target(path, root)) is not None:
+                git_dirs.append(target)
+        elif name in ALWAYS_CONTROLLED:
+            controlled.append(path)
+        elif name == ATTRIBUTES:
+            attributes.append(path)
+    drivers = any(_DRIVER.match(key) for key in user)
+    for repo, git_dir in _repositories(repos, git_dirs, root):
+        configs = _repo_configs(git_dir)
+        hook_paths = list(user.get("core.hookspath", ()))
+        for config in configs:
+            values = _read_config(git, config, env) if git else {}
+            drivers = drivers or any(_DRIVER.match(key) for key in values)
+            hook_paths += values.get("core.hookspath", [])
+            controlled += _includes(git, config, values, root, env, MAX_INCLUDE_DEPTH)
+        for hooks in hook_paths:
+            if (folder := _inside(_expand(hooks, repo), root)) is not None:
+                controlled.append(folder)
+    if drivers:
+        controlled += attributes
+    unique_dirs = list(dict.fromkeys(git_dirs))
+    unique = [path for path in dict.fromkeys(controlled) if path not in unique_dirs]
+    return GitPaths(tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers)
+
+
+class _Walk:
+    """Every entry below `root`, as (path, is a folder), without following symlinks and without entering
+    `.git` folders; at most MAX_ENTRIES."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.truncated = False
+
+    def __iter__(self) -> Iterator[tuple[Path, bool]]:
+        count = 0
+        stack = [self.root]
+        while stack:
+            folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                count += 1
+                if count > MAX_ENTRIES:
+                    self.truncated = True
+                    return
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                yield Path(entry.path), is_dir
+                if is_dir and entry.name not in GIT_NAMES:
+                    stack.append(Path(entry.path))
+
+
+def _git_program(root: Path, search_path: str) -> str | None:
+    """git on the search path, never one inside the workspace."""
+    folders = [
+        entry
+        for entry in search_path.split(os.pathsep)
+        if os.path.isabs(entry) and not Path(os.path.realpath(entry)).is_relative_to(root)
+    ]
+    return shutil.which("git", path=os.pathsep.join(folders)) if folders else None
+
+
+def _gitfile_target(path: Path, root: Path) -> Path | None:
+    """The git directory a `.git` file (`gitdir: ../.git/modules/sub`) names, when it is in the workspace."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    return _inside(_expand(first.removeprefix("gitdir:").strip(), path.parent), root)
+
+
+def _repositories(repos: list[Path], git_dirs: list[Path], root: Path) -> Iterator[tuple[Path, Path]]:
+    """(work tree, git directory) of each `.git` found."""
+    for repo in repos:
+        dot_git = repo / ".git"
+        if os.path.isdir(dot_git) and not os.path.islink(dot_git):
+            yield repo, dot_git
+        elif (target := _gitfile_target(dot_git, root)) is not None and target.is_dir():
+            yield repo, target
+
+
+def _repo_configs(git_dir: Path) -> list[Path]:
+    configs = [git_dir / "config"]
+    try:
+        common = (git_dir / "commondir").read_text().strip()
+    except OSError:
+        common = ""
+    if common:
+        configs.append(Path(os.path.normpath(git_dir / common)) / "config")
+    return [config for config in configs if config.is_file()]
+
+
+def _read_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """The keys of `_CONFIG_KEYS` in one config file (None: the user's system and global files, their
+    includes resolved), lower-cased, with their values in order. Reading config runs no program."""
+    where = ["--file", str(config)] if config is not None else ["--includes"]
+    lookup = {k: v for k, v in env.items() if not k.startswith("GIT_")}
+    lookup["HOME"] = env.get("HOME", os.path.expanduser("~"))
+    try:
+        done = subprocess.run(
+            [git, "config", *where, "-z", "--get-regexp", _CONFIG_KEYS.pattern],
+            cwd="/",
+            env=lookup,
+            capture_output=True,
+            timeout=LOOKUP_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    found: dict[str, list[str]] = {}
+    for record in done.stdout.split(b"\0"):
+        if not record:
+            continue
+        key, _, value = record.decode("utf-8", "replace").partition("\n")
+        found.setdefault(key.lower(), []).append(value)
+    return found
+
+
+def _includes(
+    git: str | None, config: Path, values: Mapping[str, list[str]], root: Path, env: Mapping[str, str], depth: int
+) -> list[Path]:
+    """The files a config includes that lie in the workspace, and theirs in turn (bounded)."""
+    found: list[Path] = []
+    for key, targets in values.items():
+        if key != "include.path" and not key.startswith("includeif."):
+            continue
+        for target in targets:
+            path = _inside(_expand(target, config.parent), root)
+            if path is None:
+                continue
+            found.append(path)
+            if git and depth > 0 and path.is_file():
+                found += _includes(git, path, _read_config(git, path, env), root, env, depth - 1)
+    return found
+
+
+def _expand(value: str, base: Path) -> Path:
+    if value == "~" or value.startswith("~/"):
+        return Path(os.path.expanduser(value))
+    return Path(os.path.normpath(base / value))
+
+
+def _inside(path: Path, root: Path) -> Path | None:
+    """`path` resolved (a symlink's target is what git reads), when it is in the workspace; else None."""
+    real = Path(os.path.realpath(path))
+    return real if real.is_relative_to(root) and real != root else None
+
+
+def declares(workspace: Path, declared: Sequence[str], path: Path) -> bool:
+    """Whether a plan task's `files` name `path` itself (`.githooks/`, `.gitattributes`): a git-controlled
+    path is writable only when named, never because a folder above it was."""
+    relative = path.relative_to(workspace).as_posix() if path.is_relative_to(workspace) else None
+    return relative is not None and any(os.path.normpath(entry.strip()) == relative for entry in declared)
+
+
+def remove_added(path: Path, root: Path) -> bool:
+    """Remove a git-controlled path a command made (never through a symlink, never outside `root`)."""
+    if not path.is_relative_to(root) or path == root:
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        return False
+    return True

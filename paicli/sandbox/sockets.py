@@ -1,0 +1,71 @@
+"""Unix sockets on the filesystem, found so the sandbox can cover them.
+
+A network namespace cuts TCP and abstract Unix sockets (those live in the namespace), but not a socket
+file: `connect("/var/run/docker.sock")` reaches a daemon on the host, and the Docker, LXD or Podman
+socket is root on the host. `/run`, `/var/run`, `$XDG_RUNTIME_DIR` and `/tmp` are hidden whole
+(bwrap.py); the sockets elsewhere are looked for in the usual places (`/var/lib`, `/var/snap`,
+`/var/tmp`, `/opt`, `/srv`, the home folder), a few levels deep and at most MAX_ENTRIES entries, and
+`/dev/null` is bound over each one: a connection to it is refused.
+
+Why not seccomp: a filter cannot read the path `connect(2)` is given, so it could only refuse every
+AF_UNIX socket, and builds and test suites make their own (servers on a socket in /tmp, language
+servers, build daemons, ssh's control sockets). What is left: a socket made after paicli started in a
+folder not scanned then, and sockets deeper than SCAN_DEPTH or outside these places.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+PLACES = ("/var/lib", "/var/snap", "/var/tmp", "/opt", "/srv", "/mnt", "/media")
+SCAN_DEPTH = 5  # folders below each place
+MAX_ENTRIES = 100_000
+# Big trees of image layers, packages and toolchains, where no daemon keeps its socket.
+SKIPPED = frozenset(
+    {"overlay2", "overlay", "aufs", "node_modules", ".git", "site-packages", "__pycache__", ".venv", "venv"}
+    | {".rustup", ".pyenv", ".nvm", ".m2", ".gradle", ".npm", "registry", "toolchains", "pkg"}
+)
+
+
+def find_sockets(home: Path, places: Iterable[str] = PLACES, skip: Iterable[Path] = ()) -> list[Path]:
+    """Socket files below `places` and `home` (resolved, each once), not below any of `skip` (the home
+    folder is scanned wherever it is: under /tmp, the sandbox binds it over its private /tmp)."""
+    skipped = [Path(os.path.realpath(p)) for p in skip]
+    found: list[Path] = []
+    budget = [MAX_ENTRIES]
+    home = Path(os.path.realpath(home))
+    if os.path.isdir(home):
+        _scan(home, SCAN_DEPTH, [], found, budget)
+    for place in places:
+        root = Path(os.path.realpath(place))
+        if os.path.isdir(root) and not any(root.is_relative_to(s) for s in skipped):
+            _scan(root, SCAN_DEPTH, [*skipped, home], found, budget)
+    return list(dict.fromkeys(found))
+
+
+def _scan(folder: Path, depth: int, skipped: list[Path], found: list[Path], budget: list[int]) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+        except OSError:
+            continue
+        path = Path(entry.path)
+        if stat.S_ISSOCK(mode):
+            found.append(path)
+        elif (
+            stat.S_ISDIR(mode)
+            and depth > 0
+            and entry.name not in SKIPPED
+            and not any(path.is_relative_to(s) for s in skipped)
+        ):
+            _scan(path, depth - 1, skipped, found, budget)
