@@ -12,6 +12,7 @@ The order of the checks, first match wins:
  5. allow rules covering every risky part                     → approved_by_rule
  6. an "always" answer given earlier in this session          → approved_by_session
  7. mode ask with a user to ask (ctx.approve)                 → approved_by_user / refused_by_user
+    (a call too large to show the user whole, paicli/common/shown.py → refused_by_policy, never asked)
  8. otherwise (mode auto, or nobody to ask)                   → refused_by_policy
 What the classifier cannot read (OPAQUE) skips 3b, 4 and 5: it needs a human in every mode.
 
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from paicli.common.shown import too_long_to_ask
 from paicli.policy.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
@@ -280,6 +282,8 @@ class ApprovalPolicy:
             return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
         if mode == "auto" or ctx.approve is None:
             return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode))
+        if too_long := too_long_to_ask(found.summary):  # the user is shown all of it, or nothing
+            return _refuse(Decision.REFUSED_BY_POLICY, too_long, f"refused without asking the user: {too_long}.")
         async with self._one_question():
             if self._granted(found):  # answered "always" while this call waited its turn
                 return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
@@ -303,6 +307,10 @@ class ApprovalPolicy:
                 else ("nobody can let it run outside the sandbox here")
             )
             return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint} {DO_NOT_RETRY}")
+        if too_long := too_long_to_ask(found.summary):
+            return _refuse(
+                Decision.REFUSED_OUTSIDE, too_long, f"It stays refused, without asking the user: {too_long}."
+            )
         async with self._one_question():
             if all(key in self.grants for key in keys):
                 return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
