@@ -22,6 +22,7 @@ from paicli.common.events import (
     ToolResultEvent,
 )
 from paicli.common.sanitize import json_safe, one_line, terminal_safe
+from paicli.common.shown import rows
 from paicli.common.values import Usage
 from paicli.headless import JsonLinesSink, progress_line
 from paicli.plan.model import Plan, Task, TaskType
@@ -29,7 +30,6 @@ from paicli.policy.approval import PolicyRequest
 from paicli.ui.chat.render import ChatRenderer
 from paicli.ui.plan.live_view import LivePlanView
 from paicli.ui.plan.plan_view import render_plan
-from paicli.common.shown import rows
 from paicli.ui.prompt.approval_prompt import question
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply

@@ -15,7 +15,6 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from paicli.common.sanitize import terminal_safe
 from paicli.policy.approval import ApprovalPolicy, PolicyRequest
 from paicli.policy.audit import AuditLog, read_entries
 from paicli.policy.rules import Rules
