@@ -39,7 +39,8 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import Output
 
 from paicli.common.sanitize import terminal_safe
-from paicli.common.shown import too_long_to_ask
+from paicli.common.shown import rows as shown_rows
+from paicli.common.shown import too_long_to_ask, width_of
 from paicli.policy.approval import MODES, OUTSIDE, ApprovalPolicy
 from paicli.policy.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
 from paicli.sandbox import SandboxChoice
@@ -243,20 +244,39 @@ def above_window(above: Above, asked: Callable[[], FormattedText]) -> Window:
 
 
 def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: Output | None = None) -> bool:
-    """Ask, before the event loop starts, whether to apply a repository config's sensitive settings."""
-    lines = [f"{terminal_safe(str(request.path))} wants to set:"]
-    lines += [f"  {key} = {terminal_safe(value)}" for key, value in request.values.items()]
-    lines += [
-        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the",
-        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository",
-        "(remembered until the file changes)? [y/N] ",
-    ]
+    """Ask, before the event loop starts, whether to apply a repository config's sensitive settings. What
+    the file sets is printed first, whole (it scrolls, never cut), then the question."""
     session: PromptSession[str] = PromptSession(input=input, output=output)
+    print_formatted_text(
+        FormattedText([("ansiyellow", "\n".join(trust_lines(request, session.output.get_size().columns)) + "\n")]),
+        output=session.output,
+    )
+    servers = [value for label, value in request.fields if label.startswith("server ") and label.count(" ") == 1]
+    count = f" ({len(servers)} MCP server{'s' if len(servers) != 1 else ''} above: read every field)" if servers else ""
+    question = (
+        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the\n"
+        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository\n"
+        f"(remembered until the file changes){count}? [y/N] "
+    )
     try:
-        answer = session.prompt(FormattedText([("ansiyellow", "\n".join(lines))]))
+        answer = session.prompt(FormattedText([("ansiyellow", question)]))
     except (EOFError, KeyboardInterrupt):
         return False
     return answer.strip().lower() in ("y", "yes")
+
+
+def trust_lines(request: TrustRequest, columns: int = 100) -> list[str]:
+    """What a repository file sets, one `what = value` a field, each whole (paicli/common/shown.py), every
+    line at most `columns` wide."""
+    lines = shown_rows(f"{request.path} wants to set:", columns)
+    for label, value in [*request.values.items(), *request.fields]:
+        heads = [f"  {row}" for row in shown_rows(label, max(20, columns - 4))]
+        rows = shown_rows(value, max(20, columns - 6))
+        if len(heads) == 1 and len(rows) == 1 and width_of(f"{heads[0]} = {rows[0]}") <= columns:
+            lines.append(f"{heads[0]} = {rows[0]}")
+        else:
+            lines += [*heads[:-1], heads[-1] + " =", *(f"      {row}" for row in rows)]
+    return lines
 
 
 def approval_command(policy: ApprovalPolicy | None, arg: str, *, sandbox: SandboxChoice | None = None) -> str:
