@@ -42,6 +42,7 @@ from typing import Any, Literal
 from paicli.common.shown import too_long_to_ask
 from paicli.policy.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
+from paicli.policy.reach import beyond, changes_environment
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope
 from paicli.tools.base import Admission, ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
@@ -254,9 +255,16 @@ class ApprovalPolicy:
         commands = found.classification.commands if found.classification is not None else ()
         if ctx.sandbox is None or not commands:
             return False
-        if any(starts_with(command, rule.words) for command in commands for rule in self.unsandboxed):
+        if any(self._unsandboxed(command) for command in commands) and not changes_environment(found.classification):
             return True
         return all(OUTSIDE + _prefix(command) in self.grants for command in commands)
+
+    def _unsandboxed(self, command: tuple[str, ...]) -> bool:
+        """A command named by an `unsandboxed` prefix, with no word beyond it reaching outside (reach.py)."""
+        return any(
+            starts_with(command, rule.words) and beyond(command, rule.words, self.workspace) is None
+            for rule in self.unsandboxed
+        )
 
     async def _judge(
         self,
