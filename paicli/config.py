@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, SecretStr, StringConstraints, ValidationE
 from paicli.common.errors import ConfigError
 from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
-from paicli.mcp.server_config import McpServerConfig, check_server_name, describe_servers, servers_from_mcp_json
+from paicli.mcp.server_config import McpServerConfig, check_server_name, servers_from_mcp_json
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
     CONFIG_FILE,
@@ -38,6 +38,7 @@ from paicli.trust import (
     ConfirmTrust,
     RepoFile,
     Warn,
+    mcp_fields,
     read_repo_file,
     screen_prompt_overrides,
     screen_repo_file,
@@ -46,6 +47,7 @@ from paicli.trust import (
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MCP_JSON = ".mcp.json"  # a workspace's MCP servers in the format Claude Code uses
+QUIET_FIELDS = {"startup_timeout", "tool_timeout"}  # of a server: not shown when asking to trust it
 TABLES = ("models", "prices", "mcp_servers")  # merged entry by entry across the config files
 DEFAULT_MODEL = "gpt-4o-mini"
 # The task types of a plan (paicli/plan/model.py TaskType, which sits above this layer; a test keeps the
@@ -337,8 +339,9 @@ def _workspace_mcp_servers(
         return {}
     for problem in problems:
         warn(f"{file.path}: {problem}")
-    what = {"MCP servers (programs paicli starts)": describe_servers(servers)}
-    if servers and screen_repo_file(file, what, home=home, confirm=confirm, warn=warn):
+    what = {"MCP servers (programs paicli starts)": ", ".join(servers) + " (every field below)"}
+    shown = {name: server.model_dump(exclude_defaults=True, exclude=QUIET_FIELDS) for name, server in servers.items()}
+    if servers and screen_repo_file(file, what, home=home, confirm=confirm, warn=warn, fields=mcp_fields(shown)):
         return servers
     return {}
 

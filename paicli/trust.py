@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paicli.mcp.server_config import TrustField, server_fields
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
@@ -102,10 +103,13 @@ def requires_trust(key: str) -> bool:
 
 @dataclass(frozen=True)
 class TrustRequest:
-    """What the user is asked to confirm: the file and the values it sets that need trust (the key hidden)."""
+    """What the user is asked to confirm: the file and the values it sets that need trust (the key hidden),
+    and for MCP servers every field of each (`server_fields`: command, args, env, url, headers with what
+    their `${VAR}`s are filled with, masked, sandbox, trust_annotations). Shown whole, never cut."""
 
     path: Path
     values: dict[str, str]
+    fields: tuple[TrustField, ...] = ()
 
 
 ConfirmTrust = Callable[[TrustRequest], bool]
@@ -209,7 +213,8 @@ def screen_workspace_config(
     store = TrustStore(home)
     if store.is_trusted(file):
         return values
-    if confirm is not None and confirm(TrustRequest(file.path, needing)):
+    fields = mcp_fields(values["mcp_servers"]) if "mcp_servers" in needing else ()
+    if confirm is not None and confirm(TrustRequest(file.path, needing, fields)):
         store.trust(file)
         return values
     later = "this repository's config is not trusted yet (start paicli here interactively to review and trust it)"
@@ -232,13 +237,14 @@ def screen_repo_file(
     home: Path,
     confirm: ConfirmTrust | None = None,
     warn: Warn,
+    fields: tuple[TrustField, ...] = (),
 ) -> bool:
     """Whether a repository file that needs trust as a whole (a `.mcp.json`: it names programs to start)
-    may be used: trusted before, or confirmed now (`what` is shown); else False, with a warning."""
+    may be used: trusted before, or confirmed now (`what` and `fields` are shown); else False, with a warning."""
     store = TrustStore(home)
     if store.is_trusted(file):
         return True
-    if confirm is not None and confirm(TrustRequest(file.path, what)):
+    if confirm is not None and confirm(TrustRequest(file.path, what, fields)):
         store.trust(file)
         return True
     warn(
@@ -361,19 +367,19 @@ def trusted_prompt(workspace: Path, home: Path, name: str) -> str | None:
     return file.data.decode("utf-8", errors="replace")
 
 
-def _server(entry: Any) -> str:
-    if not isinstance(entry, dict):
-        return str(entry)
-    if entry.get("command") is not None:
-        return " ".join(str(part) for part in [entry["command"], *entry.get("args", [])])
-    return str(entry.get("url", "(no command or url)"))
+def mcp_fields(servers: Any, env: Mapping[str, str] | None = None) -> tuple[TrustField, ...]:
+    """Every field of every server in a `mcp_servers` table or `.mcp.json` (see `server_fields`)."""
+    if not isinstance(servers, Mapping):
+        return (("mcp_servers", repr(servers)),)
+    environment = os.environ if env is None else env
+    return tuple(field for name, entry in servers.items() for field in server_fields(str(name), entry, environment))
 
 
 def _shown(key: str, value: Any) -> str:
     if key == "api_key":
         return "(a key; its value is not shown)"
-    if key == "mcp_servers" and isinstance(value, dict):  # name: the program it starts, or its URL
-        return ", ".join(f"{name}: {_server(entry)}" for name, entry in value.items())
+    if key == "mcp_servers" and isinstance(value, dict):  # each field follows (TrustRequest.fields)
+        return f"{len(value)} server{'s' if len(value) != 1 else ''}: {', '.join(map(str, value))} (every field below)"
     if key in LIMITS and isinstance(value, str):
         return json.dumps(value)  # "false", quoted: a string, not the boolean
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

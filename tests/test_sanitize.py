@@ -22,6 +22,7 @@ from paicli.common.events import (
     ToolResultEvent,
 )
 from paicli.common.sanitize import json_safe, one_line, terminal_safe
+from paicli.common.shown import rows
 from paicli.common.values import Usage
 from paicli.headless import JsonLinesSink, progress_line
 from paicli.plan.model import Plan, Task, TaskType
@@ -29,7 +30,7 @@ from paicli.policy.approval import PolicyRequest
 from paicli.ui.chat.render import ChatRenderer
 from paicli.ui.plan.live_view import LivePlanView
 from paicli.ui.plan.plan_view import render_plan
-from paicli.ui.prompt.approval_prompt import question, shown_lines
+from paicli.ui.prompt.approval_prompt import question
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 
@@ -185,7 +186,7 @@ def test_approval_prompt_and_headless_progress(name: str, hostile: str, shown: s
     request = PolicyRequest(task_id="t", tool="execute_command", summary=f"ls {hostile}", reason=f"why {hostile}")
     text = "".join(fragment[1] for fragment in question(request))
     assert raw_controls(text) == [] and f"ls {shown}" in text and f"why {shown}" in text
-    assert raw_controls("\n".join(shown_lines(f"cmd {hostile}"))) == []
+    assert raw_controls("\n".join(rows(f"cmd {hostile}", 40))) == []
     for event in (
         ToolCallEvent(task_id="t", name="execute_command", arguments={"command": hostile}),
         ToolResultEvent(task_id="t", name="execute_command", ok=False, output=f"x {hostile}"),

@@ -5,6 +5,7 @@ kinds.py         the kinds and states of tasks and plans
 values.py        value types every layer passes around (token usage, retries, the plan estimate)
 events.py        the typed events the core emits and the sink they go to
 sanitize.py      the one sanitizer for untrusted text on its way to a terminal
+shown.py         untrusted text shown whole: commands, write sets, trust fields (never cut)
 atomic_write.py  the one way a file is replaced: whole or not at all
 
 May import: the standard library and pydantic only; never another part of paicli. The console script

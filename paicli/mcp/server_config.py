@@ -166,5 +166,73 @@ def _first_error(error: ValueError | ValidationError) -> str:
 
 
 def describe_servers(servers: Mapping[str, McpServerConfig]) -> str:
-    """`git: mcp-server-git --repository ., tracker: http://…` (for the trust question)."""
+    """`git: mcp-server-git --repository ., tracker: http://…` (for a one-line listing)."""
     return ", ".join(f"{name}: {server.describe()}" for name, server in servers.items())
+
+
+# ---- what the trust question shows of a server: every field that changes what runs -------------------
+
+SHOWN_FIELDS = ("command", "args", "env", "url", "headers", "type", "enabled", "sandbox", "trust_annotations")
+LOADER_VARIABLES = re.compile(  # variables that make a program load or run other code
+    r"LD_\w+|DYLD_\w+|PYTHON\w*|NODE_\w+|PERL\w*|RUBY\w*|BASH_ENV|ENV|PATH|GIT_\w+|JAVA_TOOL_OPTIONS|_JAVA_\w+|"
+    r"CLASSPATH|GEM_\w+|BUNDLE_\w+|NPM_CONFIG_\w+|LUA_\w+|PS4|SHELLOPTS|PROMPT_COMMAND|\w*PRELOAD\w*",
+    re.IGNORECASE,
+)
+TrustField = tuple[str, str]  # (what, its value as written): shown whole, made visible, by the trust question
+
+
+def server_fields(name: str, entry: Any, env: Mapping[str, str]) -> list[TrustField]:
+    """Every field of one server entry as written (a `.mcp.json` object or a `[mcp_servers.NAME]` table,
+    valid or not): how it runs, then each of command, args, env, url, headers, type, enabled, sandbox and
+    trust_annotations, and any other key. A `${VAR}` is followed by what it is filled with, its value
+    masked: a URL or header that sends the user's token somewhere says so."""
+    label = f"server {name}"
+    if not isinstance(entry, Mapping):
+        return [(label, repr(entry))]
+    fields: list[TrustField] = [(label, _how_it_runs(entry))]
+    keys = [key for key in SHOWN_FIELDS if key in entry]
+    keys += [key for key in entry if key not in SHOWN_FIELDS]
+    if "sandbox" not in entry and entry.get("command") is not None:
+        fields.append((f"{label} sandbox", "false (not set)"))
+    for key in keys:
+        value = entry[key]
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                _add(fields, f"{label} {key}[{index}]", str(item), env)
+        elif isinstance(value, Mapping):
+            for inner, item in value.items():
+                loads = key == "env" and LOADER_VARIABLES.fullmatch(str(inner))
+                _add(
+                    fields,
+                    f"{label} {key} {inner}{' (makes the program load other code)' if loads else ''}",
+                    str(item),
+                    env,
+                )
+        else:
+            _add(fields, f"{label} {key}", json.dumps(value) if isinstance(value, bool) else str(value), env)
+    return fields
+
+
+def _add(fields: list[TrustField], label: str, text: str, env: Mapping[str, str]) -> None:
+    """The field, then for each `${VAR}` in it what paicli fills in, its value masked."""
+    fields.append((label, text))
+    notes: list[str] = []
+    for match in _VARIABLE.finditer(text):
+        variable, default = match.group(1), match.group(2)
+        if env.get(variable):
+            notes.append(f"${{{variable}}} is filled in with your {variable} ({len(env[variable])} characters, hidden)")
+        elif default is not None:
+            notes.append(f"${{{variable}}} is unset: {default!r} instead")
+        else:
+            notes.append(f"${{{variable}}} is unset: the server would fail")
+    fields += [(f"{label} ↳", note) for note in dict.fromkeys(notes)]
+
+
+def _how_it_runs(entry: Mapping[str, Any]) -> str:
+    if entry.get("enabled") is False:
+        return "configured but not started (enabled = false)"
+    if entry.get("command") is not None:
+        if entry.get("sandbox") is True:
+            return "a program paicli starts, inside the command sandbox"
+        return "a program paicli starts on your machine, with your rights (not sandboxed)"
+    return "an HTTP server paicli connects to"

@@ -13,6 +13,7 @@ The order of the checks, first match wins:
  5. allow rules covering every risky part                     → approved_by_rule
  6. an "always" answer given earlier in this session          → approved_by_session
  7. mode ask with a user to ask (ctx.approve)                 → approved_by_user / refused_by_user
+    (a call too large to show the user whole, paicli/common/shown.py → refused_by_policy, never asked)
  8. otherwise (mode auto, or nobody to ask)                   → refused_by_policy
 What the classifier cannot read (OPAQUE) skips 3b, 4 and 5: it needs a human in every mode.
 
@@ -39,9 +40,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from paicli.common.shown import too_long_to_ask
 from paicli.policy.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
 from paicli.policy.git_guard import git_write_reason, keep_reason
+from paicli.policy.reach import beyond, changes_environment
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope
 from paicli.tools.base import Admission, ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
@@ -276,9 +279,16 @@ class ApprovalPolicy:
         commands = found.classification.commands if found.classification is not None else ()
         if ctx.sandbox is None or not commands:
             return False
-        if any(starts_with(command, rule.words) for command in commands for rule in self.unsandboxed):
+        if any(self._unsandboxed(command) for command in commands) and not changes_environment(found.classification):
             return True
         return all(OUTSIDE + _prefix(command) in self.grants for command in commands)
+
+    def _unsandboxed(self, command: tuple[str, ...]) -> bool:
+        """A command named by an `unsandboxed` prefix, with no word beyond it reaching outside (reach.py)."""
+        return any(
+            starts_with(command, rule.words) and beyond(command, rule.words, self.workspace) is None
+            for rule in self.unsandboxed
+        )
 
     async def _judge(
         self,
@@ -304,6 +314,8 @@ class ApprovalPolicy:
             return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
         if mode == "auto" or ctx.approve is None:
             return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode))
+        if too_long := too_long_to_ask(found.summary):  # the user is shown all of it, or nothing
+            return _refuse(Decision.REFUSED_BY_POLICY, too_long, f"refused without asking the user: {too_long}.")
         async with self._one_question():
             if self._granted(found):  # answered "always" while this call waited its turn
                 return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
@@ -327,6 +339,10 @@ class ApprovalPolicy:
                 else ("nobody can let it run outside the sandbox here")
             )
             return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint} {DO_NOT_RETRY}")
+        if too_long := too_long_to_ask(found.summary):
+            return _refuse(
+                Decision.REFUSED_OUTSIDE, too_long, f"It stays refused, without asking the user: {too_long}."
+            )
         async with self._one_question():
             if all(key in self.grants for key in keys):
                 return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)

@@ -5,7 +5,9 @@ A model can write a repository of its own anywhere in the workspace (`sub/HEAD`,
 (`core.fsmonitor`, `diff.external`, `core.pager`, aliases) when a "read-only" git command reads it. So a
 git command is SAFE only when the shell is at the workspace root, the root holds a real `.git` (which
 the file tools never write), and nothing points git elsewhere (`-C`, `--git-dir`, `--work-tree`, `GIT_*`
-variables, which make the command ASK anyway). `-c`/`--config-env` keys that can run programs
+variables, which make the command ASK anyway), and git's configuration lets no workspace file choose a
+program (an included config in the workspace, or diff and filter drivers with a `.gitattributes`:
+paicli/policy/git_config.py). `-c`/`--config-env` keys that can run programs
 (unless `-c` sets them empty) and `--exec-path=DIR` are OPAQUE: they need a human even in yolo.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from paicli.policy.git_config import workspace_config
 from paicli.shell.syntax import Word
 
 READ_ONLY = frozenset(
@@ -289,6 +292,8 @@ def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, b
         return "git run below the workspace root may use a repository the model wrote", False
     if not own_repository(root):
         return "the workspace has no .git of its own, so git may use a repository the model wrote", False
+    if why := workspace_config(root):  # include.path = ../.gitconfig, textconv drivers and .gitattributes
+        return why, False
     if not sub:
         return None
     if sub not in READ_ONLY:

@@ -15,7 +15,10 @@ A command prefix matches whole words with quotes removed: `git push` matches `gi
 A deny rule matches when ANY command of a command line matches (also inside `$(...)`, `bash -c`, after
 wrappers such as `env`, `timeout 5`, run by `find -exec` or `xargs`, and given to options such as
 `tar --to-command` or sed's `e`); an allow rule must cover EVERY command of the line that needs approval.
-Allow rules never cover what the classifier cannot read (OPAQUE) or what the hard denylist refuses.
+Allow rules never cover what the classifier cannot read (OPAQUE) or what the hard denylist refuses, nor
+the words after their prefix that reach outside the workspace (`git commit -F ~/.ssh/id_rsa`, `git push
+/tmp/x.git`, `--file=/x`, `@/etc/passwd`, git's `-C`, `-c`, `--git-dir`, ...: paicli/policy/reach.py)
+unless the rule names them too.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.policy.classify import Classification, Risk, normalise_name
+from paicli.policy.reach import beyond
 from paicli.policy.tool_patterns import check_tool_pattern, is_tool_pattern, names_tool
 from paicli.shell.parse import parse_script
 from paicli.shell.syntax import SimpleCommand
@@ -148,12 +152,17 @@ class Rules:
         for finding in classification.asks:
             if finding.words is None:
                 return ()
-            rule = next((r for r in candidates if starts_with(finding.words, r.words)), None)
+            rule = next((r for r in candidates if self.covers(finding.words, r)), None)
             if rule is None:
                 return ()
             if rule not in used:
                 used.append(rule)
         return tuple(used)
+
+    def covers(self, words: tuple[str, ...], rule: Rule) -> bool:
+        """Whether an allow rule's prefix covers a command: it starts with it, and none of the words it
+        leaves unnamed reaches outside the workspace (paicli/policy/reach.py)."""
+        return starts_with(words, rule.words) and beyond(words, rule.words, self.workspace) is None
 
     def _path_matches(
         self, rule: Rule, arguments: Mapping[str, Any], path_argument: str | None, *, any_spelling: bool

@@ -125,7 +125,8 @@ def test_a_trusted_mcp_json_adds_servers_and_a_config_file_wins(workspace: Path,
     ).mcp_servers
     assert list(servers) == ["repo", "git", "tracker"]
     assert servers["git"].command == "mcp-server-git" and servers["repo"].command == "repo-server"
-    assert len(asked) == 1 and "repo: repo-server" in next(iter(asked[0].values.values()))
+    assert len(asked) == 1 and "repo, git (every field below)" in next(iter(asked[0].values.values()))
+    assert ("server repo command", "repo-server") in asked[0].fields
     # remembered: asked once per file version
     again = load_settings(workspace=workspace, env={}, home=home, warn=pytest.fail)
     assert "repo" in again.mcp_servers
@@ -143,7 +144,8 @@ def test_a_repository_config_needs_trust_for_its_servers(workspace: Path, home: 
     settings = load_settings(
         workspace=workspace, env={}, home=home, confirm_trust=lambda r: asked.append(r) or True, warn=unexpected_warning
     )
-    assert "evil" in settings.mcp_servers and asked[0].values["mcp_servers"] == "evil: curl"
+    assert "evil" in settings.mcp_servers and asked[0].values["mcp_servers"] == "1 server: evil (every field below)"
+    assert ("server evil command", "curl") in asked[0].fields
 
 
 def test_a_symlinked_mcp_json_is_refused(workspace: Path, home: Path, tmp_path: Path) -> None:

@@ -184,3 +184,27 @@ async def test_mode_can_change_during_a_session(workspace: Path, mode: Mode) -> 
     policy = policy_for(workspace, "auto")
     policy.mode = mode
     assert policy.effective_mode(ToolContext(workspace)) == mode
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo " + "x" * 20_000 + "; rm -r build",  # characters
+        "rm -r build\n" * 500,  # lines
+        "rm -r build" + " " * 20_000,  # blanks count too
+        "# run the unit tests" + " ." * 10_000 + "\n" * 40 + "rm -r build",  # finding 4 of issue 31, larger
+    ],
+)
+async def test_a_command_too_large_to_show_whole_is_refused_without_asking(workspace: Path, command: str) -> None:
+    user = ScriptedUser(YES)
+    policy, ctx = policy_for(workspace, "ask"), ToolContext(workspace, approve=user)
+    ruling = await policy.decide("execute_command", {"command": command}, ctx)
+    assert ruling.decision is Decision.REFUSED_BY_POLICY and user.asked == []
+    assert "refused without asking the user" in ruling.message and "write_file" in ruling.message
+
+
+async def test_a_command_at_the_size_limit_is_still_asked(workspace: Path) -> None:
+    user = ScriptedUser(YES)
+    policy, ctx = policy_for(workspace, "ask"), ToolContext(workspace, approve=user)
+    command = "rm -r build #" + "x" * (20_000 - 13)
+    assert await run(policy, command, ctx) is Decision.APPROVED_BY_USER and user.asked[0].summary == command

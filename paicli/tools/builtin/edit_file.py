@@ -3,6 +3,10 @@
 Matching is exact. In a file with CRLF line endings, `old_text` written with `\\n` still matches (it is
 compared in CRLF form), and `new_text` is written back with CRLF. The whole read-modify-write runs
 under the path's lock, so two edits of one file never interleave.
+
+A file larger than `MAX_EDIT_BYTES` (write_file's limit: an edit could not write it back anyway) is
+refused before it is read, by its size and by a read that stops one byte past the limit (a file that grows
+between the two, or one whose size the system does not report): memory stays bounded whatever the file.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from paicli.tools.guard import display_path, resolve_in_workspace
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
+MAX_EDIT_BYTES = MAX_WRITE_BYTES
 
 
 class EditFileArgs(BaseModel):
@@ -97,7 +102,11 @@ def _edit(root: Path, path: Path, shown: str, old_text: str, new_text: str) -> s
 def _read_bytes(root: Path, path: Path, shown: str) -> bytes:
     try:
         with os.fdopen(open_regular(root, path), "rb") as handle:
-            return handle.read()
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(MAX_EDIT_BYTES + 1) if size <= MAX_EDIT_BYTES else b""
+            if size > MAX_EDIT_BYTES or len(data) > MAX_EDIT_BYTES:
+                raise ToolFailure(_too_large(shown, f"{size} bytes" if size > MAX_EDIT_BYTES else "larger"))
+            return data
     except FileNotFoundError:
         raise ToolFailure(f"file not found: {shown} (use write_file to create it)") from None
     except IsADirectoryError:
@@ -106,6 +115,13 @@ def _read_bytes(root: Path, path: Path, shown: str) -> bytes:
         raise ToolFailure(f"{shown} is not a regular file; refusing to edit it") from None
     except OSError as error:
         raise ToolFailure(f"cannot read {shown}: {error.strerror or error}") from None
+
+
+def _too_large(shown: str, size: str) -> str:
+    return (
+        f"{shown} is {size}; edit_file edits files of at most {MAX_EDIT_BYTES} bytes. Read the "
+        "part you need with read_file (offset, limit) and change it with a command (sed -i, a script) instead"
+    )
 
 
 def _to_crlf(text: str) -> str:

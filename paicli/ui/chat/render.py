@@ -43,7 +43,8 @@ from paicli.common.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from paicli.common.sanitize import one_line, terminal_safe
+from paicli.common.sanitize import terminal_safe
+from paicli.common.shown import headline
 from paicli.common.values import Usage
 from paicli.llm.endpoint import RateStatus
 from paicli.tools.output import mask_secrets
@@ -66,17 +67,18 @@ RESTARTED = "↻ the reply broke off and was asked again; what follows replaces 
 
 
 def tool_summary(event: ToolCallEvent) -> str:
-    """One safe line saying what a call does: the tool's own summary (`src/app.py`, `pytest -q`, `TODO in
-    src/`), else its first string argument, else the arguments as sent."""
+    """One safe row saying what a call does: the tool's own summary (`src/app.py`, `pytest -q`, `TODO in
+    src/`), else its first string argument, else the arguments as sent. Line breaks show as `⏎` (a second
+    line of a command never passes for part of the first); a long one says its whole size."""
     if event.summary:
-        return one_line(event.summary)
+        return headline(event.summary)
     arguments = event.arguments
     if isinstance(arguments, str):
-        return one_line(arguments)
+        return headline(arguments)
     first = next((value for value in arguments.values() if isinstance(value, str)), None)
     if first is not None:
-        return one_line(first)
-    return one_line(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
+        return headline(first)
+    return headline(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
 
 
 def usage_line(turn: Usage, session: Usage | None = None) -> str:

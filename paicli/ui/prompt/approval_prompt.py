@@ -39,16 +39,22 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import Output
 
 from paicli.common.sanitize import terminal_safe
+from paicli.common.shown import rows as shown_rows
+from paicli.common.shown import too_long_to_ask, width_of
 from paicli.policy.approval import MODES, OUTSIDE, ApprovalPolicy
 from paicli.policy.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
 from paicli.sandbox import SandboxChoice
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.trust import TrustRequest
 from paicli.ui.prompt.keys import CHORD_WAIT, ESCAPE_WAIT
+from paicli.ui.prompt.question_view import Pager, question
+
+__all__ = ["ApprovalPrompt", "approval_command", "audit_command", "confirm_trust", "question"]
 
 REDRAW_EVERY = 0.25  # seconds between redraws of an open question
-MAX_SHOWN_LINES = 60  # of a long command: head and tail are shown, with the number of lines between
 YES, NO, ALWAYS, CANCEL = "yes", "no", "always", "cancel"
+PAGE_FORWARD = (" ", "pagedown", "down", "j", "c-f")  # through a long command (paicli/ui/prompt/question_view.py)
+PAGE_BACK = ("b", "pageup", "up", "k", "c-b")
 Above = Callable[[int, int], str]  # (columns, rows) → ANSI text drawn above an open question
 REASON_LABEL = "  reason for the model (optional, Enter to send): "
 CONTAINED_NOTE = (
@@ -60,14 +66,6 @@ MODE_NOTES = {
     "auto": "risky actions are refused unless an allow rule covers them",
     "yolo": "everything runs unasked except the hard denylist, deny rules and unreadable commands",
 }
-
-
-def shown_lines(text: str, limit: int = MAX_SHOWN_LINES) -> list[str]:
-    lines = terminal_safe(text).splitlines() or [""]
-    if len(lines) <= limit:
-        return lines
-    half = limit // 2
-    return [*lines[:half], f"… {len(lines) - 2 * half} more lines …", *lines[-half:]]
 
 
 class ApprovalPrompt:
@@ -129,6 +127,8 @@ class ApprovalPrompt:
         return self.queued()
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        if too_long := too_long_to_ask(request.summary):  # the policy refuses these first; never shown cut
+            return ApprovalDecision(allowed=False, how="policy", reason=f"not asked: {too_long}")
         answer, reason = await self._run(request)
         if answer == YES:
             return ApprovalDecision(allowed=True, how="user")
@@ -144,8 +144,10 @@ class ApprovalPrompt:
         """One small application: a key chooses; after `n` the same application reads the reason, so
         nothing typed quickly is lost between two prompts."""
         state: dict[str, str] = {}
+        pager = Pager()
         reason = Buffer(multiline=False)
         choosing = Condition(lambda: "answer" not in state)
+        seen = Condition(lambda: pager.seen_all)
         typing_reason = Condition(lambda: state.get("answer") == NO)
         keys = KeyBindings()
 
@@ -160,8 +162,11 @@ class ApprovalPrompt:
             return handler
 
         for key, answer in (("y", YES), ("Y", YES), ("n", NO), ("N", NO), ("a", ALWAYS), ("A", ALWAYS)):
-            keys.add(key, filter=choosing)(choose(answer, ask_reason=answer == NO))
+            only_when = choosing if answer == NO else choosing & seen  # yes once the whole command was shown
+            keys.add(key, filter=only_when)(choose(answer, ask_reason=answer == NO))
         keys.add("<any>", filter=choosing)(lambda event: None)  # nothing else answers by accident
+        for key in ("y", "Y", "a", "A"):
+            keys.add(key, filter=choosing & ~seen)(lambda event: setattr(pager, "hurried", True))
         keys.add("c-d", filter=choosing)(choose(NO))
         for key in ("escape", "c-c"):
             keys.add(key, eager=True, filter=choosing)(choose(CANCEL))
@@ -174,8 +179,26 @@ class ApprovalPrompt:
         for key in ("escape", "c-c", "c-d"):
             keys.add(key, eager=True, filter=typing_reason)(without_reason)
 
+        above = self.above
+
+        def asked(answer: str | None) -> FormattedText:
+            """The question paged to the rows left by the reason line (and the view above, 2 rows at least)."""
+            size = get_app().output.get_size()
+            free = size.rows - 2 - (2 if above is not None else 0)
+            return question(request, answer, self.waiting, columns=size.columns, screen_rows=free, pager=pager)
+
+        def paging(move: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
+            def handler(event: KeyPressEvent) -> None:
+                asked(None)  # the page as it would be drawn now (keys typed ahead arrive before any drawing)
+                move()
+
+            return handler
+
+        for names, move in ((PAGE_FORWARD, pager.forward), (PAGE_BACK, pager.back)):
+            for key in names:
+                keys.add(key, filter=choosing)(paging(move))
         question_window = Window(
-            FormattedTextControl(lambda: question(request, state.get("answer"), self.waiting), focusable=True),
+            FormattedTextControl(lambda: asked(state.get("answer")), focusable=True),
             wrap_lines=True,
             dont_extend_height=True,
         )
@@ -183,10 +206,9 @@ class ApprovalPrompt:
             Window(BufferControl(reason), height=1, get_line_prefix=lambda *_: REASON_LABEL),
             filter=typing_reason,
         )
-        above = self.above
         windows: list[Container] = [question_window, reason_window]
         if above is not None:
-            windows.insert(0, above_window(above, lambda: question(request, None, self.waiting)))
+            windows.insert(0, above_window(above, lambda: asked(None)))
         app: Application[str] = Application(
             layout=Layout(HSplit(windows), focused_element=question_window),
             key_bindings=merge_key_bindings([load_key_bindings(), keys]),
@@ -194,7 +216,7 @@ class ApprovalPrompt:
             output=self._output,
             full_screen=False,
             refresh_interval=REDRAW_EVERY,  # the view above and the queue count change while it waits
-            erase_when_done=above is not None,  # the view above is not left in the scrollback ...
+            erase_when_done=True,  # neither the view above nor one page of a long command is left behind ...
         )
         app.ttimeoutlen, app.timeoutlen = ESCAPE_WAIT, CHORD_WAIT  # ESC answers at once, as at the prompt
         try:
@@ -202,9 +224,10 @@ class ApprovalPrompt:
         except (EOFError, KeyboardInterrupt):
             answer = NO
             reason.text = ""
-        if above is not None:  # ... but the question, its answer and the reason given are, as without it
-            given = [("", REASON_LABEL + terminal_safe(reason.text) + "\n")] if answer == NO and reason.text else []
-            print_formatted_text(FormattedText([*question(request, answer), *given]), output=self._output, end="")
+        # ... but the whole question (every row of the command), its answer and the reason given are
+        given = [("", REASON_LABEL + terminal_safe(reason.text) + "\n")] if answer == NO and reason.text else []
+        record = question(request, answer, columns=app.output.get_size().columns)
+        print_formatted_text(FormattedText([*record, *given]), output=app.output, end="")
         return answer, reason.text if answer == NO else ""
 
 
@@ -220,59 +243,40 @@ def above_window(above: Above, asked: Callable[[], FormattedText]) -> Window:
     return Window(FormattedTextControl(text), wrap_lines=False, dont_extend_height=True)
 
 
-def question(request: ApprovalRequest, answer: str | None = None, waiting: int = 0) -> FormattedText:
-    """The approval question as formatted fragments (never parsed as markup); `waiting`: how many other
-    questions are queued behind it."""
-    always = getattr(request, "always", "this exact call")
-    opaque = getattr(request, "opaque", False)
-    verb = "run outside the sandbox:" if getattr(request, "outside", False) else "approve"
-    task = f" · task {terminal_safe(request.task_id)}" if request.task_id else ""
-    parts: list[tuple[str, str]] = [("bold ansiyellow", f"╭ {verb} {terminal_safe(request.tool)}{task}")]
-    if waiting and answer is None:
-        parts.append(("ansiyellow", f" · {waiting} more waiting"))
-    parts.append(("", "\n"))
-    for line in shown_lines(request.summary):
-        parts += [("ansiyellow", "│ "), ("bold", f"{line}\n")]
-    if request.reason:
-        parts += [("ansiyellow", "│ "), ("", f"why: {terminal_safe(request.reason)}\n")]
-    if programs := getattr(request, "programs", ()):
-        label = "starts at least" if opaque else "starts"
-        parts += [("ansiyellow", "│ "), ("", f"{label}: {terminal_safe(', '.join(programs))}\n")]
-    if opaque:
-        parts += [("ansiyellow", "│ "), ("ansired", "paicli cannot tell what this runs: read it closely\n")]
-    if answer is None:
-        parts += [
-            ("ansiyellow", "╰ "),
-            ("bold", "y"),
-            ("", " yes · "),
-            ("bold", "n"),
-            ("", " no · "),
-            ("bold", "a"),
-            ("", f" always allow {terminal_safe(always)} this session · "),
-            ("bold", "esc"),
-            ("", " cancel "),
-        ]
-    else:
-        style = "ansigreen" if answer in (YES, ALWAYS) else "ansired"
-        parts += [("ansiyellow", "╰ "), (style, f"{answer}\n")]
-    return FormattedText(parts)
-
-
 def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: Output | None = None) -> bool:
-    """Ask, before the event loop starts, whether to apply a repository config's sensitive settings."""
-    lines = [f"{terminal_safe(str(request.path))} wants to set:"]
-    lines += [f"  {key} = {terminal_safe(value)}" for key, value in request.values.items()]
-    lines += [
-        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the",
-        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository",
-        "(remembered until the file changes)? [y/N] ",
-    ]
+    """Ask, before the event loop starts, whether to apply a repository config's sensitive settings. What
+    the file sets is printed first, whole (it scrolls, never cut), then the question."""
     session: PromptSession[str] = PromptSession(input=input, output=output)
+    print_formatted_text(
+        FormattedText([("ansiyellow", "\n".join(trust_lines(request, session.output.get_size().columns)) + "\n")]),
+        output=session.output,
+    )
+    servers = [value for label, value in request.fields if label.startswith("server ") and label.count(" ") == 1]
+    count = f" ({len(servers)} MCP server{'s' if len(servers) != 1 else ''} above: read every field)" if servers else ""
+    question = (
+        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the\n"
+        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository\n"
+        f"(remembered until the file changes){count}? [y/N] "
+    )
     try:
-        answer = session.prompt(FormattedText([("ansiyellow", "\n".join(lines))]))
+        answer = session.prompt(FormattedText([("ansiyellow", question)]))
     except (EOFError, KeyboardInterrupt):
         return False
     return answer.strip().lower() in ("y", "yes")
+
+
+def trust_lines(request: TrustRequest, columns: int = 100) -> list[str]:
+    """What a repository file sets, one `what = value` a field, each whole (paicli/common/shown.py), every
+    line at most `columns` wide."""
+    lines = shown_rows(f"{request.path} wants to set:", columns)
+    for label, value in [*request.values.items(), *request.fields]:
+        heads = [f"  {row}" for row in shown_rows(label, max(20, columns - 4))]
+        rows = shown_rows(value, max(20, columns - 6))
+        if len(heads) == 1 and len(rows) == 1 and width_of(f"{heads[0]} = {rows[0]}") <= columns:
+            lines.append(f"{heads[0]} = {rows[0]}")
+        else:
+            lines += [*heads[:-1], heads[-1] + " =", *(f"      {row}" for row in rows)]
+    return lines
 
 
 def approval_command(policy: ApprovalPolicy | None, arg: str, *, sandbox: SandboxChoice | None = None) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.base import ToolContext, ToolFailure
-from paicli.tools.builtin.edit_file import EditFile, EditFileArgs
+from paicli.tools.builtin.edit_file import MAX_EDIT_BYTES, EditFile, EditFileArgs
 
 
 async def edit(ctx: ToolContext, path: str, old: str, new: str) -> str:
@@ -99,3 +99,22 @@ async def test_protected_paths_are_refused(workspace: Path, ctx: ToolContext) ->
     (workspace / ".git").mkdir()
     (workspace / ".git" / "config").write_text("[core]\n")
     assert await edit_error(ctx, ".git/config", "[core]") == "refused: .git/config is protected"
+
+
+@pytest.mark.parametrize("size", [MAX_EDIT_BYTES + 1, 4 * MAX_EDIT_BYTES])
+async def test_a_file_over_the_limit_is_refused_unread(workspace: Path, ctx: ToolContext, size: int) -> None:
+    """An 800 MB one-line file once took 1.7 GB of memory: now its size refuses it before any read.
+    A sparse file: large on paper, nothing on disk."""
+    with (workspace / "big.txt").open("wb") as handle:
+        handle.write(b"needle ")
+        handle.truncate(size)
+    error = await edit_error(ctx, "big.txt", "needle")
+    assert f"big.txt is {size} bytes" in error and f"at most {MAX_EDIT_BYTES} bytes" in error
+    assert "read_file" in error
+    assert (workspace / "big.txt").stat().st_size == size
+
+
+async def test_a_file_at_the_limit_is_still_edited(workspace: Path, ctx: ToolContext) -> None:
+    body = b"x" * (MAX_EDIT_BYTES - len(b"needle\n")) + b"needle\n"
+    (workspace / "edge.txt").write_bytes(body)
+    assert (await edit(ctx, "edge.txt", "needle", "pin")).startswith("edited edge.txt")

@@ -206,7 +206,7 @@ def test_tool_summaries() -> None:
         summary = box.summary(name, arguments)  # what the ReAct loop puts in the event, from the tool's facts
         return tool_summary(ToolCallEvent(task_id=None, name=name, arguments=arguments, summary=summary))
 
-    assert shown("execute_command", {"command": "pytest -q\n  --lf"}) == "pytest -q --lf"
+    assert shown("execute_command", {"command": "pytest -q\n  --lf"}) == "pytest -q ⏎   --lf"
     assert shown("grep_code", {"pattern": "TODO", "path": "src"}) == "TODO in src"
     assert shown("glob_files", {"pattern": "*.py"}) == "*.py"
     assert shown("list_dir", {}) == "."
@@ -214,6 +214,7 @@ def test_tool_summaries() -> None:
     assert shown("mystery", {"n": 1}) == '{"n": 1}'
     assert shown("read_file", "{not json") == "{not json"
     assert len(shown("write_file", {"path": "p" * 500})) <= 160
+    assert shown("write_file", {"path": "p" * 500}).endswith("… (1 line, 500 characters)")
 
 
 def test_usage_is_summed_per_turn_with_a_session_total() -> None:

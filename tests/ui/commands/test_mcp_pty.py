@@ -110,7 +110,10 @@ def test_a_repository_mcp_json_is_asked_about_at_start(fake: FakeLLM, workspace:
     )
     try:
         expect_text(child, "wants to set:")
-        expect_text(child, f"repo: {sys.executable} {SERVER}")
+        expect_text(child, f"server repo command = {sys.executable}")  # every field, each on its own line
+        expect_text(child, f"server repo args[0] = {SERVER}")
+        expect_text(child, f"server repo env MCP_TEST_MARKS = {marks}")
+        expect_text(child, "1 MCP server above: read every field")
         expect_text(child, "[y/N]")
         child.send("y" + ENTER)
         child.expect_exact(PROMPT)

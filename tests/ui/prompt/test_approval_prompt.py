@@ -8,13 +8,13 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyte
 import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from paicli.common.sanitize import terminal_safe
 from paicli.policy.approval import ApprovalPolicy, PolicyRequest
 from paicli.policy.audit import AuditLog, read_entries
 from paicli.policy.rules import Rules
@@ -26,7 +26,6 @@ from paicli.ui.prompt.approval_prompt import (
     audit_command,
     confirm_trust,
     question,
-    shown_lines,
 )
 
 REQUEST = PolicyRequest(
@@ -169,12 +168,6 @@ def test_escape_sequences_and_bidi_tricks_are_shown_not_obeyed() -> None:
     assert "cannot tell what this runs" in text
 
 
-def test_long_commands_show_head_and_tail_with_a_count() -> None:
-    lines = shown_lines("\n".join(f"line {n}" for n in range(200)), limit=10)
-    assert lines[0] == "line 0" and lines[-1] == "line 199" and "190 more lines" in lines[5]
-    assert terminal_safe("tab\tand\nnewline") == "tab\tand\nnewline"
-
-
 def test_trust_prompt_needs_an_explicit_yes(keyboard: PipeInput) -> None:
     request = TrustRequest(Path("/r/.paicli/config.toml"), {"base_url": "http://x/v1"})
     keyboard.send_text("y\r")
@@ -228,3 +221,88 @@ async def test_a_question_draws_what_is_above_it_and_leaves_only_itself_behind(k
     record = text[text.rindex("╭ approve") :]  # printed once the application is gone
     assert "Running plan" in text and "Running plan" not in record
     assert "╰ no" in record and "reason for the model (optional, Enter to send): not now" in record
+
+
+PAYLOAD = "# run the unit tests" + " ." * 1500 + "\n" * 40 + "rm -rf build"  # finding 4 of issue 31
+
+
+def screen_of(rows: int = 24, columns: int = 80) -> tuple[io.StringIO, Vt100_Output]:
+    screen = io.StringIO()
+    return screen, Vt100_Output(screen, lambda: Size(rows=rows, columns=columns), term="xterm")
+
+
+def shown_now(screen: io.StringIO, rows: int = 24, columns: int = 80) -> str:
+    """What a terminal of that size displays after everything written so far."""
+    terminal = pyte.Screen(columns, rows)
+    pyte.Stream(terminal).feed(screen.getvalue())
+    return "\n".join(line.rstrip() for line in terminal.display)
+
+
+def plain(screen: io.StringIO) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
+
+
+async def ask_long(keyboard: PipeInput, keys: str, summary: str = PAYLOAD) -> tuple[ApprovalDecision, str]:
+    screen, output = screen_of()
+    prompt = ApprovalPrompt(input=keyboard, output=output)
+    keyboard.send_text(keys)
+    request = REQUEST.model_copy(update={"summary": summary})
+    return await asyncio.wait_for(prompt(request), 10), plain(screen)
+
+
+@pytest.mark.parametrize("early", ["y", "Y", "a", "A", "yyy"])
+async def test_yes_waits_until_the_last_page_of_a_long_command_was_shown(keyboard: PipeInput, early: str) -> None:
+    """The payload sat below `… 21 more lines …`: now y and a do nothing until every page has been on screen."""
+    screen, output = screen_of()
+    prompt = ApprovalPrompt(input=keyboard, output=output)
+    asked = asyncio.ensure_future(prompt(REQUEST.model_copy(update={"summary": PAYLOAD})))
+    await asyncio.sleep(0.3)
+    keyboard.send_text(early)
+    await asyncio.sleep(0.5)
+    now = shown_now(screen)
+    assert not asked.done() and "41 rm -rf build" not in now
+    assert "y/a once you have seen the last page" in now and "rows 1–" in now
+    keyboard.send_text(" " * 30 + "y")
+    decision = await asyncio.wait_for(asked, 10)
+    assert decision.allowed and decision.how == "user"
+    text = plain(screen)
+    assert "the end" in text and "41 rm -rf build" in text and "41 lines, 3,072 characters" in text
+
+
+async def test_yes_on_the_first_page_alone_never_answers(keyboard: PipeInput) -> None:
+    screen, output = screen_of()
+    prompt = ApprovalPrompt(input=keyboard, output=output)
+    keyboard.send_text("yaYA\r")
+    asked = asyncio.ensure_future(prompt(REQUEST.model_copy(update={"summary": PAYLOAD})))
+    await asyncio.sleep(0.5)
+    assert not asked.done()  # still asking
+    assert "41 rm -rf build" not in shown_now(screen)  # the payload is further down, not yet shown
+    keyboard.send_text("n\r")
+    decision = await asyncio.wait_for(asked, 10)
+    assert not decision.allowed
+
+
+@pytest.mark.parametrize("keys", ["n\r", "\x1b", "\x04", "  b n\r"])
+async def test_no_and_escape_answer_on_any_page(keyboard: PipeInput, keys: str) -> None:
+    decision, _ = await ask_long(keyboard, keys)
+    assert not decision.allowed
+
+
+async def test_every_row_of_a_long_command_is_left_in_the_scrollback(keyboard: PipeInput) -> None:
+    decision, text = await ask_long(keyboard, " " * 30 + "y")
+    record = text[text.rindex("╭ approve") :]
+    assert decision.allowed and record.rstrip().endswith("╰ yes")
+    assert all(f"{number:>2} " in record for number in range(1, 42))
+    assert record.count(" .") >= 1500  # every dot, on wrapped rows
+
+
+async def test_a_short_command_answers_at_once(keyboard: PipeInput) -> None:
+    decision, text = await ask_long(keyboard, "y", summary="rm -r build\nrm -r dist")
+    assert decision.allowed and "1 rm -r build ⏎" in text and "2 rm -r dist" in text and "rows 1–" not in text
+
+
+async def test_a_command_too_large_to_read_is_refused_unasked(keyboard: PipeInput) -> None:
+    for summary in ("echo " + "x" * 20_000, "rm a\n" * 500):
+        decision, text = await ask_long(keyboard, "y", summary=summary)
+        assert not decision.allowed and decision.how == "policy" and "not asked" in decision.reason
+        assert "╭ approve" not in text

@@ -10,6 +10,7 @@ import pytest
 from tests.fakellm import FakeLLM, Reply, has_tool_result, last_message_contains
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
 from tests.ui.conftest import PROMPT, Spawn, expect_text
+from tests.ui.terminal import Start
 
 pytestmark = pytest.mark.pty
 
@@ -64,3 +65,27 @@ def test_a_plan_task_asks_with_the_live_view_paused(spawn_repl: Spawn, fake: Fak
     expect_text(child, "The thing is built.", timeout=15)
     child.expect_exact(PROMPT)
     assert not (workspace / "stale.txt").exists()
+
+
+def test_a_long_command_is_paged_and_yes_waits_for_its_last_page(
+    terminal: Start, fake: FakeLLM, workspace: Path
+) -> None:
+    """Finding 4 of issue 31: a long first line and 40 newlines once pushed the payload out of the box."""
+    (workspace / "victim.txt").write_text("x\n")
+    command = "# run the unit tests" + " ." * 1500 + "\n" * 40 + "rm victim.txt"
+    fake.on(lambda body: body["messages"][-1]["role"] == "tool", Reply.text("Done with that."), repeat=True)
+    fake.on(last_message_contains("tests please"), Reply.tool_calls([("execute_command", {"command": command})]))
+    term = terminal(rows=30, columns=100)
+    term.send("tests please" + ENTER)
+    term.wait_for("41 lines, 3,073 characters")
+    term.wait_for("space/↓: next page")
+    term.send("y")
+    term.wait_for("y/a once you have seen the last page")
+    assert (workspace / "victim.txt").exists() and "41 rm victim.txt" not in term.text
+    for _ in range(12):
+        term.send(" ")
+        term.pump(0.1)
+    term.wait_for("41 rm victim.txt")
+    term.send("y")
+    term.wait_for("Done with that.")
+    assert not (workspace / "victim.txt").exists()
