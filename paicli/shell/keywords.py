@@ -16,31 +16,34 @@ from tree_sitter import Node
 from paicli.shell.syntax import Literal, Word
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # `NAME=` or `NAME+=` at the start of a word
-# Bash's reserved words, where the grammar uses them as keywords (a subscript's `[` and `]` are not one).
-_KEYWORDS = {
-    "[[",
-    "]]",
-    "[",
-    "]",
-    "!",
-    "{",
-    "}",
-    "if",
-    "then",
-    "else",
-    "elif",
-    "fi",
-    "case",
-    "esac",
-    "for",
-    "select",
-    "while",
-    "until",
-    "do",
-    "done",
-    "in",
-    "function",
-}
+# Words bash reads as keywords at the start of a command (`time` apart: see `keyword_misread`).
+_RESERVED = frozenset(
+    {
+        "!",
+        "{",
+        "}",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "[[",
+        "]]",
+        "coproc",
+    }
+)
+# Bash's reserved words where the grammar uses them as keywords (a subscript's `[` and `]` are not one).
+_KEYWORDS = (_RESERVED - {"coproc"}) | {"[", "]"}
 _NOT_KEYWORD = {
     "subscript",
     "expansion",
@@ -108,34 +111,6 @@ def keyword_misread(words: list[Word]) -> str | None:
         ):
             return "bash's `time` keyword times what follows it in a way the grammar does not read"
     return None
-
-
-# Words bash reads as keywords at the start of a command (`time` apart: see `keyword_misread`).
-_RESERVED = frozenset(
-    {
-        "!",
-        "{",
-        "}",
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "case",
-        "esac",
-        "for",
-        "select",
-        "while",
-        "until",
-        "do",
-        "done",
-        "in",
-        "function",
-        "[[",
-        "]]",
-        "coproc",
-    }
-)
 
 
 def read_as_assignment(word: Word) -> bool:
