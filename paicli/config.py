@@ -33,6 +33,7 @@ from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
 from paicli.mcp.server_config import McpServerConfig, check_server_name, servers_from_mcp_json
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
+    COMMANDS,
     CONFIG_FILE,
     MAX_REPO_FILE_BYTES,
     ConfirmTrust,
@@ -42,6 +43,7 @@ from paicli.trust import (
     read_repo_file,
     screen_prompt_overrides,
     screen_repo_file,
+    screen_repo_folder,
     screen_workspace_config,
 )
 
@@ -300,6 +302,7 @@ def load_settings(
             repository = _repository_config(root, home, {**_defaults(), **merged}, confirm_trust, warn)
             _merge_config(merged, repository, levels, WORKSPACE_LEVEL)
         screen_prompt_overrides(root, home=home, confirm=confirm_trust, warn=warn)
+        screen_repo_folder(root, COMMANDS, home=home, confirm=confirm_trust, warn=warn)  # custom slash commands
     if from_json := _workspace_mcp_servers(root, home, confirm_trust, warn):
         merged["mcp_servers"] = {**from_json, **merged.get("mcp_servers", {})}  # a config file's server wins
     _merge_config(merged, env_values(env), levels, ENV_LEVEL)

@@ -270,11 +270,13 @@ def build_plan_session(
     *,
     approve: Approve | None = None,
     plan_id: str | None = None,
+    tools: ToolBox | None = None,
 ) -> PlanSession:
     """Everything one plan needs, sharing the runtime's client and locks. Its own usage meter (with the
     hard budget) wraps the client, so the plan's usage and budget count only this plan's requests. The
     planner, each task, the summarizer and the reviewer name the model paicli/plan/routing.py gives them.
-    `approve`: who approves the plan (default: approved unasked)."""
+    `approve`: who approves the plan (default: approved unasked); `tools`: the plan's tool set (default:
+    the runtime's now)."""
     from paicli.plan.contract import held_to_files, scope_of
     from paicli.plan.executor import ReactTaskRunner
     from paicli.plan.extra_tools import tool_catalogue
@@ -291,7 +293,7 @@ def build_plan_session(
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
     summarizer_prompt = runtime.system_prompt("summarizer")
-    tools = runtime.tools  # the plan's tool set: MCP servers that get ready later do not change it
+    tools = tools or runtime.tools  # the plan's tool set: MCP servers that get ready later do not change it
     catalogue = tool_catalogue(tools.tools)
     sandboxed = runtime.sandbox.sandbox is not None
 

@@ -26,7 +26,7 @@ import copy
 import dataclasses
 import functools
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -115,6 +115,14 @@ class ToolBox:
             extended._tools[tool.name] = tool
         extended._specs = [*self._specs, *(frozen(tool.spec()) for tool in tools)]
         return extended
+
+    def only(self, names: Collection[str]) -> ToolBox:
+        """A new box with only the tools named (in this box's order), the same gate, marking and observers:
+        a custom command's `allowed-tools` (paicli/app/custom_commands.py). A call to any other is unknown."""
+        narrowed = copy.copy(self)
+        narrowed._tools = {name: tool for name, tool in self._tools.items() if name in names}
+        narrowed._specs = [spec for name, spec in zip(self._tools, self._specs, strict=True) if name in names]
+        return narrowed
 
     @property
     def tools(self) -> list[Tool]:

@@ -23,6 +23,7 @@ from rich.console import Console, RenderableType
 
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.conversations import ConversationLog, Restored, restore, session_store
+from paicli.app.custom_commands import CustomCommands, load_custom_commands
 from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
@@ -36,6 +37,7 @@ from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime
 from paicli.ui.chat.render import ChatRenderer
 from paicli.ui.commands.context import Outcome, SlashCompleter, find_command, split_command
+from paicli.ui.commands.custom_command import custom_table
 from paicli.ui.commands.expand import add_expand_key
 from paicli.ui.commands.repl_views import ReplViews
 from paicli.ui.commands.shell_escape import shell_command
@@ -67,6 +69,7 @@ class Repl(ReplViews):
         checkpoints: Checkpoints | None = None,
         modes: ModeSwitch | None = None,
         history: History | None = None,  # the first prompt's: one copy of the history in memory
+        custom: CustomCommands | None = None,  # the custom slash commands, else loaded here
     ) -> None:
         self.runtime = runtime
         self.renderer = renderer
@@ -83,6 +86,7 @@ class Repl(ReplViews):
         self.conversations = ConversationLog(store, model=self.model, notify=lambda text: self.say(text, "yellow"))
         self.clear_conversation()
         home = user_home()
+        self.commands = [*COMMANDS, *custom_table(custom or load_custom_commands(runtime.workspace, home))]
         self.modes = modes or ModeSwitch(runtime.policy)  # Shift+Tab; the toolbar shows the mode
         self.context_meter = ContextMeter(runtime.settings.context_tokens)
         keys = prompt_keys()
@@ -101,7 +105,7 @@ class Repl(ReplViews):
             history=history or history_file(home, runtime.workspace),
             multiline=True,
             key_bindings=merge_key_bindings([keys, self.modes.keys()]),
-            completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
+            completer=merge_completers([SlashCompleter(self.commands), mentions]),
             complete_while_typing=True,
             bottom_toolbar=self.toolbar,
             prompt_continuation="  ",
@@ -266,14 +270,17 @@ class Repl(ReplViews):
             return Outcome.CONTINUE
         if text.lstrip().startswith("/"):
             name, arg = split_command(text)
-            command = find_command(name, COMMANDS)
+            command = find_command(name, self.commands)
             if command is None:
                 self.error(f"unknown command {name} — /help lists the commands")
                 return Outcome.CONTINUE
             return await command.run(self, arg)
-        if (sent := await self.with_mentions(text)) is not None:
-            await self.run_turn(sent)
+        await self.send(text)
         return Outcome.CONTINUE
+
+    async def send(self, text: str, *, allowed_tools: tuple[str, ...] | None = None) -> None:
+        if (sent := await self.with_mentions(text)) is not None:
+            await self.run_turn(sent, allowed_tools=allowed_tools)
 
     async def with_mentions(self, text: str) -> str | None:
         """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
@@ -290,7 +297,7 @@ class Repl(ReplViews):
         if (message := await shell_escape(command, self.runtime.tool_context(), self.say, self._watch)) is not None:
             self.messages.append(message)
 
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, *, allowed_tools: tuple[str, ...] | None = None) -> None:
         """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
         self.transcript.begin(text)
         if self._notes:
@@ -304,6 +311,7 @@ class Repl(ReplViews):
                 [*self.messages, {"role": "user", "content": text}],
                 watch=self._watch,
                 checkpoints=self._checkpoints,
+                allowed_tools=allowed_tools,
             )
         except Exception as error:  # a bug: shown in full, and the REPL goes on
             from rich.traceback import Traceback  # only for bugs: not worth its import time at start

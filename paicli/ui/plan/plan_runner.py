@@ -129,6 +129,7 @@ async def plan_on_screen(
         watch=screen.watch,
         checkpoints=checkpoints,
         attached=request.attached,
+        allowed_tools=request.allowed_tools,
     )
 
 
