@@ -56,7 +56,10 @@ def test_a_command_that_plans_runs_as_an_approved_plan(
     fake: FakeLLM, workspace: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     command(home, "notes.md", "---\nplan: true\n---\nWrite the release notes for $1.")
-    plan = {"summary": "notes", "tasks": [{"id": "t1", "description": "say done", "type": "ANALYSIS", "dependencies": []}]}
+    plan = {
+        "summary": "notes",
+        "tasks": [{"id": "t1", "description": "say done", "type": "ANALYSIS", "dependencies": []}],
+    }
     fake.on(no_tools, Reply.text(json.dumps(plan)), Reply.text("Notes written."), repeat=True)
     fake.on("say done", Reply.text("done"))
     code = main(["-C", str(workspace), "run", "/notes", "v2", "--json"])

@@ -49,6 +49,7 @@ SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 NAME = re.compile(r"/[A-Za-z0-9][A-Za-z0-9_-]{0,63}(?::[A-Za-z0-9][A-Za-z0-9_-]{0,63}){0,3}")
 MAX_DEPTH = 4  # folders and file: /a:b:c:d
 PLACEHOLDER = re.compile(r"\$ARGUMENTS\b|\$([1-9])(?!\d)")
+COMMENT = re.compile(r"(?:^|\s+)#.*$")  # `key: value  # a note`, as in YAML
 KEY = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)")
 TRUE, FALSE = ("true", "yes", "on"), ("false", "no", "off")
 Source = Literal["user", "repository"]
@@ -199,9 +200,17 @@ def front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
             assert isinstance(items, list)
             items.append(stripped[2:].strip())
         elif (match := KEY.fullmatch(stripped)) is not None:
-            key, value = match.group(1).lower(), match.group(2).strip()
+            key, value = match.group(1).lower(), _value(match.group(2))
             meta[key] = value if value else []
     return meta, "\n".join(lines[end + 1 :])
+
+
+def _value(raw: str) -> str:
+    """A value without its `# comment`; a quoted one ends at its closing quote."""
+    raw = raw.strip()
+    if raw[:1] in ("'", '"') and (end := raw.find(raw[0], 1)) > 0:
+        return raw[: end + 1]
+    return COMMENT.sub("", raw).strip()
 
 
 def _text(value: str | list[str] | None) -> str:

@@ -62,7 +62,9 @@ def test_a_price_or_a_longer_number_is_not_a_placeholder() -> None:
 
 
 def test_without_a_placeholder_the_arguments_follow_the_prompt() -> None:
-    assert expand(command("Run the tests."), "  only the slow ones ") == "Run the tests.\n\nARGUMENTS: only the slow ones"
+    assert (
+        expand(command("Run the tests."), "  only the slow ones ") == "Run the tests.\n\nARGUMENTS: only the slow ones"
+    )
     assert expand(command("Run the tests."), "") == "Run the tests."
 
 
@@ -78,10 +80,10 @@ def test_a_headless_prompt_names_a_command_only_when_it_starts_with_one() -> Non
 
 def test_front_matter_gives_description_hint_tools_and_plan() -> None:
     parsed = command(
-        '---\ndescription: "Review a file"\nargument-hint: [FILE]\nallowed-tools: read_file, "grep_code"\n'
-        "plan: true\nmodel: some-other-agents-key\n---\nReview $1.\n"
+        '---\ndescription: "Review #12, a file" # why\nargument-hint: [FILE]\nallowed-tools: read_file, "grep_code"\n'
+        "plan: true  # plan it\nmodel: some-other-agents-key\n---\nReview $1.\n"
     )
-    assert (parsed.description, parsed.argument_hint, parsed.plan) == ("Review a file", "[FILE]", True)
+    assert (parsed.description, parsed.argument_hint, parsed.plan) == ("Review #12, a file", "[FILE]", True)
     assert parsed.allowed_tools == ("read_file", "grep_code") and parsed.text == "Review $1."
     listed = command("---\nallowed-tools:\n  - read_file\n  - mcp__github__*\n---\nx")
     assert listed.allowed_tools == ("read_file", "mcp__github__*") and not listed.plan
@@ -141,7 +143,9 @@ def test_a_repositorys_commands_count_only_once_trusted_as_they_are_now(tmp_path
     load_settings(workspace=workspace, env={}, home=home, warn=warnings.append)  # headless: nobody to ask
     assert any("custom commands (deploy.md): not trusted yet" in w for w in warnings), warnings
     asked: list[TrustRequest] = []
-    load_settings(workspace=workspace, env={}, home=home, warn=warnings.append, confirm_trust=lambda r: not asked.append(r))
+    load_settings(
+        workspace=workspace, env={}, home=home, warn=warnings.append, confirm_trust=lambda r: not asked.append(r)
+    )
     assert asked[0].values == {"custom commands": "deploy.md"}
     assert asked[0].path == workspace.resolve() / ".paicli" / "commands"
     trusted = load_custom_commands(workspace, home).find("/deploy")

@@ -25,7 +25,9 @@ def commands_in(home: Path) -> list[object]:
     (home / ".paicli" / "commands" / "frontend" / "review.md").write_text(
         "---\ndescription: review the \x1b[31mfront end\nargument-hint: [FILE]\n---\nReview $1 in the UI."
     )
-    (home / ".paicli" / "commands" / "release.md").write_text("---\nplan: true\nallowed-tools: read_file\n---\nRelease $ARGUMENTS")
+    (home / ".paicli" / "commands" / "release.md").write_text(
+        "---\nplan: true\nallowed-tools: read_file\n---\nRelease $ARGUMENTS"
+    )
     return [*COMMANDS, *custom_table(load_custom_commands(home, home))]
 
 
