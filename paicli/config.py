@@ -31,6 +31,7 @@ from paicli.common.errors import ConfigError
 from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
 from paicli.mcp.server_config import McpServerConfig, check_server_name, servers_from_mcp_json
+from paicli.policy.hook_config import HooksConfig, merged_hooks
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
     COMMANDS,
@@ -133,6 +134,10 @@ class Settings(BaseModel):
     )
     mcp_servers: dict[str, McpServerConfig] = Field(
         default_factory=dict, description="[mcp_servers.NAME] MCP servers whose tools the model gets (paicli/mcp/)"
+    )
+    hooks: HooksConfig = Field(
+        default_factory=HooksConfig,
+        description="[[hooks.EVENT]] commands run around tool calls, at a turn's or plan's end, at a plan's approval",
     )
 
     @field_validator("models", mode="before")
@@ -372,6 +377,8 @@ def _merge_config(merged: dict[str, Any], values: Mapping[str, Any], levels: dic
         levels[key] = level
         if key in LISTS and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
+        elif key == "hooks":  # each point's hooks add up, the earlier file's first
+            merged[key] = merged_hooks(merged.get(key), value)
         elif key in TABLES and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:

@@ -5,8 +5,9 @@ apply only once the user has confirmed that file for that repository, some only 
 upwards:
 
 Trust-only (`requires_trust`): ignored with a warning until trusted.
-- where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`, and
-  `mcp_servers` (programs paicli starts); a workspace's `.mcp.json` as a whole (`screen_repo_file`);
+- where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`,
+  `mcp_servers` (programs paicli starts) and `hooks` (commands it runs); a workspace's `.mcp.json` as a
+  whole (`screen_repo_file`);
 - how commands are contained: `sandbox`, `sandbox_network`, `sandbox_writable`, `sandbox_hide`,
   `unsandboxed` (even `sandbox_hide`, which only narrows: one rule for the whole family);
 - model names (`model`, `reviewer_model`, any other `*_model`, the `[models]` table) and prices (any key
@@ -61,7 +62,7 @@ from paicli.mcp.server_config import TrustField, server_fields
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
-SENSITIVE_KEYS = ("base_url", "api_key", "provider", "approval", "allow", "mcp_servers")
+SENSITIVE_KEYS = ("base_url", "api_key", "provider", "approval", "allow", "mcp_servers", "hooks")
 SPENDING_LIMITS = frozenset(
     {
         "max_rounds",
@@ -408,6 +409,19 @@ def _shown(key: str, value: Any) -> str:
         return "(a key; its value is not shown)"
     if key == "mcp_servers" and isinstance(value, dict):  # each field follows (TrustRequest.fields)
         return f"{len(value)} server{'s' if len(value) != 1 else ''}: {', '.join(map(str, value))} (every field below)"
+    if key == "hooks" and isinstance(value, dict):  # every command whole: they run at every tool call
+        return "; ".join(f"{event}: {_hook(hook)}" for event, hooks in value.items() for hook in _listed(hooks))
     if key in LIMITS and isinstance(value, str):
         return json.dumps(value)  # "false", quoted: a string, not the boolean
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _hook(hook: Any) -> str:
+    """A hook as the trust question shows it: its command, and that it runs uncontained."""
+    if not isinstance(hook, dict):
+        return repr(hook)
+    return str(hook.get("command")) + (" (outside the sandbox)" if hook.get("sandbox") is False else "")

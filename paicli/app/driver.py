@@ -17,6 +17,7 @@ from paicli.agent.react import ReactResult
 from paicli.app.checkpoints.plan_steps import CheckpointedRunner, PlanSteps
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.custom_commands import narrowed
+from paicli.app.hook_points import approving, plan_ended, turn_ended
 from paicli.common.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.common.events import EventSink, FileChange, Notice
 from paicli.llm.types import Message
@@ -96,15 +97,15 @@ async def run_plan(
             return await reviewing(candidate, session.planner.amend)
 
         session.approve = approve
+    session.approve = approving(runtime, sink, session.approve)
     try:
         job = await until_done(session.run(goal, plan=plan, attached=attached), watch)
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await steps.finish() if steps is not None else None
     if job.cancelled():
-        return dataclasses.replace(PlanOutcome.cancelled(session.current, session.saved_id()), changes=changes)
-    error = job.exception()
-    if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
-        return PlanOutcome(
+        outcome = dataclasses.replace(PlanOutcome.cancelled(session.current, session.saved_id()), changes=changes)
+    elif isinstance(error := job.exception(), PaicliError):  # raised after the plan ended, e.g. its last save failed
+        outcome = PlanOutcome(
             PlanStatus.FAILED,
             session.current,
             failure=str(error),
@@ -112,7 +113,10 @@ async def run_plan(
             changes=changes,
             saved_id=session.saved_id(),
         )
-    return dataclasses.replace(job.result(), changes=changes)
+    else:
+        outcome = dataclasses.replace(job.result(), changes=changes)
+    await plan_ended(runtime, sink, outcome)
+    return outcome
 
 
 @dataclass(frozen=True)
@@ -159,11 +163,14 @@ async def run_turn(
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
     if job.cancelled():
+        await turn_ended(runtime, sink, "cancelled", None)
         return TurnOutcome(answered_part(messages, start), cancelled=True, changes=changes)
     error = job.exception()
     if isinstance(error, PaicliError):
+        await turn_ended(runtime, sink, "failed", None)
         return TurnOutcome(answered_part(messages, start), error=error, changes=changes)
     result = job.result()  # re-raises a bug
+    await turn_ended(runtime, sink, "answered", result.content)
     return TurnOutcome(result.messages, result, changes=changes)
 
 

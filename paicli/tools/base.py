@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
+from paicli.common.events import EventSink
 from paicli.sandbox.containment import Sandbox
 from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
 from paicli.tools.task_scope import TaskScope
@@ -93,6 +94,7 @@ class ToolContext:
     on_output: Callable[[str], None] | None = None  # told a running command's output as it comes (the display)
     # Asked whether to keep git-controlled paths a sandboxed command made (a new `.git`); None: never kept.
     keep_added: Callable[[list[str]], Awaitable[bool]] | None = None
+    sink: EventSink | None = None  # where what a hook says is shown (paicli/policy/hooks.py); None: nowhere
 
 
 class Tool:

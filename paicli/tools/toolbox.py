@@ -81,6 +81,8 @@ class Gate(Protocol):
 
 # Told about an admitted call before its tool runs: (tool, parsed arguments, context).
 ToolObserver = Callable[[Tool, Mapping[str, Any], ToolContext], Awaitable[None]]
+# Told about a call that ran, with its outcome; what it returns is added to the result the model sees.
+AfterCall = Callable[[Tool, Mapping[str, Any], ToolContext, ToolOutcome], Awaitable[str]]
 
 
 class ToolBox:
@@ -88,6 +90,7 @@ class ToolBox:
         self.gate = gate
         self.mark_data = mark_data
         self._observers: list[ToolObserver] = []
+        self._after: list[AfterCall] = []
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in self._tools:
@@ -103,6 +106,11 @@ class ToolBox:
 
     def observe(self, observer: ToolObserver) -> None:
         self._observers.append(observer)
+
+    def after_call(self, after: AfterCall) -> None:
+        """`after` is awaited once a call has run (ok or failed; not a refused or invalid one): the after_tool
+        hooks (paicli/policy/hooks.py). One that fails is passed over."""
+        self._after.append(after)
 
     def with_tools(self, tools: Sequence[Tool]) -> ToolBox:
         """A new box with this one's tools followed by `tools` (MCP tools), the same gate and marking.
@@ -183,14 +191,31 @@ class ToolBox:
         except asyncio.CancelledError:
             raise
         except ToolFailure as failure:
-            return self._failure(str(failure) or f"{tool.name} failed", arguments, ctx)
+            return await self._ran(tool, self._failure(str(failure) or f"{tool.name} failed", arguments, ctx), ctx)
         except Exception as error:
-            return self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
+            failed = self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
+            return await self._ran(tool, failed, ctx)
         diff = getattr(output, "diff", "")  # a write's diff (paicli/tools/diff.py), for the display
         if self.mark_data and tool.untrusted_output and output:
             output = data_marker(tool.name, tool.data_source) + output
         shown_diff = mask_fragments(mask_secrets(diff, ctx.secrets), ctx.secrets) if diff else ""
-        return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments, diff=shown_diff)
+        return await self._ran(
+            tool, ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments, diff=shown_diff), ctx
+        )
+
+    async def _ran(self, tool: Tool, outcome: ToolOutcome, ctx: ToolContext) -> ToolOutcome:
+        """The outcome with what the `after_call`s add to it."""
+        arguments = outcome.arguments if isinstance(outcome.arguments, dict) else {}
+        for after in self._after:
+            try:
+                added = await after(tool, arguments, ctx, outcome)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a broken hook never breaks the call
+                continue
+            if added:
+                outcome = outcome.model_copy(update={"output": outcome.output + "\n" + _shape(added, ctx)})
+        return outcome
 
     async def _blocked(
         self, tool: Tool, args: Any, arguments: Mapping[str, Any], ctx: ToolContext, blocked: SandboxBlocked
