@@ -52,6 +52,7 @@ from paicli.policy.reach import beyond, changes_environment
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope
 from paicli.tools.base import Admission, ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
+from paicli.tools.builtin.fetch_url import url_host
 from paicli.tools.toolbox import builtin_tool
 
 Mode = Literal["ask", "auto", "yolo"]
@@ -235,6 +236,15 @@ class ApprovalPolicy:
         if facts is not None and (facts.effect is Effect.READ or (facts.effect is Effect.WRITE and facts.confined)):
             # reads, and writes the workspace guard confines (.git and .paicli protected): nothing to ask
             return Assessment(Risk.SAFE, "", _path_summary(facts, arguments))
+        if facts is not None and facts.effect is Effect.NETWORK:  # judged by host: `fetch_url(docs.python.org)`
+            host = url_host(arguments) or "?"
+            return Assessment(
+                Risk.ASK,
+                f"{name} reads {host} from the network",
+                f"{name} {arguments.get(facts.path_argument or 'url')}",
+                grant_keys=(f"net:{name}:{host}",),
+                always_label=f"every {name} call to {host}",
+            )
         if facts is None or facts.command_argument is None:
             why = f"{name} is not a built-in tool" if facts is None else f"{name} can change things"
             return Assessment(

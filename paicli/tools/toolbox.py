@@ -36,6 +36,7 @@ from paicli.tools.arguments import BadArguments, parse_arguments
 from paicli.tools.base import Admission, SandboxBlocked, Tool, ToolContext, ToolFailure, ToolOutcome
 from paicli.tools.builtin.edit_file import EditFile
 from paicli.tools.builtin.execute_command import ExecuteCommand
+from paicli.tools.builtin.fetch_url import FetchUrl
 from paicli.tools.builtin.glob_files import GlobFiles
 from paicli.tools.builtin.grep_code import GrepCode
 from paicli.tools.builtin.list_dir import ListDir
@@ -46,7 +47,16 @@ from paicli.tools.output import MASK, mask_secrets, truncate_middle
 
 ERROR_PREFIX = "Error: "
 FRAGMENT_MIN = 8  # characters: a shorter piece of a secret gives little away, and masking it would hit ordinary text
-BUILTIN_TOOLS: tuple[type[Tool], ...] = (ReadFile, WriteFile, EditFile, ListDir, GlobFiles, GrepCode, ExecuteCommand)
+BUILTIN_TOOLS: tuple[type[Tool], ...] = (
+    ReadFile,
+    WriteFile,
+    EditFile,
+    ListDir,
+    GlobFiles,
+    GrepCode,
+    ExecuteCommand,
+    FetchUrl,
+)
 _BUILTIN_BY_NAME = {tool.name: tool() for tool in BUILTIN_TOOLS}
 
 
@@ -101,7 +111,7 @@ class ToolBox:
 
     @classmethod
     def default(cls, *, gate: Gate | None = None, mark_data: bool = False) -> ToolBox:
-        """The seven tools of the contract, in contract order."""
+        """The eight tools of the contract, in contract order."""
         return cls([tool() for tool in BUILTIN_TOOLS], gate=gate, mark_data=mark_data)
 
     def observe(self, observer: ToolObserver) -> None:
