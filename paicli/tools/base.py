@@ -17,14 +17,16 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from paicli.common.events import EventSink
 from paicli.sandbox.containment import Sandbox
 from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
 from paicli.tools.task_scope import TaskScope
+
+if TYPE_CHECKING:  # the events load with the first turn, not before the first prompt
+    from paicli.common.events import EventSink
 
 
 class ToolFailure(Exception):
