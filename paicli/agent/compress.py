@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from paicli.llm.images import IMAGE_TOKENS, image_data_left_out, images_in
 from paicli.llm.reasoning import without_reasoning
 from paicli.llm.types import ChatModel, Message
 
@@ -17,8 +18,10 @@ TRIGGER = 0.8  # compress once the estimate passes this share of the budget
 
 
 def estimate_tokens(messages: list[Message]) -> int:
-    """A cheap, deterministic estimate (about four characters a token) that needs no tokenizer."""
-    return len(json.dumps(messages, ensure_ascii=False)) // 4
+    """A cheap, deterministic estimate (about four characters a token) that needs no tokenizer; an image
+    counts IMAGE_TOKENS, whatever the size of its data."""
+    text = json.dumps(image_data_left_out(messages), ensure_ascii=False)
+    return len(text) // 4 + IMAGE_TOKENS * images_in(messages)
 
 
 def turn_starts(messages: list[Message], first: int) -> list[int]:
