@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -32,6 +33,7 @@ from paicli.common.errors import EXIT_OK, PaicliError
 from paicli.common.events import FileChange, TextDelta
 from paicli.common.sanitize import one_line
 from paicli.config import user_home
+from paicli.llm.images import text_part
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime
@@ -280,13 +282,15 @@ class Repl(ReplViews):
 
     async def send(self, text: str, *, allowed_tools: tuple[str, ...] | None = None) -> None:
         if (sent := await self.with_mentions(text)) is not None:
-            await self.run_turn(sent, allowed_tools=allowed_tools)
+            await self.run_turn(sent, allowed_tools=allowed_tools, typed=text)
 
-    async def with_mentions(self, text: str) -> str | None:
-        """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
+    async def with_mentions(self, text: str) -> str | list[dict[str, Any]] | None:
+        """`text` with what its `@path` mentions attach (images as image parts when the model takes them);
+        None (after one error line) when one is refused."""
         from paicli.ui.prompt.mentions import mentioned
 
-        if (sent := await mentioned(text, self.runtime.tool_context(), self.say)) is None:
+        vision = self.runtime.llm.capabilities.accepts("vision")
+        if (sent := await mentioned(text, self.runtime.tool_context(), self.say, vision=vision)) is None:
             self.typeahead = text  # nothing is lost: the message waits in the prompt to be fixed
         return sent
 
@@ -297,18 +301,22 @@ class Repl(ReplViews):
         if (message := await shell_escape(command, self.runtime.tool_context(), self.say, self._watch)) is not None:
             self.messages.append(message)
 
-    async def run_turn(self, text: str, *, allowed_tools: tuple[str, ...] | None = None) -> None:
-        """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
-        self.transcript.begin(text)
+    async def run_turn(
+        self, content: str | list[dict[str, Any]], *, allowed_tools: tuple[str, ...] | None = None, typed: str = ""
+    ) -> None:
+        """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it. `content`:
+        the message's text, or its parts (text, images); `typed`: what the user typed, for the transcript."""
+        self.transcript.begin(typed or (content if isinstance(content, str) else ""))
         if self._notes:
-            text = "\n".join(self._notes) + "\n\n" + text
+            notes = "\n".join(self._notes) + "\n\n"
+            content = notes + content if isinstance(content, str) else [text_part(notes), *content]
             self._notes.clear()
         self.renderer.begin_wait()
         try:
             turn = await run_turn(
                 self.runtime,
                 self.renderer,
-                [*self.messages, {"role": "user", "content": text}],
+                [*self.messages, {"role": "user", "content": content}],
                 watch=self._watch,
                 checkpoints=self._checkpoints,
                 allowed_tools=allowed_tools,
