@@ -71,6 +71,7 @@ class Compressor:
 
     async def _summarize(self, head: list[Message], older: list[Message]) -> str:
         kept = [without_reasoning(message) for message in [*head[1:], *older]]  # thinking is no part of the state
+        kept = image_data_left_out(kept)  # an image is "[image]" in the transcript, never its base64
         transcript = json.dumps(kept, ensure_ascii=False, indent=1)
         request: list[Message] = [
             {"role": "system", "content": self.prompt},

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paicli.agent.compress import estimate_tokens
+from paicli.agent.compress import Compressor, estimate_tokens
 from paicli.common.events import ListSink, Notice
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.client import LLMClient
@@ -60,3 +60,19 @@ def test_an_image_counts_a_fixed_number_of_tokens_whatever_its_size() -> None:
     small, large = with_image(PNG), with_image(PNG + b"\xff" * 3_000_000)
     assert estimate_tokens(large) == estimate_tokens(small) < 1_200
     assert estimate_prompt(large) == estimate_prompt(small) < 1_200
+
+
+async def test_compressing_a_conversation_never_sends_an_image_as_text(fake: FakeLLM) -> None:
+    fake.on(lambda body: True, Reply.text("## State\nlooked at a screenshot"), repeat=True)
+    llm = LLMClient(base_url=fake.base_url, api_key="k", model="m", max_attempts=1)
+    messages: list[dict[str, object]] = [
+        {"role": "system", "content": "SYSTEM"},
+        {"role": "user", "content": "GOAL"},
+        *with_image(PNG + b"\xaa" * 30_000),
+        *[{"role": "assistant", "content": "x" * 3000} for _ in range(8)],
+    ]
+    compacted = await Compressor(llm, budget_tokens=4000, prompt="COMPRESS", keep_messages=2).compact(messages)
+    await llm.aclose()
+    sent = fake.requests[0].text
+    assert "[image]" in sent and "base64" not in sent and len(sent) < 40_000
+    assert "looked at a screenshot" in str(compacted[2]["content"])
