@@ -14,7 +14,8 @@ The mounts, in the order bwrap applies them (a later one covers an earlier one):
   file alone, and the tool caches in it: a COMMAND or VERIFICATION task that declares none writes none);
   its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
 - every git directory and git-controlled path at any depth read-only (gitdirs.py); without the network,
-  /dev/null over each socket file found outside the hidden folders (sockets.py);
+  /dev/null over each socket file found outside the hidden folders, looked for before each command
+  (sockets.py);
 - secrets hidden: an empty read-only folder (or an empty file) over each of `~/.ssh`, `~/.aws`, ... and
   `sandbox_hide` that exists.
 Namespaces: all of them (user, PID, network, IPC, UTS, cgroup), the network kept only with
@@ -28,7 +29,6 @@ sockets and the runtime folder.
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 from collections.abc import Iterator, Mapping, Sequence
@@ -151,9 +151,10 @@ class BwrapSandbox:
                 options += ["--ro-bind", "/dev/null", str(hidden)]
         return [*options, "--chdir", str(workspace)]
 
-    @functools.cached_property
+    @property
     def sockets(self) -> tuple[Path, ...]:
-        """The socket files outside /run and /tmp, found once (paicli/sandbox/sockets.py)."""
+        """The socket files outside /run and /tmp, looked for again before each command (sockets.py; a
+        `stat` per folder where nothing changed), so a listener started after paicli is covered too."""
         return tuple(find_sockets(self.home, skip=(Path("/tmp"), *map(Path, RUNTIME_FOLDERS))))
 
     def _size(self, size: int) -> list[str]:

@@ -23,9 +23,12 @@ import re
 import shutil
 import stat
 import subprocess
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from paicli.sandbox.folders import RACY_NS, Folders
 
 MAX_ENTRIES = 200_000
 MAX_INCLUDE_DEPTH = 5
@@ -38,6 +41,10 @@ _CONFIG_KEYS = re.compile(
     r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver)$"
 )
 _DRIVER = re.compile(r"^(filter|diff|merge)\.")
+# The walks' folder listings, shared by every walk of the process (a memo of the filesystem: folders.py).
+FOLDERS = Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES})
+_CONFIGS: dict[tuple[object, ...], dict[str, list[str]]] = {}  # config reads, by the files' versions
+MAX_CONFIGS = 1000
 
 
 @dataclass(frozen=True)
@@ -67,9 +74,9 @@ class GitState:
         return [path for path, ident in later.seen.items() if ident not in known]
 
 
-def git_state(workspace: Path, env: Mapping[str, str] | None = None) -> GitState:
+def git_state(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitState:
     seen: dict[Path, tuple[int, int]] = {}
-    for path in find_git_paths(workspace, env).paths:
+    for path in find_git_paths(workspace, env, folders).paths:
         try:
             st = os.lstat(path)
         except OSError:
@@ -78,7 +85,7 @@ def git_state(workspace: Path, env: Mapping[str, str] | None = None) -> GitState
     return GitState(seen)
 
 
-def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> GitPaths:
+def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitPaths:
     root = Path(os.path.realpath(workspace))
     env = os.environ if env is None else env
     git = _git_program(root, env.get("PATH", os.defpath))
@@ -87,7 +94,7 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
     git_dirs: list[Path] = []
     controlled: list[Path] = []
     attributes: list[Path] = []
-    walk = _Walk(root)
+    walk = _Walk(root, FOLDERS if folders is None else folders)
     for path, is_dir in walk:
         name = path.name
         if name in GIT_NAMES:
@@ -119,34 +126,30 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
 
 
 class _Walk:
-    """Every entry below `root`, as (path, is a folder), without following symlinks and without entering
-    `.git` folders; at most MAX_ENTRIES."""
+    """The entries named like GIT_NAMES, ALWAYS_CONTROLLED or ATTRIBUTES below `root`, as (path, is a
+    folder), without following symlinks and without entering `.git` folders; at most MAX_ENTRIES entries
+    looked at. Folder listings come from `folders` (folders.py: read again only where something changed)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: Folders) -> None:
         self.root = root
+        self.folders = folders
         self.truncated = False
 
     def __iter__(self) -> Iterator[tuple[Path, bool]]:
         count = 0
-        stack = [self.root]
+        stack = [str(self.root)]
         while stack:
             folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
+            listing = self.folders.listing(folder)
+            if listing is None:
                 continue
-            for entry in entries:
-                count += 1
-                if count > MAX_ENTRIES:
-                    self.truncated = True
-                    return
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                yield Path(entry.path), is_dir
-                if is_dir and entry.name not in GIT_NAMES:
-                    stack.append(Path(entry.path))
+            count += listing.count
+            if count > MAX_ENTRIES:
+                self.truncated = True
+                return
+            for name, is_dir in listing.named:
+                yield Path(folder, name), is_dir
+            stack += [f"{folder}/{name}" for name in listing.folders if name not in GIT_NAMES]
 
 
 def _git_program(root: Path, search_path: str) -> str | None:
@@ -193,6 +196,45 @@ def _repo_configs(git_dir: Path) -> list[Path]:
 
 
 def _read_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """`_run_config`, remembered for as long as the files it reads stay as they were (device, inode, size,
+    times; a file changed within RACY_NS is read again). For the user's configuration these are the system
+    and global files; what they include is read again only when one of them changes."""
+    key = _config_key(git, config, env)
+    if key is not None and (kept := _CONFIGS.get(key)) is not None:
+        return kept
+    values = _run_config(git, config, env)
+    if key is not None:
+        if len(_CONFIGS) >= MAX_CONFIGS:
+            _CONFIGS.clear()
+        _CONFIGS[key] = values
+    return values
+
+
+def _config_key(git: str, config: Path | None, env: Mapping[str, str]) -> tuple[object, ...] | None:
+    home = env.get("HOME", os.path.expanduser("~"))
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = (
+        [str(config)]
+        if config is not None
+        else ["/etc/gitconfig", os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+    )
+    now = time.time_ns()
+    stats: list[tuple[int, ...] | None] = []
+    for file in files:
+        try:
+            st = os.stat(file)
+        except FileNotFoundError:
+            stats.append(None)
+            continue
+        except OSError:
+            return None
+        if st.st_ctime_ns >= now - RACY_NS:
+            return None
+        stats.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return (git, *files, home, tuple(stats))
+
+
+def _run_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The keys of `_CONFIG_KEYS` in one config file (None: the user's system and global files, their
     includes resolved), lower-cased, with their values in order. Reading config runs no program."""
     where = ["--file", str(config)] if config is not None else ["--includes"]
