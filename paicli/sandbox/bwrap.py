@@ -37,7 +37,8 @@ from pathlib import Path
 
 from paicli.common import paths
 from paicli.sandbox.containment import Containment, Placeholder
-from paicli.sandbox.gitdirs import declares, find_git_paths
+from paicli.sandbox.folders import Folders
+from paicli.sandbox.gitdirs import GitPaths, declares, find_git_paths
 from paicli.sandbox.sockets import find_sockets
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
@@ -138,10 +139,10 @@ class BwrapSandbox:
         for cache in self._existing(CACHES + self.writable):
             options += ["--bind", str(cache), str(cache)]
         options += _workspace_mounts(workspace, containment.writable, search_path, containment.placeholders)
-        options += git_mounts(workspace, containment.writable, search_path)
+        options += git_mounts(workspace, containment.writable, search_path, found=containment.git_paths)
         if not self.network:
             covered = [*map(Path, self._runtime_folders(workspace)), *self._existing(SECRETS + self.hide)]
-            options += socket_mounts(self.sockets, [workspace, *covered])
+            options += socket_mounts(self.sockets(workspace), [workspace, *covered])
         for hidden in self._not_nested(self._existing(SECRETS + self.hide)):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
@@ -151,11 +152,12 @@ class BwrapSandbox:
                 options += ["--ro-bind", "/dev/null", str(hidden)]
         return [*options, "--chdir", str(workspace)]
 
-    @property
-    def sockets(self) -> tuple[Path, ...]:
-        """The socket files outside /run and /tmp, looked for again before each command (sockets.py; a
-        `stat` per folder where nothing changed), so a listener started after paicli is covered too."""
-        return tuple(find_sockets(self.home, skip=(Path("/tmp"), *map(Path, RUNTIME_FOLDERS))))
+    def sockets(self, workspace: Path) -> tuple[Path, ...]:
+        """The socket files outside /run, /tmp and the workspace, looked for again before each command
+        (sockets.py; a `stat` per folder where nothing changed), so a listener started after paicli is
+        covered too."""
+        skip = (Path("/tmp"), *map(Path, RUNTIME_FOLDERS))
+        return tuple(find_sockets(self.home, skip=skip, away=(workspace,)))
 
     def _size(self, size: int) -> list[str]:
         return ["--size", str(size)] if self.sizes else []
@@ -260,12 +262,19 @@ def _tool_caches(workspace: Path) -> list[Path]:
     return found
 
 
-def git_mounts(workspace: Path, declared: tuple[str, ...] | None, search_path: str) -> list[str]:
+def git_mounts(
+    workspace: Path,
+    declared: tuple[str, ...] | None,
+    search_path: str,
+    folders: Folders | None = None,
+    found: GitPaths | None = None,
+) -> list[str]:
     """Every git directory and git-controlled path of the workspace (paicli/sandbox/gitdirs.py) read-only,
     at any depth; a hooks folder, include target, .gitmodules or .gitattributes that a plan task named in
-    its `files` stays writable for it (a git directory never does)."""
-    env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
-    found = find_git_paths(workspace, env)
+    its `files` stays writable for it (a git directory never does). `found`: what a walk just before found."""
+    if found is None:
+        env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
+        found = find_git_paths(workspace, env, folders)
     options: list[str] = []
     for path in found.paths:
         if path not in found.git_dirs and declared is not None and declares(workspace, declared, path):

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from paicli.sandbox.gitdirs import GitPaths
+
 
 @dataclass(frozen=True)
 class Containment:
@@ -27,6 +29,9 @@ class Containment:
     # What the sandbox created so a declared path could be made writable (an empty file for a new one, its
     # missing folders), to be taken away again when the command wrote nothing there (`release`).
     placeholders: list[Placeholder] = field(default_factory=list, compare=False)
+    # The workspace's git-controlled paths as found just before the command (gitdirs.py), so the sandbox
+    # need not walk the workspace again; None: it walks it itself.
+    git_paths: GitPaths | None = field(default=None, compare=False)
 
     def release(self) -> None:
         """Removes each placeholder the command left as it was made (an empty file, an empty folder)."""
@@ -43,6 +48,9 @@ class Placeholder:
 
     @staticmethod
     def of(path: Path, *, folder: bool = False) -> Placeholder:
+        if not folder:
+            # Dated at the epoch: a write or `touch` in the same clock tick as the file was made still shows.
+            os.utime(path, ns=(0, 0), follow_symlinks=False)
         stat = os.lstat(path)
         return Placeholder(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns), folder)
 

@@ -30,7 +30,7 @@ MAX_FOLDERS = 200_000
 
 @dataclass(frozen=True)
 class Listing:
-    folders: tuple[str, ...]  # names of the sub-folders
+    below: tuple[str, ...]  # the paths of the sub-folders a walk goes into (not those named in `not_into`)
     named: tuple[tuple[str, bool], ...]  # entries with a name asked for: (name, is a folder)
     sockets: tuple[str, ...]  # names of socket files
     count: int  # entries in all
@@ -39,10 +39,16 @@ class Listing:
 class Folders:
     """Listings of folders, each read again only when its folder changed (see the module docstring)."""
 
-    def __init__(self, named: frozenset[str] = frozenset(), clock: Callable[[], int] = time.time_ns) -> None:
+    def __init__(
+        self,
+        named: frozenset[str] = frozenset(),
+        not_into: frozenset[str] = frozenset(),
+        clock: Callable[[], int] = time.time_ns,
+    ) -> None:
         self.named = named
+        self.not_into = not_into  # names of folders a walk never enters (`.git`, `node_modules`)
         self.clock = clock  # now, in ns since the epoch (the timestamps' clock)
-        self._kept: dict[str, tuple[tuple[int, int, int], Listing]] = {}
+        self._kept: dict[str, tuple[int, int, int, Listing]] = {}
         self.reads = 0  # folders read, not taken from the cache (for tests and the benchmark)
 
     def listing(self, folder: str) -> Listing | None:
@@ -53,10 +59,9 @@ class Folders:
             return None
         if not stat.S_ISDIR(before.st_mode):
             return None
-        key = (before.st_dev, before.st_ino, before.st_ctime_ns)
         kept = self._kept.get(folder)
-        if kept is not None and kept[0] == key:
-            return kept[1]
+        if kept is not None and kept[:3] == (before.st_ctime_ns, before.st_ino, before.st_dev):
+            return kept[3]
         started = self.clock()
         listing = self._read(folder)
         if listing is None:
@@ -65,17 +70,18 @@ class Folders:
             after = os.lstat(folder)
         except OSError:
             return listing
-        if (after.st_dev, after.st_ino, after.st_ctime_ns) == key and after.st_ctime_ns < started - RACY_NS:
+        same = (after.st_ctime_ns, after.st_ino, after.st_dev) == (before.st_ctime_ns, before.st_ino, before.st_dev)
+        if same and after.st_ctime_ns < started - RACY_NS:
             if len(self._kept) >= MAX_FOLDERS:
                 self._kept.clear()
-            self._kept[folder] = (key, listing)
+            self._kept[folder] = (after.st_ctime_ns, after.st_ino, after.st_dev, listing)
         else:
             self._kept.pop(folder, None)
         return listing
 
     def _read(self, folder: str) -> Listing | None:
         self.reads += 1
-        folders: list[str] = []
+        below: list[str] = []
         named: list[tuple[str, bool]] = []
         sockets: list[str] = []
         count = 0
@@ -86,7 +92,8 @@ class Folders:
                     try:
                         is_dir = entry.is_dir(follow_symlinks=False)
                         if is_dir:
-                            folders.append(entry.name)
+                            if entry.name not in self.not_into:
+                                below.append(entry.path)
                         elif _special(entry) and stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode):
                             sockets.append(entry.name)
                     except OSError:
@@ -95,7 +102,7 @@ class Folders:
                         named.append((entry.name, is_dir))
         except OSError:
             return None
-        return Listing(tuple(folders), tuple(named), tuple(sockets), count)
+        return Listing(tuple(below), tuple(named), tuple(sockets), count)
 
 
 def _special(entry: os.DirEntry[str]) -> bool:

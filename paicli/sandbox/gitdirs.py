@@ -24,7 +24,7 @@ import shutil
 import stat
 import subprocess
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +42,14 @@ _CONFIG_KEYS = re.compile(
 )
 _DRIVER = re.compile(r"^(filter|diff|merge)\.")
 # The walks' folder listings, shared by every walk of the process (a memo of the filesystem: folders.py).
-FOLDERS = Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES})
+
+
+def walk_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
+    """A cache of folder listings for these walks: the names they look for, never into a `.git`."""
+    return Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES}, not_into=GIT_NAMES, clock=clock)
+
+
+FOLDERS = walk_folders()
 _CONFIGS: dict[tuple[object, ...], dict[str, list[str]]] = {}  # config reads, by the files' versions
 MAX_CONFIGS = 1000
 
@@ -66,6 +73,7 @@ class GitState:
     """What stood at each git-controlled path (device and inode), to tell what a command added."""
 
     seen: Mapping[Path, tuple[int, int]] = field(default_factory=dict)
+    found: GitPaths = field(default_factory=lambda: GitPaths(), compare=False)  # the walk it came from
 
     def added(self, later: GitState) -> list[Path]:
         """The paths of `later` that hold something not seen in this state: made, not moved (a repository
@@ -76,13 +84,14 @@ class GitState:
 
 def git_state(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitState:
     seen: dict[Path, tuple[int, int]] = {}
-    for path in find_git_paths(workspace, env, folders).paths:
+    found = find_git_paths(workspace, env, folders)
+    for path in found.paths:
         try:
             st = os.lstat(path)
         except OSError:
             continue
         seen[path] = (st.st_dev, st.st_ino)
-    return GitState(seen)
+    return GitState(seen, found)
 
 
 def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitPaths:
@@ -149,7 +158,7 @@ class _Walk:
                 return
             for name, is_dir in listing.named:
                 yield Path(folder, name), is_dir
-            stack += [f"{folder}/{name}" for name in listing.folders if name not in GIT_NAMES]
+            stack += listing.below
 
 
 def _git_program(root: Path, search_path: str) -> str | None:

@@ -16,7 +16,8 @@ folder not scanned then, and sockets deeper than SCAN_DEPTH or outside these pla
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from paicli.sandbox.folders import Folders
@@ -29,27 +30,39 @@ SKIPPED = frozenset(
     {"overlay2", "overlay", "aufs", "node_modules", ".git", "site-packages", "__pycache__", ".venv", "venv"}
     | {".rustup", ".pyenv", ".nvm", ".m2", ".gradle", ".npm", "registry", "toolchains", "pkg"}
 )
-FOLDERS = Folders()  # the scans' folder listings, shared by the process (a memo of the filesystem)
+
+
+def scan_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
+    """A cache of folder listings for these scans (never into SKIPPED folders)."""
+    return Folders(not_into=SKIPPED, clock=clock)
+
+
+FOLDERS = scan_folders()  # the scans' folder listings, shared by the process (a memo of the filesystem)
 
 
 def find_sockets(
-    home: Path, places: Iterable[str] = PLACES, skip: Iterable[Path] = (), folders: Folders | None = None
+    home: Path,
+    places: Iterable[str] = PLACES,
+    skip: Iterable[Path] = (),
+    folders: Folders | None = None,
+    away: Iterable[Path] = (),
 ) -> list[Path]:
     """Socket files below `places` and `home` (resolved, each once), not below any of `skip` (the home
-    folder is scanned wherever it is: under /tmp, the sandbox binds it over its private /tmp). Folder
-    listings come from `folders` (folders.py): scanning again costs a `stat` per folder where nothing
-    changed."""
+    folder is scanned wherever it is: under /tmp, the sandbox binds it over its private /tmp) nor of `away`
+    (not even in the home folder: the workspace, whose sockets are its own). Folder listings come from
+    `folders` (folders.py): scanning again costs a `stat` per folder where nothing changed."""
     listed = FOLDERS if folders is None else folders
+    kept_away = [str(Path(os.path.realpath(p))) for p in away]
     skipped = [Path(os.path.realpath(p)) for p in skip]
     found: list[Path] = []
     budget = [MAX_ENTRIES]
     home = Path(os.path.realpath(home))
     if os.path.isdir(home):
-        _scan(listed, str(home), [], found, budget)
+        _scan(listed, str(home), kept_away, found, budget)
     for place in places:
         root = Path(os.path.realpath(place))
         if os.path.isdir(root) and not any(root.is_relative_to(s) for s in skipped):
-            _scan(listed, str(root), [str(s) for s in (*skipped, home)], found, budget)
+            _scan(listed, str(root), [str(s) for s in (*skipped, home)] + kept_away, found, budget)
     return list(dict.fromkeys(found))
 
 
@@ -65,8 +78,8 @@ def _scan(folders: Folders, top: str, skipped: list[str], found: list[Path], bud
             return
         found += [Path(folder, name) for name in listing.sockets]
         if depth > 0:
-            below = (f"{folder}/{name}" for name in listing.folders if name not in SKIPPED)
-            stack += [(path, depth - 1) for path in below if not any(_within(path, s) for s in skipped)]
+            inside = [s for s in skipped if _within(s, folder)]  # a skipped folder somewhere below this one
+            stack += [(path, depth - 1) for path in listing.below if not any(_within(path, s) for s in inside)]
 
 
 def _within(path: str, folder: str) -> bool:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from paicli.sandbox.folders import RACY_NS, Folders
-from paicli.sandbox.gitdirs import find_git_paths, git_state
+from paicli.sandbox.gitdirs import find_git_paths, git_state, walk_folders
 from tests.repos import git_init
 
 NAMES = frozenset({".git"})
@@ -97,14 +97,14 @@ def test_symlinks_and_files_are_no_folders(tmp_path: Path) -> None:
     folders = Folders(NAMES, clock=later)
     assert folders.listing(str(tmp_path / "file")) is None and folders.listing(str(tmp_path / "link")) is None
     listing = folders.listing(str(tmp_path))
-    assert listing is not None and listing.folders == () and listing.count == 2
+    assert listing is not None and listing.below == () and listing.count == 2
 
 
 def test_the_walk_sees_a_git_dir_made_deep_in_a_tree_walked_before(tmp_path: Path) -> None:
     workspace = git_init(tmp_path / "ws")
     deep = workspace / "a" / "b" / "c"
     deep.mkdir(parents=True)
-    folders = Folders(frozenset({".git", ".gitmodules", ".gitattributes"}), clock=later)
+    folders = walk_folders(clock=later)
     before = git_state(workspace, folders=folders)
     reads = folders.reads
     assert git_state(workspace, folders=folders) == before and folders.reads == reads  # nothing read again
