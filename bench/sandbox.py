@@ -8,7 +8,7 @@ Where bubblewrap does not work the benchmark says why instead of timing.
 
 Then the walks paicli does around every sandboxed command besides starting it, on a generated workspace
 of 20,000 files in 2,000 folders (a git repository) and a home folder of the same shape: the git-controlled
-paths before the command, for its mounts and after it (paicli/sandbox/gitdirs.py), the socket files
+paths before the command (which its mounts use) and after it (paicli/sandbox/gitdirs.py), the socket files
 outside the hidden folders (sockets.py, which also looks at /var/lib, /var/tmp, /opt, ... of this
 machine), and the git-ignored check of a command that copies onto files (`cp a b c d`, one
 `git check-ignore` for all). Each first cold (nothing remembered), then p50 of the next commands with
@@ -106,6 +106,16 @@ def _ms(work: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def _lstat_us(rounds: int = 2000) -> list[float]:
+    """What one `lstat` costs here: the walks do one per folder, so their time scales with it."""
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        os.lstat("/tmp")
+        times.append((time.perf_counter() - start) * 1e6)
+    return times
+
+
 def walks(result: Result, rounds: int) -> None:
     """The walks around each sandboxed command (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="paicli-bench-walks-") as folder:
@@ -121,9 +131,9 @@ def walks(result: Result, rounds: int) -> None:
         search_path = os.environ.get("PATH", os.defpath)
         skip = (Path("/tmp"), Path("/run"), Path("/var/run"))
 
-        def git_walks() -> None:
-            git_state(workspace, folders=git_folders)
-            git_mounts(workspace, None, search_path, folders=git_folders)
+        def git_walks() -> None:  # as execute_command does: before (its paths serve the mounts), after
+            before = git_state(workspace, folders=git_folders)
+            git_mounts(workspace, None, search_path, found=before.found)
             git_state(workspace, folders=git_folders)
 
         def sockets() -> None:
@@ -138,6 +148,7 @@ def walks(result: Result, rounds: int) -> None:
         check_ms = [_ms(lambda: classify_command(copy, workspace)) for _ in range(rounds)]
         plain_ms = [_ms(lambda: classify_command("cp new.txt pkg1/", workspace)) for _ in range(rounds)]
     both = percentile(git_ms, 50) + percentile(socket_ms, 50)
+    result.add("one lstat of a folder on this machine, p50", rounded(percentile(_lstat_us(), 50), 3), "µs")
     result.add(f"git walks per command, {TREE_FILES:,} files: first (cold)", rounded(cold_git, 3), "ms")
     result.add("git walks per command: next, nothing changed, p50", rounded(percentile(git_ms, 50), 3), "ms")
     result.add("git walks per command: after a new folder deep in the tree", rounded(changed, 3), "ms")
