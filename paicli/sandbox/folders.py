@@ -57,11 +57,11 @@ class Folders:
             before = os.lstat(folder)
         except OSError:
             return None
+        kept = self._kept.get(folder)  # only folders are kept: anything else at that path has another inode
+        if kept is not None and kept[0] == before.st_ctime_ns and kept[1] == before.st_ino and kept[2] == before.st_dev:
+            return kept[3]
         if not stat.S_ISDIR(before.st_mode):
             return None
-        kept = self._kept.get(folder)
-        if kept is not None and kept[:3] == (before.st_ctime_ns, before.st_ino, before.st_dev):
-            return kept[3]
         started = self.clock()
         listing = self._read(folder)
         if listing is None:
