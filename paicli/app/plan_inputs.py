@@ -2,7 +2,7 @@
 
 A saved plan or a `--from` file is checked against the plan contract like a model's plan (paths inside
 the workspace, actions allowed for their task's type, no overlapping parallel writers); a FILE_WRITE
-task without `files` (a plan from before the contract) is accepted with a notice and ordered after the
+task without `files` (a plan from before the contract) is accepted with a notice and ordered with the
 other writers.
 """
 

@@ -79,7 +79,7 @@ class PlanScreen:
 
 def plan_facts(runtime: Runtime) -> PlanFacts:
     """The review's facts: each task's contract, the estimate, and the contract check of an `e` edit (as for
-    a `--from` file: a FILE_WRITE task without files is accepted, ordered after the other writers)."""
+    a `--from` file: a FILE_WRITE task without files is accepted, ordered with the other writers)."""
     contract = runtime.contract()
 
     def problems(plan: Plan) -> list[str]:
