@@ -11,7 +11,9 @@ plan gets them too), each problem one line naming the task:
 - `files` on a task that writes nothing, or a path the workspace guard refuses (outside the workspace,
   `.git/`, `.paicli/`), that leads through a symlink, or that names an existing folder without its `/`;
 - an `action` whose tool is unknown, not allowed for the task's type (read-only tools for FILE_READ,
-  commands for COMMAND and VERIFICATION, none for the others) or whose arguments do not validate;
+  commands for COMMAND and VERIFICATION, none for the others) or whose arguments do not validate, or one
+  that calls a tool acting outside paicli's view (an MCP tool that is not read-only) where the gate would
+  refuse the call: naming no workspace path outside a COMMAND task, or a path the task does not declare;
 - two tasks whose `files` overlap while neither depends on the other, even through other tasks: they
   would race on the same file, and the later whole-file write would silently undo the earlier change.
 """
@@ -29,6 +31,7 @@ from paicli.common.paths import WHOLE_WORKSPACE, Names, normalise
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.task_fields import normalised_files
 from paicli.plan.write_sets import order_unbounded, overlap_problems
+from paicli.policy.external_scope import NAMES_NO_PATH, outside_write_set
 from paicli.tools.base import Effect, Tool, ToolFailure
 from paicli.tools.guard import WorkspacePaths
 from paicli.tools.task_scope import TaskScope
@@ -162,7 +165,21 @@ class Contract:
             tool.Args.model_validate(task.action.args)
         except ValidationError as error:
             return [f'task "{task.id}" has an action with bad arguments: {describe_validation_error(tool, error)}']
+        if tool.external and tool.effect is not Effect.READ:
+            return self._external_problems(task, name)
         return []
+
+    def _external_problems(self, task: Task, name: str) -> list[str]:
+        """An action of a tool that acts outside paicli's view (an MCP tool that is not read-only) is held to
+        the rule the gate applies to a model's call of it (paicli/policy/external_scope.py), here up front."""
+        assert task.action is not None
+        named = outside_write_set(scope_of(task), task.action.args, self.workspace)
+        if named is None:
+            return []
+        head = f'task "{task.id}" is {task.type.value}: its action {name} may change things outside paicli\'s view'
+        if named == NAMES_NO_PATH:
+            return [f"{head} and names no workspace path; only a COMMAND task may run it"]
+        return [f'{head}, here {named}, which the task does not declare in "files"']
 
 
 def _path_verdict(path: str, guard: WorkspacePaths) -> str:
