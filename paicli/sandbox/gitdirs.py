@@ -27,6 +27,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli.sandbox.writable import TOOL_CACHES
+
 MAX_ENTRIES = 200_000
 MAX_INCLUDE_DEPTH = 5
 LOOKUP_TIMEOUT = 5.0
@@ -48,6 +50,8 @@ class GitPaths:
     controlled: tuple[Path, ...] = ()  # hooks folders, include targets, .gitmodules, .gitattributes
     complete: bool = True  # False: the walk stopped at MAX_ENTRIES
     drivers: bool = False  # some configuration defines a filter, diff or merge driver (.gitattributes matter)
+    # Not git's, found by the same walk: the tool cache folders at any depth (writable.py binds them).
+    tool_caches: tuple[Path, ...] = ()
 
     @property
     def paths(self) -> tuple[Path, ...]:
@@ -87,10 +91,13 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
     git_dirs: list[Path] = []
     controlled: list[Path] = []
     attributes: list[Path] = []
+    caches: list[Path] = []
     walk = _Walk(root)
     for path, is_dir in walk:
         name = path.name
-        if name in GIT_NAMES:
+        if is_dir and name in TOOL_CACHES:
+            caches.append(path)
+        elif name in GIT_NAMES:
             repos.append(path.parent)
             git_dirs.append(path)
             if not is_dir and (target := _gitfile_target(path, root)) is not None:
@@ -115,7 +122,9 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
         controlled += attributes
     unique_dirs = list(dict.fromkeys(git_dirs))
     unique = [path for path in dict.fromkeys(controlled) if path not in unique_dirs]
-    return GitPaths(tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers)
+    return GitPaths(
+        tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers, tool_caches=tuple(caches)
+    )
 
 
 class _Walk:
