@@ -128,8 +128,9 @@ class FileChange(BaseModel):
     """A file a turn or a plan changed. `added`/`removed` are None for a binary file; `task_id` is the one
     task that changed it, None in chat or when several tasks may have (all of them in `task_ids`).
     `attributed` is false (and only then written) when paicli cannot tell whether the turn or plan made the
-    change: a command ran while another paicli process ran one in the same workspace (undo then asks, or
-    wants --force)."""
+    change: its command could have, and someone else may have too (another paicli process running a
+    command, or a write elsewhere in the workspace meanwhile; without the sandbox, a path the task did not
+    declare). Undo then asks, or wants --force."""
 
     path: str
     status: Literal["created", "modified", "deleted"]
