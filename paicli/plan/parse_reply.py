@@ -47,6 +47,7 @@ from collections.abc import Collection
 from typing import Any
 
 from paicli.common.errors import PlanError
+from paicli.common.sanitize import well_formed_json
 from paicli.plan import dag, jsonscan
 from paicli.plan.jsonscan import Unreadable, json_values
 from paicli.plan.model import Plan, Task, TaskType
@@ -105,7 +106,7 @@ def _find_plan(text: str) -> tuple[str, list[Any]]:
     stripped = text.strip()
     if stripped.startswith("{") and stripped.endswith("}"):
         try:
-            whole = json.loads(stripped)
+            whole = well_formed_json(json.loads(stripped))
         except (ValueError, RecursionError):
             whole = None
         if _within_depth(whole, jsonscan.MAX_DEPTH) and (plan := _as_plan(whole)) is not None:
