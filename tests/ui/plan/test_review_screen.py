@@ -447,27 +447,28 @@ async def test_an_unchanged_edit_says_so(pipe: PipeInput, planner: RecordingPlan
     assert await screen.result() == sample_plan()
 
 
-async def test_an_editor_that_cannot_start_leaves_the_plan_unchanged(
-    pipe: PipeInput, planner: RecordingPlanner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("editor", "said"),
+    [
+        ("missing", "could not start the editor"),
+        ('path.write_text("garbage")\nsys.exit(1)\n', "The editor exited with an error; the plan is unchanged."),
+    ],
+    ids=["cannot start", "exits with an error"],
+)
+async def test_an_editor_that_fails_leaves_the_plan_unchanged(
+    pipe: PipeInput,
+    planner: RecordingPlanner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    editor: str,
+    said: str,
 ) -> None:
-    monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor") + " --wait")
+    missing = str(tmp_path / "no-such-editor") + " --wait"
+    monkeypatch.setenv("EDITOR", missing if editor == "missing" else python_editor(tmp_path, editor))
     screen = Screen(pipe, planner)
     await screen.shows("Level 3")
     pipe.send_text("e")
-    await screen.shows("could not start the editor")
-    pipe.send_text("\r")
-    assert await screen.result() == sample_plan()
-
-
-async def test_an_editor_that_exits_with_an_error_leaves_the_plan_unchanged(
-    pipe: PipeInput, planner: RecordingPlanner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    editor = python_editor(tmp_path, 'path.write_text("garbage")\nsys.exit(1)\n')
-    monkeypatch.setenv("EDITOR", editor)
-    screen = Screen(pipe, planner)
-    await screen.shows("Level 3")
-    pipe.send_text("e")
-    await screen.shows("The editor exited with an error; the plan is unchanged.")
+    await screen.shows(said)
     pipe.send_text("\r")
     assert await screen.result() == sample_plan()
 
