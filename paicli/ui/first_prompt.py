@@ -22,12 +22,12 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import merge_key_bindings
-from prompt_toolkit.utils import get_cwidth
 
 from paicli import __version__
 from paicli.common.errors import EXIT_CANCELLED, EXIT_OK
 from paicli.common.sanitize import terminal_safe
 from paicli.common.values import Usage
+from paicli.common.wrap import wrap
 from paicli.config import user_home
 from paicli.ui.prompt.history import history_file
 from paicli.ui.prompt.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
@@ -190,27 +190,9 @@ def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
 
 
 def wrapped(text: str, width: int) -> list[str]:
-    """`text`'s lines wrapped at spaces to `width` terminal cells (a CJK character takes two); a word longer
-    than a line is folded."""
-    width = max(width, 10)
-    lines: list[str] = []
-    for paragraph in text.split("\n"):
-        line, used = "", 0
-        for word in paragraph.split():
-            cells = get_cwidth(word)
-            if line and used + 1 + cells <= width:
-                line, used = f"{line} {word}", used + 1 + cells
-                continue
-            if line:
-                lines.append(line)
-            line, used = "", 0
-            for char in word:  # a word longer than a line is folded, one piece per line
-                if used + get_cwidth(char) > width:
-                    lines.append(line)
-                    line, used = "", 0
-                line, used = line + char, used + get_cwidth(char)
-        lines.append(line)
-    return lines
+    """`text`'s lines, each run of whitespace one space, wrapped at spaces to `width` terminal cells (at least
+    10; paicli/common/wrap.py)."""
+    return wrap("\n".join(" ".join(line.split()) for line in text.split("\n")), max(width, 10))
 
 
 class FirstPrompt:

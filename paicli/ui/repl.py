@@ -146,7 +146,7 @@ class Repl(ReplViews):
         if changes:
             from paicli.ui.chat.changes_view import changed_text
 
-            self.console.print(changed_text(changes), soft_wrap=True)
+            self.console.print(changed_text(changes))
 
     def _hold_line(self, text: str) -> None:
         self._held_line = text

@@ -31,6 +31,7 @@ from rich.text import Text
 from paicli.common.sanitize import terminal_safe
 from paicli.plan import dag
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
+from paicli.ui.chat.one_row import OneRow
 
 TYPE_BADGES: dict[TaskType, tuple[str, str]] = {
     TaskType.FILE_READ: ("READ", "cyan"),
@@ -105,11 +106,11 @@ def task_heading(task: Task) -> Text:
     return line
 
 
-def task_description(task: Task, *, expanded: bool) -> Text:
-    """Folded: one line cut with "…" at the terminal's edge. Expanded: every line, wrapped."""
+def task_description(task: Task, *, expanded: bool) -> RenderableType:
+    """Folded: one row cut at a space with "…" at the terminal's edge. Expanded: every line, wrapped."""
     if expanded:
         return Text(terminal_safe(task.description).strip())
-    return Text(fold(task.description), no_wrap=True, overflow="ellipsis")
+    return OneRow(fold(task.description))
 
 
 TaskFacts = Callable[[Task], Text | None]  # a line of facts under a task's description (paicli/ui/plan/plan_facts.py)

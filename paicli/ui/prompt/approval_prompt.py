@@ -40,7 +40,8 @@ from prompt_toolkit.output import Output
 
 from paicli.common.sanitize import terminal_safe
 from paicli.common.shown import rows as shown_rows
-from paicli.common.shown import too_long_to_ask, width_of
+from paicli.common.shown import too_long_to_ask
+from paicli.common.wrap import width_of
 from paicli.policy.approval import MODES, OUTSIDE, ApprovalPolicy
 from paicli.policy.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
 from paicli.sandbox import SandboxChoice

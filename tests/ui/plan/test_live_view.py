@@ -291,8 +291,8 @@ def test_a_40_column_report_keeps_ids_and_cuts_only_the_outcome() -> None:
     text = out.getvalue()
     assert all(len(line) <= 40 for line in text.splitlines())
     report = text[text.index("Plan FAILED") :]
-    assert "✓ task_1 READ  3.5s 1.5k tok The app us…" in report
-    assert "✗ task_3 CMD   6.0s  900 tok step budge…" in report
+    assert "✓ task_1 READ  3.5s 1.5k tok The app…" in report  # cut at a space, never inside a word
+    assert "✗ task_3 CMD   6.0s  900 tok step…" in report
     assert "  ✗ task_3: step budget spent (12 steps)" in report  # the reasons are never cut
 
 
