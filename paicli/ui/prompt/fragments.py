@@ -9,11 +9,13 @@ from collections.abc import Sequence
 from paicli.common.wrap import spans, width_of
 
 Fragments = list[tuple[str, str]]
+NBSP = "\u00a0"  # breaks no row: a key stays with what it does, a `·` with what it follows
 
 
 def fragment_rows(fragments: Sequence[tuple[str, str]], width: int) -> list[Fragments]:
     """The fragments on rows of at most `width` cells, one list of fragments per row (a newline in the text
-    starts a new row; the newline itself is not kept)."""
+    starts a new row; the newline itself is not kept). A no-break space keeps the words on either side on
+    one row, and is drawn as a plain space."""
     text = "".join(part for _, part in fragments)
     styles = [style for style, part in fragments for _ in part]
     rows: list[Fragments] = []
@@ -28,10 +30,11 @@ def fragment_rows(fragments: Sequence[tuple[str, str]], width: int) -> list[Frag
 def _styled(text: str, styles: list[str], start: int, end: int) -> Fragments:
     row: Fragments = []
     for index in range(start, end):
+        char = " " if text[index] == NBSP else text[index]  # it kept two words together: drawn as a space
         if row and row[-1][0] == styles[index]:
-            row[-1] = (styles[index], row[-1][1] + text[index])
+            row[-1] = (styles[index], row[-1][1] + char)
         else:
-            row.append((styles[index], text[index]))
+            row.append((styles[index], char))
     return row
 
 
@@ -55,8 +58,6 @@ def boxed(
         shown += [*prefix, *row, ("", "\n")]
     return shown
 
-
-NBSP = "\u00a0"  # breaks no row: a key stays with what it does, a `·` with what it follows
 
 
 def key_hint(

@@ -18,7 +18,7 @@ from paicli.common.sanitize import terminal_safe
 from paicli.common.shown import inline, rows, size_note
 from paicli.common.wrap import width_of
 from paicli.tools.base import ApprovalRequest
-from paicli.ui.prompt.fragments import Fragments, boxed, key_hint
+from paicli.ui.prompt.fragments import NBSP, Fragments, boxed, key_hint
 
 DEFAULT_COLUMNS = 100
 BORDER: Fragments = [("ansiyellow", "│ ")]
@@ -59,12 +59,12 @@ def question(
     shown whole."""
     always = getattr(request, "always", "this exact call")
     opaque = getattr(request, "opaque", False)
-    verb = "run outside the sandbox:" if getattr(request, "outside", False) else "approve"
-    task = f" · task {terminal_safe(request.task_id)}" if request.task_id else ""
-    size = f" · {size_note(request.summary)}" if "\n" in request.summary or len(request.summary) > columns else ""
+    verb = "run outside the sandbox, with your full rights:" if getattr(request, "outside", False) else "approve"
+    task = f"{NBSP}· task {terminal_safe(request.task_id)}" if request.task_id else ""
+    size = f"{NBSP}· {size_note(request.summary)}" if "\n" in request.summary or len(request.summary) > columns else ""
     title: Fragments = [("bold ansiyellow", f"{verb} {terminal_safe(request.tool)}{task}{size}")]
     if waiting and answer is None:
-        title.append(("ansiyellow", f" · {waiting} more waiting"))
+        title.append(("ansiyellow", f"{NBSP}· {waiting} more waiting"))
     head = boxed(title, columns, first=[("bold ansiyellow", "╭ ")], rest=BORDER)
     notes: Fragments = []
     if request.reason:
