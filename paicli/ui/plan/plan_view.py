@@ -131,6 +131,14 @@ def earlier_tasks(plan: Plan) -> list[Task]:
     return [task for task in plan.tasks if task.round < plan.round and task.finished]
 
 
+def earlier_failure(task: Task) -> OneRow:
+    """`✗ task_3 CMD: the tests failed`, on one row: the first line of why it failed or was skipped."""
+    reason = next((line for line in text_lines(task.error or "") if line), "no reason given")
+    row = Text.assemble(status_icon(task.status), " ", (fold(task.id), "bold"), " ", type_badge(task.type))
+    row.append(f": {reason}", style="dim")
+    return OneRow(row)
+
+
 def tasks_to_run(plan: Plan) -> list[Task]:
     earlier = {task.id for task in earlier_tasks(plan)}
     return [task for task in plan.tasks if task.id not in earlier]
@@ -164,9 +172,12 @@ def summary_line(plan: Plan, *, show_path: bool = False) -> Text:
         if show_path and len(path) > 1:
             critical += " (" + " → ".join(fold(task_id) for task_id in path) + ")"
         parts.append(critical)
-    earlier = len(earlier_tasks(plan))
-    if earlier:
-        parts.append(f"{earlier} done earlier")
+    earlier = earlier_tasks(plan)
+    done = sum(1 for task in earlier if task.status is TaskStatus.COMPLETED)
+    if done:
+        parts.append(f"{done} done earlier")
+    if len(earlier) > done:
+        parts.append(f"{len(earlier) - done} failed or skipped earlier")
     return Text(" · ".join(parts), style="dim")
 
 
@@ -181,10 +192,15 @@ def render_plan(plan: Plan, *, expanded: bool = False, facts: TaskFacts | None =
         parts.append(Text(summary) if expanded else Text(fold(summary)))
     parts.append(summary_line(plan, show_path=expanded))
     earlier = earlier_tasks(plan)
-    if earlier:
+    done = [task for task in earlier if task.status is TaskStatus.COMPLETED]
+    if done:
         parts.append(Text(""))
         parts.append(Text("Done in earlier rounds", style="bold dim"))
-        parts.extend(render_task(task, expanded=expanded) for task in earlier)
+        parts.extend(render_task(task, expanded=expanded) for task in done)
+    if len(earlier) > len(done):  # what this round replans: one row each, the reason's first line
+        parts.append(Text(""))
+        parts.append(Text("Failed or skipped in earlier rounds", style="bold dim"))
+        parts.extend(Padding(earlier_failure(task), (0, 0, 0, TASK_INDENT)) for task in earlier if task not in done)
     tasks = tasks_to_run(plan)
     by_id = {task.id: task for task in tasks}
     levels = plan_levels(tasks)

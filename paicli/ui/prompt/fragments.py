@@ -59,7 +59,6 @@ def boxed(
     return shown
 
 
-
 def key_hint(
     keys: Sequence[tuple[str, str]], *, key_style: str = "bold", separator_style: str = "", styles: Sequence[str] = ()
 ) -> Fragments:
