@@ -45,7 +45,7 @@ from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
 from paicli.ui.plan.plan_editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
 from paicli.ui.plan.plan_facts import PlanFacts, estimate_line, task_facts
-from paicli.ui.plan.plan_view import fold, render_plan
+from paicli.ui.plan.plan_view import fold, plan_changes, render_plan
 from paicli.ui.prompt.fragments import NBSP, Fragments, key_hint, wrapped
 from paicli.ui.prompt.keys import CHORD_WAIT, ESCAPE_WAIT
 
@@ -132,6 +132,8 @@ class _Review:
         self.output = output
         self.expanded = False
         self.draft: tuple[Plan, str] | None = None  # an edit that did not validate, for the next `e`
+        self.marks: tuple[dict[str, str], list[str]] = ({}, [])  # what the last amend or edit changed
+        self.marked_plan: Plan | None = None  # the plan those marks are about
 
     async def run(self, plan: Plan) -> Plan | None:
         self.show(plan)
@@ -171,7 +173,7 @@ class _Review:
         if amended is None:
             self.note("Amending cancelled; the plan is unchanged.", "yellow")
             return plan
-        self.show(amended)
+        self.show(amended, since=plan)
         return amended
 
     async def edit(self, plan: Plan) -> Plan:
@@ -201,7 +203,7 @@ class _Review:
                 self.note("Back to the plan; press e to continue your edit.", "dim")
                 return plan
             self.draft = None
-            self.show(edited_plan)
+            self.show(edited_plan, since=plan)
             return edited_plan
 
     def validated(self, plan: Plan) -> Plan:
@@ -232,7 +234,14 @@ class _Review:
 
     # ---- output ----
 
-    def show(self, plan: Plan) -> None:
+    def show(self, plan: Plan, *, since: Plan | None = None) -> None:
+        """The plan; `since`: the plan before an amend or edit, whose new and changed tasks are marked (until
+        the next change: Ctrl+O keeps the marks)."""
+        if since is not None:
+            self.marks = plan_changes(since, plan)
+        elif plan is not self.marked_plan:
+            self.marks = ({}, [])
+        self.marked_plan = plan
         self.console.print()
         if self.facts.estimate is not None:
             cost = self.facts.cost(plan) if self.facts.cost is not None else None
@@ -243,6 +252,8 @@ class _Review:
                 plan,
                 expanded=self.expanded,
                 facts=lambda task: task_facts(task, model_of and model_of(task), expanded=self.expanded),
+                marks=self.marks[0],
+                removed=self.marks[1],
             )
         )
         unheld = self.facts.unheld(plan) if self.facts.unheld is not None else []
