@@ -351,12 +351,12 @@ class ApprovalPolicy:
             if all(key in self.grants for key in keys):
                 return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
             prefixes = ", ".join(f"`{key.removeprefix(OUTSIDE)} …`" for key in keys)
-            outside_why = f" (outside, it would need a yes anyway: {found.reason})" if found.reason else ""
+            risk = f"; {found.reason}" if found.reason else ""  # what a yes approves besides
             request = PolicyRequest(
                 task_id=ctx.task_id,
                 tool=_name(tool),
                 summary=found.summary,
-                reason=f"{why}; run it once outside the sandbox, with your full rights?{outside_why}",
+                reason=f"{reason}{risk}",  # one line of why: the question says it runs with the user's full rights
                 always=f"{prefixes} outside the sandbox",
                 outside=True,
                 opaque=found.risk is Risk.OPAQUE,

@@ -51,7 +51,8 @@ KEYS_HELP = (
     "Enter sends · Ctrl+J or Alt+Enter starts a new line · a pasted block stays one message",
     "Shift+Tab cycles the approval mode ask → auto → yolo (yolo asks to confirm) · the toolbar shows it",
     "Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
-    "ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
+    "ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line, twice on an empty one "
+    "exits · Ctrl-D exits",
     "Ctrl+O shows the last tool output whole (/expand) · /transcript pages the whole last turn",
     "!COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file, a folder's "
     "listing or a glob's names (Tab completes the path)",

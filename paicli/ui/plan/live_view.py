@@ -31,10 +31,9 @@ from typing import assert_never, cast
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.text import Text
 
-from paicli.app.figures import format_duration, retries_line
+from paicli.app.figures import format_duration
 from paicli.common.events import (
     AnyEvent,
     CommandOutput,
@@ -63,13 +62,12 @@ from paicli.ui.chat.changes_view import ColorSystemName
 from paicli.ui.chat.command_live import RunningCall
 from paicli.ui.chat.diff_view import counts_text
 from paicli.ui.chat.preview import result_preview
-from paicli.ui.chat.render import NOTICE_STYLES, tool_summary, transient_live, usage_line
-from paicli.ui.plan.plan_facts import estimate_vs_actual
+from paicli.ui.chat.render import NOTICE_STYLES, tool_summary, transient_live
+from paicli.ui.plan.final_report import final_report
 from paicli.ui.plan.plan_view import count_statuses, fold, marked, status_icon
 from paicli.ui.plan.task_table import TaskRow, rows_to_hide, task_lines, task_outcome
 
 REFRESH_PER_SECOND = 4.0
-FINAL_STYLES = {"COMPLETED": "bold green", "FAILED": "bold red", "CANCELLED": "bold yellow"}
 
 
 class LivePlanView:
@@ -260,30 +258,8 @@ class LivePlanView:
         self._finished = True
         self._waiting_for = None
         self._update_display()
-        rows = list(self.rows.values())
-        self.console.print()
-        self.console.print(Text.assemble((f"Plan {event.status}", FINAL_STYLES[event.status]), f" · {self._counts()}"))
-        if any(row.started is not None or row.status is not TaskStatus.PENDING for row in rows):
-            self.console.print(self._table(rows, time.time()))  # (a plan cancelled in review ran nothing)
-        for title, status in (("Failed", TaskStatus.FAILED), ("Skipped", TaskStatus.SKIPPED)):
-            chosen = [row for row in rows if row.status is status]
-            if chosen:
-                self.console.print(Text(title, style="bold"))
-            for row in chosen:
-                earlier = f" (round {row.round})" if row.round < self.round else ""
-                reason = row.error.strip() or "no reason given"
-                self.console.print(
-                    Text.assemble("  ", status_icon(status), " ", (row.id, "bold"), f"{earlier}: {reason}")
-                )
-        if event.summary and event.summary.strip():
-            self.console.print()
-            self.console.print(Markdown(self._safe(event.summary), hyperlinks=False))
-        usage = event.usage if event.usage.total else self.usage
-        self.console.print(Text(usage_line(usage), style="dim"))
-        if (retried := retries_line(event.retries)) is not None:
-            self.console.print(Text(retried, style="dim"))
-        if event.estimate is not None and event.estimate.requests:
-            self.console.print(Text(estimate_vs_actual(event.estimate, event.requests, usage), style="dim"))
+        for part in final_report(event, self.rows, self.round, self.usage, self._safe):
+            self.console.print(part)
 
     # ---- the live display ----
 

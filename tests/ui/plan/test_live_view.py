@@ -172,10 +172,35 @@ def test_replans_reviews_and_notices_are_announced_and_earlier_rounds_keep_their
     assert "Review of round 2: 9/10 · good enough" in text
     assert "retrying after HTTP 429" in text
     report = text[text.index("Plan COMPLETED") :]
-    assert "Plan COMPLETED · 5 tasks: 3 completed, 1 failed, 1 skipped" in report
+    assert "Plan COMPLETED · 3 tasks done in 2 rounds" in report
     assert "1.5k tok" in report  # task_1's tokens from round 1 are kept
-    assert "✗ task_3 (round 1): step budget spent (12 steps)" in report
-    assert "✓ task_5 THINK" in report
+    assert "✓ task_5 THINK" in report and "✗ task_3 CMD" not in report  # the table shows what was done
+    assert "Fixed by a replan\n  ✗ task_3 (round 1): step budget spent (12 steps)\n" in report
+    assert "  ↷ task_4 (round 1): depends on task_3, which failed\n" in report
+
+
+def test_a_completed_plan_shows_an_earlier_failure_as_one_row_not_its_traceback() -> None:
+    console, out = plain_console(width=70)
+    view = LivePlanView(console)
+    start = time.time()
+    traceback = "pytest failed:\n" + "\n".join(f'  File "tests/test_app.py", line {n}, in test_{n}' for n in range(17))
+    for event in a_failing_run(start)[:-1]:
+        if isinstance(event, TaskFinished) and event.status == "FAILED":
+            event = event.model_copy(update={"error": traceback})
+        view.emit(event)
+    second = plan()
+    for task, status in zip(second.tasks, ("COMPLETED", "COMPLETED", "FAILED", "SKIPPED"), strict=True):
+        task.status = TaskStatus(status)
+    second.tasks.append(Task(id="task_5", description="Fix the tests", dependencies=["task_2"], round=2))
+    view.emit(PlanCreated(round=2, plan=second.view()))
+    view.emit(PlanApproved(round=2))
+    view.emit(TaskStarted(task_id="task_5", ts=start + 20))
+    view.emit(TaskFinished(task_id="task_5", status="COMPLETED", result="fixed the test", ts=start + 21))
+    view.emit(PlanFinished(status="COMPLETED", summary="Done: the tests pass.", usage=Usage(prompt_tokens=1)))
+    report = out.getvalue()[out.getvalue().index("Plan COMPLETED") :]
+    assert "  ✗ task_3 (round 1): pytest failed:\n" in report
+    assert "test_app.py" not in report  # not one line of the traceback
+    assert report.index("Fixed by a replan") < report.index("Done: the tests pass.")
 
 
 def test_a_view_built_from_a_plan_shows_its_tasks() -> None:
@@ -291,8 +316,8 @@ def test_a_40_column_report_keeps_ids_and_cuts_only_the_outcome() -> None:
     text = out.getvalue()
     assert all(len(line) <= 40 for line in text.splitlines())
     report = text[text.index("Plan FAILED") :]
-    assert "✓ task_1 READ  3.5s 1.5k tok The app us…" in report
-    assert "✗ task_3 CMD   6.0s  900 tok step budge…" in report
+    assert "✓ task_1 READ  3.5s 1.5k tok The app…" in report  # cut at a space, never inside a word
+    assert "✗ task_3 CMD   6.0s  900 tok step…" in report
     assert "  ✗ task_3: step budget spent (12 steps)" in report  # the reasons are never cut
 
 
