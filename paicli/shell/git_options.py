@@ -111,7 +111,8 @@ _GIT_CODE_KEYS = frozenset(
     }
 )
 _GIT_LOADING_KEYS = frozenset({"core.hookspath", "core.worktree", "core.attributesfile", "core.excludesfile"})
-_GIT_GLOBAL_VALUED = frozenset(
+# git's own options before the subcommand that take the next word as their value.
+GIT_GLOBAL_VALUED = frozenset(
     {
         "-C",
         "-c",
@@ -131,7 +132,7 @@ def git_code(args: tuple[Word, ...]) -> list[Inner]:
     index = 0
     while index < len(args) and args[index].text.startswith("-"):
         option = args[index].text.partition("=")[0]
-        index += 2 if option in _GIT_GLOBAL_VALUED and "=" not in args[index].text else 1
+        index += 2 if option in GIT_GLOBAL_VALUED and "=" not in args[index].text else 1
     if index >= len(args) or not args[index].static:
         return []
     sub, rest = args[index].text, args[index + 1 :]

@@ -149,6 +149,15 @@ def test_the_usage_line_falls_back_to_the_usage_events_seen() -> None:
     assert text.splitlines()[-1] == "↑ 15 ↓ 3 tokens"
 
 
+def second_round() -> Plan:
+    """Round 2 after a_failing_run: the first round's tasks as they ended, and task_5 that fixes the tests."""
+    second = plan()
+    for task, status in zip(second.tasks, ("COMPLETED", "COMPLETED", "FAILED", "SKIPPED"), strict=True):
+        task.status = TaskStatus(status)
+    second.tasks.append(Task(id="task_5", description="Fix the tests", dependencies=["task_2"], round=2))
+    return second
+
+
 def test_replans_reviews_and_notices_are_announced_and_earlier_rounds_keep_their_runs() -> None:
     console, out = plain_console()
     view = LivePlanView(console)
@@ -156,10 +165,7 @@ def test_replans_reviews_and_notices_are_announced_and_earlier_rounds_keep_their
     for event in a_failing_run(start)[:-1]:
         view.emit(event)
     view.emit(ReplanEvent(round=2, reason="task_3 failed: step budget spent"))
-    second = plan()
-    for task, status in zip(second.tasks, ("COMPLETED", "COMPLETED", "FAILED", "SKIPPED"), strict=True):
-        task.status = TaskStatus(status)
-    second.tasks.append(Task(id="task_5", description="Fix the tests", dependencies=["task_2"], round=2))
+    second = second_round()
     view.emit(PlanCreated(round=2, plan=second.view()))
     view.emit(PlanApproved(round=2))
     view.emit(TaskStarted(task_id="task_5", ts=start + 20))
@@ -188,10 +194,7 @@ def test_a_completed_plan_shows_an_earlier_failure_as_one_row_not_its_traceback(
         if isinstance(event, TaskFinished) and event.status == "FAILED":
             event = event.model_copy(update={"error": traceback})
         view.emit(event)
-    second = plan()
-    for task, status in zip(second.tasks, ("COMPLETED", "COMPLETED", "FAILED", "SKIPPED"), strict=True):
-        task.status = TaskStatus(status)
-    second.tasks.append(Task(id="task_5", description="Fix the tests", dependencies=["task_2"], round=2))
+    second = second_round()
     view.emit(PlanCreated(round=2, plan=second.view()))
     view.emit(PlanApproved(round=2))
     view.emit(TaskStarted(task_id="task_5", ts=start + 20))
