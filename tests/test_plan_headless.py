@@ -42,7 +42,10 @@ def test_diamond_runs_in_parallel_and_each_task_sees_only_direct_dependencies(
     done = plan(workspace, fake, home)
     assert done.code == 0, done.stderr
     kinds = [e["event"] for e in done.events() if e["event"] not in ("usage", "notice")]
-    assert kinds[:2] == ["plan_created", "plan_approved"] and kinds[-1] == "plan_finished"
+    assert kinds[:6] == ["plan_task_streamed"] * 4 + ["plan_created", "plan_approved"] and kinds[-1] == "plan_finished"
+    streamed = done.of("plan_task_streamed")
+    assert [e["task"] for e in streamed] == done.of("plan_created")[0]["plan"]["tasks"]  # each as it was written
+    assert {e["round"] for e in streamed} == {1} and {e["attempt"] for e in streamed} == {1}
     assert done.of("plan_created")[0]["plan"]["tasks"][3] == {
         "id": "d",
         "description": "do d",
