@@ -14,7 +14,7 @@ by a user message carrying the exact error; at most `max_reasks` times, then Pla
 off the event loop (`paicli.plan.offload`), so a cancel never waits for it.
 
 Streaming: each reply is read as it arrives, and each task whose object is complete is emitted as
-`plan_task_streamed` and handed to `listener` (early start) in the first round (paicli/plan/streamed.py).
+`plan_task_streamed`, and those of `plan` handed to `listener` (early start; paicli/plan/streamed.py).
 The plan is still the whole reply's parse; a server that ignores `stream: true` gives every task at the end.
 
 Rounds: after a replan the returned Plan holds every task of every round. The finished tasks of earlier
@@ -121,7 +121,7 @@ class Planner:
         self.max_tasks = max_tasks
         self.max_reasks = max(0, max_reasks)
         self._mode = self._usable(llm.capabilities.plan_format())  # remembered on the client, across runs
-        self.listener: StreamListener | None = None  # set for the first round's planning (early start)
+        self.listener: StreamListener | None = None  # told of `plan`'s tasks as they stream (early start)
         self._stream = PlanStream(sink)
 
     @property
@@ -141,7 +141,7 @@ class Planner:
         repo_map = await self._map(goal)
         request = "\n\n".join([*parts, *([repo_map] if repo_map else []), _reply_instruction()])
         self._sent(self.system_prompt, request, repo_map)
-        plan = await self._ask(self.system_prompt, request, goal=goal, round=round)
+        plan = await self._ask(self.system_prompt, request, goal=goal, round=round, listener=self.listener)
         self.sink.emit(created(plan, self.estimator))
         return plan
 
@@ -213,13 +213,19 @@ class Planner:
     # ---- one conversation: request, validate, re-ask ----------------------------------------------
 
     async def _ask(
-        self, system_prompt: str, request: str, *, goal: str, round: int, external: Collection[str] = ()
+        self,
+        system_prompt: str,
+        request: str,
+        *,
+        goal: str,
+        round: int,
+        external: Collection[str] = (),
+        listener: StreamListener | None = None,
     ) -> Plan:
         messages: list[Message] = [
             {"role": "system", "content": system_prompt},
             {"role": "user", "content": request},
         ]
-        listener = self.listener if round == 1 else None
         self._stream = PlanStream(
             self.sink, round=round, external=external, max_tasks=self.max_tasks, listener=listener
         )
