@@ -7,7 +7,7 @@ nothing), 3 writers each depending on some of them, 1 verification depending on 
 request is answered 3 s after it arrives (the summary at once). The plan runs as `paicli plan --yes` runs
 it (`build_plan_session`: the real planner, stream parser, early start, scheduler with `max_parallel` 4,
 ReAct loops, client and plan saving), once today's way (the plan validated, then run) and once with
-`--early`.
+`--early`, against the same server process.
 
 Reported per rate and mode: the time from the planner's request to the first task request reaching the
 server; for early start, the lag from the moment a read's object was complete in the client (its
@@ -63,9 +63,7 @@ def planner_reply(tokens: int) -> str:
         }
         for writer, reads in WRITERS.items()
     ]
-    tasks.append(
-        {"id": "v", "description": "Run the tests", "type": "VERIFICATION", "dependencies": list(WRITERS)}
-    )
+    tasks.append({"id": "v", "description": "Run the tests", "type": "VERIFICATION", "dependencies": list(WRITERS)})
     for task in tasks:
         task.setdefault("dependencies", [])
     bare = json.dumps({"summary": "s", "tasks": tasks})
@@ -115,8 +113,8 @@ async def _run(rates: tuple[int, ...], scale: float) -> Result:
         delay = TOKENS_PER_CHUNK / rate * scale
         routes = [Route(PLANNER, content, chunk=chunk, chunk_delay=delay), Route(SUMMARIZER, "All done.")]
         runs: dict[str, Run] = {}
-        for early in (False, True):
-            with ServerProcess(default_latency=TASK_LATENCY * scale, routes=routes) as server:
+        with ServerProcess(default_latency=TASK_LATENCY * scale, routes=routes) as server:
+            for early in (False, True):
                 with tempfile.TemporaryDirectory() as folder:
                     async with runtime_for(server.base_url, Path(folder), review=False) as runtime:
                         runs["early" if early else "today"] = await _plan(runtime, server, early)
@@ -154,11 +152,12 @@ def _streamed_order(read: str) -> float:
 async def _plan(runtime: Runtime, server: ServerProcess, early: bool) -> Run:
     clock = Clock()
     session = build_plan_session(runtime, clock, early=early)
+    before = len(server.requests())  # one server for both modes: this run's requests come after
     start = time.monotonic()
     outcome = await session.run("change three files after reading eight modules")
     if outcome.status is not PlanStatus.COMPLETED:
         raise RuntimeError(f"the benchmark plan did not complete: {outcome.failure}")
-    served = server.requests()
+    served = server.requests()[before:]
     planner = next(r for r in served if r.system.startswith(PLANNER))
     tasks = [r for r in served if r.task_id is not None]
     arrived = {r.task_id: r.started for r in tasks if r.task_id is not None}
