@@ -138,6 +138,7 @@ class Scheduler:
             ready = sorted(next_ready, key=state.rank.__getitem__)
 
     def _start(self, plan: Plan, task: Task) -> asyncio.Task[str]:
+        task.started_early = False  # (run again after a resume: this run started with the plan)
         future = start_task(self.runner, plan, task, self.sink)
         self.on_change(plan)
         return future

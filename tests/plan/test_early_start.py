@@ -258,3 +258,27 @@ async def test_a_cancel_while_the_plan_streams_stops_the_early_tasks_at_once(fak
     for request in fake.requests:
         assert request.wait_finished(5) and request.disconnected
     assert kinds(sink.events) == ["plan_finished"]
+
+
+async def test_early_requests_are_held_to_the_plans_token_budget(fake: FakeLLM, workspace: Path) -> None:
+    settings = Settings(
+        workspace=workspace,
+        api_key=SecretStr(TEST_KEY),
+        base_url=fake.base_url,
+        model="fake-model",
+        review=False,
+        early_start=True,
+        max_budget_tokens=1,  # spent by the first request that finishes
+    )
+    runtime = build_runtime(settings, ListSink())
+    try:
+        fake.on(system_is(PLANNER), Reply.text(READS_THEN_WRITE, chunk=CHUNK, chunk_delay=DELAY))
+        answer_tasks(fake, "a", "b", "w", "v")
+        outcome = await run_plan(runtime, ListSink(), goal="build it")
+    finally:
+        await runtime.aclose()
+    assert outcome.status is PlanStatus.FAILED and "budget spent" in (outcome.message() or "")
+    # a read may start while the planner's request, not yet counted, streams; once the budget is spent no
+    # request starts: no writer, no check
+    sent = [tid for tid in ("a", "b", "w", "v") if requests_of(fake, tid)]
+    assert set(sent) <= {"a", "b"} and len(fake.requests) == 1 + len(sent)
