@@ -32,6 +32,7 @@ from paicli.common.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanTaskStreamed,
     ReasoningDelta,
     ReplanEvent,
     ReplyRestarted,
@@ -168,7 +169,9 @@ class ChatRenderer:
             case Notice():
                 self.flush()
                 self.line(event.message, NOTICE_STYLES[event.level])
-            case PlanCreated() | PlanApproved() | TaskStarted() | TaskFinished() | ReplanEvent() | ReviewEvent():
+            case PlanCreated() | PlanTaskStreamed() | PlanApproved() | TaskStarted() | TaskFinished():
+                pass  # plan events are shown by the plan views, not by the chat renderer
+            case ReplanEvent() | ReviewEvent():
                 pass  # plan events are shown by the plan views, not by the chat renderer
             case PlanFinished() | RunFinished():
                 pass  # a plan's end is the plan views', a `paicli run`'s is headless'; the REPL calls end_turn

@@ -110,8 +110,9 @@ COMMANDS: list[Command] = [
             "paicli.ui.commands.session_commands:resume", usage="[N]"),
     Command("/model", "pick one of the server's models, or switch to NAME, for this session",
             "paicli.ui.commands.model_command:model_command", usage="[NAME]"),
-    Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one",
-            "paicli.ui.commands.plan_command:plan_slash", usage="[GOAL | resume [ID]]"),
+    Command("/plan", "plan GOAL (or the next message), review it, run it; `--go GOAL` runs it unreviewed, "
+            "reads starting while it is planned; `resume [ID]` continues one",
+            "paicli.ui.commands.plan_command:plan_slash", usage="[GOAL | --go GOAL | resume [ID]]"),
     Command("/plans", "list the saved plans of this workspace", "paicli.ui.commands.plan_command:list_plans"),
     Command("/approval", "show the approval mode and rules, or switch to ask, auto or yolo", approval,
             usage="[ask|auto|yolo]"),

@@ -11,7 +11,9 @@
 - when `plan_finished` arrives: the final table printed once, the failures with their reasons, what was
   skipped and why, the summary as Markdown, and a usage line.
 
-`plan_created` hides the table (a review screen is about to show the plan) until `plan_approved`;
+While the planner writes, each task appears as its object in the reply completes (`plan_task_streamed`),
+under "Planning… 12 s · ~640 tokens"; a reply asked again (`reply_restarted` without a task) takes them
+away. `plan_created` hides the table (a review screen is about to show the plan) until `plan_approved`;
 `pause()`/`resume()` (or `with view.paused():`) do the same for any other prompt, such as a command
 approval. Events are recorded while hidden. Text from the model or a tool is cleaned of control
 characters (and secrets) as it arrives and only ever shown as `Text` (the summary as `Markdown`), never
@@ -42,6 +44,7 @@ from paicli.common.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanTaskStreamed,
     ReasoningDelta,
     ReplanEvent,
     ReplyRestarted,
@@ -96,6 +99,8 @@ class LivePlanView:
         self._ticker: asyncio.Task[None] | None = None
         self._last_refresh = 0.0
         self._calls: dict[str, tuple[str, RunningCall]] = {}  # task id → its running call and what it shows
+        self._streamed: set[str] = set()  # rows of tasks the planner is still writing (no plan_created yet)
+        self._streamed_tokens = 0
         if plan is not None:
             self.set_plan(plan)
 
@@ -164,6 +169,8 @@ class LivePlanView:
         match event:
             case PlanCreated():
                 self._plan_created(event)
+            case PlanTaskStreamed():
+                self._task_streamed(event)
             case PlanApproved():
                 self._awaiting_approval = False
                 self._update_display()
@@ -206,7 +213,12 @@ class LivePlanView:
                 self._say(Text(self._safe(event.message), style=NOTICE_STYLES[event.level]))
             case PlanFinished():
                 self._plan_finished(event)
-            case TextDelta() | ReplyRestarted() | RunFinished():
+            case ReplyRestarted():
+                if event.task_id is None:  # the planner's reply is asked again: its tasks so far are void
+                    for task_id in self._streamed:
+                        self.rows.pop(task_id, None)
+                    self._streamed.clear()
+            case TextDelta() | RunFinished():
                 pass  # parallel tasks' streamed text would interleave: a task shows its calls and its end
             case _:
                 assert_never(event)
@@ -231,7 +243,22 @@ class LivePlanView:
         row.activity, row.activity_failed = f"{call} ⎿ {outcome}", not event.ok or preview.failed
         self._plain(Text(f"  {row.id} ⎿ {fold(outcome)}", style="dim"))
 
+    def _task_streamed(self, event: PlanTaskStreamed) -> None:
+        if self._finished:  # a new plan in the same view: start afresh
+            self.rows, self.usage, self._finished = {}, Usage(), False
+        view = event.task
+        if view.id in self.rows and view.id not in self._streamed:
+            return  # a task of an earlier round keeps its row (the new one is renamed when the plan arrives)
+        row = self.rows[view.id] = TaskRow(id=self._safe(view.id), round=event.round)
+        row.type, row.description = TaskType.lenient(view.type), self._safe(view.description)
+        row.dependencies = list(view.dependencies)
+        self._streamed.add(view.id)
+        self._streamed_tokens = event.tokens
+        self._plain(Text.assemble(("· ", "dim"), (row.id, "bold"), f" planned: {fold(row.description)}"))
+        self._update_display()
+
     def _plan_created(self, event: PlanCreated) -> None:
+        self._streamed.clear()
         self._waiting_for = None
         if self._finished:  # a new plan in the same view: start afresh
             self.rows, self.usage, self._finished = {}, Usage(), False
@@ -306,15 +333,17 @@ class LivePlanView:
         waiting = None
         if self._waiting_for is not None:
             label, since = self._waiting_for
+            tokens = f" · ~{self._streamed_tokens:,} tokens" if self._streamed else ""
             waiting = Text.assemble(
-                (f"{label}…", "bold"), f" {format_duration(time.time() - since)}", (" · Esc cancels", "dim")
+                (f"{label}…", "bold"), f" {format_duration(time.time() - since)}{tokens}", (" · Esc cancels", "dim")
             )
             if not self.rows:
                 return waiting
         rows = list(self.rows.values())
         room = max(2, self.console.height - 3 if room is None else room)  # taller than the screen: not redrawable
         hidden = rows_to_hide(rows, room)
-        heading = Text.assemble(("Running plan", "bold"), f" · round {self.round}" if self.round > 1 else "")
+        title = "Plan so far" if self._streamed and len(self._streamed) == len(self.rows) else "Running plan"
+        heading = Text.assemble((title, "bold"), f" · round {self.round}" if self.round > 1 else "")
         heading.append(f" · {self._counts()}", style="dim")
         parts: list[RenderableType] = [heading, self._table([row for row in rows if row.id not in hidden], time.time())]
         if hidden:

@@ -125,10 +125,11 @@ async def plan_on_screen(
         goal=request.goal,
         plan=request.plan,
         plan_id=request.plan_id,
-        review=screen.review,
+        review=None if request.go else screen.review,
         watch=screen.watch,
         checkpoints=checkpoints,
         attached=request.attached,
+        early=True if request.go else None,
     )
 
 

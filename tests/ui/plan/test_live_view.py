@@ -405,3 +405,41 @@ def test_the_final_report_says_what_was_retried() -> None:
         PlanFinished(status="COMPLETED", usage=Usage(), retries=Retries())
     )
     assert "retried" not in quiet.getvalue()
+
+
+def test_tasks_appear_as_the_planner_writes_them_and_a_new_reply_takes_them_away() -> None:
+    from paicli.common.events import PlanTaskStreamed, ReplyRestarted
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100, height=20, color_system=None)
+    view = LivePlanView(console)
+    view.start()
+    first, second = (task.view() for task in plan().tasks[:2])
+    view.emit(PlanTaskStreamed(round=1, task=first, tokens=120, elapsed=1.5))
+    view.emit(PlanTaskStreamed(round=1, task=second, tokens=260, elapsed=3.0))
+    out.truncate(0)
+    view._refresh(force=True)
+    shown = out.getvalue()
+    assert "Plan so far" in shown and "Read src/app.py" in shown and "task_2 WRITE" in shown
+    assert "Planning…" in shown and "~260 tokens" in shown
+    view.emit(ReplyRestarted(task_id=None))  # the reply is asked again: what it streamed is void
+    out.truncate(0)
+    view._refresh(force=True)
+    assert "Read src/app.py" not in out.getvalue() and "Planning…" in out.getvalue()
+    view.emit(PlanTaskStreamed(round=1, task=first, attempt=2, tokens=100, elapsed=0.5))
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    assert set(view.rows) == {"task_1", "task_2", "task_3", "task_4"}  # the plan, not the preview, from here
+    view.emit(PlanApproved(round=1))
+    out.truncate(0)
+    view._refresh(force=True)
+    assert "Running plan" in out.getvalue() and "Plan so far" not in out.getvalue()
+    view.stop()
+
+
+def test_off_a_terminal_each_streamed_task_is_one_plain_line() -> None:
+    from paicli.common.events import PlanTaskStreamed
+
+    console, out = plain_console()
+    view = LivePlanView(console)
+    view.emit(PlanTaskStreamed(round=1, task=plan().tasks[0].view(), tokens=50, elapsed=0.4))
+    assert "task_1 planned: Read src/app.py" in out.getvalue()
