@@ -26,6 +26,7 @@ class PlanRequest:
     plan_id: str | None = None  # a resumed plan keeps its id (and its files)
     notices: tuple[str, ...] = field(default=())  # what the user should know before it runs
     attached: str = ""  # what `@path` mentions in the goal attached: for the planner only
+    go: bool = False  # approved unasked, read-only tasks starting while it is planned (the REPL's /plan --go)
 
 
 def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_file: str | None) -> PlanRequest:

@@ -1,6 +1,6 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
-The first ten are the contract other programs read (docs/contract.md, "Events"); the rest are additions that the REPL
+The first eleven are the contract other programs read (docs/contract.md, "Events"); the rest are additions that the REPL
 uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `command_output` and
 `reply_restarted`, too chatty for a JSON stream.
 
@@ -59,6 +59,19 @@ class PlanCreated(Event):
     round: int
     plan: PlanView
     estimate: Estimate | None = None  # addition: what running its PENDING tasks is expected to cost
+
+
+class PlanTaskStreamed(Event):
+    """A task of the plan as the planner writes it (streamed planning): its object in the reply is complete.
+    A preview: the plan is what `plan_created` carries, once the whole reply is in and validated. A reply
+    asked again (a broken stream, a re-ask) starts a new `attempt`, whose tasks replace the earlier ones."""
+
+    event: Literal["plan_task_streamed"] = "plan_task_streamed"
+    round: int
+    task: TaskView
+    attempt: int = 1  # addition: which reply of this round's planning the task comes from
+    tokens: int = 0  # addition: the reply's length so far in tokens (estimated as the client estimates)
+    elapsed: float = 0.0  # addition: seconds since the planner's request was sent
 
 
 class PlanApproved(Event):
@@ -239,6 +252,7 @@ class Notice(Event):
 
 AnyEvent = Annotated[
     PlanCreated
+    | PlanTaskStreamed
     | PlanApproved
     | TaskStarted
     | ToolCallEvent
