@@ -34,7 +34,7 @@ from pathlib import Path
 from bench.common import Result, median
 from paicli.agent.context import system_prompt, workspace_overview
 from paicli.common.events import NullSink
-from paicli.llm.tokens import estimate_text
+from paicli.llm.tokens import CHARS_PER_TOKEN, estimate_text
 from paicli.repomap.files import workspace_files
 from paicli.repomap.index import Index
 from paicli.repomap.rank import bm25
@@ -72,13 +72,16 @@ def mentioned(path: str, text: str) -> bool:
 
 
 def paths_within(paths: list[str], budget: int) -> str:
-    lines, used = [], 0
+    """As many of `paths` as fit in `budget` tokens, one a line: the estimate of the whole text, as the
+    map counts its own (a sum of estimates per line would round each line up and list fewer)."""
+    lines: list[str] = []
+    ascii_chars, other = -1, 0  # the first line has no line break before it
     for path in paths:
-        cost = estimate_text(path) + 1
-        if used + cost > budget:
+        more = len(path.encode("ascii", "ignore")) + 1
+        if -(-(ascii_chars + more) // CHARS_PER_TOKEN) + other + len(path) + 1 - more > budget:
             break
         lines.append(path)
-        used += cost
+        ascii_chars, other = ascii_chars + more, other + len(path) + 1 - more
     return "\n".join(lines)
 
 
