@@ -133,7 +133,7 @@ def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
     plain.close()
     git(repo, "checkout", "-q", "--force", tip)
     return {
-        "files": len(workspace_files(repo)),
+        "files": len(workspace_files(repo).files),
         "commits": len(recalls["map@1000"]),
         "recall": {key: round(sum(v) / len(v), 3) if v else 0.0 for key, v in recalls.items()},
         "first_build_s": round(first_build, 2),
