@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 from paicli.common.events import EventSink, Notice
 from paicli.repomap.files import Lister, read_source
+from paicli.repomap.history import History, head_of, read_history
 from paicli.repomap.tags import Symbol, symbols_of
 from paicli.repomap.words import counts, words
 
@@ -53,6 +54,9 @@ CREATE INDEX IF NOT EXISTS terms_by_file ON terms (file);
 CREATE TABLE IF NOT EXISTS defs (name TEXT NOT NULL, file INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS defs_by_name ON defs (name);
 CREATE INDEX IF NOT EXISTS defs_by_file ON defs (file);
+CREATE TABLE IF NOT EXISTS changes (path TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS together (a TEXT NOT NULL, b TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (a, b)) WITHOUT ROWID;
 """
 
 
@@ -64,6 +68,9 @@ class _Known(NamedTuple):
     mtime_ns: int
     size: int
     version: str
+
+
+TABLES = ("files", "terms", "defs", "changes", "together")
 
 
 @dataclass(frozen=True)
@@ -140,7 +147,7 @@ class Index:
             row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
             if row is None or row[0] != SCHEMA_VERSION:  # no quick_check: it reads the whole file (0.1 s on
                 # mypy's index); damage shows as an error where a page is read, and that discards the index
-                db.executescript("DROP TABLE files; DROP TABLE terms; DROP TABLE defs;" + SCHEMA)
+                db.executescript("".join(f"DROP TABLE IF EXISTS {t};" for t in TABLES) + SCHEMA)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError:
             db.close()
@@ -203,6 +210,7 @@ class Index:
                     self._forget(old.id)
                 known[path] = now._replace(id=self._add(path, now))
                 read += 1
+            self._remember_history()
             db.execute("COMMIT")
             self.paths = present
         except BaseException:
@@ -210,6 +218,21 @@ class Index:
             db.execute("ROLLBACK")
             raise
         return UpdateReport(len(present), read, len(gone), pending, time.monotonic() - started, updated=True)
+
+    def _remember_history(self) -> None:
+        """The files that change together (history.py), read again when HEAD has moved."""
+        head = head_of(self.workspace) or ""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'history_head'").fetchone()
+        if row is not None and row[0] == head:
+            return
+        history = read_history(self.workspace, head) if head else History("")
+        self.db.execute("DELETE FROM changes")  # not executescript: it would commit the update half done
+        self.db.execute("DELETE FROM together")
+        self.db.executemany("INSERT INTO changes VALUES (?, ?)", history.changes.items())
+        self.db.executemany(
+            "INSERT INTO together VALUES (?, ?, ?)", ((a, b, n) for (a, b), n in history.together.items())
+        )
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('history_head', ?)", (head,))
 
     def _known_files(self) -> dict[str, _Known]:
         """The indexed files by path: kept from this process's previous update unless another connection
@@ -292,6 +315,13 @@ class Index:
         if row is None:
             return []
         return [Symbol(name, kind, line, signature, depth) for name, kind, line, signature, depth in json.loads(row[0])]
+
+    def changed_with(self, path: str) -> tuple[int, dict[str, int]]:
+        """How many commits of the history changed `path`, and the files changed with it (history.py)."""
+        row = self.db.execute("SELECT n FROM changes WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return 0, {}
+        return int(row[0]), dict(self.db.execute("SELECT b, n FROM together WHERE a = ?", (path,)).fetchall())
 
     def definers(self, names: Iterable[str]) -> dict[str, list[str]]:
         """name → the files defining a top-level symbol of that name."""

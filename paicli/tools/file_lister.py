@@ -143,6 +143,14 @@ def paicli_ignore(root: Path) -> GitIgnoreSpec | None:
     return _spec(tuple(lines)) if lines else None
 
 
+def git_output(workspace: Path, arguments: list[str]) -> bytes | None:
+    """The output of `git ARGUMENTS` run in the workspace with the listing's environment (nothing a
+    repository's config names is run), None without git, outside a repository or when git fails."""
+    root = Path(os.path.realpath(workspace))
+    git = _Git.find(root)
+    return git.run(root, arguments) if git is not None else None
+
+
 # ---- git ---------------------------------------------------------------------------------------------
 
 
