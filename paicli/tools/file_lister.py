@@ -70,14 +70,22 @@ class Listing:
     versions: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class _Found:
+    """What a listing learns on the way: the symlinks among the files, the unchanged tracked files."""
+
+    links: set[str] = field(default_factory=set)
+    versions: dict[str, str] = field(default_factory=dict)
+
+
 def list_files(workspace: Path, *, view: View = "model") -> Listing:
     """The workspace's files in one view (see the module docstring)."""
     root = Path(os.path.realpath(workspace))
     git = _Git.find(root)
-    links: set[str] = set()
-    versions: dict[str, str] = {}
+    found = _Found()
     base_rules = _base_rules(junk=view == "model")
-    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, base_rules, links, versions)
+    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, base_rules, found)
+    links = found.links
     shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
     if view == "model":
         outside = {link for link in links if not Path(os.path.realpath(root / link)).is_relative_to(root)}
@@ -85,7 +93,7 @@ def list_files(workspace: Path, *, view: View = "model") -> Listing:
         hidden = paicli_ignore(root)
         if hidden is not None:
             shown = [path for path in shown if not hidden.match_file(path)]
-    return Listing(tuple(sorted(shown)), by_git, versions)
+    return Listing(tuple(sorted(shown)), by_git, found.versions)
 
 
 def all_files(workspace: Path) -> list[str]:
@@ -187,10 +195,9 @@ class _Git:
             return None
         return done.stdout if done.returncode == 0 else None
 
-    def listing(self, folder: Path, links: set[str], versions: dict[str, str]) -> tuple[list[str], list[str]] | None:
+    def listing(self, folder: Path, found: _Found) -> tuple[list[str], list[str]] | None:
         """(files, nested repositories and submodules) of the repository `folder` is in, relative to it;
-        the symlinks among the files are added to `links`, the unchanged tracked files to `versions`
-        (path → object id; see Listing)."""
+        the symlinks among the files and the unchanged tracked files are added to `found`."""
         arguments = ["--stage", "-v", "--cached", "--deleted", "--modified", "--others", "--exclude-standard"]
         output = self.run(folder, ["ls-files", "-z", *arguments])  # -v: lower-case tags for assume-unchanged
         if output is None:
@@ -211,7 +218,7 @@ class _Git:
                 else:
                     files[path] = None
                     if os.path.islink(folder / path):
-                        links.add(path)
+                        found.links.add(path)
                 continue
             meta, _, raw = rest.partition(b"\t")  # "mode object stage" TAB path
             path = os.fsdecode(raw)
@@ -228,8 +235,8 @@ class _Git:
                 if tag == b"H" and stage == b"0":
                     ids[path] = object_id.decode("ascii", "replace")
                 if mode == b"120000":
-                    links.add(path)
-        versions.update((path, oid) for path, oid in ids.items() if path not in changed and path not in gone)
+                    found.links.add(path)
+        found.versions.update((path, oid) for path, oid in ids.items() if path not in changed and path not in gone)
         return [path for path in files if path not in gone], nested
 
     def check_ignore(self, folder: Path, entries: list[tuple[str, bool]]) -> set[str] | None:
@@ -257,29 +264,22 @@ class _Git:
 
 
 def _list_folder(
-    folder: Path,
-    prefix: str,
-    git: _Git | None,
-    depth: int,
-    rules: list[_Rules],
-    links: set[str],
-    versions: dict[str, str],
+    folder: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], found: _Found
 ) -> tuple[list[str], bool]:
     """The files below `folder` (relative to the workspace: `prefix` + path), by git when `folder` is in a
     repository, else by the rules read here; and whether git listed them."""
-    found: set[str] = set()
-    unchanged: dict[str, str] = {}
-    listed = git.listing(folder, found, unchanged) if git is not None else None
+    here = _Found()
+    listed = git.listing(folder, here) if git is not None else None
     if listed is None:
-        return _walk(folder, prefix, git, depth, rules, links, versions), False
+        return _walk(folder, prefix, git, depth, rules, found), False
     files, nested = listed
-    links.update(prefix + path for path in found)
-    versions.update((prefix + path, object_id) for path, object_id in unchanged.items())
+    found.links.update(prefix + path for path in here.links)
+    found.versions.update((prefix + path, object_id) for path, object_id in here.versions.items())
     out = [prefix + path for path in files]
     for inner in nested:
         inside = folder / inner
         if depth > 0 and _is_real_folder(inside) and os.path.lexists(inside / ".git"):
-            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, rules, links, versions)[0])
+            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, rules, found)[0])
     return out, True
 
 
@@ -321,15 +321,7 @@ def _decision(rules: list[_Rules], path: str) -> bool:
     return False
 
 
-def _walk(
-    root: Path,
-    prefix: str,
-    git: _Git | None,
-    depth: int,
-    rules: list[_Rules],
-    links: set[str],
-    versions: dict[str, str],
-) -> list[str]:
+def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], found: _Found) -> list[str]:
     out: list[str] = []
     stack: list[tuple[str, list[_Rules]]] = [("", rules)]
     while stack:
@@ -345,14 +337,13 @@ def _walk(
                     continue
                 inside = folder / name
                 if git is not None and depth > 0 and os.path.lexists(inside / ".git"):
-                    nested = _list_folder(inside, f"{prefix}{path}/", git, depth - 1, rules, links, versions)
-                    out.extend(nested[0])
+                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, rules, found)[0])
                 else:
                     subfolders.append((path + "/", levels))
             elif kind in ("file", "link") and not _decision(levels, path):
                 out.append(prefix + path)
                 if kind == "link":
-                    links.add(prefix + path)
+                    found.links.add(prefix + path)
         stack.extend(reversed(subfolders))
     return out
 
