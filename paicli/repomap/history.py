@@ -7,9 +7,9 @@ file changed, and the pairs of files that changed together at least `MIN_TOGETHE
 the commit count: at most 1,000 × 20 × 19 pairs counted, far fewer kept.
 
 Measured (bench context, 39 commits of mypy and 40 of babel): with a linked file given `COCHANGE_SHARE`
-of its seed's score times the share of the seed's changes it was part of, recall went from 0.855 / 0.952 /
-0.985 to 0.870 / 0.974 / 0.987 on mypy and from 0.636 / 0.687 / 0.757 to 0.655 / 0.709 / 0.790 on babel (at
-1,000 / 3,000 / 6,000 tokens).
+of its seed's score times the share of the seed's changes it was part of (rank.py), recall went from 0.855 /
+0.952 / 0.985 to 0.873 / 0.969 / 0.985 on mypy and from 0.636 / 0.687 / 0.757 to 0.652 / 0.705 / 0.758 on
+babel (at 1,000 / 3,000 / 6,000 tokens; BENCHMARKS.md).
 """
 
 from __future__ import annotations
