@@ -17,7 +17,8 @@ the planner's request size in characters (median).
 
 Full mode reads the clones named in PAICLI_BENCH_CONTEXT_REPOS (colon-separated local paths; clone them
 first, e.g. `git clone https://github.com/python/mypy`): their work trees are checked out at each
-parent (use scratch clones). PAICLI_BENCH_CONTEXT_COMMITS sets how many commits (default 30). Quick mode builds a small repository with a scripted history, offline.
+parent (use scratch clones). PAICLI_BENCH_CONTEXT_COMMITS sets how many commits (default 30). Quick
+mode builds a small repository with a scripted history, offline.
 """
 
 from __future__ import annotations
