@@ -41,6 +41,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     same CPU time."""
     return 2 * (os.cpu_count() or 1)
 
+
 TEST_KEY = "sk-test-4f9a2b7c1d"
 
 
