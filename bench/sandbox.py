@@ -135,12 +135,11 @@ def walks(result: Result, rounds: int) -> None:
             (workspace / name).write_text("old\n")
         time.sleep(RACY_NS / 1e9 + 0.2)  # folders changed within RACY_NS are never remembered
         git_folders, socket_folders = walk_folders(), scan_folders()
-        search_path = os.environ.get("PATH", os.defpath)
         skip = (Path("/tmp"), Path("/run"), Path("/var/run"))
 
         def git_walks() -> None:  # as execute_command does: before (its paths serve the mounts), after
             before = git_state(workspace, folders=git_folders)
-            git_mounts(workspace, None, search_path, found=before.found)
+            git_mounts(workspace, None, before.found)
             git_state(workspace, folders=git_folders)
 
         def sockets() -> None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli.sandbox.folders import RACY_NS, Folders
+from paicli.sandbox.writable import TOOL_CACHES
 
 MAX_ENTRIES = 200_000
 MAX_INCLUDE_DEPTH = 5
@@ -41,12 +42,13 @@ _CONFIG_KEYS = re.compile(
     r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver)$"
 )
 _DRIVER = re.compile(r"^(filter|diff|merge)\.")
+_INCLUDES = re.compile(r"^(include\.path|includeif\..+\.path)$")
 # The walks' folder listings, shared by every walk of the process (a memo of the filesystem: folders.py).
 
 
 def walk_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
     """A cache of folder listings for these walks: the names they look for, never into a `.git`."""
-    return Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES}, not_into=GIT_NAMES, clock=clock)
+    return Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES} | set(TOOL_CACHES), not_into=GIT_NAMES, clock=clock)
 
 
 FOLDERS = walk_folders()
@@ -62,6 +64,8 @@ class GitPaths:
     controlled: tuple[Path, ...] = ()  # hooks folders, include targets, .gitmodules, .gitattributes
     complete: bool = True  # False: the walk stopped at MAX_ENTRIES
     drivers: bool = False  # some configuration defines a filter, diff or merge driver (.gitattributes matter)
+    # Not git's, found by the same walk: the tool cache folders at any depth (writable.py binds them).
+    tool_caches: tuple[Path, ...] = ()
 
     @property
     def paths(self) -> tuple[Path, ...]:
@@ -103,18 +107,21 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None, folder
     git_dirs: list[Path] = []
     controlled: list[Path] = []
     attributes: list[Path] = []
+    caches: list[Path] = []
     walk = _Walk(root, FOLDERS if folders is None else folders)
-    for path, is_dir in walk:
-        name = path.name
-        if name in GIT_NAMES:
+    for where, name, is_dir in walk:
+        if is_dir and name in TOOL_CACHES:
+            caches.append(Path(where))
+        elif name in GIT_NAMES:
+            path = Path(where)
             repos.append(path.parent)
             git_dirs.append(path)
             if not is_dir and (target := _gitfile_target(path, root)) is not None:
                 git_dirs.append(target)
         elif name in ALWAYS_CONTROLLED:
-            controlled.append(path)
+            controlled.append(Path(where))
         elif name == ATTRIBUTES:
-            attributes.append(path)
+            attributes.append(Path(where))
     drivers = any(_DRIVER.match(key) for key in user)
     for repo, git_dir in _repositories(repos, git_dirs, root):
         configs = _repo_configs(git_dir)
@@ -131,20 +138,23 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None, folder
         controlled += attributes
     unique_dirs = list(dict.fromkeys(git_dirs))
     unique = [path for path in dict.fromkeys(controlled) if path not in unique_dirs]
-    return GitPaths(tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers)
+    return GitPaths(
+        tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers, tool_caches=tuple(caches)
+    )
 
 
 class _Walk:
-    """The entries named like GIT_NAMES, ALWAYS_CONTROLLED or ATTRIBUTES below `root`, as (path, is a
-    folder), without following symlinks and without entering `.git` folders; at most MAX_ENTRIES entries
-    looked at. Folder listings come from `folders` (folders.py: read again only where something changed)."""
+    """The entries below `root` named like GIT_NAMES, ALWAYS_CONTROLLED, ATTRIBUTES or TOOL_CACHES, as
+    (path, name, is a folder), without following symlinks and without entering `.git` folders; at most
+    MAX_ENTRIES entries looked at. Folder listings come from `folders` (folders.py: read again only where
+    something changed). Strings, not Paths: a Path per entry was most of the walk's time."""
 
     def __init__(self, root: Path, folders: Folders) -> None:
         self.root = root
         self.folders = folders
         self.truncated = False
 
-    def __iter__(self) -> Iterator[tuple[Path, bool]]:
+    def __iter__(self) -> Iterator[tuple[str, str, bool]]:
         count = 0
         stack = [str(self.root)]
         while stack:
@@ -157,7 +167,7 @@ class _Walk:
                 self.truncated = True
                 return
             for name, is_dir in listing.named:
-                yield Path(folder, name), is_dir
+                yield f"{folder}/{name}", name, is_dir
             stack += listing.below
 
 
@@ -206,13 +216,14 @@ def _repo_configs(git_dir: Path) -> list[Path]:
 
 def _read_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
     """`_run_config`, remembered for as long as the files it reads stay as they were (device, inode, size,
-    times; a file changed within RACY_NS is read again). For the user's configuration these are the system
-    and global files; what they include is read again only when one of them changes."""
+    times; a file changed within RACY_NS is read again): for the user's configuration the system and global
+    files. A configuration that includes other files (which a command may change: `include.path =
+    ../.gitconfig`) is read every time."""
     key = _config_key(git, config, env)
     if key is not None and (kept := _CONFIGS.get(key)) is not None:
         return kept
     values = _run_config(git, config, env)
-    if key is not None:
+    if key is not None and not any(_INCLUDES.match(name) for name in values):  # what it includes may change
         if len(_CONFIGS) >= MAX_CONFIGS:
             _CONFIGS.clear()
         _CONFIGS[key] = values
@@ -246,7 +257,9 @@ def _config_key(git: str, config: Path | None, env: Mapping[str, str]) -> tuple[
 def _run_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The keys of `_CONFIG_KEYS` in one config file (None: the user's system and global files, their
     includes resolved), lower-cased, with their values in order. Reading config runs no program."""
-    where = ["--file", str(config)] if config is not None else ["--includes"]
+    # --includes with --file too: a hooks folder or a driver set in an included file counts like one set in
+    # the repository's own config (an include.path of ../.gitconfig is how a tracked file configures git)
+    where = ["--file", str(config), "--includes"] if config is not None else ["--includes"]
     lookup = {k: v for k, v in env.items() if not k.startswith("GIT_")}
     lookup["HOME"] = env.get("HOME", os.path.expanduser("~"))
     try:
