@@ -122,7 +122,7 @@ SHOWN_IN_ORDER = [
     f"server tracker url ↳ = ${{GITHUB_TOKEN}} is filled in with your GITHUB_TOKEN ({len(TOKEN)} characters, hidden)",
     "server tracker headers Authorization = Bearer ${GITHUB_TOKEN}",
     "server tracker headers Authorization ↳ = ${GITHUB_TOKEN} is filled in",
-    "4 MCP servers above: read every field",
+    "MCP servers above: read every field",  # "(4 MCP servers ...": the question wraps at a space
 ]
 
 
@@ -149,7 +149,10 @@ def test_a_repository_mcp_json_is_asked_about_at_start(fake: FakeLLM, workspace:
         term.wait_for("[y/N]", timeout=20)
         screen = term.text  # what is in view when the question is asked, nothing scrolled
         at = [screen.find(line) for line in SHOWN_IN_ORDER]
-        assert all(place >= 0 for place in at) and at == sorted(at), (at, screen)
+        assert all(place >= 0 for place in at) and at == sorted(at), (
+            list(zip(SHOWN_IN_ORDER, at, strict=True)),
+            screen,
+        )
         assert TOKEN not in "\n".join(term.scrolled)
         term.send("y" + ENTER)
         term.wait_for("Ctrl-D exits", timeout=20)
