@@ -83,14 +83,14 @@ def run(quick: bool = False) -> Result:
     result.add("overhead p50 (beyond bare)", rounded(p50, 3), "ms", at_most=TARGET_MS)
     result.add("overhead p99 (beyond bare)", rounded(p99, 3), "ms")
     result.details.update(bare_ms=[rounded(v, 3) for v in bare_ms], contained_ms=[rounded(v, 3) for v in contained_ms])
-    walks(result, 5 if quick else 50)
+    walks(result, 5, folders=(2, 2, 2), wait=False) if quick else walks(result, 50)
     return result
 
 
-def _tree(root: Path) -> None:
-    """TREE_FILES small files in nested folders (TREE_FOLDERS: 20 × 10 × 10), a few named like source."""
-    outer, middle, inner = TREE_FOLDERS
-    files = TREE_FILES // (outer * middle * inner)
+def _tree(root: Path, folders: tuple[int, int, int]) -> None:
+    """Ten small files in each folder of a tree of `folders` (TREE_FOLDERS: 20 × 10 × 10, TREE_FILES)."""
+    outer, middle, inner = folders
+    files = TREE_FILES // (20 * 10 * 10)
     for a in range(outer):
         for b in range(middle):
             for c in range(inner):
@@ -123,17 +123,18 @@ def _lstat_us(rounds: int = 2000) -> list[float]:
     return times
 
 
-def walks(result: Result, rounds: int) -> None:
+def walks(result: Result, rounds: int, folders: tuple[int, int, int] = TREE_FOLDERS, *, wait: bool = True) -> None:
     """The walks around each sandboxed command (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="paicli-bench-walks-") as folder:
         workspace, home = Path(folder, "ws"), Path(folder, "home")
-        _tree(workspace)
-        _tree(home)
+        _tree(workspace, folders)
+        _tree(home, folders)
         subprocess.run(["git", "init", "-q", str(workspace)], check=True)
         (workspace / ".gitignore").write_text("*.log\n")
         for name in ("a.log", "b.log", "c.log"):
             (workspace / name).write_text("old\n")
-        time.sleep(RACY_NS / 1e9 + 0.2)  # folders changed within RACY_NS are never remembered
+        if wait:  # folders changed within RACY_NS are never remembered (--quick: the figures mean little)
+            time.sleep(RACY_NS / 1e9 + 0.2)
         git_folders, socket_folders = walk_folders(), scan_folders()
         skip = (Path("/tmp"), Path("/run"), Path("/var/run"))
 
@@ -155,19 +156,20 @@ def walks(result: Result, rounds: int) -> None:
         git_cpu = [_cpu_ms(git_walks) for _ in range(rounds)]
         socket_ms = [_ms(sockets) for _ in range(rounds)]
         socket_cpu = [_cpu_ms(sockets) for _ in range(rounds)]
-        (workspace / "pkg7" / "mod3" / "part5" / "new").mkdir()
+        (workspace / f"pkg{folders[0] - 1}" / f"mod{folders[1] - 1}" / f"part{folders[2] - 1}" / "new").mkdir()
         changed = _ms(git_walks)
         copy = "tee a.log b.log c.log < new.txt"
         check_ms = [_ms(lambda: classify_command(copy, workspace)) for _ in range(rounds)]
         plain_ms = [_ms(lambda: classify_command("cp new.txt pkg1/", workspace)) for _ in range(rounds)]
     both = percentile(git_ms, 50) + percentile(socket_ms, 50)
     result.add("one lstat of a folder on this machine, p50", rounded(percentile(_lstat_us(), 50), 3), "µs")
-    result.add(f"git walks per command, {TREE_FILES:,} files: first (cold)", rounded(cold_git, 3), "ms")
+    files = 10 * folders[0] * folders[1] * folders[2]
+    result.add(f"git walks per command, {files:,} files: first (cold)", rounded(cold_git, 3), "ms")
     result.add("git walks per command, nothing remembered (before), p50", rounded(percentile(before_ms, 50), 3), "ms")
     result.add("git walks per command: next, nothing changed, p50", rounded(percentile(git_ms, 50), 3), "ms")
     result.add("git walks per command: next, CPU p50", rounded(percentile(git_cpu, 50), 3), "ms")
     result.add("git walks per command: after a new folder deep in the tree", rounded(changed, 3), "ms")
-    result.add(f"socket scan before a command, {TREE_FILES:,}-file home: first", rounded(cold_sockets, 3), "ms")
+    result.add(f"socket scan before a command, {files:,}-file home: first", rounded(cold_sockets, 3), "ms")
     result.add("socket scan before a command: next, p50", rounded(percentile(socket_ms, 50), 3), "ms")
     result.add("socket scan before a command: next, CPU p50", rounded(percentile(socket_cpu, 50), 3), "ms")
     result.add("walks and socket scan per command, p50", rounded(both, 3), "ms", at_most=WALK_TARGET_MS)
