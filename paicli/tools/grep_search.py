@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from paicli.tools.beneath import open_regular
+from paicli.tools.beneath import OutsideRoot, open_regular
 from paicli.tools.regex_syntax import LinePattern, for_ripgrep
 
 T = TypeVar("T")
@@ -118,8 +118,8 @@ def _file_hits(
             if size > MAX_FILE_BYTES:
                 return None
             data = handle.read(size + 1)  # a byte more than its size: no 5 MB buffer for a 3 KB file
-    except (OSError, ValueError):
-        return None  # gone, turned into a folder, a link out of the workspace
+    except (OSError, ValueError, OutsideRoot):
+        return None  # gone, turned into a folder, a link out of the workspace (include_ignored lists those)
     if len(data) > MAX_FILE_BYTES or b"\0" in data or pattern.first.search(data) is None:
         return None
     lines: list[tuple[int, str]] = []
