@@ -2,8 +2,9 @@
 
 The files are the model's view of the workspace (paicli/tools/file_lister.py: what git shows, minus
 `.paicliignore`): a git-ignored `.env` is never searched unless `include_ignored` asks for it. One regex
-syntax, RE2's (paicli/tools/regex_syntax.py); `rg` from PATH chooses the files to read when present, the
-search in process otherwise, with the same results (paicli/tools/grep_search.py). Binary files, files over
+syntax, RE2's (paicli/tools/regex_syntax.py); `rg` from PATH walks the folder when present, judged by the
+listing (paicli/tools/grep_walk.py), the search in process otherwise, with the same results
+(paicli/tools/grep_search.py). Binary files, files over
 5 MB and version control folders are skipped.
 """
 
