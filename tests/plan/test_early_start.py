@@ -362,3 +362,20 @@ async def test_a_writer_the_plan_changed_asks_again_and_its_early_reply_is_disca
     assert out.read_text() == "new"  # the early reply's call never ran
     finished = next(e for e in sink.events if isinstance(e, PlanFinished))
     assert finished.requests == len(fake.requests) - 2  # the discarded early request counts too
+
+
+async def test_a_writers_early_request_still_running_when_planning_fails_is_closed_and_nothing_written(
+    fake: FakeLLM, runtime: Runtime
+) -> None:
+    cyclic = reply(task("w", "FILE_WRITE", files=["out.txt"]), task("c", deps=("d",)), task("d", deps=("c",)))
+    fake.on(system_is(PLANNER), Reply.text(cyclic, chunk=CHUNK, chunk_delay=DELAY), repeat=True)
+    fake.on(task_is("w"), Reply.hang(), repeat=True)  # still answering when planning gives up
+    sink = ListSink()
+    outcome = await run_plan(runtime, sink, goal="write it")
+    assert outcome.status is PlanStatus.FAILED
+    early = requests_of(fake, "w")
+    assert early  # sent while the plan streamed
+    for request in early:
+        assert request.wait_finished(5) and request.disconnected
+    assert not (runtime.workspace / "out.txt").exists()
+    assert kinds(sink.events) == ["plan_finished"]

@@ -125,10 +125,6 @@ class StreamingReview:
         self._app = app
         self._job = asyncio.ensure_future(app.run_async(pre_run=self._started.set))
 
-    @property
-    def is_open(self) -> bool:
-        return self._job is not None and not self._job.done()
-
     def request_close(self) -> None:
         """Asks the screen to close (it does once the event loop runs); `close` waits for it."""
         app = self._app
