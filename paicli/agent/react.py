@@ -17,6 +17,7 @@ from paicli.common.events import (
     CommandOutput,
     EventSink,
     ModelUsage,
+    Notice,
     ReasoningDelta,
     ReplyRestarted,
     TextDelta,
@@ -208,7 +209,10 @@ class ReactLoop:
         def on_output(text: str) -> None:
             self.sink.emit(CommandOutput(task_id=task_id, text=text))
 
-        outcome = await self.tools.execute(call, dataclasses.replace(self.ctx, on_output=on_output))
+        def notice(message: str) -> None:
+            self.sink.emit(Notice(level="warning", message=message))
+
+        outcome = await self.tools.execute(call, dataclasses.replace(self.ctx, on_output=on_output, notice=notice))
         self.sink.emit(
             ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output, diff=outcome.diff)
         )

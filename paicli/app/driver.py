@@ -70,8 +70,10 @@ async def run_plan(
     checkpoints: Checkpoints | None = None,
     attached: str = "",
     allowed_tools: Sequence[str] | None = None,
+    early: bool | None = None,
 ) -> PlanOutcome:
-    """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
+    """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes),
+    and with `early` (default: the setting early_start) its read-only tasks start while it is planned.
     With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
     carries the files the plan changed; `allowed_tools` (a custom command's) narrows the plan's tool set.
     A bug (not a PaicliError) is raised, never hidden."""
@@ -83,7 +85,9 @@ async def run_plan(
             failure=f"the plan breaks the plan contract: {joined(problems)}",
             configuration=True,
         )
-    session = build_plan_session(runtime, sink, plan_id=plan_id, tools=narrowed_tools(runtime, sink, allowed_tools))
+    early = (runtime.settings.early_start if early is None else early) and review is None and plan is None
+    tools = narrowed_tools(runtime, sink, allowed_tools)
+    session = build_plan_session(runtime, sink, plan_id=plan_id, early=early, tools=tools)
     steps = None
     if checkpoints is not None:
         checkpoints.warm_up()  # while the planner thinks

@@ -2,7 +2,7 @@
 
 A saved plan or a `--from` file is checked against the plan contract like a model's plan (paths inside
 the workspace, actions allowed for their task's type, no overlapping parallel writers); a FILE_WRITE
-task without `files` (a plan from before the contract) is accepted with a notice and ordered after the
+task without `files` (a plan from before the contract) is accepted with a notice and ordered with the
 other writers.
 """
 
@@ -27,6 +27,7 @@ class PlanRequest:
     notices: tuple[str, ...] = field(default=())  # what the user should know before it runs
     attached: str = ""  # what `@path` mentions in the goal attached: for the planner only
     allowed_tools: tuple[str, ...] | None = None  # a custom command's `allowed-tools`: the plan's only tools
+    go: bool = False  # approved unasked, read-only tasks starting while it is planned (the REPL's /plan --go)
 
 
 def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_file: str | None) -> PlanRequest:

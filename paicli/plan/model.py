@@ -53,6 +53,7 @@ class Task(BaseModel):
     round: int = 1  # the planning round that created this task
     from_saved: bool = False  # COMPLETED when its plan was resumed: the result comes from the saved file
     raw_result: bool = False  # the result is a tool's output as it came (a direct action), not a model's answer
+    started_early: bool = False  # started while the planner still wrote the plan (streamed planning, --early)
 
     @property
     def finished(self) -> bool:

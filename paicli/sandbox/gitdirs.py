@@ -23,9 +23,13 @@ import re
 import shutil
 import stat
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from paicli.sandbox.folders import RACY_NS, Folders
+from paicli.sandbox.writable import TOOL_CACHES
 
 MAX_ENTRIES = 200_000
 MAX_INCLUDE_DEPTH = 5
@@ -38,6 +42,18 @@ _CONFIG_KEYS = re.compile(
     r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver)$"
 )
 _DRIVER = re.compile(r"^(filter|diff|merge)\.")
+_INCLUDES = re.compile(r"^(include\.path|includeif\..+\.path)$")
+# The walks' folder listings, shared by every walk of the process (a memo of the filesystem: folders.py).
+
+
+def walk_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
+    """A cache of folder listings for these walks: the names they look for, never into a `.git`."""
+    return Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES} | set(TOOL_CACHES), not_into=GIT_NAMES, clock=clock)
+
+
+FOLDERS = walk_folders()
+_CONFIGS: dict[tuple[object, ...], dict[str, list[str]]] = {}  # config reads, by the files' versions
+MAX_CONFIGS = 1000
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,8 @@ class GitPaths:
     controlled: tuple[Path, ...] = ()  # hooks folders, include targets, .gitmodules, .gitattributes
     complete: bool = True  # False: the walk stopped at MAX_ENTRIES
     drivers: bool = False  # some configuration defines a filter, diff or merge driver (.gitattributes matter)
+    # Not git's, found by the same walk: the tool cache folders at any depth (writable.py binds them).
+    tool_caches: tuple[Path, ...] = ()
 
     @property
     def paths(self) -> tuple[Path, ...]:
@@ -59,6 +77,7 @@ class GitState:
     """What stood at each git-controlled path (device and inode), to tell what a command added."""
 
     seen: Mapping[Path, tuple[int, int]] = field(default_factory=dict)
+    found: GitPaths = field(default_factory=lambda: GitPaths(), compare=False)  # the walk it came from
 
     def added(self, later: GitState) -> list[Path]:
         """The paths of `later` that hold something not seen in this state: made, not moved (a repository
@@ -67,18 +86,19 @@ class GitState:
         return [path for path, ident in later.seen.items() if ident not in known]
 
 
-def git_state(workspace: Path, env: Mapping[str, str] | None = None) -> GitState:
+def git_state(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitState:
     seen: dict[Path, tuple[int, int]] = {}
-    for path in find_git_paths(workspace, env).paths:
+    found = find_git_paths(workspace, env, folders)
+    for path in found.paths:
         try:
             st = os.lstat(path)
         except OSError:
             continue
         seen[path] = (st.st_dev, st.st_ino)
-    return GitState(seen)
+    return GitState(seen, found)
 
 
-def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> GitPaths:
+def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitPaths:
     root = Path(os.path.realpath(workspace))
     env = os.environ if env is None else env
     git = _git_program(root, env.get("PATH", os.defpath))
@@ -87,18 +107,21 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
     git_dirs: list[Path] = []
     controlled: list[Path] = []
     attributes: list[Path] = []
-    walk = _Walk(root)
-    for path, is_dir in walk:
-        name = path.name
-        if name in GIT_NAMES:
+    caches: list[Path] = []
+    walk = _Walk(root, FOLDERS if folders is None else folders)
+    for where, name, is_dir in walk:
+        if is_dir and name in TOOL_CACHES:
+            caches.append(Path(where))
+        elif name in GIT_NAMES:
+            path = Path(where)
             repos.append(path.parent)
             git_dirs.append(path)
             if not is_dir and (target := _gitfile_target(path, root)) is not None:
                 git_dirs.append(target)
         elif name in ALWAYS_CONTROLLED:
-            controlled.append(path)
+            controlled.append(Path(where))
         elif name == ATTRIBUTES:
-            attributes.append(path)
+            attributes.append(Path(where))
     drivers = any(_DRIVER.match(key) for key in user)
     for repo, git_dir in _repositories(repos, git_dirs, root):
         configs = _repo_configs(git_dir)
@@ -115,38 +138,37 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
         controlled += attributes
     unique_dirs = list(dict.fromkeys(git_dirs))
     unique = [path for path in dict.fromkeys(controlled) if path not in unique_dirs]
-    return GitPaths(tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers)
+    return GitPaths(
+        tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers, tool_caches=tuple(caches)
+    )
 
 
 class _Walk:
-    """Every entry below `root`, as (path, is a folder), without following symlinks and without entering
-    `.git` folders; at most MAX_ENTRIES."""
+    """The entries below `root` named like GIT_NAMES, ALWAYS_CONTROLLED, ATTRIBUTES or TOOL_CACHES, as
+    (path, name, is a folder), without following symlinks and without entering `.git` folders; at most
+    MAX_ENTRIES entries looked at. Folder listings come from `folders` (folders.py: read again only where
+    something changed). Strings, not Paths: a Path per entry was most of the walk's time."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: Folders) -> None:
         self.root = root
+        self.folders = folders
         self.truncated = False
 
-    def __iter__(self) -> Iterator[tuple[Path, bool]]:
+    def __iter__(self) -> Iterator[tuple[str, str, bool]]:
         count = 0
-        stack = [self.root]
+        stack = [str(self.root)]
         while stack:
             folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
+            listing = self.folders.listing(folder)
+            if listing is None:
                 continue
-            for entry in entries:
-                count += 1
-                if count > MAX_ENTRIES:
-                    self.truncated = True
-                    return
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                yield Path(entry.path), is_dir
-                if is_dir and entry.name not in GIT_NAMES:
-                    stack.append(Path(entry.path))
+            count += listing.count
+            if count > MAX_ENTRIES:
+                self.truncated = True
+                return
+            for name, is_dir in listing.named:
+                yield f"{folder}/{name}", name, is_dir
+            stack += listing.below
 
 
 def _git_program(root: Path, search_path: str) -> str | None:
@@ -193,9 +215,51 @@ def _repo_configs(git_dir: Path) -> list[Path]:
 
 
 def _read_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """`_run_config`, remembered for as long as the files it reads stay as they were (device, inode, size,
+    times; a file changed within RACY_NS is read again): for the user's configuration the system and global
+    files. A configuration that includes other files (which a command may change: `include.path =
+    ../.gitconfig`) is read every time."""
+    key = _config_key(git, config, env)
+    if key is not None and (kept := _CONFIGS.get(key)) is not None:
+        return kept
+    values = _run_config(git, config, env)
+    if key is not None and not any(_INCLUDES.match(name) for name in values):  # what it includes may change
+        if len(_CONFIGS) >= MAX_CONFIGS:
+            _CONFIGS.clear()
+        _CONFIGS[key] = values
+    return values
+
+
+def _config_key(git: str, config: Path | None, env: Mapping[str, str]) -> tuple[object, ...] | None:
+    home = env.get("HOME", os.path.expanduser("~"))
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = (
+        [str(config)]
+        if config is not None
+        else ["/etc/gitconfig", os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+    )
+    now = time.time_ns()
+    stats: list[tuple[int, ...] | None] = []
+    for file in files:
+        try:
+            st = os.stat(file)
+        except FileNotFoundError:
+            stats.append(None)
+            continue
+        except OSError:
+            return None
+        if st.st_ctime_ns >= now - RACY_NS:
+            return None
+        stats.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return (git, *files, home, tuple(stats))
+
+
+def _run_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The keys of `_CONFIG_KEYS` in one config file (None: the user's system and global files, their
     includes resolved), lower-cased, with their values in order. Reading config runs no program."""
-    where = ["--file", str(config)] if config is not None else ["--includes"]
+    # --includes with --file too: a hooks folder or a driver set in an included file counts like one set in
+    # the repository's own config (an include.path of ../.gitconfig is how a tracked file configures git)
+    where = ["--file", str(config), "--includes"] if config is not None else ["--includes"]
     lookup = {k: v for k, v in env.items() if not k.startswith("GIT_")}
     lookup["HOME"] = env.get("HOME", os.path.expanduser("~"))
     try:

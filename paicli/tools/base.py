@@ -97,6 +97,9 @@ class ToolContext:
     # Asked whether to keep git-controlled paths a sandboxed command made (a new `.git`); None: never kept.
     keep_added: Callable[[list[str]], Awaitable[bool]] | None = None
     sink: EventSink | None = None  # where what a hook says is shown (paicli/policy/hooks.py); None: nowhere
+    # Told a one-line warning the user must see beside the result (a `.git` the sandbox removed): the agent
+    # makes it a Notice event (REPL, headless stderr, `--json`); None: the result alone says it.
+    notice: Callable[[str], None] | None = None
 
 
 class Tool:

@@ -9,9 +9,11 @@ from rich.console import Group
 from rich.text import Text
 
 from paicli.app.figures import format_duration, format_tokens
+from paicli.common.shown import headline
 from paicli.common.values import Usage
 from paicli.plan.model import TaskStatus, TaskType
-from paicli.ui.plan.plan_view import fold, marked, status_icon, type_badge
+from paicli.ui.chat.one_row import OneRow
+from paicli.ui.plan.plan_view import fold, status_icon, type_badge
 
 MAX_ID_WIDTH = 24
 HIDE_FIRST = (TaskStatus.COMPLETED, TaskStatus.SKIPPED, TaskStatus.PENDING, TaskStatus.FAILED, TaskStatus.RUNNING)
@@ -44,8 +46,8 @@ class TaskRow:
 def task_lines(
     rows: Sequence[TaskRow], everyone: Mapping[str, TaskRow], now: float, safe: Callable[[str], str]
 ) -> Group:
-    """One line per task, columns aligned by padding (a rich Table squeezes every column when narrow;
-    here only the last one, the activity, is cut)."""
+    """One row per task, columns aligned by padding (a rich Table squeezes every column when narrow; here
+    only the last one, the activity, is cut, at a space with "…")."""
     elapsed = [row.elapsed(now) for row in rows]
     times = [format_duration(seconds) if seconds is not None else "" for seconds in elapsed]
     tokens = [format_tokens(row.usage.total, row.usage.estimated) if row.usage.total else "" for row in rows]
@@ -61,15 +63,16 @@ def task_lines(
         columns += [used.rjust(token_width)] if token_width else []
         line.append(" " + " ".join([*columns, ""]), style="dim")
         line.append_text(task_outcome(row, everyone, safe))
-        line.no_wrap, line.overflow = True, "ellipsis"
-        lines.append(line)
+        lines.append(OneRow(line))
     return Group(*lines)
 
 
 def task_outcome(row: TaskRow, everyone: Mapping[str, TaskRow], safe: Callable[[str], str]) -> Text:
     """What a running task does, how a finished one ended, what a pending one waits for."""
     if row.status is TaskStatus.RUNNING:
-        return Text(marked(row.activity) or "working…", style="red" if row.activity_failed else "cyan")
+        return Text(
+            headline(row.activity) if row.activity else "working…", style="red" if row.activity_failed else "cyan"
+        )
     if row.status is TaskStatus.COMPLETED:
         return Text(fold(row.result) or "done")
     if row.status in (TaskStatus.FAILED, TaskStatus.SKIPPED):

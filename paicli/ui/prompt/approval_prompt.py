@@ -40,7 +40,8 @@ from prompt_toolkit.output import Output
 
 from paicli.common.sanitize import terminal_safe
 from paicli.common.shown import rows as shown_rows
-from paicli.common.shown import too_long_to_ask, width_of
+from paicli.common.shown import too_long_to_ask
+from paicli.common.wrap import width_of, wrap
 from paicli.policy.approval import MODES, OUTSIDE, ApprovalPolicy
 from paicli.policy.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
 from paicli.sandbox import SandboxChoice
@@ -254,10 +255,11 @@ def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: 
     servers = [value for label, value in request.fields if label.startswith("server ") and label.count(" ") == 1]
     count = f" ({len(servers)} MCP server{'s' if len(servers) != 1 else ''} above: read every field)" if servers else ""
     question = (
-        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the\n"
-        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository\n"
-        f"(remembered until the file changes){count}? [y/N] "
+        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the "
+        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository "
+        f"(remembered until the file changes){count}? [y/N]"
     )
+    question = "\n".join(wrap(question, session.output.get_size().columns - 1)) + " "  # at spaces, as it fits
     try:
         answer = session.prompt(FormattedText([("ansiyellow", question)]))
     except (EOFError, KeyboardInterrupt):
@@ -266,12 +268,13 @@ def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: 
 
 
 def trust_lines(request: TrustRequest, columns: int = 100) -> list[str]:
-    """What a repository file sets, one `what = value` a field, each whole (paicli/common/shown.py), every
-    line at most `columns` wide."""
+    """What a repository file sets, one `what = value` a field, each whole (paicli/common/shown.py; a run of
+    blank lines one row saying how many, so a value cannot push the next server off the screen), every line
+    at most `columns` wide."""
     lines = shown_rows(f"{request.path} wants to set:", columns)
     for label, value in [*request.values.items(), *request.fields]:
         heads = [f"  {row}" for row in shown_rows(label, max(20, columns - 4))]
-        rows = shown_rows(value, max(20, columns - 6))
+        rows = shown_rows(value, max(20, columns - 6), blank_runs=True)
         if len(heads) == 1 and len(rows) == 1 and width_of(f"{heads[0]} = {rows[0]}") <= columns:
             lines.append(f"{heads[0]} = {rows[0]}")
         else:
