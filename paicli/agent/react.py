@@ -67,13 +67,18 @@ class ReactResult:
     messages: list[Message]
     usage: Usage = field(default_factory=Usage)
     requests: int = 0
-    tool_outputs: list[tuple[str, str]] = field(default_factory=list)  # (tool name, output) in call order
+    # (tool name, output, the marker the model sees before it) in call order
+    tool_outputs: list[tuple[str, str, str]] = field(default_factory=list)
     finish_reason: str | None = None
     digested: bool = False  # the model gave no final answer: `content` is the digest of the tool results
 
-    def digest(self, limit: int = 2000) -> str:
-        """Stand-in for an empty final answer: the tail of what the tools returned."""
-        lines = [f"{name}: {output.strip()[:400]}" for name, output in self.tool_outputs[-5:]]
+    def digest(self, limit: int = 2000, *, for_model: bool = False) -> str:
+        """Stand-in for an empty final answer: the tail of what the tools returned (with the data markers in
+        the copy a later request carries)."""
+        lines = [
+            f"{name}: {marker if for_model else ''}{output.strip()[:400]}"
+            for name, output, marker in self.tool_outputs[-5:]
+        ]
         return "\n".join(lines)[-limit:]
 
 
@@ -109,8 +114,8 @@ class ReactLoop:
                 return self._finish(result, response)
             outcomes = await self._run_calls(response.tool_calls)
             for call, outcome in zip(response.tool_calls, outcomes, strict=True):
-                result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.output})
-                result.tool_outputs.append((call.name, outcome.output))
+                result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.for_model})
+                result.tool_outputs.append((call.name, outcome.output, outcome.marker))
             if self.finish_when is not None and (done := self.finish_when(response.tool_calls, outcomes)) is not None:
                 result.content = "\n".join(part for part in (response.content.strip(), done) if part)
                 result.finish_reason = "tool_calls"
@@ -177,7 +182,8 @@ class ReactLoop:
             raise AgentError(EMPTY_ANSWER)
         result.content, result.digested = DIGEST_HEADER + result.digest(), True
         if result.messages and result.messages[-1].get("role") == "assistant":
-            result.messages[-1] = {**result.messages[-1], "content": result.content}  # no empty reply kept
+            marked = DIGEST_HEADER + result.digest(for_model=True)
+            result.messages[-1] = {**result.messages[-1], "content": marked}  # no empty reply kept
         return result
 
     async def _run_calls(self, calls: list[ToolCall]) -> list[ToolOutcome]:

@@ -153,3 +153,11 @@ class ToolOutcome(BaseModel):
     output: str
     diff: str = ""  # what a write changed, for the display only (paicli/tools/diff.py)
     arguments: dict[str, Any] | str  # parsed arguments when they parsed, else the raw text
+    # The line that tells the model this output is data, not instructions ("" when it is paicli's own text):
+    # kept apart from `output`, which the user and scripts see as the tool wrote it (paicli/tools/toolbox.py).
+    marker: str = ""
+
+    @property
+    def for_model(self) -> str:
+        """The output as a model message carries it: marked as data when it is untrusted."""
+        return self.marker + self.output

@@ -13,9 +13,12 @@ Observers (`observe`) are told about every admitted call just before its tool ru
 the checkpoints keep what a file holds before a write tool replaces it (paicli.app.checkpoints). An
 observer that fails is passed over; the call runs anyway.
 
-What a file or a command says is untrusted: with `mark_data` (on in a real session) the output of the
-tools whose `untrusted_output` is set starts with a line that marks it as data, so text in a repository cannot pass
-for instructions (the system prompt already tells the model that tool results are data).
+What a file or a command says is untrusted: with `mark_data` (on in a real session) the outcome of a tool whose
+`untrusted_output` is set carries a line that marks it as data (`ToolOutcome.marker`), so text in a repository
+cannot pass for instructions (the system prompt already tells the model that tool results are data). The marker
+is for the model only: it is added where a model message is built (`ToolOutcome.for_model`, the ReAct loop's
+tool message; a direct action's result in a dependent task's brief, paicli/plan/model.py), never to the
+output itself, which events, the screen and scripts get as the tool wrote it.
 """
 
 from __future__ import annotations
@@ -179,10 +182,9 @@ class ToolBox:
         except Exception as error:
             return self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
         diff = getattr(output, "diff", "")  # a write's diff (paicli/tools/diff.py), for the display
-        if self.mark_data and tool.untrusted_output and output:
-            output = data_marker(tool.name, tool.data_source) + output
+        marker = data_marker(tool.name, tool.data_source) if self.mark_data and tool.untrusted_output and output else ""
         shown_diff = mask_fragments(mask_secrets(diff, ctx.secrets), ctx.secrets) if diff else ""
-        return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments, diff=shown_diff)
+        return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments, diff=shown_diff, marker=marker)
 
     async def _blocked(
         self, tool: Tool, args: Any, arguments: Mapping[str, Any], ctx: ToolContext, blocked: SandboxBlocked
