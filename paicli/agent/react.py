@@ -143,8 +143,18 @@ class ReactLoop:
         def on_restart() -> None:
             self.sink.emit(ReplyRestarted(task_id=task_id))
 
+        def on_spent(usage: Usage) -> None:  # failed or cancelled after reaching the server: it counts
+            result.usage = result.usage + usage
+            self.spent = self.spent + usage
+            self.sink.emit(ModelUsage(task_id=task_id, usage=usage))
+
         response = await self.llm.chat(
-            result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning, on_restart=on_restart
+            result.messages,
+            tools=tools,
+            on_text=on_text,
+            on_reasoning=on_reasoning,
+            on_restart=on_restart,
+            on_spent=on_spent,
         )
         result.requests += 1
         result.usage = result.usage + response.usage

@@ -97,7 +97,8 @@ async def run_plan(
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await steps.finish() if steps is not None else None
     if job.cancelled():
-        return dataclasses.replace(PlanOutcome.cancelled(session.current, session.saved_id()), changes=changes)
+        cancelled = PlanOutcome.cancelled(session.current, session.saved_id(), session.usage)
+        return dataclasses.replace(cancelled, changes=changes)
     error = job.exception()
     if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
         return PlanOutcome(

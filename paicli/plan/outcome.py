@@ -26,8 +26,11 @@ class PlanOutcome:
     changes: list[FileChange] | None = None  # the files it changed; None when checkpoints are off
 
     @classmethod
-    def cancelled(cls, plan: Plan | None = None, saved_id: str | None = None) -> PlanOutcome:
-        return cls(PlanStatus.CANCELLED, plan, saved_id=saved_id)
+    def cancelled(
+        cls, plan: Plan | None = None, saved_id: str | None = None, usage: Usage | None = None
+    ) -> PlanOutcome:
+        """Every request that reached the server counts, also in a plan that was cancelled (`usage`)."""
+        return cls(PlanStatus.CANCELLED, plan, saved_id=saved_id, usage=usage or Usage())
 
     def exit_code(self) -> int:
         if self.status is PlanStatus.COMPLETED:

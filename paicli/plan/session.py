@@ -81,6 +81,7 @@ class PlanSession:
     settle: Callable[[], Awaitable[None]] | None = None  # before plan_finished: lets `changes` catch up
     failure: str | None = None  # why the plan FAILED, for the user
     summary: str | None = None  # the final answer, once the plan has finished
+    usage: Usage = field(default_factory=Usage)  # what `plan_finished` said the plan used (a cancelled one too)
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
     # the next round's after a replan. Whatever stops the run, this is the plan that is finished and saved.
     current: Plan | None = field(default=None, init=False)
@@ -267,6 +268,7 @@ class PlanSession:
                 changes=self.changes(),
             )
         )
+        self.usage = usage
         return usage
 
 
