@@ -83,7 +83,7 @@ async def run_action(loop: ReactLoop, task: Task, action: TaskAction) -> str:
     outcome = await loop.call_tool(call)
     task.data_marker = outcome.marker  # the output stays as the tool wrote it; a model reading it sees the marker
     tool = loop.tools.tool(action.tool)
-    why = None if outcome.ok else "it was refused or failed"
+    why = None if outcome.ok else ("it was refused" if outcome.output.startswith("Error: refused") else "it failed")
     why = why or (tool.failure(outcome.output) if tool is not None else None)
     if why is not None:
         output = truncate_middle(outcome.output, caps.ACTION_ERROR)

@@ -80,6 +80,7 @@ class PlanSession:
     changes: Callable[[], list[FileChange] | None] = field(default=lambda: None)  # files changed so far (checkpoints)
     settle: Callable[[], Awaitable[None]] | None = None  # before plan_finished: lets `changes` catch up
     failure: str | None = None  # why the plan FAILED, for the user
+    failure_brief: str | None = None  # the same without the task errors, for a front end that showed them
     summary: str | None = None  # the final answer, once the plan has finished
     usage: Usage = field(default_factory=Usage)  # what `plan_finished` said the plan used (a cancelled one too)
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
@@ -167,6 +168,9 @@ class PlanSession:
             if reason:
                 if replans >= self.max_replans:
                     self.failure = f"{reason} (no replans left: {self.max_replans} used)"
+                    self.failure_brief = (
+                        f"{failure_report(plan, brief=True)} (no replans left: {self.max_replans} used)"
+                    )
                     plan.status = PlanStatus.FAILED
                     return plan
                 replans += 1
@@ -248,6 +252,7 @@ class PlanSession:
             plan,
             summary=summary if status is PlanStatus.COMPLETED else None,
             failure=failure,
+            failure_brief=self.failure_brief if failure else None,
             usage=usage,
             saved_id=self.saved_id(),
         )
@@ -272,14 +277,15 @@ class PlanSession:
         return usage
 
 
-def failure_report(plan: Plan) -> str:
-    """'' when the latest round succeeded; otherwise what failed and what was skipped, in one line."""
+def failure_report(plan: Plan, *, brief: bool = False) -> str:
+    """'' when the latest round succeeded; otherwise what failed (`brief`: without the errors) and what was
+    skipped, in one line."""
     current = plan.current()
     failed = [t for t in current if t.status is TaskStatus.FAILED]
     skipped = [t.id for t in current if t.status is TaskStatus.SKIPPED]
     if not failed and not skipped:
         return ""
-    parts = [f"{t.id} failed: {t.error}" for t in failed]
+    parts = [f"{t.id} failed" if brief else f"{t.id} failed: {t.error}" for t in failed]
     if skipped:
         parts.append(f"skipped: {', '.join(skipped)}")
     return "; ".join(parts)

@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import dataclasses
 import enum
+import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,12 +48,20 @@ from paicli.policy.git_guard import git_write_reason, keep_reason
 from paicli.policy.reach import beyond, changes_environment
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope
-from paicli.tools.base import Admission, ApprovalDecision, ApprovalRequest, Effect, Tool, ToolContext
+from paicli.tools.base import (
+    DO_NOT_RETRY,
+    Admission,
+    ApprovalDecision,
+    ApprovalRequest,
+    Effect,
+    Tool,
+    ToolContext,
+)
 from paicli.tools.toolbox import builtin_tool
 
 Mode = Literal["ask", "auto", "yolo"]
 MODES: tuple[Mode, ...] = ("ask", "auto", "yolo")
-DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
+USER_CONFIG = "~/.paicli/config.toml"  # the user's own config: it needs no trust
 
 
 class Decision(enum.StrEnum):
@@ -94,7 +103,8 @@ OUTSIDE = "outside:"  # grant keys of commands the user let run outside the sand
 class Ruling:
     decision: Decision
     reason: str = ""  # for the audit log: why it needed approval, or which rule decided
-    message: str = ""  # for the model, when refused
+    message: str = ""  # for the model, when refused; also what the user sees of the refusal
+    advice: str = ""  # for the model only, after the message: what to do about it (DO_NOT_RETRY)
     outside: bool = False  # a command that runs outside the sandbox
 
     @property
@@ -166,13 +176,16 @@ class ApprovalPolicy:
         """Decide and audit one call: the refusal for the model, or whether and where it runs."""
         ruling = await self.decide(tool, arguments, ctx)
         self._record(tool, arguments, ruling, ctx)
-        return Admission(outside=ruling.outside) if ruling.allowed else Admission(refusal=ruling.message)
+        if ruling.allowed:
+            return Admission(outside=ruling.outside)
+        return Admission(refusal=ruling.message, advice=ruling.advice)
 
     async def escalate(
         self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext, reason: str
     ) -> str | None:
         """A command failed because of the sandbox (`reason`): None runs it once outside (the user said so,
-        now or with an earlier "always"); otherwise what the model is told about it. Audited."""
+        now or with an earlier "always"); otherwise what the model is told about it (the tool box adds
+        DO_NOT_RETRY for the model alone). Audited."""
         ruling = await self._outside_ruling(tool, arguments, ctx, reason)
         self._record(tool, arguments, ruling, ctx)
         return None if ruling.allowed else ruling.message
@@ -207,7 +220,7 @@ class ApprovalPolicy:
         """A write to a git-controlled path: asked in every mode, refused where nobody can be asked."""
         mode = self.effective_mode(ctx)
         if mode == "auto" or ctx.approve is None:
-            return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode))
+            return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
         async with self._one_question():
             return await self._ask_user(name, found, ctx)
 
@@ -260,12 +273,13 @@ class ApprovalPolicy:
             return _refuse(
                 Decision.REFUSED_BY_RULE,
                 f"deny rule {rule.text!r}",
-                f"refused by the deny rule {rule.text!r} in the configuration. {DO_NOT_RETRY}",
+                f"refused by the deny rule {rule.text!r} in the configuration.",
+                DO_NOT_RETRY,
             )
         if why := git_write_reason(facts, arguments, self.workspace, ctx.scope):
             return await self._ask_in_every_mode(name, dataclasses.replace(found, risk=Risk.ASK, reason=why), ctx)
         if found.risk is Risk.DENY:
-            return _refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}. {DO_NOT_RETRY}")
+            return _refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}.", DO_NOT_RETRY)
         if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:
             reason = f"{found.reason}, so it cannot be checked against the deny rules"
             return _refuse(Decision.REFUSED_BY_RULE, reason, f"refused: {reason}. Write the command out plainly.")
@@ -313,7 +327,7 @@ class ApprovalPolicy:
         if self._granted(found):
             return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
         if mode == "auto" or ctx.approve is None:
-            return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode))
+            return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
         if too_long := too_long_to_ask(found.summary):  # the user is shown all of it, or nothing
             return _refuse(Decision.REFUSED_BY_POLICY, too_long, f"refused without asking the user: {too_long}.")
         async with self._one_question():
@@ -332,13 +346,13 @@ class ApprovalPolicy:
             return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
         mode = self.effective_mode(ctx)
         if mode != "ask" or ctx.approve is None or not keys:
-            hint = _outside_hint(found)
+            hint = _outside_hint(found, ctx)
             situation = (
                 f"approval mode {mode} never runs a command outside the sandbox"
                 if mode != "ask"
                 else ("nobody can let it run outside the sandbox here")
             )
-            return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint} {DO_NOT_RETRY}")
+            return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint}")
         if too_long := too_long_to_ask(found.summary):
             return _refuse(
                 Decision.REFUSED_OUTSIDE, too_long, f"It stays refused, without asking the user: {too_long}."
@@ -360,7 +374,7 @@ class ApprovalPolicy:
             )
             answer = await _answer(ctx, request)
             if isinstance(answer, str):
-                return _refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}. {DO_NOT_RETRY}")
+                return _refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}.")
         if answer.allowed:
             if answer.how == "session":
                 self.grants.update(keys)
@@ -369,7 +383,7 @@ class ApprovalPolicy:
             return Ruling(Decision.OUTSIDE_BY_USER, why + always, outside=True)
         said = answer.reason.strip()
         message = "The user chose not to run it outside the sandbox" + (f": {said}" if said else "")
-        return _refuse(Decision.REFUSED_OUTSIDE, said or "the user said no", f"{message}. {DO_NOT_RETRY}")
+        return _refuse(Decision.REFUSED_OUTSIDE, said or "the user said no", f"{message}.")
 
     async def _ask_user(self, tool: str, found: Assessment, ctx: ToolContext) -> Ruling:
         assert ctx.approve is not None
@@ -384,15 +398,15 @@ class ApprovalPolicy:
         )
         answer = await _answer(ctx, request)
         if isinstance(answer, str):
-            return _refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}. {DO_NOT_RETRY}")
+            return _refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}.", DO_NOT_RETRY)
         if answer.allowed:
             always = answer.how == "session"
             if always:
                 self.grants.update(found.grant_keys)
             return Ruling(Decision.APPROVED_BY_USER, found.reason + (" (always, this session)" if always else ""))
         why = answer.reason.strip()
-        message = "refused by the user" + (f": {why}" if why else "") + f". {DO_NOT_RETRY}"
-        return _refuse(Decision.REFUSED_BY_USER, why or "the user said no", message)
+        message = "refused by the user" + (f": {why}" if why else "") + "."
+        return _refuse(Decision.REFUSED_BY_USER, why or "the user said no", message, DO_NOT_RETRY)
 
     def _granted(self, found: Assessment) -> bool:
         return bool(found.grant_keys) and all(key in self.grants for key in found.grant_keys)
@@ -402,24 +416,29 @@ def _programs(found: Assessment) -> tuple[str, ...]:
     return found.classification.programs if found.classification is not None else ()
 
 
-def _refuse(decision: Decision, reason: str, message: str) -> Ruling:
-    return Ruling(decision, reason, message)
+def _refuse(decision: Decision, reason: str, message: str, advice: str = "") -> Ruling:
+    return Ruling(decision, reason, message, advice)
 
 
-def _nobody_to_ask(found: Assessment, mode: Mode) -> str:
+def _nobody_to_ask(found: Assessment, mode: Mode, ctx: ToolContext) -> str:
+    """The refusal when nobody may approve: why, and how to allow it where the run happens. Without a human
+    (headless) a repository's own config counts only once trusted, so the advice names the user's own."""
     why = found.reason or "it needs approval"
+    headless = ctx.approve is None
     if mode == "auto":
         situation = "approval mode is auto, so nothing that needs approval runs"
     else:
         situation = "nobody can approve it here (no terminal)"
+    where = f"in {USER_CONFIG}, or run with --approval yolo" if headless else "in a config file, or /approval ask"
     hint = ""
     if found.risk is Risk.ASK and found.classification is not None:
-        hint = " The user can allow such commands with an allow rule in .paicli/config.toml."
+        prefixes = [key.removeprefix("cmd:") for key in found.grant_keys if key.startswith("cmd:")]
+        listed = ", ".join(json.dumps(prefix) for prefix in prefixes or [found.summary])
+        hint = f" To allow such commands: allow = [{listed}] {where}."
     elif found.risk is Risk.ASK and (named := [k for k in found.grant_keys if k.startswith("tool:")]):
         tool = named[0].removeprefix("tool:")
-        hint = f' The user can allow it with an allow rule naming the tool (allow = ["{tool}"]) in a config file.'
-
-    return f"refused: `{found.summary}` needs the user's approval ({why}) and {situation}.{hint} {DO_NOT_RETRY}"
+        hint = f' To allow it: allow = ["{tool}"] {where}.'
+    return f"refused: `{found.summary}` needs approval ({why}) and {situation}.{hint}"
 
 
 def _contained(found: Classification | None) -> bool:
@@ -428,13 +447,14 @@ def _contained(found: Classification | None) -> bool:
     return found is not None and not found.destructive and not found.reads_outside
 
 
-def _outside_hint(found: Assessment) -> str:
+def _outside_hint(found: Assessment, ctx: ToolContext) -> str:
     commands = found.classification.commands if found.classification is not None else ()
     prefixes = list(dict.fromkeys(_prefix(command) for command in commands))
     if not prefixes:
         return ""
-    listed = ", ".join(f'"{p}"' for p in prefixes[:3])
-    return f" The user can let such commands run outside with unsandboxed = [{listed}] in the configuration."
+    listed = ", ".join(json.dumps(p) for p in prefixes[:3])
+    where = USER_CONFIG if ctx.approve is None else "a config file"  # headless: a repository's config needs trust
+    return f" To let such commands run outside the sandbox: unsandboxed = [{listed}] in {where}."
 
 
 def _prefix(command: tuple[str, ...]) -> str:

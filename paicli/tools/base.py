@@ -25,6 +25,9 @@ from paicli.sandbox.containment import Sandbox
 from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
 from paicli.tools.task_scope import TaskScope
 
+# What the model is told after a refusal, and the user never sees (ToolOutcome.advice).
+DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
+
 
 class ToolFailure(Exception):
     """A refusal or failure whose message goes back to the model as the tool result."""
@@ -48,6 +51,7 @@ class Admission:
     """A gate's answer about one call: refused (the message for the model), or run, and where."""
 
     refusal: str | None = None
+    advice: str = ""  # with a refusal: what the model is told to do about it, never shown to the user
     outside: bool = False  # a command runs outside the sandbox (named in `unsandboxed`, or granted)
 
 
@@ -156,8 +160,10 @@ class ToolOutcome(BaseModel):
     # The line that tells the model this output is data, not instructions ("" when it is paicli's own text):
     # kept apart from `output`, which the user and scripts see as the tool wrote it (paicli/tools/toolbox.py).
     marker: str = ""
+    advice: str = ""  # after a refusal, what the model is told to do about it (not the user's business)
 
     @property
     def for_model(self) -> str:
-        """The output as a model message carries it: marked as data when it is untrusted."""
-        return self.marker + self.output
+        """The output as a model message carries it: marked as data when it is untrusted, a refusal with
+        its advice."""
+        return self.marker + self.output + (f" {self.advice}" if self.advice else "")

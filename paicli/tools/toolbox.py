@@ -18,7 +18,8 @@ What a file or a command says is untrusted: with `mark_data` (on in a real sessi
 cannot pass for instructions (the system prompt already tells the model that tool results are data). The marker
 is for the model only: it is added where a model message is built (`ToolOutcome.for_model`, the ReAct loop's
 tool message; a direct action's result in a dependent task's brief, paicli/plan/model.py), never to the
-output itself, which events, the screen and scripts get as the tool wrote it.
+output itself, which events, the screen and scripts get as the tool wrote it. So is a refusal's advice to
+the model (`ToolOutcome.advice`: "Do not retry it; …").
 """
 
 from __future__ import annotations
@@ -36,7 +37,15 @@ from pydantic import ValidationError
 
 from paicli.llm.types import ToolCall
 from paicli.tools.arguments import BadArguments, parse_arguments
-from paicli.tools.base import Admission, SandboxBlocked, Tool, ToolContext, ToolFailure, ToolOutcome
+from paicli.tools.base import (
+    DO_NOT_RETRY,
+    Admission,
+    SandboxBlocked,
+    Tool,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+)
 from paicli.tools.builtin.edit_file import EditFile
 from paicli.tools.builtin.execute_command import ExecuteCommand
 from paicli.tools.builtin.glob_files import GlobFiles
@@ -162,7 +171,7 @@ class ToolBox:
         if self.gate is not None:
             admission = await self.gate.admit(tool, arguments, ctx)
             if admission.refusal is not None:
-                return self._failure(admission.refusal, arguments, ctx)
+                return self._failure(admission.refusal, arguments, ctx, admission.advice)
             if admission.outside:
                 ctx = dataclasses.replace(ctx, sandbox=None)
             ctx = dataclasses.replace(ctx, keep_added=functools.partial(self.gate.keep, tool, arguments, ctx))
@@ -170,11 +179,12 @@ class ToolBox:
             with contextlib.suppress(Exception):  # an observer's failure must not fail the call
                 await observer(tool, arguments, ctx)
 
+        advice = ""
         try:
             try:
                 output = await tool.run(args, ctx)
             except SandboxBlocked as blocked:
-                output = await self._blocked(tool, args, arguments, ctx, blocked)
+                output, advice = await self._blocked(tool, args, arguments, ctx, blocked)
         except asyncio.CancelledError:
             raise
         except ToolFailure as failure:
@@ -184,20 +194,22 @@ class ToolBox:
         diff = getattr(output, "diff", "")  # a write's diff (paicli/tools/diff.py), for the display
         marker = data_marker(tool.name, tool.data_source) if self.mark_data and tool.untrusted_output and output else ""
         shown_diff = mask_fragments(mask_secrets(diff, ctx.secrets), ctx.secrets) if diff else ""
-        return ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments, diff=shown_diff, marker=marker)
+        shaped = _shape(output, ctx)
+        return ToolOutcome(ok=True, output=shaped, arguments=arguments, diff=shown_diff, marker=marker, advice=advice)
 
     async def _blocked(
         self, tool: Tool, args: Any, arguments: Mapping[str, Any], ctx: ToolContext, blocked: SandboxBlocked
-    ) -> str:
+    ) -> tuple[str, str]:
         """The sandbox stopped a command: the gate may let it run once outside (what the user is asked in
-        `ask` mode); otherwise the command's output says plainly what happened."""
+        `ask` mode); otherwise the command's output says plainly what happened (and the model is told not to
+        try again). The output, and the advice for the model alone."""
         if self.gate is None:
-            return blocked.result()
+            return blocked.result(), ""
         note = await self.gate.escalate(tool, arguments, ctx, blocked.reason)
         if note is not None:
-            return blocked.result(note)
+            return blocked.result(note), DO_NOT_RETRY
         output: str = await tool.run(args, dataclasses.replace(ctx, sandbox=None))
-        return f"[it failed in the sandbox ({blocked.reason}); the user let it run outside]\n{output}"
+        return f"[it failed in the sandbox ({blocked.reason}); the user let it run outside]\n{output}", ""
 
     def _invalid(self, name: str, message: str, arguments: dict[str, Any] | str, ctx: ToolContext) -> ToolOutcome:
         if self.gate is not None:
@@ -205,8 +217,8 @@ class ToolBox:
         return self._failure(message, arguments, ctx)
 
     @staticmethod
-    def _failure(message: str, arguments: dict[str, Any] | str, ctx: ToolContext) -> ToolOutcome:
-        return ToolOutcome(ok=False, output=_shape(ERROR_PREFIX + message, ctx), arguments=arguments)
+    def _failure(message: str, arguments: dict[str, Any] | str, ctx: ToolContext, advice: str = "") -> ToolOutcome:
+        return ToolOutcome(ok=False, output=_shape(ERROR_PREFIX + message, ctx), arguments=arguments, advice=advice)
 
 
 def describe_validation_error(tool: Tool, error: ValidationError) -> str:

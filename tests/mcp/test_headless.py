@@ -71,7 +71,7 @@ def test_auto_refuses_a_risky_mcp_tool_and_a_failed_server_is_a_notice(
     refused = run(fake, workspace, home, "add")
     assert refused.code == 0, refused.stderr
     (result,) = refused.of("tool_result")
-    assert not result["ok"] and "needs the user's approval" in result["output"]
+    assert not result["ok"] and "needs approval" in result["output"]
     assert "approval mode is auto" in result["output"] and 'allow = ["mcp__t__add"]' in result["output"]
     assert "add" not in read_marks(marks, "calls")
     audit = [json.loads(line) for file in (home / ".paicli" / "audit").glob("*.jsonl") for line in file.open()]
