@@ -357,7 +357,7 @@ def test_a_direct_check_exiting_1_fails_skips_its_dependents_and_the_replanner_s
     status = {e["task_id"]: e for e in done.of("task_finished")}
     assert status["t1"]["status"] == "FAILED"
     assert "exit code 1" in status["t1"]["error"] and "+gamma" in status["t1"]["error"]
-    assert "untrusted" not in status["t1"]["error"]
+    assert "untrusted" not in status["t1"]["error"] and "failed (it exited with code 1):" in status["t1"]["error"]
     assert status["t2"]["status"] == "SKIPPED" and status["t2"]["error"] == "depends on t1, which failed"
     assert requests_of(fake, "t1") == [] and requests_of(fake, "t2") == []
     (replan,) = [r for r in fake.requests if r.body is not None and system_is(REPLANNER)(r.body)]

@@ -39,8 +39,8 @@ def test_grep_shows_its_matches_and_read_file_the_lines_read() -> None:
 
 def test_listings_count_entries_and_writes_keep_their_sentence() -> None:
     assert result_preview("list_dir", True, "a.py\nsrc/").headline == "2 entries"
-    assert result_preview("edit_file", True, "edited a.py: replaced 1 line(s) with 2 line(s)") == Preview(
-        "edited a.py: replaced 1 line(s) with 2 line(s)"
+    assert result_preview("edit_file", True, "edited a.py: replaced 1 line with 2 lines") == Preview(
+        "edited a.py: replaced 1 line with 2 lines"
     )
 
 
