@@ -50,6 +50,7 @@ class Tools(Protocol):
     def is_read_only(self, name: str) -> bool: ...
     def summary(self, name: str, arguments: dict[str, Any] | str) -> str: ...
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome: ...
+    def cancelled(self, call: ToolCall, partial: str, ctx: ToolContext) -> ToolOutcome: ...
 
 
 # Called after each reply's tool calls ran, with the calls and their outcomes; a text it returns ends the run
@@ -112,10 +113,9 @@ class ReactLoop:
                     self._reask_empty(result)
                     continue
                 return self._finish(result, response)
-            outcomes = await self._run_calls(response.tool_calls)
+            outcomes = await self._run_calls(response.tool_calls, result)
             for call, outcome in zip(response.tool_calls, outcomes, strict=True):
-                result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.for_model})
-                result.tool_outputs.append((call.name, outcome.output, outcome.marker))
+                self._answer(result, call, outcome)
             if self.finish_when is not None and (done := self.finish_when(response.tool_calls, outcomes)) is not None:
                 result.content = "\n".join(part for part in (response.content.strip(), done) if part)
                 result.finish_reason = "tool_calls"
@@ -196,26 +196,38 @@ class ReactLoop:
             result.messages[-1] = {**result.messages[-1], "content": marked}  # no empty reply kept
         return result
 
-    async def _run_calls(self, calls: list[ToolCall]) -> list[ToolOutcome]:
+    def _answer(self, result: ReactResult, call: ToolCall, outcome: ToolOutcome) -> None:
+        result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.for_model})
+        result.tool_outputs.append((call.name, outcome.output, outcome.marker))
+
+    async def _run_calls(self, calls: list[ToolCall], result: ReactResult | None = None) -> list[ToolOutcome]:
         """Consecutive read-only calls run together; a write or command runs alone, in order.
-        Every call gets an outcome even when a sibling failed."""
-        outcomes: list[ToolOutcome] = []
+        Every call gets an outcome even when a sibling failed. Cancelled, every call of the reply is answered
+        in `result` before the cancellation travels on (what ran, what a command printed before it was
+        stopped, that the rest did not run), so the conversation kept of the turn says what happened."""
+        outcomes: dict[str, ToolOutcome] = {}
         index = 0
-        while index < len(calls):
-            group = [calls[index]]
-            if self.tools.is_read_only(calls[index].name):
-                while index + len(group) < len(calls) and self.tools.is_read_only(calls[index + len(group)].name):
-                    group.append(calls[index + len(group)])
-            outcomes.extend(await asyncio.gather(*(self._run_one(call) for call in group)))
-            index += len(group)
-        return outcomes
+        try:
+            while index < len(calls):
+                group = [calls[index]]
+                if self.tools.is_read_only(calls[index].name):
+                    while index + len(group) < len(calls) and self.tools.is_read_only(calls[index + len(group)].name):
+                        group.append(calls[index + len(group)])
+                await asyncio.gather(*(self._run_one(call, outcomes) for call in group))
+                index += len(group)
+        except asyncio.CancelledError:
+            if result is not None:
+                for call in calls:
+                    self._answer(result, call, outcomes.get(call.id) or self.tools.cancelled(call, "", self.ctx))
+            raise
+        return [outcomes[call.id] for call in calls]
 
     async def call_tool(self, call: ToolCall) -> ToolOutcome:
         """One call made by the harness rather than the model (a plan task's direct action): the same gate,
         caps, masking and events as a call the model makes."""
-        return await self._run_one(call)
+        return await self._run_one(call, {})
 
-    async def _run_one(self, call: ToolCall) -> ToolOutcome:
+    async def _run_one(self, call: ToolCall, outcomes: dict[str, ToolOutcome]) -> ToolOutcome:
         task_id = self.ctx.task_id
         arguments = arguments_or_raw(call.arguments)
         summary = self.tools.summary(call.name, arguments)
@@ -224,7 +236,15 @@ class ReactLoop:
         def on_output(text: str) -> None:
             self.sink.emit(CommandOutput(task_id=task_id, text=text))
 
-        outcome = await self.tools.execute(call, dataclasses.replace(self.ctx, on_output=on_output))
+        partial: list[str] = []
+        ctx = dataclasses.replace(self.ctx, on_output=on_output, on_cancelled=partial.append)
+        try:
+            outcome = await self.tools.execute(call, ctx)
+        except asyncio.CancelledError:  # what it printed stays on screen and in the conversation
+            outcome = outcomes[call.id] = self.tools.cancelled(call, "".join(partial), self.ctx)
+            self.sink.emit(ToolResultEvent(task_id=task_id, name=call.name, ok=False, output=outcome.output))
+            raise
+        outcomes[call.id] = outcome
         self.sink.emit(
             ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output, diff=outcome.diff)
         )

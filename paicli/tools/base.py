@@ -95,6 +95,9 @@ class ToolContext:
     scope: TaskScope | None = None  # what a plan task's calls may do (the plan contract); None: chat
     sandbox: Sandbox | None = None  # what commands run in (paicli/sandbox/); None: as the user, uncontained
     on_output: Callable[[str], None] | None = None  # told a running command's output as it comes (the display)
+    # Told, when a running call is cancelled, what it had produced so far (a command's output), before the
+    # cancellation travels on: the display and the conversation keep it (paicli/agent/react.py).
+    on_cancelled: Callable[[str], None] | None = None
     # Asked whether to keep git-controlled paths a sandboxed command made (a new `.git`); None: never kept.
     keep_added: Callable[[list[str]], Awaitable[bool]] | None = None
 

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from paicli.llm.types import ToolCall
-from paicli.tools.arguments import BadArguments, parse_arguments
+from paicli.tools.arguments import BadArguments, arguments_or_raw, parse_arguments
 from paicli.tools.base import (
     DO_NOT_RETRY,
     Admission,
@@ -57,6 +57,7 @@ from paicli.tools.frozen import frozen
 from paicli.tools.output import MASK, mask_secrets, truncate_middle
 
 ERROR_PREFIX = "Error: "
+CANCELLED = "[cancelled by the user]"
 FRAGMENT_MIN = 8  # characters: a shorter piece of a secret gives little away, and masking it would hit ordinary text
 BUILTIN_TOOLS: tuple[type[Tool], ...] = (ReadFile, WriteFile, EditFile, ListDir, GlobFiles, GrepCode, ExecuteCommand)
 _BUILTIN_BY_NAME = {tool.name: tool() for tool in BUILTIN_TOOLS}
@@ -196,6 +197,15 @@ class ToolBox:
         shown_diff = mask_fragments(mask_secrets(diff, ctx.secrets), ctx.secrets) if diff else ""
         shaped = _shape(output, ctx)
         return ToolOutcome(ok=True, output=shaped, arguments=arguments, diff=shown_diff, marker=marker, advice=advice)
+
+    def cancelled(self, call: ToolCall, partial: str, ctx: ToolContext) -> ToolOutcome:
+        """The outcome of a call cancelled while it ran (or before it could): what it had produced so far
+        (`partial`, a command's output), masked, capped and marked like any output, and a line saying so."""
+        tool = self._tools.get(call.name)
+        marked = self.mark_data and tool is not None and tool.untrusted_output and partial
+        marker = data_marker(call.name, tool.data_source) if marked and tool is not None else ""
+        output = (_shape(partial, ctx) + "\n" if partial else "") + CANCELLED
+        return ToolOutcome(ok=False, output=output, arguments=arguments_or_raw(call.arguments), marker=marker)
 
     async def _blocked(
         self, tool: Tool, args: Any, arguments: Mapping[str, Any], ctx: ToolContext, blocked: SandboxBlocked

@@ -13,12 +13,13 @@ import pytest
 from pydantic import SecretStr
 
 from paicli.app.driver import run_plan, run_turn, until_done
-from paicli.common.events import Event, ListSink, ModelUsage, PlanFinished, TextDelta
+from paicli.common.events import CommandOutput, Event, ListSink, ModelUsage, PlanFinished, TextDelta, ToolResultEvent
 from paicli.common.values import Usage
 from paicli.config import Settings
 from paicli.llm.tokens import estimate_prompt, estimate_text
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime, build_runtime
+from paicli.tools.toolbox import data_marker
 from tests.conftest import TEST_KEY
 from tests.fakellm import FakeLLM, Reply, any_request, has_tool_result, no_tools
 from tests.plan_script import PLANNER, plan_json, requests_of, system_is, task_is
@@ -160,3 +161,34 @@ async def test_a_plan_cancelled_after_its_planner_replied_keeps_every_requests_t
 class Sink(ListSink):
     def of(self, kind: type[E]) -> list[E]:
         return [event for event in self.events if isinstance(event, kind)]
+
+
+async def test_a_cancelled_commands_output_so_far_is_shown_and_kept_in_the_conversation(
+    fake: FakeLLM, runtime: Runtime
+) -> None:
+    """Issue 32: ESC during a command lost what it had printed; the turn's round now ends with it."""
+    command = "echo first words; sleep 30; echo never"
+    fake.on("run it", Reply.tool_calls([("execute_command", {"command": command}), ("read_file", {"path": "a"})]))
+
+    @contextlib.contextmanager
+    def cancel_once_it_printed(cancel: Callable[[], None]) -> Iterator[None]:
+        async def watch() -> None:
+            while "first words" not in "".join(e.text for e in sink.of(CommandOutput)):
+                await asyncio.sleep(0.01)
+            cancel()
+
+        watcher = asyncio.create_task(watch())
+        try:
+            yield
+        finally:
+            watcher.cancel()
+
+    sink = Sink()
+    turn = await run_turn(runtime, sink, start("run it"), watch=cancel_once_it_printed)
+    assert turn.cancelled
+    (shown,) = sink.of(ToolResultEvent)
+    assert not shown.ok and shown.output == "first words\n[cancelled by the user]"
+    assert [m["role"] for m in turn.messages] == ["system", "user", "assistant", "tool", "tool"]
+    ran, not_run = turn.messages[3]["content"], turn.messages[4]["content"]
+    assert ran == data_marker("execute_command") + "first words\n[cancelled by the user]"
+    assert not_run == "[cancelled by the user]"  # the read after it never ran

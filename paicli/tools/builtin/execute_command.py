@@ -78,6 +78,8 @@ class ExecuteCommand(Tool):
             code, timed_out = await run_in_group(args.command, ctx, buffer, timeout)
         except asyncio.CancelledError:
             settle_now(before, ctx)
+            if ctx.on_cancelled is not None and buffer.total:
+                ctx.on_cancelled(buffer.render(limit).removesuffix("\n"))
             raise
         output = buffer.render(limit).removesuffix("\n") if buffer.total else "(no output)"
         if note := await settle(before, ctx):
