@@ -25,6 +25,7 @@ from paicli.app.servers import settle_servers
 from paicli.common.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     EventSink,
     FileChange,
@@ -117,7 +118,7 @@ def _progress_line(event: AnyEvent) -> str | None:
             return None  # a result that went well is the call's line; `paicli run` prints its answer itself
         case PlanCreated() | PlanFinished():
             return None  # the plan's lines (plan_lines) before it runs, its report (final_report) at the end
-        case TextDelta() | ReasoningDelta() | CommandOutput() | ReplyRestarted():
+        case TextDelta() | ReasoningDelta() | CommandOutput() | ReplyRestarted() | ApprovalWaited():
             return None  # streamed: the end of a task or a result says it once
         case _:
             assert_never(event)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from paicli.common.errors import AgentError
 from paicli.common.events import (
+    ApprovalWaited,
     CommandOutput,
     EventSink,
     ModelUsage,
@@ -26,7 +28,7 @@ from paicli.common.events import (
 from paicli.common.values import Usage
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec
 from paicli.tools.arguments import arguments_or_raw
-from paicli.tools.base import Tool, ToolContext, ToolOutcome
+from paicli.tools.base import ApprovalDecision, ApprovalRequest, Tool, ToolContext, ToolOutcome
 
 EMPTY_REPLY_PROMPT = (
     "Your last reply was empty: no text and no tool call. Reply now: answer the request above, or call a "
@@ -97,6 +99,7 @@ class ReactLoop:
     finish_when: FinishWhen | None = None
     _known: set[str] = field(default_factory=set, repr=False)  # tool names offered in this run
     spent: Usage = field(default_factory=Usage)  # every request of this loop, also when `run` raised
+    waited: float = 0.0  # seconds its calls waited for the user's answer to a question (not the task's time)
 
     async def run(self, messages: list[Message]) -> ReactResult:
         result = ReactResult(content="", messages=messages)
@@ -238,6 +241,18 @@ class ReactLoop:
 
         partial: list[str] = []
         ctx = dataclasses.replace(self.ctx, on_output=on_output, on_cancelled=partial.append)
+        if (asked := self.ctx.approve) is not None:
+
+            async def approve(request: ApprovalRequest) -> ApprovalDecision:
+                started = time.monotonic()
+                try:
+                    return await asked(request)
+                finally:
+                    seconds = time.monotonic() - started
+                    self.waited += seconds
+                    self.sink.emit(ApprovalWaited(task_id=task_id, seconds=round(seconds, 3)))
+
+            ctx.approve = approve
         try:
             outcome = await self.tools.execute(call, ctx)
         except asyncio.CancelledError:  # what it printed stays on screen and in the conversation

@@ -71,6 +71,7 @@ class ReactTaskRunner:
             result = await loop.run(task_messages(self.system_prompt, plan, task))
         finally:  # a failed or cancelled task's requests count too
             task.usage = task.usage + loop.spent
+            task.waited += loop.waited
         return result.content  # never empty: the loop re-asks, fails or digests the tool results
 
 
@@ -80,7 +81,10 @@ async def run_action(loop: ReactLoop, task: Task, action: TaskAction) -> str:
     a refusal, an error or a command's non-zero exit fails the task, with the output, so the replanner sees
     what happened."""
     call = ToolCall(id=f"action_{task.id}", name=action.tool, arguments=json.dumps(action.args, ensure_ascii=False))
-    outcome = await loop.call_tool(call)
+    try:
+        outcome = await loop.call_tool(call)
+    finally:
+        task.waited += loop.waited
     task.data_marker = outcome.marker  # the output stays as the tool wrote it; a model reading it sees the marker
     tool = loop.tools.tool(action.tool)
     why = None if outcome.ok else ("it was refused" if outcome.output.startswith("Error: refused") else "it failed")

@@ -49,6 +49,7 @@ class Task(BaseModel):
     error: str | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    waited: float = 0.0  # seconds between started_at and finished_at spent waiting for the user's answers
     usage: Usage = Field(default_factory=Usage)
     round: int = 1  # the planning round that created this task
     from_saved: bool = False  # COMPLETED when its plan was resumed: the result comes from the saved file

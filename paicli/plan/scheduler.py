@@ -132,6 +132,7 @@ class Scheduler:
         task.status = TaskStatus.RUNNING
         task.started_at = time.time()
         task.finished_at = None
+        task.waited = 0.0
         task.error = None
         self.sink.emit(TaskStarted(task_id=task.id))
         self.on_change(plan)

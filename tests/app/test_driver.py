@@ -134,7 +134,7 @@ async def test_a_plan_cancelled_after_its_planner_replied_keeps_every_requests_t
     @contextlib.contextmanager
     def cancel_when_the_task_streams(cancel: Callable[[], None]) -> Iterator[None]:
         async def watch() -> None:
-            while not sink.of(TextDelta):
+            while not sink.of_type(TextDelta):
                 await asyncio.sleep(0.01)
             cancel()
 
@@ -148,18 +148,18 @@ async def test_a_plan_cancelled_after_its_planner_replied_keeps_every_requests_t
     outcome = await run_plan(runtime, sink, goal="think", watch=cancel_when_the_task_streams)
     assert outcome.status is PlanStatus.CANCELLED and outcome.exit_code() == 130
     task_request = requests_of(fake, "t1")[0].body
-    streamed = "".join(delta.text for delta in sink.of(TextDelta))
+    streamed = "".join(delta.text for delta in sink.of_type(TextDelta))
     cut = estimate_prompt(task_request["messages"], task_request.get("tools")) + estimate_text(streamed)
     assert outcome.usage.prompt_tokens + outcome.usage.completion_tokens == 1771 + 20 + cut
     assert outcome.usage.estimated  # the cut request's part is paicli's estimate, and says so
-    (finished,) = sink.of(PlanFinished)
+    (finished,) = sink.of_type(PlanFinished)
     assert finished.usage == outcome.usage
-    shown = sum((e.usage for e in sink.of(ModelUsage)), Usage())  # what the toolbar and /usage add up
+    shown = sum((e.usage for e in sink.of_type(ModelUsage)), Usage())  # what the toolbar and /usage add up
     assert shown.total == outcome.usage.total
 
 
 class Sink(ListSink):
-    def of(self, kind: type[E]) -> list[E]:
+    def of_type(self, kind: type[E]) -> list[E]:
         return [event for event in self.events if isinstance(event, kind)]
 
 
@@ -173,7 +173,7 @@ async def test_a_cancelled_commands_output_so_far_is_shown_and_kept_in_the_conve
     @contextlib.contextmanager
     def cancel_once_it_printed(cancel: Callable[[], None]) -> Iterator[None]:
         async def watch() -> None:
-            while "first words" not in "".join(e.text for e in sink.of(CommandOutput)):
+            while "first words" not in "".join(e.text for e in sink.of_type(CommandOutput)):
                 await asyncio.sleep(0.01)
             cancel()
 
@@ -186,7 +186,7 @@ async def test_a_cancelled_commands_output_so_far_is_shown_and_kept_in_the_conve
     sink = Sink()
     turn = await run_turn(runtime, sink, start("run it"), watch=cancel_once_it_printed)
     assert turn.cancelled
-    (shown,) = sink.of(ToolResultEvent)
+    (shown,) = sink.of_type(ToolResultEvent)
     assert not shown.ok and shown.output == "first words\n[cancelled by the user]"
     assert [m["role"] for m in turn.messages] == ["system", "user", "assistant", "tool", "tool"]
     ran, not_run = turn.messages[3]["content"], turn.messages[4]["content"]

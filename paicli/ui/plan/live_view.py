@@ -37,6 +37,7 @@ from rich.text import Text
 from paicli.app.figures import format_duration, retries_line
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     ModelUsage,
     Notice,
@@ -153,6 +154,7 @@ class LivePlanView:
                 round=task.round,
                 started=task.started_at,
                 finished=task.finished_at,
+                waited=task.waited,
                 usage=task.usage,
                 result=self._safe(task.result or ""),
                 error=self._safe(task.error or ""),
@@ -171,7 +173,7 @@ class LivePlanView:
                 self._update_display()
             case TaskStarted():
                 row = row or self._new_row(event.task_id)
-                row.status, row.started, row.finished = TaskStatus.RUNNING, event.ts, None
+                row.status, row.started, row.finished, row.waited = TaskStatus.RUNNING, event.ts, None, 0.0
                 row.activity, row.activity_failed, row.error = "", False, ""
                 self._plain(Text.assemble(status_icon(row.status), " ", (row.id, "bold"), " started"))
             case ToolCallEvent():
@@ -208,6 +210,9 @@ class LivePlanView:
                 self._say(Text(self._safe(event.message), style=NOTICE_STYLES[event.level]))
             case PlanFinished():
                 self._plan_finished(event)
+            case ApprovalWaited():
+                if row is not None:  # its timer does not count the wait for the user
+                    row.waited += event.seconds
             case TextDelta() | ReplyRestarted() | RunFinished():
                 pass  # parallel tasks' streamed text would interleave: a task shows its calls and its end
             case _:

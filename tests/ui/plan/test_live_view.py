@@ -12,6 +12,7 @@ from rich.console import Console
 from paicli.app.figures import format_duration, format_tokens
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     ModelUsage,
     Notice,
@@ -377,3 +378,15 @@ def test_the_final_report_says_what_was_retried() -> None:
         PlanFinished(status="COMPLETED", usage=Usage(), retries=Retries())
     )
     assert "retried" not in quiet.getvalue()
+
+
+def test_a_tasks_time_leaves_out_its_wait_for_the_users_answer() -> None:
+    console, out = plain_console()
+    view = LivePlanView(console)
+    start = time.time()
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    view.emit(PlanApproved(round=1))
+    view.emit(TaskStarted(task_id="task_3", ts=start))
+    view.emit(ApprovalWaited(task_id="task_3", seconds=40.0))
+    view.emit(TaskFinished(task_id="task_3", status="COMPLETED", result="ran", ts=start + 42.5))
+    assert "✓ task_3 completed in 2.5s: ran" in out.getvalue().splitlines()
