@@ -99,6 +99,7 @@ class ReactLoop:
     finish_when: FinishWhen | None = None
     _known: set[str] = field(default_factory=set, repr=False)  # tool names offered in this run
     spent: Usage = field(default_factory=Usage)  # every request of this loop, also when `run` raised
+    requests: int = 0  # model requests that answered, also when `run` raised
     waited: float = 0.0  # seconds its calls waited for the user's answer to a question (not the task's time)
 
     async def run(self, messages: list[Message]) -> ReactResult:
@@ -160,6 +161,7 @@ class ReactLoop:
             on_spent=on_spent,
         )
         result.requests += 1
+        self.requests += 1
         result.usage = result.usage + response.usage
         self.spent = self.spent + response.usage
         self.sink.emit(ModelUsage(task_id=task_id, usage=response.usage))

@@ -72,6 +72,7 @@ class ReactTaskRunner:
         finally:  # a failed or cancelled task's requests count too
             task.usage = task.usage + loop.spent
             task.waited += loop.waited
+            task.requests = loop.requests
         return result.content  # never empty: the loop re-asks, fails or digests the tool results
 
 

@@ -51,6 +51,7 @@ class Task(BaseModel):
     finished_at: float | None = None
     waited: float = 0.0  # seconds between started_at and finished_at spent waiting for the user's answers
     usage: Usage = Field(default_factory=Usage)
+    requests: int = 0  # the model requests its latest run made (0: a direct action, or it has not run)
     round: int = 1  # the planning round that created this task
     from_saved: bool = False  # COMPLETED when its plan was resumed: the result comes from the saved file
     raw_result: bool = False  # the result is a tool's output as it came (a direct action), not a model's answer

@@ -8,7 +8,7 @@ REPL, automatic with --yes), and optionally the reviewer and the summarizer. Emi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -24,6 +24,7 @@ from paicli.common.events import (
 )
 from paicli.common.values import Estimate, Usage
 from paicli.llm.meter import MeteredModel
+from paicli.plan.calibration import Calibrate, Prediction, learn
 from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, TaskStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.planner import created
@@ -72,6 +73,11 @@ class PlanSession:
     meter: MeteredModel | None = None
     estimator: Callable[[Plan], Estimate] | None = None  # what an approved round is expected to cost
     estimate: Estimate | None = None  # the sum over the approved rounds
+    # What the estimate's rule said of each approved task, and where what they cost is kept once the plan ends
+    # (paicli/plan/calibration.py): the next plan's estimate on this server is calibrated from it.
+    predict: Callable[[Plan], Mapping[str, Prediction]] | None = None
+    calibrate: Calibrate | None = None
+    predictions: dict[str, Prediction] = field(default_factory=dict)
     requests_before: int | None = None  # the meter's requests when the first round was approved
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
@@ -147,6 +153,8 @@ class PlanSession:
         if self.estimator is not None:
             expected = self.estimator(approved)  # summed with earlier rounds; a cost stays known only if both are
             self.estimate = expected if self.estimate is None else self.estimate + expected
+        if self.predict is not None:
+            self.predictions.update(self.predict(approved))
         if self.requests_before is None and self.meter is not None:
             self.requests_before = self.meter.requests
         self.sink.emit(PlanApproved(round=approved.round, estimate=expected))
@@ -240,6 +248,8 @@ class PlanSession:
             return plan.summary or None
 
     def _finish(self, plan: Plan, status: PlanStatus, summary: str | None = None) -> PlanOutcome:
+        if self.calibrate is not None:
+            learn(plan, self.predictions, self.calibrate)
         plan.status = status
         self.on_change(plan)
         if summary is None and status is PlanStatus.FAILED:
