@@ -135,7 +135,8 @@ def test_an_estimator_without_routes_counts_as_before() -> None:
         "prompt_tokens_high",
         "uncalibrated",
     }
-    assert estimate.uncalibrated == 2 and estimate.prompt_tokens_low < estimate.prompt_tokens < estimate.prompt_tokens_high
+    assert estimate.uncalibrated == 2
+    assert estimate.prompt_tokens_low < estimate.prompt_tokens < estimate.prompt_tokens_high
 
 
 # ---- files sized from the workspace ----
