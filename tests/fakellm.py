@@ -54,8 +54,9 @@ Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), las
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
 lower-case names, started/finished in time.monotonic(), rule index, reply, status, disconnected,
 client_port, `.text` of all messages, `.wait_finished(timeout)`); `fake.wait_for_requests(n)` waits for
-n of them to arrive; `fake.forget_requests()` drops the log. A reply waiting (latency, hang) notices a
-client that hung up within ~20 ms and records `disconnected=True`; stopping the server ends every waiting reply at once.
+n of them to arrive; `fake.forget_requests()` drops the log, `fake.reset()` the rules too. A reply waiting
+(latency, hang) notices a client that hung up within ~20 ms and records `disconnected=True`; stopping the
+server ends every waiting reply at once.
 """
 
 from __future__ import annotations
@@ -478,6 +479,13 @@ class FakeLLM:
         """Drops the log of requests so far: a long benchmark session keeps the server's memory flat."""
         with self._lock:
             self._requests.clear()
+
+    def reset(self) -> None:
+        """No rules and no requests: the same server (the same base URL) scripted afresh."""
+        with self._lock:
+            self._rules = []
+            self._requests = []
+            self._call_counter = 0
 
     def wait_for_requests(self, count: int, timeout: float = 5.0) -> list[RecordedRequest]:
         deadline = time.monotonic() + timeout
