@@ -80,16 +80,16 @@ def _calibration(result: Result, size: int, latency: float, quick: bool) -> None
     shape only, without the other shapes' runs)."""
     details: dict[str, object] = {}
     for shape in SHAPES[-1:] if quick else SHAPES:
-        runs = {"not calibrated": run_job(shape, size, latency)}
+        runs: dict[str, Outcome] = {}
+        with shared_server() as server:  # a new HOME: nothing is known of the server yet
+            runs["not calibrated"] = run_job(shape, size, latency, server)
+            runs["after the same shape"] = run_job(shape, size, latency, server)
         if not quick:
             with shared_server() as server:
                 for other in SHAPES:
                     if other != shape:
                         run_job(other, size, latency, server)
                 runs["after the other shapes"] = run_job(shape, size, latency, server)
-        with shared_server() as server:
-            run_job(shape, size, latency, server)
-            runs["after the same shape"] = run_job(shape, size, latency, server)
         for label, outcome in runs.items():
             requests, tokens = estimate_ratios(outcome)
             inside = within_range(outcome)

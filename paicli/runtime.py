@@ -140,7 +140,7 @@ class Runtime:
             summarizer_model=model_for_summarizer(s),
             reviewer_model=model_for_reviewer(s),
             prices=s.prices,
-            factor=lambda model, task_type: factor_of(self.llm.capabilities.samples(task_type.value, model)),
+            factor=lambda model, kind: factor_of(self.llm.capabilities.samples(kind, model)),
         )
 
     def planner_map(self, sink: EventSink) -> PlannerMap:

@@ -5,12 +5,14 @@ tool rounds a task takes, how much each adds. What a finished task cost is kept 
 per endpoint, model and task type, with the capabilities (paicli/llm/capability_store.py), and the next
 estimate is scaled by it:
 
-- the factor of a task type is what its latest samples used ÷ what the rule said for them, summed (a big
+- tasks are told apart by type, and by whether a dependency hands them a direct action's raw output (a
+  file read directly: `kind_of`), since a task given the files costs what it is given, not what it reads;
+- the factor of a kind is what its latest samples used ÷ what the rule said for them, summed (a big
   task weighs more than a small one), for requests and prompt tokens apart;
 - the range is how far single tasks strayed: the smallest and largest ratio of the samples once there are
   `MIN_SAMPLES`; with fewer, the factor widened by `FEW_SAMPLES`; with none, `UNCALIBRATED` around the rule
-  (the two plans of issue 32 used 0.29 and 0.35 of the rule's figure, the scripted runs of `python -m bench
-  tokens` 0.95 to 1.06);
+  (the two plans of issue 32 used 0.29 and 0.35 of the rule's figure; in `python -m bench tokens` an
+  analysis that reads its two files itself used 2.6 times it);
 - the summary and review requests are not calibrated: their prompt is the task results, which the rule
   sizes from the plan (`CLOSING`).
 
@@ -24,10 +26,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from paicli.llm.capability_store import Sample
-from paicli.plan.model import Plan, TaskStatus
+from paicli.plan.model import Plan, Task, TaskStatus
 
 MIN_SAMPLES = 3
-UNCALIBRATED = (0.3, 1.5)  # the range around the rule's figure for a task type never seen on this endpoint
+UNCALIBRATED = (0.3, 3.0)  # the range around the rule's figure for a kind of task never seen on this endpoint
 FEW_SAMPLES = (0.6, 1.6)  # the range around the factor of a type with fewer than MIN_SAMPLES samples
 CLOSING = (0.7, 1.5)  # the range of a summary or review request
 
@@ -63,9 +65,15 @@ class Prediction:
     """What the rule said of one task when its round was approved (before any calibration)."""
 
     model: str | None
-    kind: str  # the task type
+    kind: str  # the task's kind (`kind_of`)
     requests: int
     prompt_tokens: int
+
+
+def kind_of(plan: Plan, task: Task) -> str:
+    """`ANALYSIS`, or `ANALYSIS/raw` when a dependency is a direct action, whose raw output the task is given."""
+    raw = any(dep in plan.ids() and plan.task(dep).action is not None for dep in task.dependencies)
+    return f"{task.type.value}/raw" if raw else task.type.value
 
 
 Calibrate = Callable[[Mapping[str, list[Sample]], str | None], None]  # samples per type, for a model

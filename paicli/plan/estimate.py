@@ -35,7 +35,7 @@ from pathlib import Path
 from paicli.common.values import Estimate, ModelEstimate
 from paicli.llm.price import Price
 from paicli.plan import caps
-from paicli.plan.calibration import CLOSING, Factor, Prediction
+from paicli.plan.calibration import CLOSING, Factor, Prediction, kind_of
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.tools.base import ToolFailure
 from paicli.tools.guard import resolve_in_workspace
@@ -70,8 +70,9 @@ class Estimator:
     summarizer_model: str | None = None
     reviewer_model: str | None = None
     prices: Mapping[str, Price] = field(default_factory=dict)
-    # How a task type's figures are scaled on this server and model (None: not calibrated, the rule's range)
-    factor: Callable[[str | None, TaskType], Factor] | None = None
+    # How the figures of a kind of task (calibration.kind_of) are scaled on this server and a model (None: not
+    # calibrated, the rule's range)
+    factor: Callable[[str | None, str], Factor] | None = None
 
     def model_of(self, task: Task) -> str | None:
         """The model the task's requests will name; None for a direct action (or when not known)."""
@@ -94,7 +95,7 @@ class Estimator:
         for task in plan.tasks:
             if task.status is TaskStatus.PENDING and task.action is None:
                 requests, tokens = self.rule(plan, task)
-                predictions[task.id] = Prediction(self.model_of(task), task.type.value, requests, tokens)
+                predictions[task.id] = Prediction(self.model_of(task), kind_of(plan, task), requests, tokens)
         return predictions
 
     def task(self, plan: Plan, task: Task) -> Estimate:
@@ -102,7 +103,7 @@ class Estimator:
             return Estimate()
         steps, tokens = self.rule(plan, task)
         model = self.model_of(task)
-        factor = self.factor(model, task.type) if self.factor is not None else Factor()
+        factor = self.factor(model, kind_of(plan, task)) if self.factor is not None else Factor()
         requests, central = max(1, round(steps * factor.requests)), round(tokens * factor.tokens)
         sure = {
             "prompt_tokens_low": int(tokens * factor.low),

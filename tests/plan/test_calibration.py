@@ -16,7 +16,7 @@ from paicli.common.values import Estimate
 from paicli.config import Settings
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import MAX_SAMPLES, CapabilityStore
-from paicli.plan.calibration import MIN_SAMPLES, UNCALIBRATED, Factor, Prediction, factor_of, learn
+from paicli.plan.calibration import MIN_SAMPLES, UNCALIBRATED, Factor, Prediction, factor_of, kind_of, learn
 from paicli.plan.estimate import Estimator
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.runtime import Runtime, build_runtime
@@ -152,3 +152,13 @@ async def test_a_plan_run_calibrates_the_next_estimate_on_this_server(fake: Fake
 
 def tool_results(count: int) -> Callable[[Body], bool]:
     return lambda body: sum(m.get("role") == "tool" for m in body.get("messages", [])) >= count
+
+
+def test_a_task_given_a_direct_actions_raw_output_is_its_own_kind() -> None:
+    read = Task.model_validate(
+        {"id": "r", "description": "read", "type": "FILE_READ", "action": {"tool": "read_file", "args": {"path": "a"}}}
+    )
+    given = Task(id="g", description="think", type=TaskType.ANALYSIS, dependencies=["r"])
+    alone = Task(id="a", description="think", type=TaskType.ANALYSIS, dependencies=["g", "missing"])
+    plan = Plan(goal="g", tasks=[read, given, alone])
+    assert (kind_of(plan, given), kind_of(plan, alone)) == ("ANALYSIS/raw", "ANALYSIS")
