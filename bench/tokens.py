@@ -98,6 +98,7 @@ def _calibration(result: Result, size: int, latency: float, quick: bool) -> None
             details[f"{shape}, {label}"] = {
                 "estimate": outcome.estimate,
                 "over_run": [rounded(requests), rounded(tokens)],
+                "in_range": inside,
             }
     result.details[f"{size // 1024} KB files, calibration"] = details
 
