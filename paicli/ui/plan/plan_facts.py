@@ -149,11 +149,11 @@ def estimate_line(estimate: Estimate, cost: float | None = None, map_share: tupl
     range says how sure the estimate is, and whether this server's runs calibrated it yet."""
     line = Text("Estimate: ", style="bold")
     line.append(f"{_requests(estimate.requests)} · {tokens_text(estimate.prompt_tokens)} prompt tokens")
-    if estimate.prompt_tokens_high:
-        line.append(f" ({token_range(estimate)}", style="dim")
-        line.append("; not calibrated for this server yet)" if estimate.uncalibrated else ")", style="dim")
     if cost is not None:
         line.append(f" · {price_text(cost)}")
+    if estimate.prompt_tokens_high:
+        line.append(f" ({token_range(estimate)} tokens", style="dim")
+        line.append("; not calibrated for this server yet)" if estimate.uncalibrated else ")", style="dim")
     if map_share is not None and map_share[1] > 0:
         shown, whole = map_share
         line.append(f"\nPlanned with a repository map of {tokens_text(shown)} of the request's {tokens_text(whole)}")
