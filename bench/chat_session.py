@@ -16,19 +16,16 @@ while the RSS is read from /proc of a process that runs nothing else.
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
 
-from bench.common import REPO
+from bench.repl import PROMPT, repl_env, spawn_repl
 from tests.fakellm import Body, FakeLLM, Reply
 
-PROMPT = "› "
 NOTE_FILES = 10
 ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # style codes rich may put between any two characters
 
@@ -126,25 +123,7 @@ def repl_session(fake: FakeLLM, folder: Path, *, note_chars: int, config: str = 
     (workspace / "notes").mkdir(parents=True, exist_ok=True)
     for index in range(NOTE_FILES):
         (workspace / "notes" / f"{index}.md").write_text(note_text(index, note_chars))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
-    env.update(
-        HOME=str(home),
-        TERM="xterm",
-        LANG="C.UTF-8",
-        PAICLI_API_KEY="bench-key-0000",
-        PAICLI_BASE_URL=fake.base_url,
-        PROMPT_TOOLKIT_NO_CPR="1",
-    )
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "paicli", "-C", str(workspace)],
-        cwd=str(REPO),
-        env=env,
-        encoding="utf-8",
-        codec_errors="replace",
-        timeout=60,
-        dimensions=(40, 120),
-    )
+    child = spawn_repl(workspace, repl_env(home, fake.base_url), timeout=60)
     try:
         child.expect_exact(PROMPT)
         yield ReplSession(child)

@@ -9,7 +9,10 @@ model server is another machine; another process is the closest we get on one bo
         log = server.requests()  # [ServedRequest(task_id, started, finished, status), ...]
 
 Every request gets a short final text; a request whose task brief says `id: X` waits `latencies[X]`
-seconds first (others `default_latency`). `started` / `finished` are `time.monotonic()` in the server
+seconds first (others `default_latency`). `routes` (a list of `Route`) come first: a request whose system
+prompt starts with a route's `system` gets that route's reply, streamed `chunk` characters every
+`chunk_delay` seconds (a planner's reply at a given rate, bench/streamplan.py). `ServedRequest.system`
+is the first line of each request's system prompt. `started` / `finished` are `time.monotonic()` in the server
 process; on Linux that clock is system-wide, so they compare with the benchmark's own readings.
 
 Protocol (internal): the parent writes a JSON spec line to stdin; the child answers with a JSON line
@@ -23,8 +26,8 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import IO, Any
 
 from bench.common import REPO
@@ -39,6 +42,23 @@ class ServedRequest:
     started: float
     finished: float
     status: int | None
+    system: str = ""
+
+
+@dataclass(frozen=True)
+class Route:
+    system: str  # the beginning of the system prompt (its first line, say "# Mode: planning")
+    content: str
+    latency: float = 0.0
+    chunk: int = 7
+    chunk_delay: float = 0.0
+
+
+def system_line(body: dict[str, Any] | None) -> str:
+    """The first line of a request's system prompt ("" when it has none)."""
+    messages = (body or {}).get("messages") or [{}]
+    content = messages[0].get("content") if messages[0].get("role") == "system" else ""
+    return content.split("\n", 1)[0] if isinstance(content, str) else ""
 
 
 def task_id_of(body: dict[str, Any] | None) -> str | None:
@@ -51,8 +71,18 @@ def task_id_of(body: dict[str, Any] | None) -> str | None:
 
 
 class ServerProcess:
-    def __init__(self, latencies: Mapping[str, float] | None = None, *, default_latency: float = 0.0) -> None:
-        self.spec = {"latencies": dict(latencies or {}), "default_latency": default_latency}
+    def __init__(
+        self,
+        latencies: Mapping[str, float] | None = None,
+        *,
+        default_latency: float = 0.0,
+        routes: Sequence[Route] = (),
+    ) -> None:
+        self.spec = {
+            "latencies": dict(latencies or {}),
+            "default_latency": default_latency,
+            "routes": [asdict(route) for route in routes],
+        }
         self._process: subprocess.Popen[str] | None = None
         self.base_url = ""
 
@@ -112,7 +142,15 @@ def _serve(stdin: IO[str], stdout: IO[str]) -> None:
     def for_task(task_id: str) -> Any:
         return lambda body: cached_task_id(body) == task_id
 
+    def starts_with(prefix: str) -> Any:
+        return lambda body: system_line(body).startswith(prefix)
+
     with FakeLLM() as fake:
+        for route in spec.get("routes", []):
+            reply = Reply.text(
+                route["content"], latency=route["latency"], chunk=route["chunk"], chunk_delay=route["chunk_delay"]
+            )
+            fake.on(starts_with(route["system"]), reply, repeat=True)
         for task_id, latency in spec["latencies"].items():
             fake.on(for_task(task_id), Reply.text(f"finished {task_id}", latency=latency), repeat=True)
         fake.on(any_request, Reply.text("finished", latency=spec["default_latency"]), repeat=True)
@@ -121,7 +159,7 @@ def _serve(stdin: IO[str], stdout: IO[str]) -> None:
         for command in stdin:
             if command.strip() == "requests":
                 rows = [
-                    (task_id_of(r.body), r.started, r.finished, r.status)
+                    (task_id_of(r.body), r.started, r.finished, r.status, system_line(r.body))
                     for r in fake.requests
                     if r.finished is not None
                 ]

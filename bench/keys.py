@@ -10,21 +10,20 @@ floor, each round also types a letter and times its echo (the same round trip an
 
 from __future__ import annotations
 
-import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pexpect
 
-from bench.common import REPO, Result, median, percentile, rounded
+from bench.common import Result, median, percentile, rounded
+from bench.repl import PROMPT, repl_env, spawn_repl
 from bench.startup import drain
 from tests.fakellm import FakeLLM
 
 NAME = "keys"
 TITLE = "Keys: ESC at the prompt"
-PROMPT = "› "
+
 ESC = "\x1b"
 
 
@@ -34,26 +33,7 @@ def esc_latencies(rounds: int) -> tuple[list[float], list[float]]:
         home, workspace = Path(folder) / "home", Path(folder) / "workspace"
         home.mkdir()
         workspace.mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
-        env.update(
-            HOME=str(home),
-            TERM="xterm",
-            LANG="C.UTF-8",
-            PAICLI_API_KEY="bench-key-0000",
-            PAICLI_BASE_URL=fake.base_url,
-            PROMPT_TOOLKIT_NO_CPR="1",
-        )
-        child = pexpect.spawn(
-            sys.executable,
-            ["-m", "paicli", "-C", str(workspace)],
-            cwd=str(REPO),
-            env=env,
-            encoding="utf-8",
-            codec_errors="replace",
-            timeout=30,
-            dimensions=(40, 120),
-        )
-        child.delaybeforesend = None  # pexpect sleeps 50 ms before every send unless told not to
+        child = spawn_repl(workspace, repl_env(home, fake.base_url))
         seconds: list[float] = []
         echoes: list[float] = []
         try:

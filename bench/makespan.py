@@ -11,11 +11,19 @@ costs), sequential (`--max-parallel 1`), and eager with 2 and 4 slots. Ratios: m
 (CP, from the injected latencies), and for 2 and 4 slots makespan ÷ Graham's bound W/m + CP (W: total
 work). Eager with and without saving run in every round (the table shows the median); the others, which
 take longer and have no tight target, run in the first round only.
+
+Also, computed (no run): what ordering every COMMAND and VERIFICATION task without `files` against
+every writer would cost, the alternative to running such tasks with the workspace read-only in the
+sandbox (issue 29, docs/plan-mode.md#decisions). Each DAG is typed 20 times at random (a share of
+commands without files, of writers of a file of their own, the rest reads); the ratio is the critical
+path with the commands ordered like writers that may write anywhere (`order_unbounded`) over the
+critical path as planned, unbounded parallelism, the median of the 20 typings.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import tempfile
 import time
 from collections.abc import Callable
@@ -27,6 +35,8 @@ from bench.fakeserver import ServerProcess
 from bench.graphs import Graph, Latencies, diamond, fan_out_join, random_layered, skewed_chains
 from bench.harness import Schedule, TimedRunner, assert_completed, make_plan, react_runner, run_plan, runtime_for
 from paicli.plan import dag
+from paicli.plan.model import Plan, Task, TaskType
+from paicli.plan.write_sets import order_unbounded
 from paicli.runtime import Runtime
 
 NAME = "makespan"
@@ -106,7 +116,40 @@ async def _run(chosen: list[str], scale: float, rounds: int) -> Result:
             "critical_path_of_measured_task_times_s": rounded(median(measured_cp[name])),
             "makespans_s": {mode.label: [rounded(s) for s in makespans[(name, mode.label)]] for mode in MODES},
         }
+    _ordering_commands(result)
     return result
+
+
+COMMAND_MIXES = {"20 % commands, 40 % writers": (0.2, 0.4), "1/3 commands, 1/3 writers": (1 / 3, 1 / 3)}
+
+
+def _ordering_commands(result: Result) -> None:
+    """The computed cost of ordering commands without files against every writer (the module docstring)."""
+    for name, make in DAGS.items():
+        graph, latencies = make()
+        for mix, (commands, writers) in COMMAND_MIXES.items():
+            ratios = []
+            for seed in range(20):
+                plan = _typed(graph, random.Random(seed), commands, writers)
+                planned = dag.critical_path(plan.graph(), latencies)[0]
+                unbounded = [t for t in plan.tasks if t.type is TaskType.VERIFICATION]
+                order_unbounded(plan, unbounded, [t for t in plan.tasks if t.files is not None])
+                ratios.append(dag.critical_path(plan.graph(), latencies)[0] / planned)
+            result.add(f"{name}: commands ordered against writers, {mix}: CP ÷ CP as planned", median(ratios))
+
+
+def _typed(graph: Graph, rng: random.Random, commands: float, writers: float) -> Plan:
+    tasks = []
+    for task_id, deps in graph.items():
+        draw = rng.random()
+        if draw < commands:
+            tasks.append(Task(id=task_id, description="check", type=TaskType.VERIFICATION, dependencies=list(deps)))
+        elif draw < commands + writers:
+            kind, files = TaskType.FILE_WRITE, [f"{task_id}.py"]
+            tasks.append(Task(id=task_id, description="write", type=kind, files=files, dependencies=list(deps)))
+        else:
+            tasks.append(Task(id=task_id, description="read", type=TaskType.FILE_READ, dependencies=list(deps)))
+    return Plan(goal="g", tasks=tasks)
 
 
 async def _makespan(runtime: Runtime, graph: Graph, mode: Mode) -> tuple[float, dict[str, float]]:

@@ -17,7 +17,6 @@ Issue 16's target for the REPL is a ratio: at most 12 × `python -c pass` in the
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
 import sys
@@ -29,11 +28,12 @@ from pathlib import Path
 import pexpect
 
 from bench.common import REPO, Result, median, rounded
+from bench.repl import PROMPT, repl_env, spawn_repl
 from tests.fakellm import FakeLLM
 
 NAME = "startup"
 TITLE = "Startup"
-PROMPT = "› "
+
 KEYS = 20  # typed while the MCP servers start: about 1.5 s of typing
 MCP_SERVER = REPO / "tests" / "mcp" / "server.py"
 # What no first prompt can do without, and nothing else: the floor. The settings are a pydantic model, so one
@@ -95,17 +95,7 @@ def _timed_repl(
     """Seconds to the first prompt. With `echoes`, then types `keys` keys one at a time, each after the
     last has shown, and appends how long each took to show (while MCP servers start)."""
     cpu, start = _children_cpu(), time.perf_counter()
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "paicli", "-C", str(workspace)],
-        cwd=str(REPO),
-        env=env,
-        encoding="utf-8",
-        codec_errors="replace",
-        timeout=30,
-        dimensions=(40, 120),
-    )
-    child.delaybeforesend = None  # pexpect sleeps 50 ms before every send unless told not to
+    child = spawn_repl(workspace, env)
     try:
         child.expect_exact(PROMPT)
         seconds = time.perf_counter() - start
@@ -135,16 +125,7 @@ def run(quick: bool = False) -> Result:
         mcp_home = Path(folder) / "mcp-home"
         (mcp_home / ".paicli").mkdir(parents=True)
         (mcp_home / ".paicli" / "config.toml").write_text(mcp_config())
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_"))}
-        env.update(
-            HOME=str(home),
-            TERM="xterm",
-            LANG="C.UTF-8",
-            PAICLI_API_KEY="bench-key-0000",
-            PAICLI_BASE_URL=fake.base_url,
-            PROMPT_TOOLKIT_NO_CPR="1",
-            PYTHONPYCACHEPREFIX=str(Path(folder) / "pycache"),
-        )
+        env = repl_env(home, fake.base_url, PYTHONPYCACHEPREFIX=str(Path(folder) / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         mcp_env = {**env, "HOME": str(mcp_home)}
         plain_echoes: list[float] = []

@@ -26,6 +26,7 @@ from bench import (
     shell_diff,
     soak,
     startup,
+    streamplan,
     tokens,
 )
 from bench.common import Result
@@ -50,6 +51,7 @@ ORDER = (
     keys,
     grep,
     context,
+    streamplan,
 )
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

@@ -183,6 +183,14 @@ def build_parser() -> argparse.ArgumentParser:
             "score runs without being shown); needed without a terminal"
         ),
     )
+    plan.add_argument(
+        "--early",
+        action="store_true",
+        help=(
+            "with --yes: start read-only tasks (FILE_READ, ANALYSIS) while the planner still writes the plan; "
+            "writers, commands and checks wait for the whole plan (setting early_start)"
+        ),
+    )
     plan.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
     _plan_options(plan, suppress=True)
     _global_options(plan, suppress=True)
@@ -219,6 +227,8 @@ def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
         flags["review"] = False
     if getattr(args, "yolo", None):
         flags["approval"] = "yolo"
+    if getattr(args, "early", None):
+        flags["early_start"] = True
     return flags
 
 
@@ -335,6 +345,8 @@ def plan_front_end(settings: Settings, args: argparse.Namespace) -> int:
     if not args.goal and not resume and not from_file:
         raise ConfigError("paicli plan needs a GOAL (or --resume ID / --from FILE.json)")
     screen = sys.stderr if args.json else sys.stdout  # where an interactive review draws
+    if args.early and not args.yes:
+        raise ConfigError("--early goes with --yes: tasks start before the plan is complete, so nobody reviews it")
     if not args.yes and not (sys.stdin.isatty() and screen.isatty()):
         raise ConfigError("paicli plan without a terminal needs --yes to approve the plan unasked")
     settings.require_key()

@@ -81,6 +81,10 @@ class Settings(BaseModel):
     max_replans: int = Field(2, ge=0, description="replans after failures before a plan is FAILED")
     schedule: Literal["eager", "batch"] = Field("eager", description="eager dispatch or PaiCLI's batches")
     review: bool = Field(True, description="score a finished plan and loop while under the threshold")
+    early_start: bool = Field(
+        False,
+        description="a plan approved unasked (--yes) starts its read-only tasks while the planner still writes it",
+    )
     review_threshold: float = Field(8.0, ge=0, le=10, description="review score that counts as done")
     max_rounds: int = Field(3, ge=1, description="plan → execute → review rounds at most")
     reviewer_model: str | None = Field(None, description="model for the reviewer; unset: `model`")

@@ -34,6 +34,7 @@ from paicli.common.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanTaskStreamed,
     ReasoningDelta,
     ReplanEvent,
     ReplyRestarted,
@@ -106,6 +107,9 @@ def _progress_line(event: AnyEvent) -> str | None:
             return f"{_prefix(task_id)}✗ {name}: {cut_at_word(flattened(first), 300)}"
         case Notice(message=message):
             return f"paicli: {message}"
+        case PlanTaskStreamed(task=task, tokens=tokens, elapsed=elapsed):
+            after = f" after {', '.join(task.dependencies)}" if task.dependencies else ""
+            return f"… planning ({tokens:,} tokens, {elapsed:.0f} s): {task.id} {task.type}{after}: {task.description}"
         case TaskStarted(task_id=task_id):
             return f"▶ {task_id} started"
         case TaskFinished(task_id=task_id, status=status, error=error):

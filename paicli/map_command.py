@@ -11,14 +11,14 @@ import sys
 from typing import TextIO
 
 from paicli.common.errors import EXIT_OK
-from paicli.common.events import Event, Notice
+from paicli.common.events import AnyEvent, Notice
 from paicli.common.sanitize import terminal_safe
 from paicli.config import Settings, user_home
 from paicli.repomap.repo_map import RepoMap, map_summary
 
 
 class _StderrNotices:
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         if isinstance(event, Notice):
             print(f"paicli: {terminal_safe(event.message)}", file=sys.stderr)
 

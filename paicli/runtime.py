@@ -272,14 +272,18 @@ def build_plan_session(
     *,
     approve: Approve | None = None,
     plan_id: str | None = None,
+    early: bool = False,
 ) -> PlanSession:
     """Everything one plan needs, sharing the runtime's client and locks. Its own usage meter (with the
     hard budget) wraps the client, so the plan's usage and budget count only this plan's requests. The
     planner, each task, the summarizer and the reviewer name the model paicli/plan/routing.py gives them.
-    `approve`: who approves the plan (default: approved unasked)."""
+    `approve`: who approves the plan (default: approved unasked). `early`: read-only tasks start while the
+    first plan streams (paicli/plan/early.py); only for a plan approved unasked."""
     from paicli.plan.contract import held_to_files, scope_of
+    from paicli.plan.early import EarlyStart, HeldEvents
     from paicli.plan.executor import ReactTaskRunner
     from paicli.plan.extra_tools import tool_catalogue
+    from paicli.plan.model import Plan
     from paicli.plan.planner import Planner
     from paicli.plan.recorder import PlanRecorder
     from paicli.plan.review import Reviewer
@@ -296,9 +300,12 @@ def build_plan_session(
     tools = runtime.tools  # the plan's tool set: MCP servers that get ready later do not change it
     catalogue = tool_catalogue(tools.tools)
     sandboxed = runtime.sandbox.sandbox is not None
+    held = HeldEvents(sink) if early else None
+    sink = held or sink  # early tasks' events wait for plan_approved; the others pass
+    early_meter = MeteredModel(meter)  # counts the early tasks' requests (they count in plan_finished)
 
-    def make_loop(task: Task) -> ReactLoop:
-        llm = RoutedModel(meter, model_for_task(s, task.type))
+    def make_loop(task: Task, model: MeteredModel = meter) -> ReactLoop:
+        llm = RoutedModel(model, model_for_task(s, task.type))
         return runtime.react(sink, llm=llm, task_id=task.id, scope=scope_of(task), answer_on_budget=False, tools=tools)
 
     recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
@@ -343,4 +350,13 @@ def build_plan_session(
     )
     recorder.failure = lambda: session.failure
     recorder.changes = lambda: session.changes()
+    if held is not None:
+        contract = runtime.contract(tools)
+        session.early = planner.listener = EarlyStart(
+            ReactTaskRunner(executor_prompt, lambda task: make_loop(task, early_meter)),
+            held,
+            max_parallel=s.max_parallel,
+            problems=lambda task: contract.problems(Plan(goal="", tasks=[task])),
+            requests=lambda: early_meter.requests,
+        )
     return session

@@ -72,6 +72,7 @@ SPENDING_LIMITS = frozenset(
         "context_tokens",
         "review_threshold",
         "review",
+        "early_start",
         "max_budget_tokens",
         "max_tokens",
         "sessions_keep",

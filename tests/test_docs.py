@@ -117,3 +117,30 @@ def test_the_link_check_finds_a_missing_file_a_missing_heading_and_a_missing_pat
     ]
     assert "exit-codes" in anchors(REPO / "docs" / "contract.md")
     assert slug("`[mcp_servers.NAME]`: MCP servers") == "mcp_serversname-mcp-servers"
+
+
+def load_quickstart() -> ModuleType:
+    from importlib.machinery import SourceFileLoader
+
+    path = str(REPO / ".ci" / "quickstart")
+    module = ModuleType("quickstart")
+    module.__file__ = path
+    SourceFileLoader("quickstart", path).exec_module(module)
+    return module
+
+
+def test_the_quick_start_has_its_tested_blocks_and_ci_runs_them() -> None:
+    """CI runs them (.ci/quickstart, after .ci/run's install): here only that they are there, cheaply."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    install, first_use = load_quickstart().tested_blocks(readme)
+    assert "python3 -m venv .venv" in install and "pip install" in install and "paicli --version" in install
+    assert "pipx" in install  # as the alternative, never the only way
+    assert "PAICLI_BASE_URL=http://127.0.0.1:8080/v1" in first_use and "paicli doctor" in first_use
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python .ci/quickstart" in ci
+    quick_start = readme[readme.index("## Quick start") : readme.index("\n## ", readme.index("## Quick start"))]
+    assert "--provider" in quick_start and "PAICLI_BASE_URL" in quick_start  # how to point it anywhere
+    # CI installs and tests exactly as the README says: those two commands stay as they are
+    assert "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]'" in readme
+    assert "python3 -m venv .venv\n. .venv/bin/activate\n" in ci and "pip install --quiet -e '.[dev]'" in ci
+    assert "```bash\npython -m pytest\n```" in readme

@@ -73,10 +73,6 @@ def test_a_rendering_sink_names_every_event_type_and_ends_in_assert_never(sink: 
     assert inspect.signature(sink).parameters["event"].annotation in ("AnyEvent", AnyEvent)
 
 
-@pytest.mark.xfail(
-    reason="fails since the issue 29/30/31 branches were merged together (2026-12-02); to fix next session",
-    strict=False,
-)
 def test_every_sink_takes_any_event() -> None:
     """Also those that only pass events on (a fan-out, a filter, a recorder, a null sink)."""
     wrong = []

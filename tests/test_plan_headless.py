@@ -7,6 +7,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Finished, paicli_env, run_paicli, start_paicli
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import (
@@ -42,7 +44,10 @@ def test_diamond_runs_in_parallel_and_each_task_sees_only_direct_dependencies(
     done = plan(workspace, fake, home)
     assert done.code == 0, done.stderr
     kinds = [e["event"] for e in done.events() if e["event"] not in ("usage", "notice")]
-    assert kinds[:2] == ["plan_created", "plan_approved"] and kinds[-1] == "plan_finished"
+    assert kinds[:6] == ["plan_task_streamed"] * 4 + ["plan_created", "plan_approved"] and kinds[-1] == "plan_finished"
+    streamed = done.of("plan_task_streamed")
+    assert [e["task"] for e in streamed] == done.of("plan_created")[0]["plan"]["tasks"]  # each as it was written
+    assert {e["round"] for e in streamed} == {1} and {e["attempt"] for e in streamed} == {1}
     assert done.of("plan_created")[0]["plan"]["tasks"][3] == {
         "id": "d",
         "description": "do d",
@@ -180,3 +185,37 @@ def test_a_failed_task_keeps_the_usage_of_its_requests(fake: FakeLLM, workspace:
     (task,) = saved["plan"]["tasks"]
     tokens = {"prompt_tokens": 70, "completion_tokens": 5}
     assert task["status"] == "FAILED" and task["usage"] == {**tokens, "by_model": {"fake-model": tokens}}
+
+
+def test_early_start_reads_while_planning_and_sigterm_while_it_streams_exits_130(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    text = plan_json({"a": [], "b": ["a"]})
+    fake.on(system_is(PLANNER), Reply.hang(after_chunks=text.index('"b"') // 7 + 1, content=text + " " * 500))
+    fake.on(task_is("a"), Reply.hang())
+    args = ["-C", str(workspace), "plan", "go", "--yes", "--early", "--json"]
+    proc = start_paicli(args, paicli_env(fake, home))
+    try:
+        fake.wait_for_requests(2, timeout=20)  # the planner's, and task a's while the plan still streams
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+        elapsed = time.monotonic() - sent
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert elapsed < 5
+    assert all(r.wait_finished(5) and r.disconnected for r in fake.requests)
+    events = [json.loads(line) for line in out.splitlines()]
+    assert [e["event"] for e in events if e["event"] not in ("usage", "notice")] == [
+        "plan_task_streamed",
+        "plan_finished",
+    ]  # task a's events were held for a plan that never came
+    assert events[-1]["status"] == "CANCELLED"
+
+
+def test_early_without_yes_is_a_usage_error(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from paicli.cli import main
+
+    assert main(["-C", str(workspace), "plan", "go", "--early", "--json"]) == 2
+    assert "--early goes with --yes" in capsys.readouterr().err

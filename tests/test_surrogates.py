@@ -147,10 +147,6 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
-@pytest.mark.xfail(
-    reason="fails since the issue 29/30/31 branches were merged together (2026-12-02); to fix next session",
-    strict=False,
-)
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.__name__ for s in SCENARIOS])
 def test_a_lone_surrogate_from_outside_becomes_a_replacement_character(
     scenario: Scenario, fake: FakeLLM, workspace: Path, home: Path

@@ -66,8 +66,10 @@ async def run_plan(
     watch: CancelWatch | None = None,
     checkpoints: Checkpoints | None = None,
     attached: str = "",
+    early: bool | None = None,
 ) -> PlanOutcome:
-    """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes).
+    """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes),
+    and with `early` (default: the setting early_start) its read-only tasks start while it is planned.
     With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
     carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
     if plan is not None and (problems := runtime.contract().problems(plan, require_files=False)):
@@ -78,7 +80,8 @@ async def run_plan(
             failure=f"the plan breaks the plan contract: {joined(problems)}",
             configuration=True,
         )
-    session = build_plan_session(runtime, sink, plan_id=plan_id)
+    early = (runtime.settings.early_start if early is None else early) and review is None and plan is None
+    session = build_plan_session(runtime, sink, plan_id=plan_id, early=early)
     steps = None
     if checkpoints is not None:
         checkpoints.warm_up()  # while the planner thinks

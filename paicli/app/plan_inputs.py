@@ -2,7 +2,7 @@
 
 A saved plan or a `--from` file is checked against the plan contract like a model's plan (paths inside
 the workspace, actions allowed for their task's type, no overlapping parallel writers); a FILE_WRITE
-task without `files` (a plan from before the contract) is accepted with a notice and ordered after the
+task without `files` (a plan from before the contract) is accepted with a notice and ordered with the
 other writers.
 """
 
@@ -26,6 +26,7 @@ class PlanRequest:
     plan_id: str | None = None  # a resumed plan keeps its id (and its files)
     notices: tuple[str, ...] = field(default=())  # what the user should know before it runs
     attached: str = ""  # what `@path` mentions in the goal attached: for the planner only
+    go: bool = False  # approved unasked, read-only tasks starting while it is planned (the REPL's /plan --go)
 
 
 def plan_request(workspace: Path, goal: str | None, *, resume: str | None, from_file: str | None) -> PlanRequest:

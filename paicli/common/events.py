@@ -1,6 +1,6 @@
 """Typed events emitted by the core. The REPL renders them; headless mode writes them as JSON lines.
 
-The first ten are the contract other programs read (docs/contract.md, "Events"); the rest are additions that the REPL
+The first eleven are the contract other programs read (docs/contract.md, "Events"); the rest are additions that the REPL
 uses and that `--json` also writes, except `text_delta`, `reasoning_delta`, `command_output` and
 `reply_restarted`, too chatty for a JSON stream.
 
@@ -59,6 +59,19 @@ class PlanCreated(Event):
     round: int
     plan: PlanView
     estimate: Estimate | None = None  # addition: what running its PENDING tasks is expected to cost
+
+
+class PlanTaskStreamed(Event):
+    """A task of the plan as the planner writes it (streamed planning): its object in the reply is complete.
+    A preview: the plan is what `plan_created` carries, once the whole reply is in and validated. A reply
+    asked again (a broken stream, a re-ask) starts a new `attempt`, whose tasks replace the earlier ones."""
+
+    event: Literal["plan_task_streamed"] = "plan_task_streamed"
+    round: int
+    task: TaskView
+    attempt: int = 1  # addition: which reply of this round's planning the task comes from
+    tokens: int = 0  # addition: the reply's length so far in tokens (estimated as the client estimates)
+    elapsed: float = 0.0  # addition: seconds since the planner's request was sent
 
 
 class PlanApproved(Event):
@@ -128,8 +141,9 @@ class FileChange(BaseModel):
     """A file a turn or a plan changed. `added`/`removed` are None for a binary file; `task_id` is the one
     task that changed it, None in chat or when several tasks may have (all of them in `task_ids`).
     `attributed` is false (and only then written) when paicli cannot tell whether the turn or plan made the
-    change: a command ran while another paicli process ran one in the same workspace (undo then asks, or
-    wants --force)."""
+    change: its command could have, and someone else may have too (another paicli process running a
+    command, or a write elsewhere in the workspace meanwhile; without the sandbox, a path the task did not
+    declare). Undo then asks, or wants --force."""
 
     path: str
     status: Literal["created", "modified", "deleted"]
@@ -247,6 +261,7 @@ class Notice(Event):
 
 AnyEvent = Annotated[
     PlanCreated
+    | PlanTaskStreamed
     | PlanApproved
     | TaskStarted
     | ToolCallEvent

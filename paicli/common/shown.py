@@ -25,9 +25,9 @@ Widths are counted in terminal columns (East Asian wide characters take two).
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from paicli.common.sanitize import terminal_safe
+from paicli.common.wrap import char_width, width_of
 
 LONG_RUN = 16  # spaces in a row shown as one mark with their number
 MAX_ASKED_CHARS = 20_000  # a command (or other call) larger than this is refused, never asked about
@@ -102,23 +102,13 @@ def too_long_to_ask(text: str) -> str | None:
     )
 
 
-def width_of(text: str) -> int:
-    return sum(_width(char) for char in text)
-
-
-def _width(char: str) -> int:
-    if unicodedata.combining(char):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
-
-
 def _wrap(text: str, width: int) -> list[str]:
     """`text` cut into pieces of at most `width` columns, every character kept."""
     pieces: list[str] = []
     current: list[str] = []
     used = 0
     for char in text:
-        size = _width(char)
+        size = char_width(char)
         if used + size > width and current:
             pieces.append("".join(current))
             current, used = [], 0

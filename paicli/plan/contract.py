@@ -7,11 +7,13 @@ changes the files it declares in `files` (a path ending in `/` covers that folde
 `Contract.problems` checks a plan before it runs (the planner re-asks with these lines; a hand-edited
 plan gets them too), each problem one line naming the task:
 - a FILE_WRITE task without `files` (plans written before contracts are accepted by `accept_legacy`
-  instead: such a task may write anywhere and is ordered after every other writer), or with none in it;
+  instead: such a task may write anywhere and is ordered with every other writer), or with none in it;
 - `files` on a task that writes nothing, or a path the workspace guard refuses (outside the workspace,
   `.git/`, `.paicli/`), that leads through a symlink, or that names an existing folder without its `/`;
 - an `action` whose tool is unknown, not allowed for the task's type (read-only tools for FILE_READ,
-  commands for COMMAND and VERIFICATION, none for the others) or whose arguments do not validate;
+  commands for COMMAND and VERIFICATION, none for the others) or whose arguments do not validate, or one
+  that calls a tool acting outside paicli's view (an MCP tool that is not read-only) where the gate would
+  refuse the call: naming no workspace path outside a COMMAND task, or a path the task does not declare;
 - two tasks whose `files` overlap while neither depends on the other, even through other tasks: they
   would race on the same file, and the later whole-file write would silently undo the earlier change.
 """
@@ -28,7 +30,8 @@ from pydantic import ValidationError
 from paicli.common.paths import WHOLE_WORKSPACE, Names, normalise
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.plan.task_fields import normalised_files
-from paicli.plan.write_sets import overlap_problems
+from paicli.plan.write_sets import order_unbounded, overlap_problems
+from paicli.policy.external_scope import NAMES_NO_PATH, outside_write_set
 from paicli.tools.base import Effect, Tool, ToolFailure
 from paicli.tools.guard import WorkspacePaths
 from paicli.tools.task_scope import TaskScope
@@ -111,23 +114,18 @@ class Contract:
 
     def accept_legacy(self, plan: Plan) -> list[str]:
         """A plan from before contracts (saved, or a `--from` file): each PENDING FILE_WRITE task without
-        `files` may write anywhere and is ordered after every writer it is not already ordered with.
-        Returns the notices to show."""
+        `files` may write anywhere, so it is ordered with every other writer it is not already ordered with
+        (`order_unbounded`, in linear time). Returns the notices to show."""
         pending = [task for task in plan.tasks if task.status is TaskStatus.PENDING]
         undeclared = [task for task in pending if task.type is TaskType.FILE_WRITE and task.files is None]
-        writers = [task for task in pending if task.files is not None or task in undeclared]
-        by_id = {task.id: task for task in plan.tasks}
-        for task in undeclared:
-            for other in writers:
-                if other is task or _ordered(by_id, task, other):
-                    continue
-                task.dependencies.append(other.id)
+        writers = [task for task in pending if task.files is not None]
+        order_unbounded(plan, undeclared, writers)
         if not undeclared:
             return []
         ids = ", ".join(task.id for task in undeclared)
         return [
             f"{ids} declare no files (a plan from before the plan contract): they may write anywhere in the "
-            "workspace and run one at a time after the other writers"
+            "workspace and run one at a time, never beside another writer"
         ]
 
     def _task_problems(self, task: Task, guard: WorkspacePaths, *, require_files: bool) -> list[str]:
@@ -167,25 +165,21 @@ class Contract:
             tool.Args.model_validate(task.action.args)
         except ValidationError as error:
             return [f'task "{task.id}" has an action with bad arguments: {describe_validation_error(tool, error)}']
+        if tool.external and tool.effect is not Effect.READ:
+            return self._external_problems(task, name)
         return []
 
-
-def _ordered(by_id: dict[str, Task], first: Task, second: Task) -> bool:
-    """Whether one of the two depends on the other, directly or through other tasks."""
-    return _reaches(by_id, first, second.id) or _reaches(by_id, second, first.id)
-
-
-def _reaches(by_id: dict[str, Task], start: Task, target: str) -> bool:
-    stack, seen = list(start.dependencies), set[str]()
-    while stack:
-        current = stack.pop()
-        if current == target:
-            return True
-        if current in seen or current not in by_id:
-            continue
-        seen.add(current)
-        stack.extend(by_id[current].dependencies)
-    return False
+    def _external_problems(self, task: Task, name: str) -> list[str]:
+        """An action of a tool that acts outside paicli's view (an MCP tool that is not read-only) is held to
+        the rule the gate applies to a model's call of it (paicli/policy/external_scope.py), here up front."""
+        assert task.action is not None
+        named = outside_write_set(scope_of(task), task.action.args, self.workspace)
+        if named is None:
+            return []
+        head = f'task "{task.id}" is {task.type.value}: its action {name} may change things outside paicli\'s view'
+        if named == NAMES_NO_PATH:
+            return [f"{head} and names no workspace path; only a COMMAND task may run it"]
+        return [f'{head}, here {named}, which the task does not declare in "files"']
 
 
 def _path_verdict(path: str, guard: WorkspacePaths) -> str:

@@ -26,13 +26,13 @@ MAX_VALUES = 1_000  # top-level JSON values looked at in one reply
 REPAIR_SPAN = 64_000  # characters of one value json_repair may work on (about 0.3 s)
 REPAIR_BUDGET = 200_000  # characters json_repair may work on for one reply in total
 
-_JSON_FENCE_LABELS = {"", "json", "json5", "jsonc", "js", "javascript"}
+JSON_FENCE_LABELS = {"", "json", "json5", "jsonc", "js", "javascript"}
 _STRUCTURE = re.compile(r"[{}\[\]\"'/]")
 _STRING_END = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]")}
 _OPENER = re.compile(r"[{\[]")
 _THINK_OPEN = re.compile(r"<think(?:ing)?>")
 _FENCE = re.compile(r"^ {0,3}```(?P<info>.*)$")
-_FENCE_LABEL = re.compile(r"[\w+.-]*")
+FENCE_LABEL = re.compile(r"[\w+.-]*")
 
 CUT_OFF = (
     "the JSON in the reply is unterminated (an unclosed {, [ or string), so the reply looks cut off; "
@@ -116,7 +116,7 @@ def segments(text: str) -> list[str]:
             if fence.group("info").strip():  # ``` followed by text inside a block: content
                 current.append(line)
                 continue
-            if label in _JSON_FENCE_LABELS:  # the closing fence
+            if label in JSON_FENCE_LABELS:  # the closing fence
                 found.append("\n".join(current))
             current = []
             label = None
@@ -124,14 +124,14 @@ def segments(text: str) -> list[str]:
             found.append("\n".join(current))
             current = []
             info = fence.group("info")
-            if _FENCE_LABEL.fullmatch(info.strip()):  # strip first: `\s*x*\s*` backtracks quadratically
+            if FENCE_LABEL.fullmatch(info.strip()):  # strip first: `\s*x*\s*` backtracks quadratically
                 label = info.strip().lower()
             elif info.rstrip().endswith("```"):  # a one-line fenced block
                 found.append(info.rstrip()[:-3])
             else:  # no label: the content starts on the fence line
                 label = ""
                 current.append(info)
-    if label is None or label in _JSON_FENCE_LABELS:
+    if label is None or label in JSON_FENCE_LABELS:
         found.append("\n".join(current))
     return found
 

@@ -58,6 +58,7 @@ class Task(BaseModel):
     # A direct action's output is untrusted data: the line that marks it so wherever a model reads it (its
     # result, or its error's output), never shown to the user (paicli/tools/toolbox.py). "" when not marked.
     data_marker: str = ""
+    started_early: bool = False  # started while the planner still wrote the plan (streamed planning, --early)
 
     @property
     def finished(self) -> bool:

@@ -47,6 +47,7 @@ from collections.abc import Collection
 from typing import Any
 
 from paicli.common.errors import PlanError
+from paicli.common.sanitize import well_formed_json
 from paicli.plan import dag, jsonscan
 from paicli.plan.jsonscan import Unreadable, json_values
 from paicli.plan.model import Plan, Task, TaskType
@@ -59,6 +60,7 @@ _DEPENDENCY_KEYS = ("dependencies", "depends_on", "dependsOn", "deps", "depends"
 _ID_KEYS = ("id", "task_id", "taskId")
 _TYPE_KEYS = ("type", "task_type", "taskType", "kind")
 _TASK_KEYS = {"id", "task_id", "taskId", "description", "title", "name"}
+TASK_LIST_KEYS = ("tasks", "steps")  # the keys a task list may sit under, in order of preference
 _NO_DEPENDENCIES = {"", "none", "null", "n/a", "-", "[]"}
 _MAX_REPORTED = 6
 
@@ -105,7 +107,7 @@ def _find_plan(text: str) -> tuple[str, list[Any]]:
     stripped = text.strip()
     if stripped.startswith("{") and stripped.endswith("}"):
         try:
-            whole = json.loads(stripped)
+            whole = well_formed_json(json.loads(stripped))
         except (ValueError, RecursionError):
             whole = None
         if _within_depth(whole, jsonscan.MAX_DEPTH) and (plan := _as_plan(whole)) is not None:
@@ -166,7 +168,7 @@ def _as_plan(value: Any) -> tuple[str, list[Any]] | None:
         return None
     if not isinstance(value, dict):
         return None
-    if "tasks" not in value and "steps" not in value:
+    if not any(key in value for key in TASK_LIST_KEYS):
         inner = value.get("plan")
         return _as_plan(inner) if isinstance(inner, dict | list) else None
     summary = value.get("summary")
@@ -216,25 +218,42 @@ def _normalize_tasks(raw_tasks: list[Any], *, max_tasks: int, external_ids: Coll
         if task_id is None or task_id in seen:
             continue
         seen.add(task_id)
-        description = _read_description(raw)
-        if not description:
-            problems.append(f'task "{task_id}" has an empty "description"')
-        dependencies = _read_dependencies(raw, task_id, known, problems)
-        tasks.append(
-            Task(
-                id=task_id,
-                description=description,
-                type=TaskType.lenient(_first(raw, _TYPE_KEYS)),
-                dependencies=dependencies,
-                files=read_files(raw, task_id, problems),
-                action=read_action(raw, task_id, problems),
-                round=round,
-            )
-        )
+        tasks.append(_task(raw, task_id, known, problems, round))
     problems.extend(dag.validate({task.id: task.dependencies for task in tasks}, external_ids))
     if problems:
         raise PlanError(joined(problems))
     return tasks
+
+
+def read_task(raw: Any, number: int, known: Collection[str], problems: list[str], *, round: int = 1) -> Task | None:
+    """One task object of a reply read by the rules above (the streamed parser reads each task with it):
+    None when it is not an object or has no usable id. `known`: the ids a dependency string may name;
+    `number`: the task's place in the reply (1 is the first), for the problems appended."""
+    if not isinstance(raw, dict):
+        problems.append(f"task #{number} is {json_kind(raw)}, not a JSON object")
+        return None
+    task_id = _read_id(raw, number, problems)
+    return None if task_id is None else _task(raw, task_id, known, problems, round)
+
+
+def _task(raw: dict[str, Any], task_id: str, known: Collection[str], problems: list[str], round: int) -> Task:
+    description = _read_description(raw)
+    if not description:
+        problems.append(f'task "{task_id}" has an empty "description"')
+    return Task(
+        id=task_id,
+        description=description,
+        type=TaskType.lenient(_first(raw, _TYPE_KEYS)),
+        dependencies=_read_dependencies(raw, task_id, known, problems),
+        files=read_files(raw, task_id, problems),
+        action=read_action(raw, task_id, problems),
+        round=round,
+    )
+
+
+def is_plan_object(value: dict[str, Any]) -> bool:
+    """Whether an object holds a plan (a task list or a `plan` wrapper) rather than being one task."""
+    return any(key in value for key in TASK_LIST_KEYS) or isinstance(value.get("plan"), dict | list)
 
 
 def joined(problems: list[str]) -> str:
@@ -294,7 +313,7 @@ def _read_description(raw: dict[str, Any]) -> str:
     return ""
 
 
-def _read_dependencies(raw: dict[str, Any], task_id: str, known: set[str], problems: list[str]) -> list[str]:
+def _read_dependencies(raw: dict[str, Any], task_id: str, known: Collection[str], problems: list[str]) -> list[str]:
     value = _first(raw, _DEPENDENCY_KEYS)
     items: list[Any]
     if value is None:
@@ -316,7 +335,7 @@ def _read_dependencies(raw: dict[str, Any], task_id: str, known: set[str], probl
     return dependencies
 
 
-def _split_dependency_text(text: str, known: set[str]) -> list[str]:
+def _split_dependency_text(text: str, known: Collection[str]) -> list[str]:
     """ "task_1, task_2" or "task_1 task_2" or a single id (even one containing spaces)."""
     text = text.strip()
     if text.lower() in _NO_DEPENDENCIES:

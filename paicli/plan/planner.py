@@ -13,6 +13,10 @@ Re-ask: a reply `parse_plan_reply` rejects goes back to the model as its own ass
 by a user message carrying the exact error; at most `max_reasks` times, then PlanError. The parse runs
 off the event loop (`paicli.plan.offload`), so a cancel never waits for it.
 
+Streaming: each reply is read as it arrives, and each task whose object is complete is emitted as
+`plan_task_streamed`, and those of `plan` handed to `listener` (early start; paicli/plan/streamed.py).
+The plan is still the whole reply's parse; a server that ignores `stream: true` gives every task at the end.
+
 Rounds: after a replan the returned Plan holds every task of every round. The finished tasks of earlier
 rounds come first, unchanged (COMPLETED results stay available to the new tasks), then the new PENDING
 tasks. A new task whose id is already taken is renamed to the next free `task_N`, and the dependencies
@@ -38,6 +42,7 @@ from paicli.plan.contract import Contract
 from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, Task, TaskStatus, TaskType
 from paicli.plan.offload import off_loop
 from paicli.plan.parse_reply import joined, parse_plan_reply
+from paicli.plan.streamed import PlanStream, StreamListener
 from paicli.tools.output import truncate_middle
 
 MODES = ("json_schema", "json_object", "plain")
@@ -116,6 +121,8 @@ class Planner:
         self.max_tasks = max_tasks
         self.max_reasks = max(0, max_reasks)
         self._mode = self._usable(llm.capabilities.plan_format())  # remembered on the client, across runs
+        self.listener: StreamListener | None = None  # told of `plan`'s tasks as they stream (early start)
+        self._stream = PlanStream(sink)
 
     @property
     def mode(self) -> str:
@@ -134,7 +141,7 @@ class Planner:
         repo_map = await self._map(goal)
         request = "\n\n".join([*parts, *([repo_map] if repo_map else []), _reply_instruction()])
         self._sent(self.system_prompt, request, repo_map)
-        plan = await self._ask(self.system_prompt, request, goal=goal, round=round)
+        plan = await self._ask(self.system_prompt, request, goal=goal, round=round, listener=self.listener)
         self.sink.emit(created(plan, self.estimator))
         return plan
 
@@ -206,12 +213,22 @@ class Planner:
     # ---- one conversation: request, validate, re-ask ----------------------------------------------
 
     async def _ask(
-        self, system_prompt: str, request: str, *, goal: str, round: int, external: Collection[str] = ()
+        self,
+        system_prompt: str,
+        request: str,
+        *,
+        goal: str,
+        round: int,
+        external: Collection[str] = (),
+        listener: StreamListener | None = None,
     ) -> Plan:
         messages: list[Message] = [
             {"role": "system", "content": system_prompt},
             {"role": "user", "content": request},
         ]
+        self._stream = PlanStream(
+            self.sink, round=round, external=external, max_tasks=self.max_tasks, listener=listener
+        )
         for reask in range(self.max_reasks + 1):
             response = await self._request(messages)
             try:
@@ -249,8 +266,16 @@ class Planner:
         """One model request in the best structured-output mode the server accepts."""
         while True:
             mode = MODES[self._mode]
+            stream = self._stream
+            stream.begin()
             try:
-                response = await self.llm.chat(messages, response_format=RESPONSE_FORMATS[mode], on_spent=self._spent)
+                response = await self.llm.chat(
+                    messages,
+                    response_format=RESPONSE_FORMATS[mode],
+                    on_text=stream.feed,
+                    on_restart=stream.begin,
+                    on_spent=self._spent,
+                )
             except ModelHTTPError as error:
                 refused = isinstance(error, UnsupportedRequest) or error.status in NOT_SUPPORTED_STATUSES
                 if mode == "plain" or not refused:

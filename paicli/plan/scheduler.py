@@ -3,6 +3,9 @@ cancellation. Replanning is decided by the caller (paicli/plan/session.py) once 
 
 Eager: a task starts the moment its last dependency completes, limited by `max_parallel`; ties start in
 topological order. Nothing polls: the loop wakes only when a running task finishes.
+
+Tasks started early (streamed planning, paicli/plan/early.py) are handed over still running: `run(plan,
+running)` waits for them like for its own, and they count against `max_parallel`.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Literal, Protocol
 
 from paicli.common.errors import PaicliError
@@ -48,16 +51,17 @@ class Scheduler:
         # such a task never runs beside another task that may write, whatever the plan's dependencies say.
         self.unbounded = unbounded
 
-    async def run(self, plan: Plan) -> None:
-        """Runs every PENDING task that can run. Afterwards each task is COMPLETED, FAILED, SKIPPED, or still
-        PENDING only if cancelled. On cancellation running tasks are stopped and put back to PENDING."""
+    async def run(self, plan: Plan, adopted: Mapping[asyncio.Task[str], Task] | None = None) -> None:
+        """Runs every PENDING task that can run, and waits for the `adopted` ones (RUNNING tasks of `plan`,
+        started early). Afterwards each task is COMPLETED, FAILED, SKIPPED, or still PENDING only if
+        cancelled. On cancellation running tasks are stopped and put back to PENDING."""
         state = _State(plan)
         for task_id in state.order:
             task = state.task(task_id)
             blocker = state.first_failed_dependency(task) if task.status is TaskStatus.PENDING else None
             if blocker:
                 self._skip(state, task, blocker)
-        running: dict[asyncio.Task[str], Task] = {}
+        running: dict[asyncio.Task[str], Task] = dict(adopted or {})
         try:
             if self.schedule == "eager":
                 await self._eager(plan, state, running)
@@ -115,6 +119,11 @@ class Scheduler:
         return chunks + [[task_id] for task_id in alone]
 
     async def _batches(self, plan: Plan, state: _State, running: dict[asyncio.Task[str], Task]) -> None:
+        if running:  # tasks started early: the first batch
+            await asyncio.wait(running)
+            for future in sorted(running, key=lambda f: state.rank[running[f].id]):
+                self._finish(plan, state, running[future], future)
+            running.clear()
         ready = [task_id for _, task_id in sorted(state.initial_ready())]
         while ready:
             next_ready: list[str] = []
@@ -129,28 +138,16 @@ class Scheduler:
             ready = sorted(next_ready, key=state.rank.__getitem__)
 
     def _start(self, plan: Plan, task: Task) -> asyncio.Task[str]:
-        task.status = TaskStatus.RUNNING
-        task.started_at = time.time()
-        task.finished_at = None
-        task.waited = 0.0
-        task.error = None
-        self.sink.emit(TaskStarted(task_id=task.id))
+        task.started_early = False  # (run again after a resume: this run started with the plan)
+        future = start_task(self.runner, plan, task, self.sink)
         self.on_change(plan)
-        return asyncio.create_task(self.runner(plan, task), name=f"paicli-task-{task.id}")
+        return future
 
     def _finish(self, plan: Plan, state: _State, task: Task, future: asyncio.Task[str]) -> list[str]:
         """Records the outcome; returns the ids that became ready."""
-        task.finished_at = time.time()
-        error = future.exception()
-        if error is None:
-            task.status = TaskStatus.COMPLETED
-            task.result = future.result()
-            self.sink.emit(TaskFinished(task_id=task.id, status=TaskStatus.COMPLETED, result=task.result))
+        if record_outcome(task, future, self.sink):
             self.on_change(plan)
             return state.completed(task.id)
-        task.status = TaskStatus.FAILED
-        task.error = str(error) if isinstance(error, PaicliError) else f"{type(error).__name__}: {error}"
-        self.sink.emit(TaskFinished(task_id=task.id, status=TaskStatus.FAILED, error=task.error))
         for dependent_id in state.dependents_closure(task.id):
             dependent = state.task(dependent_id)
             if dependent.status is TaskStatus.PENDING:
@@ -175,6 +172,33 @@ class Scheduler:
             task.started_at = task.finished_at = None
         running.clear()
         self.on_change(plan)
+
+
+def start_task(runner: TaskRunner, plan: Plan, task: Task, sink: EventSink) -> asyncio.Task[str]:
+    """`task` RUNNING, `task_started` emitted, and its run as an asyncio task."""
+    task.status = TaskStatus.RUNNING
+    task.started_at = time.time()
+    task.finished_at = None
+    task.waited = 0.0
+    task.error = None
+    sink.emit(TaskStarted(task_id=task.id))
+    return asyncio.create_task(runner(plan, task), name=f"paicli-task-{task.id}")
+
+
+def record_outcome(task: Task, future: asyncio.Task[str], sink: EventSink) -> bool:
+    """The finished run's outcome on `task` (COMPLETED with its result, or FAILED with its error) and its
+    `task_finished`; True when it completed."""
+    task.finished_at = time.time()
+    error = future.exception()
+    if error is None:
+        task.status = TaskStatus.COMPLETED
+        task.result = future.result()
+        sink.emit(TaskFinished(task_id=task.id, status=TaskStatus.COMPLETED, result=task.result))
+        return True
+    task.status = TaskStatus.FAILED
+    task.error = str(error) if isinstance(error, PaicliError) else f"{type(error).__name__}: {error}"
+    sink.emit(TaskFinished(task_id=task.id, status=TaskStatus.FAILED, error=task.error))
+    return False
 
 
 class _State:

@@ -3,6 +3,11 @@
 Each collaborator is passed in: the planner, the scheduler, the approval step (the review screen in the
 REPL, automatic with --yes), and optionally the reviewer and the summarizer. Emits `plan_approved`,
 `replan` and `plan_finished`; the planner emits `plan_created`, the scheduler the task events.
+
+With `early` (streamed planning, --early: paicli/plan/early.py), read-only tasks start while the first
+plan is written; the validated plan adopts those it keeps, their held events are let through right after
+`plan_approved`, and the scheduler takes the running ones over. Planning that fails or is cancelled stops
+them at once.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from paicli.common.events import (
 from paicli.common.values import Estimate, Usage
 from paicli.llm.meter import MeteredModel
 from paicli.plan.calibration import Calibrate, Prediction, learn
-from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, TaskStatus
+from paicli.plan.early import EarlyStart
+from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.planner import created
 from paicli.plan.scheduler import PlanListener, Scheduler
@@ -85,6 +91,7 @@ class PlanSession:
     discard: Callable[[], Awaitable[None]] | None = None  # forgets a new plan cancelled before it ran
     changes: Callable[[], list[FileChange] | None] = field(default=lambda: None)  # files changed so far (checkpoints)
     settle: Callable[[], Awaitable[None]] | None = None  # before plan_finished: lets `changes` catch up
+    early: EarlyStart | None = None  # read-only tasks started while the first plan streams (approved unasked)
     failure: str | None = None  # why the plan FAILED, for the user
     failure_brief: str | None = None  # the same without the task errors, for a front end that showed them
     summary: str | None = None  # the final answer, once the plan has finished
@@ -100,21 +107,27 @@ class PlanSession:
         travels on as asyncio.CancelledError (the caller's task is what was cancelled)."""
         self.current = plan
         planned_here = plan is None
+        adopted: dict[asyncio.Task[str], Task] = {}
         try:
             if plan is None:
                 assert goal is not None
+                if self.early is not None:
+                    self.early.begin(goal)
                 plan = self.current = await self.planner.plan(goal, attached=attached)
+                if self.early is not None:
+                    adopted = self.early.adopt(plan)
             else:
                 self.sink.emit(created(plan, self.estimator))
             if not await self._approve(plan):
                 if planned_here and self.discard is not None:  # nothing ran: no entry to resume
                     await self.discard()
                 return self._finish(self.current or plan, PlanStatus.CANCELLED)
-            finished = await self._execute(self.current or plan)
+            finished = await self._execute(self.current or plan, adopted)
             summary = await self._summary(finished)  # None unless COMPLETED
             await self._settle()
             return self._finish(finished, finished.status, summary)
         except asyncio.CancelledError:
+            await asyncio.shield(self._stop_early())
             if self.current is not None:
                 await asyncio.shield(self._settle())
                 self._finish(self.current, PlanStatus.CANCELLED)
@@ -123,6 +136,7 @@ class PlanSession:
             raise
         except PaicliError as err:
             self.failure = str(err)
+            await self._stop_early()
             if self.current is None:  # planning failed: there is no plan, but the stream still ends
                 usage = self._announce(PlanStatus.FAILED, self.failure, Usage())
                 return PlanOutcome(
@@ -135,8 +149,13 @@ class PlanSession:
             await self._settle()
             return self._finish(self.current, PlanStatus.FAILED)
         finally:
+            await asyncio.shield(self._stop_early())
             if self.flush is not None:
                 await self.flush()
+
+    async def _stop_early(self) -> None:
+        if self.early is not None:
+            await self.early.stop()
 
     async def _settle(self) -> None:
         if self.settle is not None:
@@ -155,18 +174,21 @@ class PlanSession:
             self.estimate = expected if self.estimate is None else self.estimate + expected
         if self.predict is not None:
             self.predictions.update(self.predict(approved))
-        if self.requests_before is None and self.meter is not None:
-            self.requests_before = self.meter.requests
+        if self.requests_before is None and self.meter is not None:  # early tasks' requests count after it
+            self.requests_before = self.meter.requests - (self.early.requests() if self.early is not None else 0)
         self.sink.emit(PlanApproved(round=approved.round, estimate=expected))
+        if self.early is not None and not self.early.held.released:
+            self.early.held.release()  # the early tasks' events, in their order, after plan_approved
         return True
 
-    async def _execute(self, plan: Plan) -> Plan:
+    async def _execute(self, plan: Plan, adopted: dict[asyncio.Task[str], Task]) -> Plan:
         replans = reviews = 0
         self._nothing_to_run(plan)
         while True:
             plan.status = PlanStatus.RUNNING
             self.on_change(plan)
-            await self.scheduler.run(plan)
+            await self.scheduler.run(plan, adopted)
+            adopted = {}
             if self.meter is not None and self.meter.exhausted:
                 self.failure = f"budget spent: {self.meter.usage.total:,} of {self.meter.budget:,} tokens used"
                 plan.status = PlanStatus.FAILED

@@ -13,6 +13,9 @@ task over its dependencies and never below the earlier one, so the checks of one
 stretches of the order: one pass over the graph per path at worst, a few steps in the usual case.
 Paths are compared in the form the workspace's filesystem gives them (paicli/common/paths.py: case and
 Unicode folded where the filesystem folds them).
+
+A plan from before contracts may have FILE_WRITE tasks that declare nothing: they may write anywhere, so
+`order_unbounded` orders each against every other writer, again without comparing pairs (see there).
 """
 
 from __future__ import annotations
@@ -96,3 +99,56 @@ def _reaches(dependencies: dict[str, list[str]], position: dict[str, int], start
                 seen.add(dep)
                 stack.append(dep)
     return False
+
+
+def order_unbounded(plan: Plan, unbounded: Sequence[Task], writers: Sequence[Task]) -> None:
+    """Adds dependencies so that each of the `unbounded` tasks (they may write anywhere) is ordered with
+    every other of the `writers`, directly or through other tasks. In linear time:
+
+    - the unbounded tasks are chained in one topological order (each depends on the one before it, unless
+      it does already, through other tasks): U1 < U2 < ... < Uk;
+    - then a writer W is already after a prefix U1..Ua (a = the latest of them it depends on) and before a
+      suffix Ub..Uk (b = the first of them depending on it); when some lie between, U(a+1) is made to depend
+      on W, which puts W before all of them through the chain.
+    Each added dependency goes from a task to one it does not reach, and a writer only ever gets dependents
+    numbered above everything it reaches, so no cycle is made. A plan with a cycle is left alone (the
+    contract reports the cycle)."""
+    if not unbounded:
+        return
+    dependencies = plan.graph()
+    try:
+        order = dag.topological_order(dependencies)
+    except dag.CycleError:
+        return
+    by_id = {task.id: task for task in plan.tasks}
+    position = {task_id: index for index, task_id in enumerate(order)}
+    chain = sorted((task.id for task in unbounded), key=position.__getitem__)
+    number = {task_id: index for index, task_id in enumerate(chain, 1)}
+    # latest[t]: the highest-numbered unbounded task that t depends on (0: none), along the order.
+    latest: dict[str, int] = {}
+    for task_id in order:
+        reached = max((latest.get(dep, 0) for dep in dependencies[task_id] if dep in by_id), default=0)
+        own = number.get(task_id)
+        if own is not None:
+            if own > 1 and reached < own - 1:
+                by_id[task_id].dependencies.append(chain[own - 2])
+                dependencies[task_id].append(chain[own - 2])
+            reached = own
+        latest[task_id] = reached
+    # first[t]: the lowest-numbered unbounded task that depends on t (len + 1: none), against the order.
+    dependents: dict[str, list[str]] = {task_id: [] for task_id in order}
+    for task_id in order:
+        for dep in dependencies[task_id]:
+            if dep in dependents:
+                dependents[dep].append(task_id)
+    first: dict[str, int] = {}
+    for task_id in reversed(order):
+        first[task_id] = min(
+            (number[d] if d in number else first[d] for d in dependents[task_id]), default=len(chain) + 1
+        )
+    for writer in writers:
+        if writer.id in number:
+            continue
+        after = latest[writer.id]
+        if after + 1 < first[writer.id]:
+            by_id[chain[after]].dependencies.append(writer.id)

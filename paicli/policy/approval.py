@@ -44,7 +44,7 @@ from typing import Any, Literal
 from paicli.common.shown import too_long_to_ask
 from paicli.policy.audit import AuditLog
 from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
-from paicli.policy.git_guard import git_write_reason, keep_reason
+from paicli.policy.git_guard import GitPathsMemo, git_write_reason, keep_reason
 from paicli.policy.reach import beyond, changes_environment
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.scope import out_of_scope
@@ -151,6 +151,7 @@ class ApprovalPolicy:
         self.grants: set[str] = set()
         self._asking = asyncio.Lock()
         self.waiting = 0  # questions queued behind the one being asked (the prompt shows "2 more waiting")
+        self.git_paths = GitPathsMemo(workspace)
 
     def effective_mode(self, ctx: ToolContext) -> Mode:
         if self.mode is not None:
@@ -276,7 +277,10 @@ class ApprovalPolicy:
                 f"refused by the deny rule {rule.text!r} in the configuration.",
                 DO_NOT_RETRY,
             )
-        if why := git_write_reason(facts, arguments, self.workspace, ctx.scope):
+        why = git_write_reason(facts, arguments, self.workspace, ctx.scope, self.git_paths)
+        if why or facts is None or not facts.confined:
+            self.git_paths.forget()  # a command, an MCP call or this write may change what git reads
+        if why:
             return await self._ask_in_every_mode(name, dataclasses.replace(found, risk=Risk.ASK, reason=why), ctx)
         if found.risk is Risk.DENY:
             return _refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}.", DO_NOT_RETRY)
@@ -361,12 +365,12 @@ class ApprovalPolicy:
             if all(key in self.grants for key in keys):
                 return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
             prefixes = ", ".join(f"`{key.removeprefix(OUTSIDE)} …`" for key in keys)
-            outside_why = f" (outside, it would need a yes anyway: {found.reason})" if found.reason else ""
+            risk = f"; {found.reason}" if found.reason else ""  # what a yes approves besides
             request = PolicyRequest(
                 task_id=ctx.task_id,
                 tool=_name(tool),
                 summary=found.summary,
-                reason=f"{why}; run it once outside the sandbox, with your full rights?{outside_why}",
+                reason=f"{reason}{risk}",  # one line of why: the question says it runs with the user's full rights
                 always=f"{prefixes} outside the sandbox",
                 outside=True,
                 opaque=found.risk is Risk.OPAQUE,

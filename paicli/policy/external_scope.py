@@ -2,9 +2,11 @@
 
 Such a tool runs in its own server, out of the sandbox's reach, so a task's `files` bind it only where
 paicli can see what it touches: the workspace paths named in its arguments. Then each of them must be
-declared by the task (a FILE_WRITE or COMMAND task without `files` may write anywhere; FILE_READ,
-ANALYSIS and VERIFICATION tasks change nothing). Where no argument names a workspace path, paicli cannot
-tell what it would change, so it runs only in a COMMAND task.
+declared by the task, as for its commands in the sandbox (a COMMAND task declaring `./`, or a FILE_WRITE
+task of a plan from before contracts, may write anywhere; a COMMAND or VERIFICATION task without `files`,
+and FILE_READ and ANALYSIS tasks, change nothing). Where no argument names a workspace path, paicli cannot
+tell what it would change, so it runs only in a COMMAND task. The gate applies this to a model's calls
+(paicli/policy/scope.py), the plan contract to a task's `action` before the plan runs (`outside_write_set`).
 
 What counts as naming a path (`workspace_paths`): a `file://` URI, an absolute path, the value of an
 argument whose name says path, file, dir, folder, target, destination or uri, or a relative path that
@@ -32,22 +34,34 @@ ADVICE = "Say in your answer what must change; the plan will take care of it."
 
 def external_out_of_scope(scope: TaskScope, arguments: Mapping[str, Any], workspace: Path) -> str | None:
     """Why a call of a non-read-only tool outside paicli's view is outside the task's scope, or None."""
-    root = Path(os.path.realpath(workspace))
-    named = list(workspace_paths(arguments, root))
+    named = outside_write_set(scope, arguments, workspace)
+    if named is None:
+        return None
     what = f"out of scope: {scope.describe()}"
-    if not named:
-        if scope.kind == "COMMAND":
-            return None
+    if named == NAMES_NO_PATH:
         return (
             f"{what}; this tool acts outside paicli's view and names no workspace path, so what it would change "
             f"cannot be checked. {ADVICE}"
         )
-    writes_anywhere = scope.writable is None and scope.kind in ("FILE_WRITE", "COMMAND")
-    if writes_anywhere:
-        return None
+    return f"{what}; {named} is not among the paths it may change. {ADVICE}"
+
+
+NAMES_NO_PATH = ""
+
+
+def outside_write_set(scope: TaskScope, arguments: Mapping[str, Any], workspace: Path) -> str | None:
+    """The one rule, for the gate (a model's call) and the plan contract (a task's `action`): None when the
+    call keeps to the task's scope; NAMES_NO_PATH when it names no workspace path and the task is not a
+    COMMAND task; else the first path it names (as written) that the task may not change."""
+    root = Path(os.path.realpath(workspace))
+    named = list(workspace_paths(arguments, root))
+    if not named:
+        return None if scope.kind == "COMMAND" else NAMES_NO_PATH
+    if scope.writable is None and scope.kind in ("FILE_WRITE", "COMMAND"):
+        return None  # writes anywhere
     for raw, target in named:
         if scope.writable is None or not _declared(root, target, scope.writable):
-            return f"{what}; {raw} is not among the paths it may change. {ADVICE}"
+            return raw
     return None
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from paicli.policy.git_config import workspace_config
+from paicli.shell.git_options import GIT_GLOBAL_VALUED
 from paicli.shell.syntax import Word
 
 READ_ONLY = frozenset(
@@ -101,20 +102,6 @@ _HARMLESS_KEYS = (
     "branch.sort",
     "tag.sort",
     "versionsort.",
-)
-_GLOBAL_VALUED = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--config-env",
-        "--super-prefix",
-        "--exec-path",
-        "--list-cmds",
-        "--attr-source",
-    }
 )
 _GLOBAL_FLAGS = frozenset(
     {
@@ -250,7 +237,7 @@ def dynamic_global_option(args: tuple[Word, ...]) -> str | None:
     index = 0
     while index < len(args) and (args[index].text.startswith("-") or not args[index].static):
         option = args[index].text.partition("=")[0]
-        end = index + (2 if option in _GLOBAL_VALUED and "=" not in args[index].text else 1)
+        end = index + (2 if option in GIT_GLOBAL_VALUED and "=" not in args[index].text else 1)
         for word in args[index:end]:
             if not word.static:
                 return f"git gets an option only known when it runs ({word.text}), which can make it run programs"
@@ -265,7 +252,7 @@ def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, b
     while index < len(args) and args[index].text.startswith("-"):
         text = args[index].text
         option, equals, value = text.partition("=")
-        if option in _GLOBAL_VALUED and not equals:
+        if option in GIT_GLOBAL_VALUED and not equals:
             value = args[index + 1].text if index + 1 < len(args) else ""
             index += 1
         index += 1
@@ -280,7 +267,7 @@ def check_git(args: tuple[Word, ...], root: Path, at_root: bool) -> tuple[str, b
             return "git --exec-path runs git's programs from another folder", True
         if option in ("-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"):
             elsewhere = True
-        elif option not in _GLOBAL_FLAGS and option not in _GLOBAL_VALUED:
+        elif option not in _GLOBAL_FLAGS and option not in GIT_GLOBAL_VALUED:
             return f"git {option} is not an option paicli knows", False
     rest = args[index:]
     sub = rest[0].text if rest else ""
@@ -316,7 +303,7 @@ def git_subcommand(args: Sequence[str]) -> tuple[str, list[str]]:
     index = 0
     while index < len(args) and args[index].startswith("-"):
         option, equals, _ = args[index].partition("=")
-        index += 2 if option in _GLOBAL_VALUED and not equals else 1
+        index += 2 if option in GIT_GLOBAL_VALUED and not equals else 1
     return (args[index], list(args[index + 1 :])) if index < len(args) else ("", [])
 
 

@@ -1,8 +1,9 @@
 """Which files the map may name, and reading one of them safely.
 
-The list comes from a lister passed in (`Lister`: the workspace → its files, workspace-relative posix
-paths); `workspace_files` is that seam's default: the model's view of the workspace file lister
-(paicli/tools/file_lister.py: what git shows, minus .paicliignore, never an ignored path).
+The list comes from a lister passed in (`Lister`: the workspace → its Listing: workspace-relative posix
+paths, and the object ids of the tracked files git found unchanged); `workspace_files` is that seam's
+default: the model's view of the workspace file lister (paicli/tools/file_lister.py: what git shows, minus
+.paicliignore, never an ignored path).
 
 `read_source` never follows a symlink anywhere below the workspace (a link out of it is not read, nor
 one inside: the file it names is listed on its own), reads at most `MAX_SOURCE_BYTES`, and returns None
@@ -12,20 +13,22 @@ for anything it cannot or should not read (gone since the listing, special, too 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from paicli.common.errors import ConfigError
 from paicli.repomap.tags import MAX_SOURCE_BYTES, readable_source
 from paicli.tools.confined import read_below
-from paicli.tools.file_lister import list_files
+from paicli.tools.file_lister import Listing, list_files
 
-Lister = Callable[[Path], list[str]]
+Lister = Callable[[Path], Listing]
 MAX_FILES = 50_000  # files beyond this are left out of the map (the first ones in sorted order stay)
 
 
-def workspace_files(workspace: Path) -> list[str]:
+def workspace_files(workspace: Path) -> Listing:
     """The files the model may see (the file lister's model view), sorted, at most MAX_FILES."""
-    return list(list_files(workspace, view="model").files[:MAX_FILES])
+    listing = list_files(workspace, view="model")
+    return replace(listing, files=listing.files[:MAX_FILES]) if len(listing.files) > MAX_FILES else listing
 
 
 def read_source(workspace: Path, relative: str) -> str | None:

@@ -2,14 +2,17 @@
 SQLite file under ~/.paicli/index/<hash of the workspace path>/ (never in the repository).
 
 Built once, then brought up to date on each use: a file whose size or modification time changed is read
-again, a file no longer listed is dropped. Bounded: files over `MAX_SOURCE_BYTES` (or binary, minified)
-are listed with their path words only, and one update stops reading after `time_budget` seconds (the
-files it did not reach are read by the next update; until then they rank by their path alone).
+again, a file no longer listed is dropped. A tracked file whose content git's listing names by the same
+object id as when it was read is not even looked at (no stat: most of an update's time on a large tree).
+Bounded: files over `MAX_SOURCE_BYTES` (or binary, minified) are listed with their path words only, and
+one update stops reading after `time_budget` seconds (the files it did not reach are read by the next
+update; until then they rank by their path alone).
 
 Two processes: the one that takes the lock file (`build.lock`, O_EXCL) updates; another one waits up to
 `LOCK_WAIT` seconds for it and then uses the index as it is. A lock is taken over at once when its
 process is gone (paicli killed mid-build), and after `STALE_LOCK` seconds in any case. An index SQLite
-cannot read (a corrupt or foreign file) is deleted and built again, with a Notice saying so.
+cannot read (a corrupt or foreign file, a damaged page met while updating or ranking) is deleted and built
+again, with a Notice saying so.
 """
 
 from __future__ import annotations
@@ -21,16 +24,18 @@ import os
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from paicli.common.events import EventSink, Notice
 from paicli.repomap.files import Lister, read_source
+from paicli.repomap.history import History, head_of, read_history
 from paicli.repomap.tags import Symbol, symbols_of
 from paicli.repomap.words import counts, words
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 LOCK_WAIT = 2.0
 STALE_LOCK = 120.0
 TIME_BUDGET = 30.0
@@ -42,14 +47,30 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
-    length INTEGER NOT NULL, symbols TEXT NOT NULL);
+    version TEXT NOT NULL, length INTEGER NOT NULL, symbols TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS terms (term TEXT NOT NULL, file INTEGER NOT NULL, tf INTEGER NOT NULL,
     PRIMARY KEY (term, file)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS terms_by_file ON terms (file);
 CREATE TABLE IF NOT EXISTS defs (name TEXT NOT NULL, file INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS defs_by_name ON defs (name);
 CREATE INDEX IF NOT EXISTS defs_by_file ON defs (file);
+CREATE TABLE IF NOT EXISTS changes (path TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS together (a TEXT NOT NULL, b TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (a, b)) WITHOUT ROWID;
 """
+
+
+class _Known(NamedTuple):
+    """What the index holds of a file: its row, and what it was like when it was read (its stat data, and
+    the object id git gave its content then, "" when git gave none)."""
+
+    id: int
+    mtime_ns: int
+    size: int
+    version: str
+
+
+TABLES = ("files", "terms", "defs", "changes", "together")
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,8 @@ class Index:
         self.sink = sink
         self.paths: list[str] = []  # what the lister gave at the latest update
         self._db: sqlite3.Connection | None = None
+        self._known: dict[str, _Known] | None = None  # see _known_files
+        self._version = 0
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -91,8 +114,19 @@ class Index:
         if self._db is not None:
             self._db.close()
             self._db = None
+        self._known = None
 
     # ---- opening -------------------------------------------------------------------------------
+
+    def discard(self, error: sqlite3.DatabaseError) -> None:
+        """Deletes an index SQLite found unreadable or damaged (`error`), with a notice: the next use builds
+        it again. Called wherever reading it fails: opening, updating, ranking (repo_map.py)."""
+        self.close()
+        message = f"the repository index could not be read ({error}); rebuilding it"
+        self.sink.emit(Notice(level="warning", message=message))
+        for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                (self.folder / name).unlink()
 
     def _open(self) -> sqlite3.Connection:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -100,21 +134,20 @@ class Index:
         try:
             return self._connect(path)
         except sqlite3.DatabaseError as error:
-            message = f"the repository index could not be read ({error}); rebuilding it"
-            self.sink.emit(Notice(level="warning", message=message))
-            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-                with contextlib.suppress(FileNotFoundError):
-                    leftover.unlink()
+            self.discard(error)
             return self._connect(path)
 
     def _connect(self, path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path, timeout=LOCK_WAIT, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # a commit does not wait for the disk: a crash loses at most
+            # the latest updates of this cache, never its consistency (WAL), and the next update redoes them
             db.executescript(SCHEMA)
             row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if row is None or row[0] != SCHEMA_VERSION or db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                db.executescript("DELETE FROM files; DELETE FROM terms; DELETE FROM defs;")
+            if row is None or row[0] != SCHEMA_VERSION:  # no quick_check: it reads the whole file (0.1 s on
+                # mypy's index); damage shows as an error where a page is read, and that discards the index
+                db.executescript("".join(f"DROP TABLE IF EXISTS {t};" for t in TABLES) + SCHEMA)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError:
             db.close()
@@ -126,64 +159,96 @@ class Index:
     def update(self, time_budget: float = TIME_BUDGET) -> UpdateReport:
         """Lists the workspace and brings the index up to date with it (see the module's docstring)."""
         started = time.monotonic()
-        self.paths = self.lister(self.workspace)
+        listing = self.lister(self.workspace)
+        self.paths = list(listing.files)
         with self._lock() as held:
             if not held:
                 self.paths = [path for path in self.paths if os.path.lexists(self.workspace / path)]
                 return UpdateReport(len(self.paths), 0, 0, 0, time.monotonic() - started, updated=False)
             try:
-                return self._update(started, time_budget)
+                return self._update(started, time_budget, listing.versions)
             except sqlite3.DatabaseError as error:
-                self.close()
-                with contextlib.suppress(FileNotFoundError):
-                    (self.folder / "index.sqlite").unlink()
-                self.sink.emit(Notice(level="warning", message=f"the repository index was damaged ({error}); rebuilt"))
-                return self._update(started, time_budget)
+                self.discard(error)
+                return self._update(started, time_budget, listing.versions)
 
-    def _update(self, started: float, time_budget: float) -> UpdateReport:
+    def _update(self, started: float, time_budget: float, versions: Mapping[str, str]) -> UpdateReport:
         db = self.db
-        rows = db.execute("SELECT id, path, mtime_ns, size FROM files")
-        known = {path: (file_id, mtime, size) for file_id, path, mtime, size in rows}
+        known = self._known_files()
         listed = set(self.paths)
-        gone = [known[path][0] for path in known if path not in listed]
+        gone = [path for path in known if path not in listed]
         read = pending = 0
+        root = os.fspath(self.workspace) + os.sep  # a string join: pathlib's costs more than the stat
         db.execute("BEGIN IMMEDIATE")
         try:
-            for file_id in gone:
-                self._forget(file_id)
+            for path in gone:
+                self._forget(known.pop(path).id)
             present: list[str] = []
             for path in self.paths:
+                old = known.get(path)
+                version = versions.get(path, "")
+                if old is not None and version and old.version == version:
+                    present.append(path)  # git saw this very content when it was read: no stat needed
+                    continue
                 try:
-                    entry = os.stat(self.workspace / path, follow_symlinks=False)
+                    entry = os.stat(root + path, follow_symlinks=False)
                 except OSError:  # gone since the listing (or deleted but still in git's index)
-                    if path in known:
-                        self._forget(known[path][0])
-                        gone.append(known[path][0])
+                    if old is not None:
+                        self._forget(known.pop(path).id)
+                        gone.append(path)
                     continue
                 present.append(path)
-                mtime, size = entry.st_mtime_ns, entry.st_size
-                old = known.get(path)
-                if old is not None and old[1:] == (mtime, size):
+                now = _Known(old.id if old else 0, entry.st_mtime_ns, entry.st_size, version)
+                if old is not None and (old.mtime_ns, old.size) == (now.mtime_ns, now.size):
+                    if old.version != version:  # committed, or changed since git's index: the same content
+                        db.execute("UPDATE files SET version = ? WHERE id = ?", (version, old.id))
+                        known[path] = now
                     continue
                 if time.monotonic() - started > time_budget:
                     pending += 1
                     continue
                 if old is not None:
-                    self._forget(old[0])
-                self._add(path, mtime, size)
+                    self._forget(old.id)
+                known[path] = now._replace(id=self._add(path, now))
                 read += 1
+            self._remember_history()
             db.execute("COMMIT")
             self.paths = present
         except BaseException:
+            self._known = None
             db.execute("ROLLBACK")
             raise
         return UpdateReport(len(present), read, len(gone), pending, time.monotonic() - started, updated=True)
+
+    def _remember_history(self) -> None:
+        """The files that change together (history.py), read again when HEAD has moved."""
+        head = head_of(self.workspace) or ""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'history_head'").fetchone()
+        if row is not None and row[0] == head:
+            return
+        history = read_history(self.workspace, head) if head else History("")
+        self.db.execute("DELETE FROM changes")  # not executescript: it would commit the update half done
+        self.db.execute("DELETE FROM together")
+        self.db.executemany("INSERT INTO changes VALUES (?, ?)", history.changes.items())
+        self.db.executemany(
+            "INSERT INTO together VALUES (?, ?, ?)", ((a, b, n) for (a, b), n in history.together.items())
+        )
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('history_head', ?)", (head,))
+
+    def _known_files(self) -> dict[str, _Known]:
+        """The indexed files by path: kept from this process's previous update unless another connection
+        has written the index since (SQLite's data_version says so)."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self._known is None or version != self._version:
+            rows = self.db.execute("SELECT path, id, mtime_ns, size, version FROM files")
+            self._known = {row[0]: _Known(*row[1:]) for row in rows}
+            self._version = version
+        return self._known
 
     def _forget(self, file_id: int) -> None:
         for table, column in (("terms", "file"), ("defs", "file"), ("files", "id")):
             self.db.execute(f"DELETE FROM {table} WHERE {column} = ?", (file_id,))
 
-    def _add(self, path: str, mtime: int, size: int) -> None:
+    def _add(self, path: str, stat: _Known) -> int:
         text = read_source(self.workspace, path)
         symbols = symbols_of(path, text) if text is not None else []
         document: Counter[str] = counts(text) if text is not None else Counter()
@@ -195,12 +260,13 @@ class Index:
         kept = dict(document.most_common(MAX_TERMS))
         shown = [[s.name, s.kind, s.line, s.signature, s.depth] for s in symbols]
         cursor = self.db.execute(
-            "INSERT INTO files (path, mtime_ns, size, length, symbols) VALUES (?, ?, ?, ?, ?)",
-            (path, mtime, size, sum(kept.values()), json.dumps(shown)),
+            "INSERT INTO files (path, mtime_ns, size, version, length, symbols) VALUES (?, ?, ?, ?, ?, ?)",
+            (path, stat.mtime_ns, stat.size, stat.version, sum(kept.values()), json.dumps(shown)),
         )
-        file_id = cursor.lastrowid
+        file_id = int(cursor.lastrowid or 0)
         self.db.executemany("INSERT INTO terms VALUES (?, ?, ?)", ((term, file_id, tf) for term, tf in kept.items()))
         self.db.executemany("INSERT INTO defs VALUES (?, ?)", ((name, file_id) for name in {s.name for s in symbols}))
+        return file_id
 
     @contextlib.contextmanager
     def _lock(self) -> Iterator[bool]:
@@ -249,6 +315,13 @@ class Index:
         if row is None:
             return []
         return [Symbol(name, kind, line, signature, depth) for name, kind, line, signature, depth in json.loads(row[0])]
+
+    def changed_with(self, path: str) -> tuple[int, dict[str, int]]:
+        """How many commits of the history changed `path`, and the files changed with it (history.py)."""
+        row = self.db.execute("SELECT n FROM changes WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return 0, {}
+        return int(row[0]), dict(self.db.execute("SELECT b, n FROM together WHERE a = ?", (path,)).fetchall())
 
     def definers(self, names: Iterable[str]) -> dict[str, list[str]]:
         """name → the files defining a top-level symbol of that name."""

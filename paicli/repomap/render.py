@@ -14,9 +14,10 @@ paicli/llm/tokens.py):
     ## Also relevant
     tests/test_app.py
 
-The layout always (cut to `LAYOUT_SHARE` of the budget); then the files the goal names and the best
-ranked ones with their symbols while the map is under `SYMBOLS_SHARE` of the budget; then paths only,
-until the budget is spent.
+The layout always (cut to `LAYOUT_SHARE` of the budget); then the files the goal names (with their
+symbols), and from a budget of `SYMBOLS_FROM` tokens the best ranked ones with their symbols while the map
+is under `SYMBOLS_SHARE` of the budget; then paths only, until the budget is spent. The budget is that of
+the whole text (its estimate), not a sum of estimates per line, which rounds each line up.
 """
 
 from __future__ import annotations
@@ -25,13 +26,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from paicli.llm.tokens import estimate_text
+from paicli.llm.tokens import CHARS_PER_TOKEN, estimate_text
 from paicli.repomap.tags import Symbol
 
 # Measured (bench context): every token spent on layout and symbols is a path less, and recall follows the
 # number of paths; these shares keep the map's recall near that of its ranking alone.
 LAYOUT_SHARE = 0.04
 SYMBOLS_SHARE = 0.1
+SYMBOLS_FROM = 2_000  # a smaller map names paths only (and the symbols of the files the goal names):
+# measured (bench context, mypy, 39 commits): at 1,000 tokens, symbols took recall from 0.827 to 0.812
 MAX_SYMBOL_FILES = 5
 SYMBOL_LINES = 6  # per file
 SUBFOLDERS = 5  # shown per top folder
@@ -54,35 +57,63 @@ def render(
 ) -> RenderedMap:
     header = f"# Repository map\n\n{len(paths):,} files (not git-ignored ones); those likeliest to matter first."
     lines = [header, "", "## Layout (files per folder)", *_layout(paths, int(budget * LAYOUT_SHARE))]
-    used = estimate_text("\n".join(lines))
+    meter = _Meter("\n".join(lines))
     shown: list[str] = []
     detailed = 0
     order = list(dict.fromkeys([*named, *ranked]))
     section = ""
+    with_symbols = budget >= SYMBOLS_FROM
+    phase_with_symbols = False  # whether ranked files were offered room for their symbols
     for position, path in enumerate(order):
-        wanted = "## Named in the goal" if path in named else "## Most relevant files"
         block = [path]
-        if detailed < MAX_SYMBOL_FILES and (path in named or used < budget * SYMBOLS_SHARE):
+        room = detailed < MAX_SYMBOL_FILES and with_symbols and meter.tokens < budget * SYMBOLS_SHARE
+        if (path in named or room) and detailed < MAX_SYMBOL_FILES:
             block += _symbol_lines(symbols(path))
             detailed += len(block) > 1
+        if path in named:
+            wanted = "## Named in the goal"
+        elif room or not phase_with_symbols:
+            wanted = "## Most relevant files"
+            phase_with_symbols = phase_with_symbols or room
         else:
-            wanted = "## Also relevant"
+            wanted = "## Also relevant"  # after the files offered room for their symbols
         if wanted != section:
             block.insert(0, f"\n{wanted}")
-        cost = estimate_text("\n".join(block)) + 1
-        if used + cost > budget:
+        if meter.after(block) > budget:
             if position < len(named) and len(block) > 2:  # a named file keeps its path at least
                 block = [block[0], path] if block[0].startswith("\n") else [path]
-                cost = estimate_text("\n".join(block)) + 1
-            if used + cost > budget:
+            if meter.after(block) > budget:
                 break
-        if wanted != section:
-            section = wanted
+        section = wanted
+        meter.add(block)
         lines += block
-        used += cost
         shown.append(path)
     text = "\n".join(lines)
     return RenderedMap(text=text, tokens=estimate_text(text), files=shown, with_symbols=detailed)
+
+
+class _Meter:
+    """The token estimate of a text grown line by line (paicli/llm/tokens.py's rule, for the whole text)."""
+
+    def __init__(self, text: str) -> None:
+        self.ascii = len(text.encode("ascii", "ignore"))
+        self.other = len(text) - self.ascii
+
+    @property
+    def tokens(self) -> int:
+        return -(-self.ascii // CHARS_PER_TOKEN) + self.other
+
+    def after(self, lines: list[str]) -> int:
+        """The estimate once `lines` are added, each after a line break."""
+        more = "".join("\n" + line for line in lines)
+        ascii_chars = len(more.encode("ascii", "ignore"))
+        return -(-(self.ascii + ascii_chars) // CHARS_PER_TOKEN) + self.other + len(more) - ascii_chars
+
+    def add(self, lines: list[str]) -> None:
+        more = "".join("\n" + line for line in lines)
+        ascii_chars = len(more.encode("ascii", "ignore"))
+        self.ascii += ascii_chars
+        self.other += len(more) - ascii_chars
 
 
 def _symbol_lines(symbols: list[Symbol]) -> list[str]:

@@ -46,7 +46,13 @@ class RepoMap:
     def for_goal(self, goal: str, *, map_tokens: int | None = None) -> MapResult:
         report = self.index.update()
         paths = self.index.paths
-        ranking = rank(self.index, goal, paths, lambda path: read_source(self.workspace, path))
+        try:
+            ranking = rank(self.index, goal, paths, lambda path: read_source(self.workspace, path))
+        except sqlite3.DatabaseError as error:  # a page damaged since it was written: build it again
+            self.index.discard(error)
+            report = self.index.update()
+            paths = self.index.paths
+            ranking = rank(self.index, goal, paths, lambda path: read_source(self.workspace, path))
         budget = self.map_tokens if map_tokens is None else map_tokens
         rendered = render(paths, ranking.named, ranking.ranked, self.index.symbols, budget)
         return MapResult(goal=goal, rendered=rendered, named=ranking.named, update=report)

@@ -19,20 +19,30 @@ _NO_NETWORK = re.compile(
 )
 
 
+# A declared file is bound alone: it can be written in place, not replaced (writable.py).
+RENAMED_OVER = (
+    "a declared file can only be written in place: a program that writes a new file and renames it over it "
+    '(sed -i, many editors and formatters) needs its folder declared instead ("dir/" in "files")'
+)
+
+
 def blocked_by_sandbox(output: str, *, network: bool, writable: tuple[str, ...] | None = None) -> str | None:
     """Why `output` (of a command that exited non-zero inside the sandbox) looks like the sandbox's doing;
     None when it does not. `writable`: a plan task's declared files, when they limit its commands."""
     if _READ_ONLY.search(output):
         if writable is None:
-            where = "the workspace (but not its .git/ and .paicli/) and tool caches are"
-        elif not writable:
+            return (
+                "a write was refused: only the workspace (but not its .git/ and .paicli/) and tool caches are writable"
+            )
+        if not writable:
             return (
                 "a write was refused: this task declares no files, so in the sandbox its commands may write only "
                 'tool caches; a task whose commands write (build folders such as target/ too) lists them in "files"'
             )
-        else:
-            where = f"this task's declared files ({', '.join(writable)}) and tool caches are"
-        return f"a write was refused: in the sandbox only {where} writable"
+        where = f"only this task's declared files ({', '.join(writable)}) and tool caches are writable"
+        if any(not path.endswith("/") for path in writable):
+            return f"a write was refused: {where}; {RENAMED_OVER}"
+        return f"a write was refused: {where}"
     if not network and _NO_NETWORK.search(output):
         return "a connection failed: the sandbox has no network"
     return None

@@ -11,7 +11,8 @@ The mounts, in the order bwrap applies them (a later one covers an earlier one):
 - tool caches writable where they exist (`~/.cache`, `~/.npm`, `~/.cargo/registry`, `~/go/pkg/mod`, plus
   `sandbox_writable`), so builds and installs keep working;
 - the workspace writable (or, for a plan task, read-only except its declared `files`, a new file as that
-  file alone, and the tool caches in it: a COMMAND or VERIFICATION task that declares none writes none);
+  file alone, and the tool caches in it at any depth: a COMMAND or VERIFICATION task that declares none
+  writes none; writable.py);
   its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
 - every git directory and git-controlled path at any depth read-only (gitdirs.py); without the network,
   /dev/null over each socket file found outside the hidden folders (sockets.py);
@@ -35,10 +36,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.common import paths
 from paicli.sandbox.containment import Containment, Placeholder
-from paicli.sandbox.gitdirs import declares, find_git_paths
+from paicli.sandbox.gitdirs import GitPaths, declares, find_git_paths
 from paicli.sandbox.sockets import find_sockets
+from paicli.sandbox.writable import READ_ONLY_IN_WORKSPACE, cache_environment, declared_writable, tool_caches
+
+__all__ = ["BwrapSandbox", "declared_writable"]
 
 CACHES = ("~/.cache", "~/.npm", "~/.cargo/registry", "~/go/pkg/mod")
 SECRETS = (
@@ -56,9 +59,6 @@ SECRETS = (
     "~/.paicli",
 )
 RUNTIME_FOLDERS = ("/run", "/var/run")
-READ_ONLY_IN_WORKSPACE = (".git", ".paicli")
-# Caches of tools that run tests and checks, writable in the workspace even where nothing else is.
-TOOL_CACHES = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis")
 # Variables naming sockets and folders that are hidden inside (TMPDIR & co: the private /tmp is the one).
 UNSET = (
     "SSH_AUTH_SOCK",
@@ -93,7 +93,10 @@ class BwrapSandbox:
         self, argv: Sequence[str], env: Mapping[str, str], containment: Containment
     ) -> tuple[list[str], dict[str, str]]:
         options = self.options(containment, env.get("PATH", ""))
-        return [self.program, *options, "--", *argv], self.environment(env)
+        environment = self.environment(env)
+        if containment.writable is not None:  # the workspace read-only: caches it lacks go to the private /tmp
+            environment.update(cache_environment(_real(containment.workspace), " ".join(argv), environment))
+        return [self.program, *options, "--", *argv], environment
 
     def describe(self) -> str:
         network = "network on" if self.network else "no network"
@@ -137,8 +140,10 @@ class BwrapSandbox:
             options += ["--ro-bind", str(kept), str(kept)]
         for cache in self._existing(CACHES + self.writable):
             options += ["--bind", str(cache), str(cache)]
-        options += _workspace_mounts(workspace, containment.writable, search_path, containment.placeholders)
-        options += git_mounts(workspace, containment.writable, search_path)
+        env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
+        found = find_git_paths(workspace, env)  # the one walk of the workspace, tool caches found too
+        options += _workspace_mounts(workspace, containment.writable, search_path, containment.placeholders, found)
+        options += git_mounts(workspace, containment.writable, found)
         if not self.network:
             covered = [*map(Path, self._runtime_folders(workspace)), *self._existing(SECRETS + self.hide)]
             options += socket_mounts(self.sockets, [workspace, *covered])
@@ -221,17 +226,21 @@ def _kept_under_tmp(home: Path, workspace: Path, search_path: str) -> list[Path]
 
 
 def _workspace_mounts(
-    workspace: Path, declared: tuple[str, ...] | None, search_path: str, placeholders: list[Placeholder] | None = None
+    workspace: Path,
+    declared: tuple[str, ...] | None,
+    search_path: str,
+    placeholders: list[Placeholder] | None = None,
+    found: GitPaths | None = None,
 ) -> list[str]:
     """The workspace writable, or read-only but for a plan task's declared files (none at all for a task
-    that declares none) and the tool caches in it; .git, .paicli and the workspace folders on PATH (an
-    activated `.venv/bin`) read-only either way: a program planted there would run outside the sandbox,
-    by paicli (`git`) or by you (the file tools refuse those folders too)."""
+    that declares none) and the tool caches in it at any depth (writable.py); .git, .paicli and the
+    workspace folders on PATH (an activated `.venv/bin`) read-only either way: a program planted there
+    would run outside the sandbox, by paicli (`git`) or by you (the file tools refuse those folders too)."""
     if declared is None:
         options = ["--bind", str(workspace), str(workspace)]
     else:
         options = ["--ro-bind", str(workspace), str(workspace)]
-        for cache in _tool_caches(workspace):
+        for cache in tool_caches(found.tool_caches if found is not None else ()):
             options += ["--bind", str(cache), str(cache)]
         for path in declared_writable(workspace, declared, placeholders):
             options += ["--bind", str(path), str(path)]
@@ -248,23 +257,10 @@ def _workspace_mounts(
     return options
 
 
-def _tool_caches(workspace: Path) -> list[Path]:
-    """The tool caches at the top of the workspace that exist (`.pytest_cache`, ...): writable even for a
-    task that declares no files. Python itself carries on when it cannot write a `__pycache__/`."""
-    found: list[Path] = []
-    for name in TOOL_CACHES:
-        path = workspace / name
-        if not os.path.islink(path) and path.is_dir():
-            found.append(path)
-    return found
-
-
-def git_mounts(workspace: Path, declared: tuple[str, ...] | None, search_path: str) -> list[str]:
+def git_mounts(workspace: Path, declared: tuple[str, ...] | None, found: GitPaths) -> list[str]:
     """Every git directory and git-controlled path of the workspace (paicli/sandbox/gitdirs.py) read-only,
     at any depth; a hooks folder, include target, .gitmodules or .gitattributes that a plan task named in
     its `files` stays writable for it (a git directory never does)."""
-    env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
-    found = find_git_paths(workspace, env)
     options: list[str] = []
     for path in found.paths:
         if path not in found.git_dirs and declared is not None and declares(workspace, declared, path):
@@ -289,85 +285,3 @@ def socket_mounts(sockets: Sequence[Path], covered: Sequence[Path]) -> list[str]
             continue
         options += ["--ro-bind", "/dev/null", str(path)]
     return options
-
-
-def declared_writable(
-    workspace: Path, declared: Sequence[str], placeholders: list[Placeholder] | None = None
-) -> list[Path]:
-    """What a plan task's `files` make writable for its commands: a declared folder (`tests/`) as a whole,
-    created if missing; an existing file itself; a file that does not exist yet, that file alone (an
-    empty placeholder is made so it can be bound, with its missing folders, each added to `placeholders`
-    so they are removed again when the command writes nothing there). Paths leading out of the workspace,
-    through a symlink, or into .git/ or .paicli/ count for nothing (the plan contract refuses them; this
-    is the second line). A file inside a declared folder needs nothing of its own (`lib/` and `lib/.git`:
-    a placeholder file would stop `git init lib`)."""
-    made = placeholders if placeholders is not None else []
-    found: list[Path] = []
-    folders = [f for f in map(paths.normalise, declared) if f is not None and paths.is_folder(f)]
-    for entry in declared:
-        relative = paths.normalise(entry)
-        if relative is None or paths.declared_problem(relative):
-            continue
-        if not paths.is_folder(relative) and any(
-            folder == paths.WHOLE_WORKSPACE or relative.startswith(folder) for folder in folders
-        ):
-            continue  # writable through its declared folder: no placeholder, which would stand in its way
-        parts = [] if relative == paths.WHOLE_WORKSPACE else relative.rstrip("/").split("/")
-        if parts and parts[0] in READ_ONLY_IN_WORKSPACE:
-            continue
-        target = workspace.joinpath(*parts)
-        if paths.is_folder(relative) or target.is_dir():
-            path = _make_folders(workspace, parts, made)
-        elif os.path.lexists(target):
-            path = _plain_file(workspace, parts)
-        else:
-            path = _new_file(workspace, parts, made)
-        if path is not None and path not in found:
-            found.append(path)
-    return found
-
-
-def _make_folders(workspace: Path, parts: list[str], made: list[Placeholder]) -> Path | None:
-    """workspace/parts, each folder created if missing, never through a symlink; None when one is in the way."""
-    current = workspace
-    for part in parts:
-        current = current / part
-        if os.path.islink(current):
-            return None
-        if not os.path.exists(current):
-            try:
-                os.mkdir(current)
-                made.append(Placeholder.of(current, folder=True))
-            except FileExistsError:
-                if os.path.islink(current) or not os.path.isdir(current):
-                    return None
-            except OSError:
-                return None
-        elif not os.path.isdir(current):
-            return None
-    return current if _real(current) == current else None
-
-
-def _new_file(workspace: Path, parts: list[str], made: list[Placeholder]) -> Path | None:
-    """An empty file where a declared one does not exist yet (its folders made first), never through a
-    symlink; None when something is in the way."""
-    folder = _make_folders(workspace, parts[:-1], made)
-    if folder is None:
-        return None
-    target = folder / parts[-1]
-    try:
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
-    except FileExistsError:
-        return _plain_file(workspace, parts)
-    except OSError:
-        return None
-    made.append(Placeholder.of(target))
-    return target
-
-
-def _plain_file(workspace: Path, parts: list[str]) -> Path | None:
-    folder = workspace.joinpath(*parts[:-1])
-    target = folder / parts[-1]
-    if _real(folder) != folder or os.path.islink(target) or not os.path.isfile(target):
-        return None
-    return target

@@ -27,6 +27,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli.sandbox.writable import TOOL_CACHES
+
 MAX_ENTRIES = 200_000
 MAX_INCLUDE_DEPTH = 5
 LOOKUP_TIMEOUT = 5.0
@@ -48,6 +50,8 @@ class GitPaths:
     controlled: tuple[Path, ...] = ()  # hooks folders, include targets, .gitmodules, .gitattributes
     complete: bool = True  # False: the walk stopped at MAX_ENTRIES
     drivers: bool = False  # some configuration defines a filter, diff or merge driver (.gitattributes matter)
+    # Not git's, found by the same walk: the tool cache folders at any depth (writable.py binds them).
+    tool_caches: tuple[Path, ...] = ()
 
     @property
     def paths(self) -> tuple[Path, ...]:
@@ -87,18 +91,21 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
     git_dirs: list[Path] = []
     controlled: list[Path] = []
     attributes: list[Path] = []
+    caches: list[Path] = []
     walk = _Walk(root)
-    for path, is_dir in walk:
-        name = path.name
-        if name in GIT_NAMES:
+    for where, name, is_dir in walk:
+        if is_dir and name in TOOL_CACHES:
+            caches.append(Path(where))
+        elif name in GIT_NAMES:
+            path = Path(where)
             repos.append(path.parent)
             git_dirs.append(path)
             if not is_dir and (target := _gitfile_target(path, root)) is not None:
                 git_dirs.append(target)
         elif name in ALWAYS_CONTROLLED:
-            controlled.append(path)
+            controlled.append(Path(where))
         elif name == ATTRIBUTES:
-            attributes.append(path)
+            attributes.append(Path(where))
     drivers = any(_DRIVER.match(key) for key in user)
     for repo, git_dir in _repositories(repos, git_dirs, root):
         configs = _repo_configs(git_dir)
@@ -115,24 +122,28 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
         controlled += attributes
     unique_dirs = list(dict.fromkeys(git_dirs))
     unique = [path for path in dict.fromkeys(controlled) if path not in unique_dirs]
-    return GitPaths(tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers)
+    return GitPaths(
+        tuple(unique_dirs), tuple(unique), complete=not walk.truncated, drivers=drivers, tool_caches=tuple(caches)
+    )
 
 
 class _Walk:
-    """Every entry below `root`, as (path, is a folder), without following symlinks and without entering
-    `.git` folders; at most MAX_ENTRIES."""
+    """Every entry below `root`, as (path, name, is a folder), without following symlinks and without
+    entering `.git` folders; at most MAX_ENTRIES. Strings, not Paths: a Path per entry was most of the
+    walk's time."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.truncated = False
 
-    def __iter__(self) -> Iterator[tuple[Path, bool]]:
+    def __iter__(self) -> Iterator[tuple[str, str, bool]]:
         count = 0
-        stack = [self.root]
+        stack = [str(self.root)]
         while stack:
             folder = stack.pop()
             try:
-                entries = list(os.scandir(folder))
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
             except OSError:
                 continue
             for entry in entries:
@@ -144,9 +155,9 @@ class _Walk:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
-                yield Path(entry.path), is_dir
+                yield entry.path, entry.name, is_dir
                 if is_dir and entry.name not in GIT_NAMES:
-                    stack.append(Path(entry.path))
+                    stack.append(entry.path)
 
 
 def _git_program(root: Path, search_path: str) -> str | None:
@@ -195,7 +206,9 @@ def _repo_configs(git_dir: Path) -> list[Path]:
 def _read_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The keys of `_CONFIG_KEYS` in one config file (None: the user's system and global files, their
     includes resolved), lower-cased, with their values in order. Reading config runs no program."""
-    where = ["--file", str(config)] if config is not None else ["--includes"]
+    # --includes with --file too: a hooks folder or a driver set in an included file counts like one set in
+    # the repository's own config (an include.path of ../.gitconfig is how a tracked file configures git)
+    where = ["--file", str(config), "--includes"] if config is not None else ["--includes"]
     lookup = {k: v for k, v in env.items() if not k.startswith("GIT_")}
     lookup["HOME"] = env.get("HOME", os.path.expanduser("~"))
     try:

@@ -11,9 +11,10 @@ follow (a terminal multiplexer's session, GNU parallel's input, a crontab, edito
 
 from __future__ import annotations
 
-import itertools
 import re
 
+from paicli.shell.git_options import git_code
+from paicli.shell.option_values import code_of, could_be_option, option_values
 from paicli.shell.programs import basename
 from paicli.shell.sed import sed_code
 from paicli.shell.syntax import Inner, Literal, Word, word_suffix
@@ -56,122 +57,6 @@ _LISTING = {
 }
 _EDITORS = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "rview", "evim", "nex"})
 _EDITOR_COMMANDS = ("-c", "--cmd", "-S", "-s", "-u", "--init")
-# Git subcommands whose options run programs or write files, and the options of each that take the next
-# word as a plain value (a word only known when it runs after one of those is not read as an option).
-_LOG_VALUED = frozenset(
-    {
-        "-n",
-        "--max-count",
-        "--skip",
-        "--since",
-        "--after",
-        "--until",
-        "--before",
-        "--author",
-        "--committer",
-        "--grep",
-        "--format",
-        "--pretty",
-        "-S",
-        "-G",
-        "--encoding",
-    }
-)
-_REMOTE_VALUED = frozenset({"--depth", "-b", "--branch", "--origin", "-j", "--jobs", "--shallow-since"})
-_GIT_VALUED: dict[str, frozenset[str]] = {
-    "log": _LOG_VALUED,
-    "show": _LOG_VALUED,
-    "whatchanged": _LOG_VALUED,
-    "shortlog": _LOG_VALUED,
-    "diff": frozenset({"-S", "-G"}),
-    "grep": frozenset({"-e", "-m", "--max-count", "-A", "-B", "-C", "--max-depth"}),
-    "format-patch": frozenset({"--subject-prefix", "-v", "--to", "--cc"}),
-    "rebase": frozenset({"--onto"}),
-    "fetch": _REMOTE_VALUED,
-    "pull": _REMOTE_VALUED,
-    "clone": _REMOTE_VALUED,
-    "push": _REMOTE_VALUED,
-    "ls-remote": frozenset(),
-    "archive": frozenset({"--format", "--prefix"}),
-    "submodule": frozenset({"-b"}),
-    "bisect": frozenset(),
-    "filter-branch": frozenset(),
-    "difftool": frozenset(),
-    "mergetool": frozenset(),
-    "send-email": frozenset(),
-    "instaweb": frozenset(),
-    "daemon": frozenset(),
-    "range-diff": frozenset(),
-    "blame": frozenset({"-L"}),
-    "annotate": frozenset({"-L"}),
-}
-_GIT_CODE = {
-    "grep": frozenset({"-O", "--open-files-in-pager"}),
-    "rebase": frozenset({"-x", "--exec"}),
-    "difftool": frozenset({"-x", "--extcmd"}),
-    "fetch": frozenset({"--upload-pack"}),
-    "pull": frozenset({"--upload-pack"}),
-    "clone": frozenset({"--upload-pack", "-u"}),
-    "ls-remote": frozenset({"--upload-pack", "-u"}),
-    "archive": frozenset({"--exec"}),
-    "push": frozenset({"--receive-pack", "--exec"}),
-    "send-email": frozenset({"--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"}),
-    "instaweb": frozenset({"--httpd", "-d", "--browser", "-b"}),
-    "filter-branch": frozenset(
-        {
-            "--env-filter",
-            "--tree-filter",
-            "--index-filter",
-            "--parent-filter",
-            "--msg-filter",
-            "--commit-filter",
-            "--tag-name-filter",
-        }
-    ),
-}
-# Configuration keys (their last part) whose value git runs as a command line; keys that load files.
-_GIT_CODE_KEYS = frozenset(
-    {
-        "pager",
-        "editor",
-        "sshcommand",
-        "external",
-        "textconv",
-        "command",
-        "clean",
-        "smudge",
-        "process",
-        "fsmonitor",
-        "askpass",
-        "helper",
-        "program",
-        "cmd",
-        "driver",
-        "uploadpack",
-        "receivepack",
-        "gitproxy",
-        "proxycommand",
-        "sendmailcmd",
-        "smtpserver",
-        "browser",
-        "exec",
-    }
-)
-_GIT_LOADING_KEYS = frozenset({"core.hookspath", "core.worktree", "core.attributesfile", "core.excludesfile"})
-_GIT_GLOBAL_VALUED = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--config-env",
-        "--super-prefix",
-        "--exec-path",
-        "--list-cmds",
-        "--attr-source",
-    }
-)
 _FIND_VALUED = frozenset(
     {
         "-name",
@@ -245,38 +130,27 @@ def option_code(words: tuple[Word, ...]) -> list[Inner]:
     if name in _OPTIONS_RUN_COMMANDS and (why := _dynamic_option(name, args)):
         found.append(Inner(name, human=why))
     if name in _COMMAND_OPTIONS:
-        found += [_code(f"{name} {option}", value) for option, value in _values(args, _COMMAND_OPTIONS[name])]
+        found += [code_of(f"{name} {option}", value) for option, value in option_values(args, _COMMAND_OPTIONS[name])]
     if name in _ATTACHED_ONLY:
-        found += [_code(f"{name} {o}", v) for o, v in _values(args, _ATTACHED_ONLY[name], attached_only=True)]
+        found += [code_of(f"{name} {o}", v) for o, v in option_values(args, _ATTACHED_ONLY[name], attached_only=True)]
     if name == "tar":
         found += _tar(args)
     elif name in ("ssh", "scp", "sftp"):
-        found += [_code(f"{name} -o", v) for v in _ssh_options(args)]
+        found += [code_of(f"{name} -o", v) for v in _ssh_options(args)]
     elif name == "socat":
-        found += [_code("socat", part) for w in args if _socat_runs(w.text) for part in _socat_command(w)]
+        found += [code_of("socat", part) for w in args if _socat_runs(w.text) for part in _socat_command(w)]
     elif name == "ncat" and any(w.text.startswith("--lua-exec") for w in args):
         found.append(Inner("ncat", human="ncat --lua-exec runs a Lua program"))
     elif name == "entr" and any(re.fullmatch(r"-[a-z]*s[a-z]*", w.text) for w in args):
         rest = [w for w in args if not w.text.startswith("-")]
-        found += [_code("entr -s", rest[0])] if rest else []
+        found += [code_of("entr -s", rest[0])] if rest else []
     elif name == "make":
         found += _make(args)
     elif name == "sed":
         found += sed_code(args)
     elif name == "git":
-        found += _git(args)
+        found += git_code(args)
     return found
-
-
-def could_be_option(word: Word) -> bool:
-    """Whether a word only known when it runs could be read as an option: it may be split into several
-    words, or it may start with `-` (it does not start with plain text)."""
-    if word.static:
-        return False
-    if word.unquoted_dynamic:
-        return True
-    first = word.parts[0] if word.parts else None
-    return not (isinstance(first, Literal) and first.text and not first.text.startswith("-"))
 
 
 def _dynamic_option(name: str, args: tuple[Word, ...]) -> str | None:
@@ -307,45 +181,11 @@ def _plain_value(name: str, previous: str | None, args: tuple[Word, ...]) -> boo
     return len(previous) > 1 and previous[-1] in letters
 
 
-def _values(args: tuple[Word, ...], options: frozenset[str], *, attached_only: bool = False) -> list[tuple[str, Word]]:
-    """The values given to `options`: `--long=V`, `--long V`, `--lo=V` (an abbreviation), `-xV`, `-x V`,
-    and `-abx V` (short options bundled; read generously, so a bundle is never missed)."""
-    found = []
-    for index, word in enumerate(args):
-        text = word.text
-        if text == "--":
-            break
-        following = args[index + 1] if index + 1 < len(args) and not attached_only else None
-        if text.startswith("--") and len(text) > 2:
-            given, equals, _ = text.partition("=")
-            for option in options:
-                if option.startswith("--") and option.startswith(given):
-                    if equals:
-                        found.append((option, word_suffix(word, len(given) + 1)))
-                    elif following is not None:
-                        found.append((option, following))
-                    break
-        elif text.startswith("-") and not text.startswith("--") and len(text) > 1:
-            for option in options:
-                if option.startswith("--") or option[1:] not in text[1:]:
-                    continue
-                rest = text[text.index(option[1:], 1) + len(option) - 1 :]
-                if rest:
-                    found.append((option, word_suffix(word, len(text) - len(rest))))
-                elif following is not None:
-                    found.append((option, following))
-    return found
-
-
-def _code(via: str, value: Word) -> Inner:
-    return Inner(via, code=value.text, dynamic=not value.static)
-
-
 def _tar(args: tuple[Word, ...]) -> list[Inner]:
     found = []
-    for option, value in _values(args, frozenset({"--checkpoint-action"})):
+    for option, value in option_values(args, frozenset({"--checkpoint-action"})):
         if value.text.startswith("exec="):
-            found.append(_code(f"tar {option}", word_suffix(value, 5)))
+            found.append(code_of(f"tar {option}", word_suffix(value, 5)))
         elif not value.static:
             found.append(Inner("tar", human="tar --checkpoint-action is only known when it runs"))
     first = args[0].text if args else ""
@@ -357,7 +197,7 @@ def _tar(args: tuple[Word, ...]) -> list[Inner]:
 def _ssh_options(args: tuple[Word, ...]) -> list[Word]:
     """Values of `-o Key=CMD` / `-o 'Key CMD'` whose key runs a command; a dynamic option counts too."""
     code = []
-    for _, value in _values(args, frozenset({"-o"})):
+    for _, value in option_values(args, frozenset({"-o"})):
         match = re.match(r"\s*([A-Za-z]+)\s*(?:=\s*|\s+)", value.text)
         if not value.static:
             code.append(value)
@@ -381,83 +221,12 @@ def _socat_runs(text: str) -> bool:
 
 def _make(args: tuple[Word, ...]) -> list[Inner]:
     found = []
-    for option, value in _values(args, frozenset({"-f", "--file", "--makefile", "-E", "--eval"})):
+    for option, value in option_values(args, frozenset({"-f", "--file", "--makefile", "-E", "--eval"})):
         if option in ("-E", "--eval"):
             found.append(Inner(f"make {option}", human="make --eval runs make code, whose recipes are shell"))
         elif not value.static:
             found.append(Inner("make -f", human="make reads a makefile only known when it runs"))
     return found
-
-
-def _git(args: tuple[Word, ...]) -> list[Inner]:
-    index = 0
-    while index < len(args) and args[index].text.startswith("-"):
-        option = args[index].text.partition("=")[0]
-        index += 2 if option in _GIT_GLOBAL_VALUED and "=" not in args[index].text else 1
-    if index >= len(args) or not args[index].static:
-        return []
-    sub, rest = args[index].text, args[index + 1 :]
-    found: list[Inner] = []
-    if sub in _GIT_VALUED:
-        valued = _GIT_VALUED[sub]
-        for previous, word in itertools.pairwise((Word("", ()), *rest)):
-            if word.text == "--" and word.static:
-                break
-            if could_be_option(word) and (word.unquoted_dynamic or previous.text not in valued):
-                why = f"git {sub} gets a word only known when it runs ({word.text}), which could be an option"
-                found.append(Inner(f"git {sub}", human=why + " that runs a command"))
-                break
-    if sub in _GIT_CODE:
-        found += [_code(f"git {sub} {o}", v) for o, v in _values(rest, _GIT_CODE[sub])]
-    if sub == "grep":  # -O takes its value attached only
-        found += [_code("git grep -O", v) for o, v in _values(rest, frozenset({"-O"}), attached_only=True)]
-    if sub == "submodule" and "foreach" in [w.text for w in rest]:
-        after = rest[[w.text for w in rest].index("foreach") + 1 :]
-        code = [w for w in after if not w.text.startswith("--")]
-        found += (
-            [
-                Inner(
-                    "git submodule foreach",
-                    code=" ".join(w.text for w in code),
-                    dynamic=not all(w.static for w in code),
-                )
-            ]
-            if code
-            else []
-        )
-    if sub == "bisect" and rest and rest[0].text == "run" and len(rest) > 1:
-        found.append(Inner("git bisect run", rest[1:]))
-    if sub == "config":
-        found += _git_config(rest)
-    return found
-
-
-def _git_config(args: tuple[Word, ...]) -> list[Inner]:
-    """`git config [set] KEY VALUE`: an alias's `!CODE`, and values git runs as command lines."""
-    operands = []
-    skip = False
-    for word in args:
-        if skip:
-            skip = False
-        elif word.text in ("-f", "--file", "--blob", "--type", "--default", "--comment", "--value"):
-            skip = True
-        elif not word.text.startswith("-"):
-            operands.append(word)
-    if operands and operands[0].text in ("set", "--add"):
-        operands = operands[1:]
-    if len(operands) < 2:
-        return []
-    key, value = operands[0], operands[1]
-    if not key.static:
-        return [Inner("git config", human="git config sets a key only known when it runs")]
-    lowered = key.text.lower()
-    if lowered.startswith("alias."):
-        return [_code("git config alias", word_suffix(value, 1))] if value.text.startswith("!") else []
-    if lowered.startswith("include") or lowered in _GIT_LOADING_KEYS:
-        return [Inner("git config", human=f"git config {key.text} makes git load the files it names")]
-    if lowered.rsplit(".", 1)[-1] in _GIT_CODE_KEYS:
-        return [_code(f"git config {key.text}", word_suffix(value, 1) if value.text.startswith("!") else value)]
-    return []
 
 
 def stdin_file(word: Word) -> bool:

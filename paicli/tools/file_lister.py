@@ -27,7 +27,7 @@ import os
 import stat
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -60,19 +60,32 @@ _DROPPED_GIT_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJ
 
 @dataclass(frozen=True)
 class Listing:
-    """Files relative to the workspace (posix, sorted), and whether git made the list."""
+    """Files relative to the workspace (posix, sorted), and whether git made the list. `versions`: for each
+    tracked file git found unchanged since its index (same stat data, or same content), the object id of
+    that content; a file not in it (untracked, changed, marked assume-unchanged, outside git) is to be
+    looked at. The repository index uses it to skip a stat per file."""
 
     files: tuple[str, ...]
     by_git: bool
+    versions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Found:
+    """What a listing learns on the way: the symlinks among the files, the unchanged tracked files."""
+
+    links: set[str] = field(default_factory=set)
+    versions: dict[str, str] = field(default_factory=dict)
 
 
 def list_files(workspace: Path, *, view: View = "model") -> Listing:
     """The workspace's files in one view (see the module docstring)."""
     root = Path(os.path.realpath(workspace))
     git = _Git.find(root)
-    links: set[str] = set()
+    found = _Found()
     base_rules = _base_rules(junk=view == "model")
-    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, base_rules, links)
+    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, base_rules, found)
+    links = found.links
     shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
     if view == "model":
         outside = {link for link in links if not Path(os.path.realpath(root / link)).is_relative_to(root)}
@@ -80,7 +93,7 @@ def list_files(workspace: Path, *, view: View = "model") -> Listing:
         hidden = paicli_ignore(root)
         if hidden is not None:
             shown = [path for path in shown if not hidden.match_file(path)]
-    return Listing(tuple(sorted(shown)), by_git)
+    return Listing(tuple(sorted(shown)), by_git, found.versions)
 
 
 def all_files(workspace: Path) -> list[str]:
@@ -138,6 +151,14 @@ def paicli_ignore(root: Path) -> GitIgnoreSpec | None:
     return _spec(tuple(lines)) if lines else None
 
 
+def git_output(workspace: Path, arguments: list[str]) -> bytes | None:
+    """The output of `git ARGUMENTS` run in the workspace with the listing's environment (nothing a
+    repository's config names is run), None without git, outside a repository or when git fails."""
+    root = Path(os.path.realpath(workspace))
+    git = _Git.find(root)
+    return git.run(root, arguments) if git is not None else None
+
+
 # ---- git ---------------------------------------------------------------------------------------------
 
 
@@ -174,16 +195,17 @@ class _Git:
             return None
         return done.stdout if done.returncode == 0 else None
 
-    def listing(self, folder: Path, links: set[str]) -> tuple[list[str], list[str]] | None:
+    def listing(self, folder: Path, found: _Found) -> tuple[list[str], list[str]] | None:
         """(files, nested repositories and submodules) of the repository `folder` is in, relative to it;
-        the symlinks among the files are added to `links`."""
-        output = self.run(
-            folder, ["ls-files", "-z", "--stage", "-t", "--cached", "--deleted", "--others", "--exclude-standard"]
-        )
+        the symlinks among the files and the unchanged tracked files are added to `found`."""
+        arguments = ["--stage", "-v", "--cached", "--deleted", "--modified", "--others", "--exclude-standard"]
+        output = self.run(folder, ["ls-files", "-z", *arguments])  # -v: lower-case tags for assume-unchanged
         if output is None:
             return None
         files: dict[str, None] = {}
         gone: set[str] = set()
+        changed: set[str] = set()
+        ids: dict[str, str] = {}
         nested: list[str] = []
         for record in output.split(b"\0"):
             tag, _, rest = record.partition(b" ")
@@ -196,18 +218,25 @@ class _Git:
                 else:
                     files[path] = None
                     if os.path.islink(folder / path):
-                        links.add(path)
+                        found.links.add(path)
                 continue
             meta, _, raw = rest.partition(b"\t")  # "mode object stage" TAB path
             path = os.fsdecode(raw)
-            if tag in (b"R", b"S"):  # deleted from the work tree; skip-worktree (a sparse checkout)
+            if tag in (b"R", b"S", b"r", b"s"):  # deleted from the work tree; skip-worktree (a sparse checkout)
                 gone.add(path)
+            elif tag in (b"C", b"c"):  # changed since git's index
+                changed.add(path)
             elif meta.startswith(b"160000"):
                 nested.append(path)
             else:
                 files[path] = None
-                if meta.startswith(b"120000"):
-                    links.add(path)
+                mode, _, rest_of_meta = meta.partition(b" ")
+                object_id, _, stage = rest_of_meta.partition(b" ")
+                if tag == b"H" and stage == b"0":
+                    ids[path] = object_id.decode("ascii", "replace")
+                if mode == b"120000":
+                    found.links.add(path)
+        found.versions.update((path, oid) for path, oid in ids.items() if path not in changed and path not in gone)
         return [path for path in files if path not in gone], nested
 
     def check_ignore(self, folder: Path, entries: list[tuple[str, bool]]) -> set[str] | None:
@@ -235,21 +264,22 @@ class _Git:
 
 
 def _list_folder(
-    folder: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], links: set[str]
+    folder: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], found: _Found
 ) -> tuple[list[str], bool]:
     """The files below `folder` (relative to the workspace: `prefix` + path), by git when `folder` is in a
     repository, else by the rules read here; and whether git listed them."""
-    found: set[str] = set()
-    listed = git.listing(folder, found) if git is not None else None
+    here = _Found()
+    listed = git.listing(folder, here) if git is not None else None
     if listed is None:
-        return _walk(folder, prefix, git, depth, rules, links), False
+        return _walk(folder, prefix, git, depth, rules, found), False
     files, nested = listed
-    links.update(prefix + path for path in found)
+    found.links.update(prefix + path for path in here.links)
+    found.versions.update((prefix + path, object_id) for path, object_id in here.versions.items())
     out = [prefix + path for path in files]
     for inner in nested:
         inside = folder / inner
         if depth > 0 and _is_real_folder(inside) and os.path.lexists(inside / ".git"):
-            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, rules, links)[0])
+            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, rules, found)[0])
     return out, True
 
 
@@ -291,7 +321,7 @@ def _decision(rules: list[_Rules], path: str) -> bool:
     return False
 
 
-def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], links: set[str]) -> list[str]:
+def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], found: _Found) -> list[str]:
     out: list[str] = []
     stack: list[tuple[str, list[_Rules]]] = [("", rules)]
     while stack:
@@ -307,13 +337,13 @@ def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Ru
                     continue
                 inside = folder / name
                 if git is not None and depth > 0 and os.path.lexists(inside / ".git"):
-                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, rules, links)[0])
+                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, rules, found)[0])
                 else:
                     subfolders.append((path + "/", levels))
             elif kind in ("file", "link") and not _decision(levels, path):
                 out.append(prefix + path)
                 if kind == "link":
-                    links.add(prefix + path)
+                    found.links.add(prefix + path)
         stack.extend(reversed(subfolders))
     return out
 

@@ -1,15 +1,19 @@
 """Searching a list of workspace files for a pattern: the same hits whichever engine runs.
 
 The file list comes from the lister (paicli/tools/file_lister.py); nothing here decides what is searched.
-Every file that counts is read here, in a daemon thread that checks a cancel flag before each file (a
-cancelled search ends at once and nobody waits for the thread at exit): opened below the workspace
-(beneath.py), skipped when binary (a NUL byte in the first 8 KB) or gone since the listing, its matching
-lines counted and the first few kept, with RE2 (paicli/tools/regex_syntax.py).
+In process, each file is read in a daemon thread that checks a cancel flag before each file (a cancelled
+search ends at once and nobody waits for the thread at exit): opened below the workspace (beneath.py),
+skipped when binary (a NUL byte anywhere in it) or gone since the listing, its matching lines counted and
+the first few kept, with RE2 (paicli/tools/regex_syntax.py).
 
-`rg` from PATH (never the workspace's) is the fast path for choosing which files to read: run with the
-listed regular files as arguments (so it knows nothing of ignore rules, hidden files or its own config), it
-names the files with a match, and only those are read. When rg is absent, refuses the pattern or fails,
-every file is read. Symlinks are always read here, so that rg never follows one.
+`rg` from PATH (never the workspace's) is the fast path: run with the listed regular files as arguments (so
+it knows nothing of ignore rules, hidden files or its own config), its matching lines are the hits. Its
+binary rule for named files agrees with ours where it decides before searching, which is when the whole
+file fits its first buffer: a file with a NUL byte and a match is reported as "binary file matches" and
+dropped here. A file of `RG_WHOLE_BYTES` or more that rg reports is searched again here (rg decides per
+buffer there), as is a name with a line break (rg's output could not be parsed). When rg is absent,
+refuses the pattern or fails, every file is searched here. Symlinks are always searched here, so that rg
+never follows one.
 """
 
 from __future__ import annotations
@@ -31,20 +35,22 @@ from paicli.tools.regex_syntax import LinePattern, for_ripgrep
 T = TypeVar("T")
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
-SNIFF_BYTES = 8192
-RG_ARGUMENT_BYTES = 96 * 1024  # file names given to one rg process (ARG_MAX is far above)
+RG_WHOLE_BYTES = 32 * 1024  # rg's first buffer holds 64 KB: below half of it, rg saw the file whole
+RG_ARGUMENT_BYTES = 512 * 1024  # file names given to one rg process (ARG_MAX is 2 MB or more on Linux)
 RG_OPTIONS = (
     "--no-config",  # RIPGREP_CONFIG_PATH could add any option
     "--no-ignore",
     "--hidden",
-    "--text",  # binary files are told apart here, the same way for both engines
+    "--no-mmap",  # the same binary rule for every file (a memory map checks only the file's start)
     "--encoding=none",  # no BOM sniffing, no transcoding: bytes as they are, as in process
     "--no-messages",
     "--with-filename",
+    "--no-heading",
     "--null",
-    "--count",
+    "--line-number",
     "--color=never",
 )
+RG_BINARY = b": binary file matches ("
 
 
 @dataclass(frozen=True)
@@ -61,23 +67,30 @@ class Selection:
     regular: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     too_large: int = 0
+    large: set[str] = field(default_factory=set)  # regular files of RG_WHOLE_BYTES or more
 
 
 def select(root: Path, files: Sequence[str]) -> Selection:
     """Regular files and symlinks within the size limit; what is gone, special or too large is left out."""
     chosen = Selection()
-    for path in files:
-        try:
-            info = os.lstat(root / path)
-        except OSError:
-            continue  # deleted since the listing
-        if stat.S_ISLNK(info.st_mode):
-            chosen.links.append(path)
-        elif stat.S_ISREG(info.st_mode):
-            if info.st_size > MAX_FILE_BYTES:
-                chosen.too_large += 1
-            else:
-                chosen.regular.append(path)
+    folder = os.open(root, _FOLDER_FLAGS)
+    try:
+        for path in files:
+            try:  # relative to the open folder: the kernel walks only the path's own parts
+                info = os.lstat(path, dir_fd=folder)
+            except (OSError, ValueError):
+                continue  # deleted since the listing
+            if stat.S_ISLNK(info.st_mode):
+                chosen.links.append(path)
+            elif stat.S_ISREG(info.st_mode):
+                if info.st_size > MAX_FILE_BYTES:
+                    chosen.too_large += 1
+                else:
+                    chosen.regular.append(path)
+                    if info.st_size >= RG_WHOLE_BYTES:
+                        chosen.large.add(path)
+    finally:
+        os.close(folder)
     return chosen
 
 
@@ -107,7 +120,7 @@ def _file_hits(
             data = handle.read(size + 1)  # a byte more than its size: no 5 MB buffer for a 3 KB file
     except (OSError, ValueError):
         return None  # gone, turned into a folder, a link out of the workspace
-    if len(data) > MAX_FILE_BYTES or b"\0" in data[:SNIFF_BYTES] or pattern.first.search(data) is None:
+    if len(data) > MAX_FILE_BYTES or b"\0" in data or pattern.first.search(data) is None:
         return None
     lines: list[tuple[int, str]] = []
     count, line_number, counted_to, previous = 0, 1, 0, -1
@@ -186,56 +199,84 @@ _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 async def search(
     root: Path, chosen: Selection, pattern: LinePattern, keep: int, rg: str | None
 ) -> tuple[list[FileHits], str]:
-    """The hits of every chosen file, in path order, and the engine that chose the files ("rg", "re2")."""
+    """The hits of every chosen file, in path order, and the engine that found them ("rg", "re2")."""
     engine = "re2"
-    candidates: Sequence[str] = [*chosen.regular, *chosen.links]
-    if rg is not None and chosen.regular:
-        named = await ripgrep_matches(rg, root, pattern.source, chosen.regular)
-        if named is not None:
+    found: list[FileHits] = []
+    here: Sequence[str] = [*chosen.regular, *chosen.links]
+    plain = [path for path in chosen.regular if "\n" not in path and "\r" not in path]
+    if rg is not None and plain:
+        by_rg = await ripgrep_hits(rg, root, pattern.source, plain, keep)
+        if by_rg is not None:
             engine = "rg"
-            candidates = [*named, *chosen.links]
-    ordered = sorted(candidates)
+            found = [hits for path, hits in by_rg.items() if path not in chosen.large]
+            unparsable = [path for path in chosen.regular if "\n" in path or "\r" in path]
+            here = [*(path for path in by_rg if path in chosen.large), *unparsable, *chosen.links]
+    ordered = sorted(here)
     cancelled = threading.Event()
     try:
-        hits = await off_loop(lambda: read_hits(root, ordered, pattern, keep, cancelled))
+        found += await off_loop(lambda: read_hits(root, ordered, pattern, keep, cancelled))
     finally:
         cancelled.set()  # a cancelled search stops before its next file
-    return hits, engine
+    return sorted(found, key=lambda hits: hits.path), engine
 
 
-async def ripgrep_matches(rg: str, root: Path, pattern: str, files: Sequence[str]) -> set[str] | None:
-    """The files rg finds a match in, or None when rg refuses the pattern or fails."""
+async def ripgrep_hits(
+    rg: str, root: Path, pattern: str, files: Sequence[str], keep: int
+) -> dict[str, FileHits] | None:
+    """The files rg finds a match in (those it calls binary left out), each with its matching lines
+    counted and the first `keep` kept; None when rg refuses the pattern or fails."""
     expression = for_ripgrep(pattern)
-    named: set[str] = set()
-    for chunk in _chunks(files):
-        process = await asyncio.create_subprocess_exec(
-            rg,
-            *RG_OPTIONS,
-            "-e",
-            expression,
-            "--",
-            *chunk,
-            cwd=root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            output, _ = await process.communicate()
-        finally:
-            if process.returncode is None:  # cancelled: the whole group goes, at once
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
-                    await asyncio.shield(process.wait())
-        if process.returncode == 2 and not output:
-            return None  # the pattern was refused (or rg could not run at all): search in process
-        for line in output.split(b"\n"):
-            name, nul, _ = line.partition(b"\0")
-            if nul:
-                named.add(os.fsdecode(name).removeprefix("./"))
-    return named
+    runs = [_run_rg(rg, root, expression, chunk) for chunk in _chunks(files)]
+    outputs = await asyncio.gather(*runs)  # the chunks at once: rg is parallel, but starts slowly
+    if any(output is None for output in outputs):
+        return None
+    counts: dict[bytes, int] = {}
+    lines: dict[bytes, list[tuple[int, bytes]]] = {}
+    binary: set[bytes] = set()
+    for output in outputs:
+        for record in (output or b"").split(b"\n"):
+            name, nul, rest = record.partition(b"\0")
+            if not nul:
+                if RG_BINARY in record:
+                    binary.add(record.rpartition(RG_BINARY)[0])
+                continue
+            counts[name] = counts.get(name, 0) + 1
+            kept = lines.setdefault(name, [])
+            if len(kept) < keep:
+                number, _, text = rest.partition(b":")
+                kept.append((int(number), text))
+    return {
+        path: FileHits(path, count, [(number, text.decode("utf-8", "replace")) for number, text in lines[name]])
+        for name, count in counts.items()
+        if name not in binary and (path := os.fsdecode(name).removeprefix("./"))
+    }
+
+
+async def _run_rg(rg: str, root: Path, expression: str, files: list[str]) -> bytes | None:
+    process = await asyncio.create_subprocess_exec(
+        rg,
+        *RG_OPTIONS,
+        "-e",
+        expression,
+        "--",
+        *files,
+        cwd=root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        output, _ = await process.communicate()
+    finally:
+        if process.returncode is None:  # cancelled: the whole group goes, at once
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
+                await asyncio.shield(process.wait())
+    if process.returncode == 2 and not output:
+        return None  # the pattern was refused (or rg could not run at all): search in process
+    return output
 
 
 def _chunks(files: Sequence[str]) -> list[list[str]]:

@@ -176,10 +176,7 @@ class ToolBox:
             if admission.outside:
                 ctx = dataclasses.replace(ctx, sandbox=None)
             ctx = dataclasses.replace(ctx, keep_added=functools.partial(self.gate.keep, tool, arguments, ctx))
-        for observer in self._observers:
-            with contextlib.suppress(Exception):  # an observer's failure must not fail the call
-                await observer(tool, arguments, ctx)
-
+        await self._tell_observers(tool, arguments, ctx)
         advice = ""
         try:
             try:
@@ -218,8 +215,15 @@ class ToolBox:
         note = await self.gate.escalate(tool, arguments, ctx, blocked.reason)
         if note is not None:
             return blocked.result(note), DO_NOT_RETRY
-        output: str = await tool.run(args, dataclasses.replace(ctx, sandbox=None))
+        outside = dataclasses.replace(ctx, sandbox=None)
+        await self._tell_observers(tool, arguments, outside)  # it now runs as the user: not held to its files
+        output: str = await tool.run(args, outside)
         return f"[it failed in the sandbox ({blocked.reason}); the user let it run outside]\n{output}", ""
+
+    async def _tell_observers(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext) -> None:
+        for observer in self._observers:
+            with contextlib.suppress(Exception):  # an observer's failure must not fail the call
+                await observer(tool, arguments, ctx)
 
     def _invalid(self, name: str, message: str, arguments: dict[str, Any] | str, ctx: ToolContext) -> ToolOutcome:
         if self.gate is not None:

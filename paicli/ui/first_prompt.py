@@ -22,14 +22,15 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import merge_key_bindings
-from prompt_toolkit.utils import get_cwidth
 
 from paicli import __version__
 from paicli.common.errors import EXIT_CANCELLED, EXIT_OK
 from paicli.common.sanitize import terminal_safe
 from paicli.common.values import Usage
+from paicli.common.wrap import wrap
 from paicli.config import user_home
 from paicli.ui.prompt.history import history_file
+from paicli.ui.prompt.interrupt import EXIT_HINT, DoubleInterrupt
 from paicli.ui.prompt.prompt_line import ModeSwitch, PendingMode, prompt_keys, prompt_text, toolbar_text, tune_prompt
 
 if TYPE_CHECKING:
@@ -123,7 +124,13 @@ async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt)
 
         first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
         repl = Repl(
-            runtime, renderer, console, checkpoints=checkpoints, modes=first.modes, history=first.session.history
+            runtime,
+            renderer,
+            console,
+            checkpoints=checkpoints,
+            modes=first.modes,
+            history=first.session.history,
+            interrupts=first.interrupts,
         )
     except Exception as error:
         if first.session.app.is_running:
@@ -190,27 +197,9 @@ def banner(model: str, workspace: Path, sandbox: SandboxChoice) -> None:
 
 
 def wrapped(text: str, width: int) -> list[str]:
-    """`text`'s lines wrapped at spaces to `width` terminal cells (a CJK character takes two); a word longer
-    than a line is folded."""
-    width = max(width, 10)
-    lines: list[str] = []
-    for paragraph in text.split("\n"):
-        line, used = "", 0
-        for word in paragraph.split():
-            cells = get_cwidth(word)
-            if line and used + 1 + cells <= width:
-                line, used = f"{line} {word}", used + 1 + cells
-                continue
-            if line:
-                lines.append(line)
-            line, used = "", 0
-            for char in word:  # a word longer than a line is folded, one piece per line
-                if used + get_cwidth(char) > width:
-                    lines.append(line)
-                    line, used = "", 0
-                line, used = line + char, used + get_cwidth(char)
-        lines.append(line)
-    return lines
+    """`text`'s lines, each run of whitespace one space, wrapped at spaces to `width` terminal cells (at least
+    10; paicli/common/wrap.py)."""
+    return wrap("\n".join(" ".join(line.split()) for line in text.split("\n")), max(width, 10))
 
 
 class FirstPrompt:
@@ -221,6 +210,7 @@ class FirstPrompt:
         self._model = settings.model
         self._sandbox = sandbox
         self.modes = ModeSwitch(PendingMode(settings.approval))  # the policy's once it is built
+        self.interrupts = DoubleInterrupt()  # Ctrl+C twice on an empty line exits (the REPL's once it is built)
         self.toolbar: Callable[[], FormattedText] | None = None  # the REPL's once it is built
         self.session: PromptSession[str] = PromptSession(
             history=history_file(home, settings.workspace),
@@ -240,11 +230,17 @@ class FirstPrompt:
             self.session.app.invalidate()
 
     async def read(self, pre_run: Callable[[], None] | None = None) -> str | None:
-        """The first line; None for Ctrl-D. Ctrl-C clears the line, as at any prompt of the REPL."""
+        """The first line; None for Ctrl-D, or Ctrl-C twice on an empty line. Ctrl-C clears the line, as at any
+        prompt of the REPL (paicli/ui/prompt/interrupt.py)."""
         while True:
             try:
                 return await self.session.prompt_async(prompt_text(planning=False), pre_run=pre_run)
             except KeyboardInterrupt:
+                line = self.session.default_buffer.text
+                if self.interrupts.exits(line):
+                    return None
+                if not line.strip():
+                    print_formatted_text(FormattedText([("fg:ansibrightblack", EXIT_HINT)]))
                 continue
             except EOFError:
                 return None

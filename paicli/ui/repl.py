@@ -43,6 +43,7 @@ from paicli.ui.commands.table import COMMANDS
 from paicli.ui.commands.usage_view import PlanUsage
 from paicli.ui.prompt.approval_prompt import ApprovalPrompt
 from paicli.ui.prompt.history import history_file
+from paicli.ui.prompt.interrupt import EXIT_HINT, DoubleInterrupt
 from paicli.ui.prompt.mention_complete import MentionCompleter
 from paicli.ui.prompt.notify import terminal_notifier
 from paicli.ui.prompt.prompt_line import (
@@ -67,6 +68,7 @@ class Repl(ReplViews):
         checkpoints: Checkpoints | None = None,
         modes: ModeSwitch | None = None,
         history: History | None = None,  # the first prompt's: one copy of the history in memory
+        interrupts: DoubleInterrupt | None = None,  # the first prompt's: a Ctrl+C there counts
     ) -> None:
         self.runtime = runtime
         self.renderer = renderer
@@ -77,6 +79,7 @@ class Repl(ReplViews):
         self.typeahead = ""
         self.plan_next = False  # `/plan` alone: the next message is planned
         self.plan_usages: list[PlanUsage] = []  # for /usage
+        self.interrupts = interrupts or DoubleInterrupt()  # Ctrl+C twice on an empty line exits
         self.approval = ApprovalPrompt(queued=lambda: runtime.policy.waiting if runtime.policy else 0)
         runtime.approve = self.approval  # tools ask through it (in `ask` mode) for risky actions
         store = session_store(runtime.settings, runtime.home, runtime.secrets())
@@ -146,7 +149,7 @@ class Repl(ReplViews):
         if changes:
             from paicli.ui.chat.changes_view import changed_text
 
-            self.console.print(changed_text(changes), soft_wrap=True)
+            self.console.print(changed_text(changes))
 
     def _hold_line(self, text: str) -> None:
         self._held_line = text
@@ -234,19 +237,30 @@ class Repl(ReplViews):
         """The prompt loop, after `first_line`: what was typed at the first prompt, shown with the banner
         while the REPL was being built (paicli/ui/first_prompt.py)."""
         if first_line is not None and await self.handle(first_line) is Outcome.EXIT:
-            return EXIT_OK
+            return self.goodbye()
         while True:
             try:
                 # The MCP servers start once the first prompt is on screen: their start never delays it.
                 text = await self.session.prompt_async(self._prompt, default=self.typeahead, pre_run=self.start_servers)
-            except KeyboardInterrupt:
-                continue  # Ctrl-C at the prompt: the line is cleared
+            except KeyboardInterrupt:  # Ctrl-C at the prompt: the line is cleared; twice on an empty one exits
+                line = self.session.default_buffer.text
+                if self.interrupts.exits(line):
+                    return self.goodbye()
+                if not line.strip():
+                    self.say(EXIT_HINT, "dim")
+                continue
             except EOFError:
-                return EXIT_OK
+                return self.goodbye()
             finally:
                 self.typeahead, self._held_line = self._held_line, ""
             if await self.handle(text) is Outcome.EXIT:
-                return EXIT_OK
+                return self.goodbye()
+
+    def goodbye(self) -> int:
+        """Leaving: how to come back to this conversation, when there is one to come back to."""
+        if len(self.messages) > 1:
+            self.say("paicli -c continues this conversation", "dim")
+        return EXIT_OK
 
     async def handle(self, text: str) -> Outcome:
         try:

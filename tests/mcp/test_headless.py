@@ -213,3 +213,14 @@ def test_a_plan_file_with_mcp_actions_is_checked_once_the_servers_run(
     refused = run_paicli(["-C", str(workspace), "plan", "--from", str(tmp_path / "bad.json"), "--yes", "--json"], env)
     assert refused.code == 2
     assert "the plan breaks the plan contract" in refused.stderr and "unknown tool 'mcp__t__nope'" in refused.stderr
+    # A check whose action calls a tool that may change things (echo has no read-only hint): refused before
+    # anything runs, as the gate would refuse it in the task (issue 29), and the server never called.
+    check = json.loads(json.dumps(good))
+    check["tasks"][0].update(type="VERIFICATION", action={"tool": "mcp__t__echo", "args": {"text": "hi"}})
+    (tmp_path / "check.json").write_text(json.dumps(check))
+    refused = run_paicli(["-C", str(workspace), "plan", "--from", str(tmp_path / "check.json"), "--yes", "--json"], env)
+    assert refused.code == 2 and not refused.of("task_started")
+    assert (
+        'task "a" is VERIFICATION: its action mcp__t__echo may change things outside paicli\'s view' in refused.stderr
+    )
+    assert "echo" not in read_marks(marks, "calls")

@@ -255,7 +255,7 @@ def test_a_plan_from_before_the_contract_has_its_writers_serialised(
     content = (workspace / "app.py").read_text()
     assert VERBOSE in content and QUIET in content
     created = {t["id"]: t["dependencies"] for t in done.of("plan_created")[0]["plan"]["tasks"]}
-    assert created == {"t1": ["t2"], "t2": [], "t3": []}  # one writer after the other; t3 writes nothing
+    assert created == {"t1": [], "t2": ["t1"], "t3": []}  # one writer after the other; t3 writes nothing
 
 
 # ---- scope by type, in the gate ----------------------------------------------------------------------------

@@ -117,3 +117,33 @@ async def test_a_long_chain_and_a_wide_fan_complete() -> None:
     plan = make_plan({**chain, **wide, "join": ["t499", *wide]})
     await Scheduler(SleepyRunner({}), ListSink(), max_parallel=8).run(plan)
     assert all(t.status is TaskStatus.COMPLETED for t in plan.tasks)
+
+
+@pytest.mark.parametrize("schedule", ["eager", "batch"])
+async def test_a_task_started_early_is_taken_over_running_and_its_dependents_follow(schedule: str) -> None:
+    """Streamed planning hands the scheduler tasks already running (paicli/plan/early.py)."""
+    from paicli.plan.scheduler import start_task
+
+    plan = make_plan({"a": [], "b": ["a"], "c": []})
+    runner = SleepyRunner({"a": 0.2, "b": 0.0, "c": 0.0})
+    sink = ListSink()
+    early = start_task(runner, plan, plan.task("a"), sink)
+    await Scheduler(runner, sink, schedule=schedule).run(plan, {early: plan.task("a")})  # type: ignore[arg-type]
+    assert [t.status for t in plan.tasks] == [TaskStatus.COMPLETED] * 3
+    assert runner.spans["b"][0] >= runner.spans["a"][1]
+    assert [e.task_id for e in sink.of("task_started")].count("a") == 1  # type: ignore[union-attr]
+    assert [e.task_id for e in sink.of("task_finished")].count("a") == 1  # type: ignore[union-attr]
+
+
+async def test_a_task_started_early_is_stopped_with_the_others_on_cancel() -> None:
+    from paicli.plan.scheduler import start_task
+
+    plan = make_plan({"a": [], "b": []})
+    runner = SleepyRunner({"a": 30.0, "b": 30.0})
+    early = start_task(runner, plan, plan.task("a"), ListSink())
+    run = asyncio.create_task(Scheduler(runner, ListSink()).run(plan, {early: plan.task("a")}))
+    await asyncio.sleep(0.05)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert early.cancelled() and [t.status for t in plan.tasks] == [TaskStatus.PENDING] * 2

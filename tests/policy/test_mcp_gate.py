@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +119,69 @@ def test_mcp_tools_as_direct_actions_follow_the_contract(workspace: Path) -> Non
 
     assert problems(TaskType.FILE_READ, "mcp__git__git_log") == []
     assert problems(TaskType.COMMAND, "mcp__git__git_commit") == []
-    assert problems(TaskType.VERIFICATION, "mcp__git__git_commit") == []
+    (wrong,) = problems(TaskType.VERIFICATION, "mcp__git__git_commit")  # the gate would refuse it (issue 29)
+    assert wrong == (
+        'task "t1" is VERIFICATION: its action mcp__git__git_commit may change things outside paicli\'s view and '
+        "names no workspace path; only a COMMAND task may run it"
+    )
     (wrong,) = problems(TaskType.FILE_READ, "mcp__git__git_commit")
     assert "its action must be a read-only tool, not mcp__git__git_commit" in wrong
     assert "unknown tool 'mcp__git__nope'" in problems(TaskType.COMMAND, "mcp__git__nope")[0]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"m": "x"},  # names nothing
+        {"path": "README.md"},  # a workspace file the task does not declare
+        {"m": "README.md"},  # the same, under an argument name that says nothing
+        {"uri": "file://{ws}/lib/app.py"},  # a path outside src/, named as a URI
+        {"nested": [{"target": "../{name}/README.md"}]},  # back into the workspace from above
+        {"path": "src/../README.md"},  # out of the declared folder by `..`
+        {"path": "."},  # the whole workspace
+    ],
+)
+def test_a_checks_action_calling_a_risky_mcp_tool_is_refused_up_front(workspace: Path, args: dict[str, Any]) -> None:
+    """What the gate would refuse when the task ran, the contract refuses before the plan runs, in the one-line
+    style of its other problems; the same call in a COMMAND task that may write anywhere (`./`) is fine."""
+    (workspace / "README.md").write_text("r\n")
+    (workspace / "src").mkdir()
+    filled = json.loads(json.dumps(args).replace("{ws}", str(workspace)).replace("{name}", workspace.name))
+    contract = Contract(workspace, {"mcp__git__git_commit": mcp_tool()}.get)
+    for files in (None, ["src/"]):
+        check = Task(
+            id="check",
+            description="d",
+            type=TaskType.VERIFICATION,
+            files=files,
+            action=TaskAction(tool="mcp__git__git_commit", args=filled),
+        )
+        (problem,) = contract.problems(Plan(goal="g", tasks=[check]))
+        assert problem.startswith('task "check" is VERIFICATION: its action mcp__git__git_commit may change'), problem
+        assert "\n" not in problem
+    command = Task(
+        id="c",
+        description="d",
+        type=TaskType.COMMAND,
+        files=["./"],
+        action=TaskAction(tool="mcp__git__git_commit", args=filled),
+    )
+    assert contract.problems(Plan(goal="g", tasks=[command])) == []
+
+
+def test_a_risky_mcp_action_on_the_tasks_own_files_passes_as_in_the_gate(workspace: Path) -> None:
+    (workspace / "src").mkdir()
+    contract = Contract(workspace, {"mcp__git__git_commit": mcp_tool()}.get)
+    for kind in (TaskType.VERIFICATION, TaskType.COMMAND):
+        task_ = Task(
+            id="t",
+            description="d",
+            type=kind,
+            files=["src/"],
+            action=TaskAction(tool="mcp__git__git_commit", args={"path": "src/report.txt"}),
+        )
+        assert contract.problems(Plan(goal="g", tasks=[task_])) == []
+    elsewhere = TaskAction(tool="mcp__git__git_commit", args={"path": "notes.txt"})
+    command = Task(id="t", description="d", type=TaskType.COMMAND, files=["src/"], action=elsewhere)
+    (problem,) = contract.problems(Plan(goal="g", tasks=[command]))
+    assert problem.endswith('here notes.txt, which the task does not declare in "files"')

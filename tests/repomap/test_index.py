@@ -7,12 +7,14 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from paicli.common.events import ListSink, Notice
 from paicli.repomap.files import workspace_files
 from paicli.repomap.index import Index, index_folder
 from paicli.repomap.repo_map import RepoMap
+from paicli.tools.file_lister import Listing
 from tests.repomap.maprepo import make_repo
 
 
@@ -36,11 +38,37 @@ def test_the_index_lives_in_home_and_updates_only_what_changed(tmp_path: Path) -
     assert index.postings("discount_for").keys() == {"src/shop/prices.py", "src/shop/cart.py"}
 
 
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def test_git_versions_spare_stats_but_every_change_is_read(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    index, _ = index_of(repo, tmp_path / "home")
+    assert index.update().read == 8 and index.update().read == 0
+    prices = repo / "src/shop/prices.py"
+    prices.write_text(
+        "def discount_for(cart: object) -> int:\n    return 10\n\ndef loyalty_reward() -> int:\n    return 1\n"
+    )
+    assert index.update().read == 1 and "src/shop/prices.py" in index.postings("loyalty_reward")
+    git(repo, "add", "src/shop/prices.py")
+    assert index.update().read == 0  # git now names the content that was read: nothing to read again
+    git(repo, "checkout", "-q", "HEAD", "--", "src/shop/prices.py")
+    assert index.update().read == 1 and not index.postings("loyalty_reward")
+    git(repo, "update-index", "--assume-unchanged", "src/shop/cart.py")
+    (repo / "src/shop/cart.py").write_text("class Basket:\n    pass\n")
+    assert index.update().read == 1 and index.definers(["Basket"]) == {"Basket": ["src/shop/cart.py"]}
+    index.close()
+    reopened, _ = index_of(repo, tmp_path / "home")  # a new process: the same index, nothing to read
+    assert reopened.update().read == 0
+
+
 def test_not_a_git_repository_is_walked(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "plain", git=False)
     (repo / "node_modules" / "lib").mkdir(parents=True)
     (repo / "node_modules" / "lib" / "index.js").write_text("function x() {}\n")
-    files = workspace_files(repo)
+    files = workspace_files(repo).files
     assert "src/shop/cart.py" in files and not any(f.startswith("node_modules/") for f in files)
 
 
@@ -87,10 +115,10 @@ def test_symlinks_out_of_the_workspace_are_never_followed(tmp_path: Path) -> Non
 def test_a_file_deleted_between_listing_and_reading_is_skipped(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
 
-    def lister(workspace: Path) -> list[str]:
+    def lister(workspace: Path) -> Listing:
         listed = workspace_files(workspace)
         (workspace / "src/shop/payments.py").unlink()
-        return [*listed, "src/shop/never_there.py"]
+        return replace(listed, files=(*listed.files, "src/shop/never_there.py"))
 
     index, _ = index_of(repo, tmp_path / "home", lister)
     report = index.update()
@@ -115,6 +143,22 @@ def test_a_corrupt_index_is_rebuilt_with_a_notice(tmp_path: Path) -> None:
     notices = [e for e in sink.events if isinstance(e, Notice)]
     assert notices and "rebuil" in notices[0].message
     assert again.postings("payment_gateway")
+
+
+def test_a_page_damaged_where_ranking_reads_it_rebuilds_the_index(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    index, _ = index_of(repo, tmp_path / "home")
+    index.update()
+    page_size = index.db.execute("PRAGMA page_size").fetchone()[0]
+    root_page = index.db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'terms'").fetchone()[0]
+    index.close()  # the WAL goes into the file
+    with open(index.folder / "index.sqlite", "r+b") as database:
+        database.seek((root_page - 1) * page_size)
+        database.write(b"\xde\xad" * (page_size // 2))
+    sink = ListSink()
+    result = RepoMap(repo, tmp_path / "home", sink).for_goal("payment gateway")
+    assert "src/shop/payments.py" in result.text
+    assert any(isinstance(e, Notice) and "rebuilding" in e.message for e in sink.events)
 
 
 def test_two_processes_at_once_both_get_a_map(tmp_path: Path) -> None:

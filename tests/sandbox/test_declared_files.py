@@ -104,3 +104,34 @@ def test_declared_paths_never_lead_out(workspace: Path, tmp_path: Path) -> None:
     )
     assert found == [workspace / "app.py", workspace / "new" / "deeper" / "file.py", workspace / "out"]
     assert list(outside.iterdir()) == []
+
+
+async def test_a_file_replaced_by_renaming_needs_its_folder_declared(workspace: Path, sandbox: BwrapSandbox) -> None:
+    """A declared file is bound alone (issue 29's decision, docs/plan-mode.md): a program that writes a
+    temporary file beside it and renames it over it cannot; the refusal says to declare the folder. Declared
+    as a folder, the same commands work."""
+    (workspace / "a.txt").write_text("orig\n")
+    (workspace / "b.txt").write_text("b\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "c.txt").write_text("orig\n")
+    ctx = in_task(workspace, sandbox, ["a.txt", "new.txt", "docs/"])
+    for command in (
+        "sed -i s/orig/X/ a.txt",  # an existing declared file
+        "sed -i s/orig/X/ new.txt",  # a new one: its placeholder
+        "sed -i -e s/orig/X/ ./a.txt",
+        "mv b.txt a.txt",  # renamed over from the read-only folder
+        "cp a.txt /tmp/x && mv /tmp/x a.txt",  # moved in from elsewhere
+    ):
+        output = await run(ctx, command)
+        assert output.startswith("BLOCKED"), (command, output)
+        assert 'needs its folder declared instead ("dir/" in "files")' in output, (command, output)
+    assert (workspace / "a.txt").read_text() == "orig\n" and (workspace / "b.txt").read_text() == "b\n"
+    assert not (workspace / "new.txt").exists()  # the placeholder went again
+    output = await run(ctx, "sed -i s/orig/X/ docs/c.txt && echo appended >> a.txt")
+    assert output.endswith("exit code 0"), output
+    assert (workspace / "docs" / "c.txt").read_text() == "X\n" and (
+        workspace / "a.txt"
+    ).read_text() == "orig\nappended\n"
+    folders_only = in_task(workspace, sandbox, ["docs/"])
+    output = await run(folders_only, "echo x > b.txt")
+    assert output.startswith("BLOCKED") and "renames it over" not in output, output

@@ -155,3 +155,19 @@ def test_find_git_paths_does_not_follow_symlinks_out(workspace: Path, tmp_path: 
     git_init(workspace / "in")
     found = find_git_paths(workspace)
     assert found.git_dirs == (Path(os.path.realpath(workspace / "in" / ".git")),)
+
+
+def test_a_hooks_folder_or_driver_set_in_an_included_file_counts(workspace: Path) -> None:
+    """`include.path = ../.gitconfig` makes a tracked file part of the config: what it sets is found too."""
+    git_init(workspace)
+    subprocess.run(["git", "config", "include.path", "../.gitconfig"], cwd=workspace, check=True)
+    (workspace / ".gitconfig").write_text("[core]\n\thooksPath = .sneaky\n[include]\n\tpath = more.cfg\n")
+    (workspace / "more.cfg").write_text('[diff "x"]\n\ttextconv = cat\n')
+    (workspace / "src").mkdir()
+    (workspace / "src" / ".gitattributes").write_text("*.py diff=x\n")
+    found = find_git_paths(workspace)
+    root = Path(os.path.realpath(workspace))
+    assert {root / ".gitconfig", root / "more.cfg", root / ".sneaky", root / "src" / ".gitattributes"} <= set(
+        found.controlled
+    )
+    assert found.drivers

@@ -103,6 +103,23 @@ def test_deleted_tracked_files_are_not_listed(workspace: Path) -> None:
     assert list_files(workspace).files == ("b.py",)
 
 
+def test_versions_name_only_tracked_files_git_found_unchanged(workspace: Path) -> None:
+    write(workspace, {"same.py": "a\n", "edited.py": "b\n", "marked.py": "c\n", "gone.py": "d\n", "sub/x.py": "e\n"})
+    git(workspace, "init", "-q")
+    git(workspace, "add", ".")
+    write(workspace / "inner", {"y.py": ""})
+    git(workspace / "inner", "init", "-q")
+    git(workspace / "inner", "add", "y.py")
+    write(workspace, {"edited.py": "b changed\n", "new.py": "", "marked.py": "c changed\n"})
+    git(workspace, "update-index", "--assume-unchanged", "marked.py")  # git would call it unchanged
+    (workspace / "gone.py").unlink()
+    listing = list_files(workspace)
+    blob = subprocess.run(["git", "hash-object", "same.py"], cwd=workspace, capture_output=True, text=True)
+    assert listing.versions["same.py"] == blob.stdout.strip()
+    assert set(listing.versions) == {"same.py", "sub/x.py", "inner/y.py"}  # a nested repository's, prefixed
+    assert "edited.py" in listing.files and "marked.py" in listing.files and "gone.py" not in listing.files
+
+
 def test_a_tracked_file_stays_listed_although_a_rule_matches_it(workspace: Path) -> None:
     write(workspace, {"dist/keep.js": ""})
     git(workspace, "init", "-q")

@@ -58,7 +58,7 @@ def test_a_command_the_sandbox_stopped_is_offered_to_run_outside(
     assert (workspace / "built").exists()
 
     child.send("stamp one" + ENTER)
-    expect_text(child, "run outside the sandbox: execute_command")
+    expect_text(child, "run outside the sandbox, with your full rights: execute_command")
     expect_text(child, "a write was refused")
     child.send("y")
     expect_text(child, "Done with that.")
@@ -67,7 +67,7 @@ def test_a_command_the_sandbox_stopped_is_offered_to_run_outside(
     assert "the user let it run outside" in tool_results(fake)[-1]
 
     child.send("stamp two" + ENTER)
-    expect_text(child, "run outside the sandbox: execute_command")
+    expect_text(child, "run outside the sandbox, with your full rights: execute_command")
     child.send("n")
     expect_text(child, "reason for the model")
     child.send(ENTER)

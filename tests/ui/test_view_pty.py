@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pexpect
@@ -118,25 +119,26 @@ def test_a_running_command_shows_its_time_its_output_and_esc_cancels(spawn_repl:
     assert "running" not in child.before  # the cancelled command's line is gone with it
 
 
-@pytest.mark.xfail(
-    reason="fails since the issue 29/30/31 branches were merged together (2026-12-02); to fix next session",
-    strict=False,
-)
 def test_approvals_ask_under_the_live_plan_which_keeps_updating_and_queue_visibly(
     spawn_repl: Spawn, fake: FakeLLM, workspace: Path
 ) -> None:
     from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
 
-    plan = plan_json(
-        {"slow": [], "one": [], "two": []},
-        summary="three at once",
-        types={"slow": "COMMAND", "one": "COMMAND", "two": "COMMAND"},
+    plan = json.loads(
+        plan_json(
+            {"slow": [], "one": [], "two": []},
+            summary="three at once",
+            types={"slow": "COMMAND", "one": "COMMAND", "two": "COMMAND"},
+        )
     )
-    fake.on(system_is(PLANNER), Reply.text(plan))
-    for task, command in (("slow", "sleep 1; echo rested"), ("one", "rm one.txt"), ("two", "rm two.txt")):
+    for task in plan["tasks"]:  # each removes a file of its own folder (a command task writes what it declares)
+        task["files"] = [f"{task['id']}/"]
+    fake.on(system_is(PLANNER), Reply.text(json.dumps(plan)))
+    for task, command in (("slow", "sleep 1; echo rested"), ("one", "rm one/x.txt"), ("two", "rm two/x.txt")):
         fake.on(all_of(task_is(task), has_tool_result("execute_command")), Reply.text(f"{task} finished"))
         fake.on(task_is(task), Reply.tool_calls([("execute_command", {"command": command})]))
-        (workspace / f"{task}.txt").write_text("x\n")
+        (workspace / task).mkdir()
+        (workspace / task / "x.txt").write_text("x\n")
     script_summary(fake, "Three tasks ran.")
     child = spawn_repl("--no-review", env=NO_PAGER)
     child.send("/plan three things" + ENTER)
@@ -153,7 +155,7 @@ def test_approvals_ask_under_the_live_plan_which_keeps_updating_and_queue_visibl
     child.send("y")
     expect_text(child, "Three tasks ran.", timeout=15)
     child.expect_exact(PROMPT)
-    assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
+    assert not (workspace / "one" / "x.txt").exists() and not (workspace / "two" / "x.txt").exists()
     child.send("/transcript" + ENTER)  # the plan's calls, each with its task
     expect_text(child, "› /plan three things")
     expect_text(child, "[slow] execute_command sleep 1; echo rested")

@@ -47,7 +47,12 @@ class Step(BaseModel):
     started_at: float | None = None
     ended_at: float | None = None
     foreign: list[str] = Field(default_factory=list)  # changed meanwhile by another paicli process's tool write
-    uncertain: list[str] = Field(default_factory=list)  # changed while another paicli process ran a command
+    uncertain: list[str] = Field(default_factory=list)  # changed while someone else may have changed it too
+    # What its commands were declared to write (a plan task's `files`; None: anything, as in chat), and
+    # whether they ran held to it (in the sandbox, every one of them). Read by attribution.py.
+    declared: list[str] | None = None
+    held: bool = False
+    outside: list[str] = Field(default_factory=list)  # changed meanwhile where its commands could not write
 
 
 class Change(BaseModel):
@@ -59,7 +64,7 @@ class Change(BaseModel):
     added: int | None = None  # None for a binary file
     removed: int | None = None
     tasks: list[str] = Field(default_factory=list)  # empty in a chat turn
-    attributed: bool = True  # False: a command of another paicli process may have made it (attribution.py)
+    attributed: bool = True  # False: someone else may have made it (attribution.py)
 
     @property
     def status(self) -> Literal["created", "modified", "deleted"]:

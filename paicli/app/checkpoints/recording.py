@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from paicli.app.checkpoints.attribution import concurrent, entry_changes
+from paicli.app.checkpoints.attribution import command_changes, entry_changes
 from paicli.app.checkpoints.git import GitError
 from paicli.app.checkpoints.images import Image, UnsafePath, check_relative, shown_path
 from paicli.app.checkpoints.journal import Change, Entry, Step, Window
@@ -22,6 +22,7 @@ from paicli.app.checkpoints.lock import LockTimeout
 from paicli.app.checkpoints.snapshot import WorkspaceTooLarge
 from paicli.app.checkpoints.store import CheckpointStore
 from paicli.common.events import FileChange
+from paicli.common.paths import Names
 
 FAILURES = (GitError, OSError, LockTimeout, UnsafePath, ValueError)
 REUSE_SECONDS = 1.0
@@ -96,11 +97,19 @@ class Recording:
             step.writes[path] = self.store.store_disk([path])[path]
             self.store.journal.save(self.entry)  # other paicli processes see the write before it happens
 
-    def note_execute(self, task_id: str | None) -> None:
-        """Before a command (or any tool that may change anything) runs."""
+    def note_execute(self, task_id: str | None, declared: tuple[str, ...] | None = None, held: bool = False) -> None:
+        """Before a command (or any tool that may change anything) runs: what it was declared to write (None:
+        anything) and whether the sandbox holds it to that."""
         self.begin_step(task_id)
-        if (step := self.open.get(task_id)) is not None:
-            step.executed = True
+        if (step := self.open.get(task_id)) is None:
+            return
+        if not step.executed:
+            step.declared, step.held = (list(declared) if declared is not None else None), held
+        else:  # a later command of the same step: the step could write what any of them could
+            if step.declared is not None:
+                step.declared = None if declared is None else sorted({*step.declared, *declared})
+            step.held = step.held and held
+        step.executed = True
 
     def end_step(self, task_id: str | None) -> None:
         step = self.open.pop(task_id, None)
@@ -114,7 +123,8 @@ class Recording:
             self._add_untracked_writes(step)
             if step.executed and any(path not in step.writes for path in step.window):
                 others = [e for e in self.store.journal.entries() if e.id != self.entry.id]
-                step.foreign, step.uncertain = concurrent(step, others, step.ended_at)
+                judged = command_changes(step, self.entry.steps, others, step.ended_at, Names.of(self.store.root))
+                step.outside, step.foreign, step.uncertain = judged
             contents = [*step.writes.values(), *(w.after for w in step.window.values())]
             self.store.keep(self.entry.id, [step.before, step.after, *(i.sha for i in contents if i is not None)])
             self._update_changes()

@@ -76,8 +76,8 @@ def refusal_lines(preview: Preview, *, force_hint: str) -> list[str]:
         lines += [f"  {shown(path)} (also {', '.join(others)})" for path, others in preview.shared.items()]
     if preview.unattributed:
         lines.append(
-            f"refused: {counted(len(preview.unattributed), 'file')} may have been changed by another paicli process, "
-            f"not {preview.task_id or preview.entry.id}:"
+            f"refused: {counted(len(preview.unattributed), 'file')} may have been changed by someone else (you, "
+            f"another program or another paicli process), not {preview.task_id or preview.entry.id}:"
         )
         lines += [f"  {shown(path)}" for path in preview.unattributed]
     lines.append(force_hint)

@@ -48,6 +48,14 @@ def _read_only_command(tool: Tool, arguments: Mapping[str, Any], workspace: Path
     return isinstance(command, str) and classify_command(command, workspace).risk is Risk.SAFE
 
 
+def _declared_to_write(tool: Tool, ctx: ToolContext) -> tuple[tuple[str, ...] | None, bool]:
+    """What a call was declared to write (a plan task's `files`; None: anything) and whether the sandbox
+    holds it to that: a command of a task that declares its files, in the sandbox. An MCP tool acts outside
+    it, so it is never held."""
+    declared = ctx.scope.writable if ctx.scope is not None else None
+    return declared, declared is not None and ctx.sandbox is not None and not tool.external
+
+
 LABEL_LIMIT = 80
 
 
@@ -203,7 +211,7 @@ class Checkpoints:
             if isinstance(raw, str) and raw:
                 await self.call(recording.note_write, ctx.task_id, raw)
         elif tool.effect is Effect.EXECUTE and not _read_only_command(tool, arguments, ctx.workspace):
-            await self.call(recording.note_execute, ctx.task_id)
+            await self.call(recording.note_execute, ctx.task_id, *_declared_to_write(tool, ctx))
 
     # ---- undo, redo, changes (the REPL) ----
 

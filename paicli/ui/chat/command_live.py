@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from paicli.common.sanitize import terminal_safe
+from paicli.ui.chat.one_row import OneRow
 
 SHOWN_OUTPUT_LINES = 5
 PARTIAL_CHARS = 2000  # of a line still being written (a progress bar without newlines)
@@ -48,14 +49,9 @@ class RunningCall:
             (" · Esc cancels", "dim"),
         )
         parts: list[RenderableType] = [header]
-        for line in self.last_lines():
-            shown = Text("    " + line, style="dim")
-            shown.no_wrap, shown.overflow = True, "ellipsis"
-            parts.append(shown)
+        parts += [OneRow(Text("    " + line, style="dim")) for line in self.last_lines()]
         if status_line:
-            bar = Text(" " + terminal_safe(status_line), style="reverse")
-            bar.no_wrap, bar.overflow = True, "ellipsis"
-            parts.append(bar)
+            parts.append(OneRow(Text(" " + terminal_safe(status_line), style="reverse")))
         return Group(*parts)
 
 

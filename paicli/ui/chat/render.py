@@ -33,6 +33,7 @@ from paicli.common.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanTaskStreamed,
     ReasoningDelta,
     ReplanEvent,
     ReplyRestarted,
@@ -53,6 +54,7 @@ from paicli.ui.chat.command_live import APPEAR_AFTER, RunningCall
 from paicli.ui.chat.diff_view import counts_text, inline_diff
 from paicli.ui.chat.markdown_blocks import MarkdownBlocks as MarkdownBlocks  # re-exported: tests and benches use it
 from paicli.ui.chat.markdown_view import markdown
+from paicli.ui.chat.one_row import OneRow
 from paicli.ui.chat.preview import Preview, result_preview
 from paicli.ui.chat.thinking import Thinking, with_thinking
 from paicli.ui.chat.transcript import Transcript
@@ -67,19 +69,20 @@ NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 RESTARTED = "↻ the reply broke off and was asked again; what follows replaces the text above"
 
 
-def tool_summary(event: ToolCallEvent) -> str:
+def tool_summary(event: ToolCallEvent, limit: int = 160) -> str:
     """One safe row saying what a call does: the tool's own summary (`src/app.py`, `pytest -q`, `TODO in
     src/`), else its first string argument, else the arguments as sent. Line breaks show as `⏎` (a second
-    line of a command never passes for part of the first); a long one says its whole size."""
+    line of a command never passes for part of the first); one longer than about `limit` columns says its whole
+    size."""
     if event.summary:
-        return headline(event.summary)
+        return headline(event.summary, limit)
     arguments = event.arguments
     if isinstance(arguments, str):
-        return headline(arguments)
+        return headline(arguments, limit)
     first = next((value for value in arguments.values() if isinstance(value, str)), None)
     if first is not None:
-        return headline(first)
-    return headline(json.dumps(arguments, ensure_ascii=False)) if arguments else ""
+        return headline(first, limit)
+    return headline(json.dumps(arguments, ensure_ascii=False), limit) if arguments else ""
 
 
 def usage_line(turn: Usage, session: Usage | None = None) -> str:
@@ -169,7 +172,9 @@ class ChatRenderer:
             case Notice():
                 self.flush()
                 self.line(event.message, NOTICE_STYLES[event.level])
-            case PlanCreated() | PlanApproved() | TaskStarted() | TaskFinished() | ReplanEvent() | ReviewEvent():
+            case PlanCreated() | PlanTaskStreamed() | PlanApproved() | TaskStarted() | TaskFinished():
+                pass  # plan events are shown by the plan views, not by the chat renderer
+            case ReplanEvent() | ReviewEvent():
                 pass  # plan events are shown by the plan views, not by the chat renderer
             case PlanFinished() | RunFinished():
                 pass  # a plan's end is the plan views', a `paicli run`'s is headless'; the REPL calls end_turn
@@ -322,11 +327,11 @@ class ChatRenderer:
             self._calls_in_batch, self._batch_has_results = 0, False
         self._calls_in_batch += 1
         line = Text.assemble(("⏺ ", "cyan"), (terminal_safe(event.name), "bold"))
-        summary = self._mask(tool_summary(event))
+        room = self.console.width - line.cell_len - 1  # the summary's own `… (3 lines, …)` note stays in sight
+        summary = self._mask(tool_summary(event, limit=max(20, room)))
         if summary:
             line.append(" " + summary)
-        line.no_wrap, line.overflow = True, "ellipsis"
-        self.console.print(line)
+        self.console.print(OneRow(line))
         self._running.append(RunningCall(event.name, time.monotonic()))
         if self.live_preview and self._running_ticker is None:
             with contextlib.suppress(RuntimeError):  # no running loop: nothing ticks, nothing is shown
@@ -359,8 +364,7 @@ class ChatRenderer:
         if event.diff:
             line.append(" ")
             line.append_text(counts_text(event.diff))
-        line.no_wrap, line.overflow = True, "ellipsis"
-        self.console.print(line)
+        self.console.print(OneRow(line))
         if event.diff:
             self.console.print(inline_diff(self._mask(event.diff), expand_hint=" · Ctrl+O shows all"))
         else:
@@ -373,9 +377,7 @@ class ChatRenderer:
         shown += preview.tail
         for index, text in enumerate(shown):
             hint = preview.hidden and index == len(preview.head)
-            line = Text("    " + text, style="dim italic" if hint else "dim")
-            line.no_wrap, line.overflow = True, "ellipsis"
-            self.console.print(line)
+            self.console.print(OneRow(Text("    " + text, style="dim italic" if hint else "dim")))
 
     def _mask(self, text: str) -> str:
         return mask_secrets(text, self.secrets)

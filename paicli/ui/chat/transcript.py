@@ -25,6 +25,7 @@ from paicli.common.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanTaskStreamed,
     ReasoningDelta,
     ReplanEvent,
     ReplyRestarted,
@@ -82,9 +83,9 @@ class Transcript:
                 self._parts.append(Text(self._safe(line), "bold"))
             case Notice():
                 self._parts.append(Text(self._safe(event.message), "dim"))
-            case PlanCreated() | PlanApproved() | TaskStarted() | ReplanEvent() | ReviewEvent() | PlanFinished():
+            case PlanCreated() | PlanTaskStreamed() | PlanApproved() | TaskStarted() | ReplanEvent() | ReviewEvent():
                 pass  # the plan views show these
-            case RunFinished() | ModelUsage() | ReasoningDelta() | CommandOutput() | ApprovalWaited():
+            case PlanFinished() | RunFinished() | ModelUsage() | ReasoningDelta() | CommandOutput() | ApprovalWaited():
                 pass  # the answer is in its deltas, a command's output in its result
             case ReplyRestarted():
                 if event.task_id is None and self._parts and isinstance(self._parts[-1], str):

@@ -24,6 +24,7 @@ from paicli.common.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanTaskStreamed,
     ReasoningDelta,
     ReplanEvent,
     ReplyRestarted,
@@ -63,7 +64,7 @@ class WithoutText:
                 self.inner.emit(event)
             case PlanCreated() | PlanApproved() | TaskStarted() | TaskFinished() | ReplanEvent() | ReviewEvent():
                 self.inner.emit(event)
-            case PlanFinished():
+            case PlanFinished() | PlanTaskStreamed():
                 self.inner.emit(event)
             case _:
                 assert_never(event)

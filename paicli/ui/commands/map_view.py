@@ -7,7 +7,7 @@ from functools import partial
 
 from rich.text import Text
 
-from paicli.common.events import Event, Notice
+from paicli.common.events import AnyEvent, Notice
 from paicli.common.sanitize import terminal_safe
 from paicli.plan.offload import off_loop
 from paicli.repomap.repo_map import MapResult, RepoMap
@@ -18,7 +18,7 @@ class _Notices:
     def __init__(self) -> None:
         self.messages: list[str] = []
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         if isinstance(event, Notice):
             self.messages.append(event.message)
 

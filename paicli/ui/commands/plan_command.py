@@ -1,4 +1,5 @@
-"""Plan mode in the REPL: `/plan GOAL`, `/plan` (plans the next message), `/plan resume [ID]`, `/plans`."""
+"""Plan mode in the REPL: `/plan GOAL`, `/plan --go GOAL` (approved unasked, its read-only tasks starting
+while it is planned), `/plan` (plans the next message), `/plan resume [ID]`, `/plans`."""
 
 from __future__ import annotations
 
@@ -25,8 +26,18 @@ async def plan_slash(ctx: CommandContext, arg: str) -> Outcome:
     elif words[0] == "resume":
         await resume_plan(ctx, words[1].strip() if len(words) > 1 else "")
     else:
-        await ctx.run_plan(PlanRequest(arg.strip()))
+        go, goal = _go(arg.strip())
+        if go and not goal:
+            ctx.error("/plan --go needs a GOAL: it plans and runs it unreviewed")
+            return Outcome.CONTINUE
+        await ctx.run_plan(PlanRequest(goal, go=go))
     return Outcome.CONTINUE
+
+
+def _go(arg: str) -> tuple[bool, str]:
+    """(whether `--go` leads the argument, the goal after it)."""
+    first, _, rest = arg.partition(" ")
+    return (True, rest.strip()) if first == "--go" else (False, arg)
 
 
 async def list_plans(ctx: CommandContext, arg: str) -> Outcome:

@@ -24,13 +24,23 @@ async def new_conversation(ctx: CommandContext, arg: str) -> Outcome:
 
 
 async def resume(ctx: CommandContext, arg: str) -> Outcome:
-    """`/resume` lists the recent conversations and asks which; `/resume N` takes the Nth at once."""
+    """`/resume` lists the recent conversations, this one marked (`·`, not numbered), and asks which;
+    `/resume N` takes the Nth of the others at once."""
     store = ctx.conversations.store
-    summaries = [s for s in store.recent(LISTED + 1) if s.id != ctx.conversations.session_id][:LISTED]
-    if not summaries:
-        ctx.say("no saved conversation in this workspace yet", "dim")
-        return Outcome.CONTINUE
+    recent = store.recent(LISTED + 1)
+    this = next((s for s in recent if s.id == ctx.conversations.session_id), None)
+    summaries = [s for s in recent if s is not this][:LISTED]
     choice = arg.strip()
+    if not choice and this is not None:
+        ctx.say(summary_line(None, this) + "  ← this conversation")
+    if not summaries:
+        ctx.say(
+            "no other saved conversation in this workspace yet"
+            if this
+            else "no saved conversation in this workspace yet",
+            "dim",
+        )
+        return Outcome.CONTINUE
     if not choice:
         for number, summary in enumerate(summaries, 1):
             ctx.say(summary_line(number, summary))
@@ -58,12 +68,13 @@ def continue_latest(ctx: CommandContext) -> None:
     show_restored(ctx, ctx.resume_conversation(session))
 
 
-def summary_line(number: int, summary: SessionSummary) -> str:
-    """`  2  Dec 01 21:05  3 turns  12.3k tokens  fix the failing test in…`"""
+def summary_line(number: int | None, summary: SessionSummary) -> str:
+    """`  2  Dec 01 21:05  3 turns  12.3k tokens  fix the failing test in…` (`·` for no number: this one)"""
     when = time.strftime("%b %d %H:%M", time.localtime(summary.modified))
     turns = f"{summary.turns} turn" + "s" * (summary.turns != 1)
     first = one_line(summary.first_message, limit=60) or "(no message)"
-    return f"  {number:>2}  {when}  {turns:>9}  {compact_count(summary.tokens):>6} tokens  {first}"
+    mark = "·" if number is None else str(number)
+    return f"  {mark:>2}  {when}  {turns:>9}  {compact_count(summary.tokens):>6} tokens  {first}"
 
 
 def show_restored(ctx: CommandContext, restored: Restored) -> None:

@@ -51,7 +51,8 @@ KEYS_HELP = (
     "Enter sends · Ctrl+J or Alt+Enter starts a new line · a pasted block stays one message",
     "Shift+Tab cycles the approval mode ask → auto → yolo (yolo asks to confirm) · the toolbar shows it",
     "Up/Down walk this workspace's history · Ctrl-R searches it · Ctrl-L clears the screen",
-    "ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line · Ctrl-D exits",
+    "ESC or Ctrl-C cancels a running turn · Ctrl-C at the prompt clears the line, twice on an empty one "
+    "exits · Ctrl-D exits",
     "Ctrl+O shows the last tool output whole (/expand) · /transcript pages the whole last turn",
     "!COMMAND runs a command yourself (its output joins the conversation) · @PATH attaches a file, a folder's "
     "listing or a glob's names (Tab completes the path)",
@@ -109,8 +110,9 @@ COMMANDS: list[Command] = [
             "paicli.ui.commands.session_commands:resume", usage="[N]"),
     Command("/model", "pick one of the server's models, or switch to NAME, for this session",
             "paicli.ui.commands.model_command:model_command", usage="[NAME]"),
-    Command("/plan", "plan GOAL (or the next message), review it, run it; `resume [ID]` continues one",
-            "paicli.ui.commands.plan_command:plan_slash", usage="[GOAL | resume [ID]]"),
+    Command("/plan", "plan GOAL (or the next message), review it, run it; `--go GOAL` runs it unreviewed, "
+            "reads starting while it is planned; `resume [ID]` continues one",
+            "paicli.ui.commands.plan_command:plan_slash", usage="[GOAL | --go GOAL | resume [ID]]"),
     Command("/plans", "list the saved plans of this workspace", "paicli.ui.commands.plan_command:list_plans"),
     Command("/approval", "show the approval mode and rules, or switch to ask, auto or yolo", approval,
             usage="[ask|auto|yolo]"),

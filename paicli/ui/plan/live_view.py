@@ -11,7 +11,9 @@
 - when `plan_finished` arrives: the final table printed once, the failures with their reasons, what was
   skipped and why, the summary as Markdown, and a usage line.
 
-`plan_created` hides the table (a review screen is about to show the plan) until `plan_approved`;
+While the planner writes, each task appears as its object in the reply completes (`plan_task_streamed`),
+under "Planning… 12 s · ~640 tokens"; a reply asked again (`reply_restarted` without a task) takes them
+away. `plan_created` hides the table (a review screen is about to show the plan) until `plan_approved`;
 `pause()`/`resume()` (or `with view.paused():`) do the same for any other prompt, such as a command
 approval. Events are recorded while hidden. Text from the model or a tool is cleaned of control
 characters (and secrets) as it arrives and only ever shown as `Text` (the summary as `Markdown`), never
@@ -31,10 +33,9 @@ from typing import assert_never, cast
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.text import Text
 
-from paicli.app.figures import format_duration, retries_line
+from paicli.app.figures import format_duration
 from paicli.common.events import (
     AnyEvent,
     ApprovalWaited,
@@ -44,6 +45,7 @@ from paicli.common.events import (
     PlanApproved,
     PlanCreated,
     PlanFinished,
+    PlanTaskStreamed,
     ReasoningDelta,
     ReplanEvent,
     ReplyRestarted,
@@ -64,13 +66,12 @@ from paicli.ui.chat.changes_view import ColorSystemName
 from paicli.ui.chat.command_live import RunningCall
 from paicli.ui.chat.diff_view import counts_text
 from paicli.ui.chat.preview import result_preview
-from paicli.ui.chat.render import NOTICE_STYLES, tool_summary, transient_live, usage_line
-from paicli.ui.plan.plan_facts import estimate_vs_actual
+from paicli.ui.chat.render import NOTICE_STYLES, tool_summary, transient_live
+from paicli.ui.plan.final_report import final_report
 from paicli.ui.plan.plan_view import count_statuses, fold, marked, status_icon
 from paicli.ui.plan.task_table import TaskRow, rows_to_hide, task_lines, task_outcome
 
 REFRESH_PER_SECOND = 4.0
-FINAL_STYLES = {"COMPLETED": "bold green", "FAILED": "bold red", "CANCELLED": "bold yellow"}
 
 
 class LivePlanView:
@@ -99,6 +100,8 @@ class LivePlanView:
         self._ticker: asyncio.Task[None] | None = None
         self._last_refresh = 0.0
         self._calls: dict[str, tuple[str, RunningCall]] = {}  # task id → its running call and what it shows
+        self._streamed: set[str] = set()  # rows of tasks the planner is still writing (no plan_created yet)
+        self._streamed_tokens = 0
         if plan is not None:
             self.set_plan(plan)
 
@@ -168,6 +171,8 @@ class LivePlanView:
         match event:
             case PlanCreated():
                 self._plan_created(event)
+            case PlanTaskStreamed():
+                self._task_streamed(event)
             case PlanApproved():
                 self._awaiting_approval = False
                 self._update_display()
@@ -213,7 +218,12 @@ class LivePlanView:
             case ApprovalWaited():
                 if row is not None:  # its timer does not count the wait for the user
                     row.waited += event.seconds
-            case TextDelta() | ReplyRestarted() | RunFinished():
+            case ReplyRestarted():
+                if event.task_id is None:  # the planner's reply is asked again: its tasks so far are void
+                    for task_id in self._streamed:
+                        self.rows.pop(task_id, None)
+                    self._streamed.clear()
+            case TextDelta() | RunFinished():
                 pass  # parallel tasks' streamed text would interleave: a task shows its calls and its end
             case _:
                 assert_never(event)
@@ -238,7 +248,22 @@ class LivePlanView:
         row.activity, row.activity_failed = f"{call} ⎿ {outcome}", not event.ok or preview.failed
         self._plain(Text(f"  {row.id} ⎿ {fold(outcome)}", style="dim"))
 
+    def _task_streamed(self, event: PlanTaskStreamed) -> None:
+        if self._finished:  # a new plan in the same view: start afresh
+            self.rows, self.usage, self._finished = {}, Usage(), False
+        view = event.task
+        if view.id in self.rows and view.id not in self._streamed:
+            return  # a task of an earlier round keeps its row (the new one is renamed when the plan arrives)
+        row = self.rows[view.id] = TaskRow(id=self._safe(view.id), round=event.round)
+        row.type, row.description = TaskType.lenient(view.type), self._safe(view.description)
+        row.dependencies = list(view.dependencies)
+        self._streamed.add(view.id)
+        self._streamed_tokens = event.tokens
+        self._plain(Text.assemble(("· ", "dim"), (row.id, "bold"), f" planned: {fold(row.description)}"))
+        self._update_display()
+
     def _plan_created(self, event: PlanCreated) -> None:
+        self._streamed.clear()
         self._waiting_for = None
         if self._finished:  # a new plan in the same view: start afresh
             self.rows, self.usage, self._finished = {}, Usage(), False
@@ -265,30 +290,8 @@ class LivePlanView:
         self._finished = True
         self._waiting_for = None
         self._update_display()
-        rows = list(self.rows.values())
-        self.console.print()
-        self.console.print(Text.assemble((f"Plan {event.status}", FINAL_STYLES[event.status]), f" · {self._counts()}"))
-        if any(row.started is not None or row.status is not TaskStatus.PENDING for row in rows):
-            self.console.print(self._table(rows, time.time()))  # (a plan cancelled in review ran nothing)
-        for title, status in (("Failed", TaskStatus.FAILED), ("Skipped", TaskStatus.SKIPPED)):
-            chosen = [row for row in rows if row.status is status]
-            if chosen:
-                self.console.print(Text(title, style="bold"))
-            for row in chosen:
-                earlier = f" (round {row.round})" if row.round < self.round else ""
-                reason = row.error.strip() or "no reason given"
-                self.console.print(
-                    Text.assemble("  ", status_icon(status), " ", (row.id, "bold"), f"{earlier}: {reason}")
-                )
-        if event.summary and event.summary.strip():
-            self.console.print()
-            self.console.print(Markdown(self._safe(event.summary), hyperlinks=False))
-        usage = event.usage if event.usage.total else self.usage
-        self.console.print(Text(usage_line(usage), style="dim"))
-        if (retried := retries_line(event.retries)) is not None:
-            self.console.print(Text(retried, style="dim"))
-        if event.estimate is not None and event.estimate.requests:
-            self.console.print(Text(estimate_vs_actual(event.estimate, event.requests, usage), style="dim"))
+        for part in final_report(event, self.rows, self.round, self.usage, self._safe):
+            self.console.print(part)
 
     # ---- the live display ----
 
@@ -335,15 +338,17 @@ class LivePlanView:
         waiting = None
         if self._waiting_for is not None:
             label, since = self._waiting_for
+            tokens = f" · ~{self._streamed_tokens:,} tokens" if self._streamed else ""
             waiting = Text.assemble(
-                (f"{label}…", "bold"), f" {format_duration(time.time() - since)}", (" · Esc cancels", "dim")
+                (f"{label}…", "bold"), f" {format_duration(time.time() - since)}{tokens}", (" · Esc cancels", "dim")
             )
             if not self.rows:
                 return waiting
         rows = list(self.rows.values())
         room = max(2, self.console.height - 3 if room is None else room)  # taller than the screen: not redrawable
         hidden = rows_to_hide(rows, room)
-        heading = Text.assemble(("Running plan", "bold"), f" · round {self.round}" if self.round > 1 else "")
+        title = "Plan so far" if self._streamed and len(self._streamed) == len(self.rows) else "Running plan"
+        heading = Text.assemble((title, "bold"), f" · round {self.round}" if self.round > 1 else "")
         heading.append(f" · {self._counts()}", style="dim")
         parts: list[RenderableType] = [heading, self._table([row for row in rows if row.id not in hidden], time.time())]
         if hidden:

@@ -79,7 +79,7 @@ class PlanScreen:
 
 def plan_facts(runtime: Runtime) -> PlanFacts:
     """The review's facts: each task's contract, the estimate, and the contract check of an `e` edit (as for
-    a `--from` file: a FILE_WRITE task without files is accepted, ordered after the other writers)."""
+    a `--from` file: a FILE_WRITE task without files is accepted, ordered with the other writers)."""
     contract = runtime.contract()
 
     def problems(plan: Plan) -> list[str]:
@@ -125,10 +125,11 @@ async def plan_on_screen(
         goal=request.goal,
         plan=request.plan,
         plan_id=request.plan_id,
-        review=screen.review,
+        review=None if request.go else screen.review,
         watch=screen.watch,
         checkpoints=checkpoints,
         attached=request.attached,
+        early=True if request.go else None,
     )
 
 
@@ -163,7 +164,7 @@ def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: boo
             if checkpoints is not None:
                 checkpoints.close()
         if outcome.changes:
-            console.print(changed_text(outcome.changes, "paicli undo to revert"), soft_wrap=True)
+            console.print(changed_text(outcome.changes, "paicli undo to revert"))
         if outcome.status is PlanStatus.FAILED:
             console.print(Text(f"paicli: {one_line(outcome.message() or '', limit=1000)}", style="red"))
         return outcome.exit_code()

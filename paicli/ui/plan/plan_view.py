@@ -22,7 +22,7 @@ levels and counts are those of the tasks still to run.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -31,6 +31,7 @@ from rich.text import Text
 from paicli.common.sanitize import terminal_safe
 from paicli.plan import dag
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
+from paicli.ui.chat.one_row import OneRow
 
 TYPE_BADGES: dict[TaskType, tuple[str, str]] = {
     TaskType.FILE_READ: ("READ", "cyan"),
@@ -96,28 +97,56 @@ def dependencies_text(dependencies: Sequence[str]) -> Text:
     return Text("after " + ", ".join(fold(dep) for dep in dependencies), style="dim")
 
 
-def task_heading(task: Task) -> Text:
-    """`○ task_2 WRITE after task_1`: wraps at spaces on a narrow terminal, so the id stays visible."""
+MARK_STYLES = {"new": "bold green", "changed": "bold yellow"}
+
+
+def task_heading(task: Task, mark: str | None = None) -> Text:
+    """`○ task_2 WRITE after task_1`: wraps at spaces on a narrow terminal, so the id stays visible. `mark`
+    (`new`, `changed`) says what the last amend or edit did to the task."""
     line = Text.assemble(status_icon(task.status), " ", (fold(task.id), "bold"), " ", type_badge(task.type))
     if task.dependencies:
         line.append(" ")
         line.append_text(dependencies_text(task.dependencies))
+    if mark is not None:
+        line.append(" ")
+        line.append(f"[{mark}]", style=MARK_STYLES.get(mark, "bold"))
     return line
 
 
-def task_description(task: Task, *, expanded: bool) -> Text:
-    """Folded: one line cut with "…" at the terminal's edge. Expanded: every line, wrapped."""
+def plan_changes(before: Plan, after: Plan) -> tuple[dict[str, str], list[str]]:
+    """What an amend or an edit did: `new` or `changed` by task id (what runs, its type, what it waits for,
+    what it may write), and the ids of the tasks it removed."""
+    old = {task.id: task for task in before.tasks}
+    marks: dict[str, str] = {}
+    for task in after.tasks:
+        was = old.get(task.id)
+        if was is None:
+            marks[task.id] = "new"
+        elif _what_it_does(was) != _what_it_does(task):
+            marks[task.id] = "changed"
+    kept = {task.id for task in after.tasks}
+    return marks, [task.id for task in before.tasks if task.id not in kept]
+
+
+def _what_it_does(task: Task) -> tuple[object, ...]:
+    return (task.description, task.type, task.dependencies, task.files, task.action)
+
+
+def task_description(task: Task, *, expanded: bool) -> RenderableType:
+    """Folded: one row cut at a space with "…" at the terminal's edge. Expanded: every line, wrapped."""
     if expanded:
         return Text(terminal_safe(task.description).strip())
-    return Text(fold(task.description), no_wrap=True, overflow="ellipsis")
+    return OneRow(fold(task.description))
 
 
 TaskFacts = Callable[[Task], Text | None]  # a line of facts under a task's description (paicli/ui/plan/plan_facts.py)
 
 
-def render_task(task: Task, *, expanded: bool = False, facts: TaskFacts | None = None) -> RenderableType:
+def render_task(
+    task: Task, *, expanded: bool = False, facts: TaskFacts | None = None, mark: str | None = None
+) -> RenderableType:
     lines = [
-        Padding(task_heading(task), (0, 0, 0, TASK_INDENT)),
+        Padding(task_heading(task, mark), (0, 0, 0, TASK_INDENT)),
         Padding(task_description(task, expanded=expanded), (0, 0, 0, DESCRIPTION_INDENT)),
     ]
     if facts is not None and (line := facts(task)) is not None:
@@ -128,6 +157,14 @@ def render_task(task: Task, *, expanded: bool = False, facts: TaskFacts | None =
 def earlier_tasks(plan: Plan) -> list[Task]:
     """Finished tasks of earlier rounds: shown apart, never run again."""
     return [task for task in plan.tasks if task.round < plan.round and task.finished]
+
+
+def earlier_failure(task: Task) -> OneRow:
+    """`✗ task_3 CMD: the tests failed`, on one row: the first line of why it failed or was skipped."""
+    reason = next((line for line in text_lines(task.error or "") if line), "no reason given")
+    row = Text.assemble(status_icon(task.status), " ", (fold(task.id), "bold"), " ", type_badge(task.type))
+    row.append(f": {reason}", style="dim")
+    return OneRow(row)
 
 
 def tasks_to_run(plan: Plan) -> list[Task]:
@@ -163,15 +200,26 @@ def summary_line(plan: Plan, *, show_path: bool = False) -> Text:
         if show_path and len(path) > 1:
             critical += " (" + " → ".join(fold(task_id) for task_id in path) + ")"
         parts.append(critical)
-    earlier = len(earlier_tasks(plan))
-    if earlier:
-        parts.append(f"{earlier} done earlier")
+    earlier = earlier_tasks(plan)
+    done = sum(1 for task in earlier if task.status is TaskStatus.COMPLETED)
+    if done:
+        parts.append(f"{done} done earlier")
+    if len(earlier) > done:
+        parts.append(f"{len(earlier) - done} failed or skipped earlier")
     return Text(" · ".join(parts), style="dim")
 
 
-def render_plan(plan: Plan, *, expanded: bool = False, facts: TaskFacts | None = None) -> RenderableType:
+def render_plan(
+    plan: Plan,
+    *,
+    expanded: bool = False,
+    facts: TaskFacts | None = None,
+    marks: Mapping[str, str] | None = None,
+    removed: Sequence[str] = (),
+) -> RenderableType:
     """The whole plan: summary text, summary line, earlier rounds, then the tasks to run by level (each
-    with its `facts` line, if any)."""
+    with its `facts` line, if any, and its mark: `new`, `changed`), then the tasks an amend `removed`."""
+    marks = marks or {}
     parts: list[RenderableType] = []
     title = Text(f"Plan · round {plan.round}" if plan.round > 1 else "Plan", style="bold")
     parts.append(title)
@@ -180,17 +228,22 @@ def render_plan(plan: Plan, *, expanded: bool = False, facts: TaskFacts | None =
         parts.append(Text(summary) if expanded else Text(fold(summary)))
     parts.append(summary_line(plan, show_path=expanded))
     earlier = earlier_tasks(plan)
-    if earlier:
+    done = [task for task in earlier if task.status is TaskStatus.COMPLETED]
+    if done:
         parts.append(Text(""))
         parts.append(Text("Done in earlier rounds", style="bold dim"))
-        parts.extend(render_task(task, expanded=expanded) for task in earlier)
+        parts.extend(render_task(task, expanded=expanded) for task in done)
+    if len(earlier) > len(done):  # what this round replans: one row each, the reason's first line
+        parts.append(Text(""))
+        parts.append(Text("Failed or skipped in earlier rounds", style="bold dim"))
+        parts.extend(Padding(earlier_failure(task), (0, 0, 0, TASK_INDENT)) for task in earlier if task not in done)
     tasks = tasks_to_run(plan)
     by_id = {task.id: task for task in tasks}
     levels = plan_levels(tasks)
     if levels is None:  # an invalid plan is still shown, in its own order
         parts.append(Text(""))
         parts.append(Text("Tasks (the dependencies form a cycle)", style="bold red"))
-        parts.extend(render_task(task, expanded=expanded, facts=facts) for task in tasks)
+        parts.extend(render_task(task, expanded=expanded, facts=facts, mark=marks.get(task.id)) for task in tasks)
     for number, level in enumerate(levels or [], start=1):
         if number == 1:
             parts.append(Text(""))
@@ -198,7 +251,11 @@ def render_plan(plan: Plan, *, expanded: bool = False, facts: TaskFacts | None =
         if len(level) > 1:
             heading.append(f" · runs in parallel ({len(level)} tasks)", style="dim")
         parts.append(heading)
-        parts.extend(render_task(by_id[task_id], expanded=expanded, facts=facts) for task_id in level)
+        parts.extend(
+            render_task(by_id[task_id], expanded=expanded, facts=facts, mark=marks.get(task_id)) for task_id in level
+        )
+    if removed:
+        parts.append(Text("removed: " + ", ".join(fold(task_id) for task_id in removed), style="bold red"))
     return Group(*parts)
 
 

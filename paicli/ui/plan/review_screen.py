@@ -23,10 +23,11 @@ with its problems and reopened with the user's own text (`e`), or kept as a draf
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol, TypeVar, runtime_checkable
 
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -37,13 +38,15 @@ from prompt_toolkit.shortcuts import PromptSession
 from rich.console import Console
 from rich.text import Text
 
+from paicli.app.figures import format_duration
 from paicli.common.errors import PaicliError, PlanError
 from paicli.common.sanitize import terminal_safe
 from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
 from paicli.ui.plan.plan_editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
 from paicli.ui.plan.plan_facts import PlanFacts, estimate_line, task_facts
-from paicli.ui.plan.plan_view import fold, render_plan
+from paicli.ui.plan.plan_view import fold, plan_changes, render_plan
+from paicli.ui.prompt.fragments import NBSP, Fragments, key_hint, wrapped
 from paicli.ui.prompt.keys import CHORD_WAIT, ESCAPE_WAIT
 
 T = TypeVar("T")
@@ -81,6 +84,7 @@ RERUN_HINT = ("r", "rerun a task")
 RETRY_KEYS = {"e": EDIT, "escape": BACK, "q": BACK, "c-c": BACK}
 RETRY_HINT = [("e", "edit again"), ("Esc", "back to the plan")]
 WAIT_KEYS = {"escape": CANCEL, "c-c": CANCEL}
+TIMER_REFRESH = 0.25  # seconds between redraws of the amend timer
 
 
 async def review_plan(
@@ -128,6 +132,8 @@ class _Review:
         self.output = output
         self.expanded = False
         self.draft: tuple[Plan, str] | None = None  # an edit that did not validate, for the next `e`
+        self.marks: tuple[dict[str, str], list[str]] = ({}, [])  # what the last amend or edit changed
+        self.marked_plan: Plan | None = None  # the plan those marks are about
 
     async def run(self, plan: Plan) -> Plan | None:
         self.show(plan)
@@ -167,7 +173,7 @@ class _Review:
         if amended is None:
             self.note("Amending cancelled; the plan is unchanged.", "yellow")
             return plan
-        self.show(amended)
+        self.show(amended, since=plan)
         return amended
 
     async def edit(self, plan: Plan) -> Plan:
@@ -197,7 +203,7 @@ class _Review:
                 self.note("Back to the plan; press e to continue your edit.", "dim")
                 return plan
             self.draft = None
-            self.show(edited_plan)
+            self.show(edited_plan, since=plan)
             return edited_plan
 
     def validated(self, plan: Plan) -> Plan:
@@ -228,7 +234,14 @@ class _Review:
 
     # ---- output ----
 
-    def show(self, plan: Plan) -> None:
+    def show(self, plan: Plan, *, since: Plan | None = None) -> None:
+        """The plan; `since`: the plan before an amend or edit, whose new and changed tasks are marked (until
+        the next change: Ctrl+O keeps the marks)."""
+        if since is not None:
+            self.marks = plan_changes(since, plan)
+        elif plan is not self.marked_plan:
+            self.marks = ({}, [])
+        self.marked_plan = plan
         self.console.print()
         if self.facts.estimate is not None:
             cost = self.facts.cost(plan) if self.facts.cost is not None else None
@@ -239,6 +252,8 @@ class _Review:
                 plan,
                 expanded=self.expanded,
                 facts=lambda task: task_facts(task, model_of and model_of(task), expanded=self.expanded),
+                marks=self.marks[0],
+                removed=self.marks[1],
             )
         )
         unheld = self.facts.unheld(plan) if self.facts.unheld is not None else []
@@ -278,7 +293,13 @@ class _Review:
     async def until_escape(self, work: Awaitable[T], message: str) -> T | None:
         """Runs `work` while Esc (or Ctrl+C) can cancel it; its result, or None when cancelled."""
         started = asyncio.Event()
-        app = self._key_app(WAIT_KEYS, [("", message + " "), ("bold", "Esc"), ("", " cancels")])
+        since = time.monotonic()
+
+        def waiting() -> Fragments:  # `Amending the plan… 3.2s · Esc cancels`, as planning shows it
+            spent = format_duration(time.monotonic() - since)
+            return [("bold", message), ("", f" {spent}"), ("fg:ansibrightblack", NBSP + "· Esc" + NBSP + "cancels")]
+
+        app = self._key_app(WAIT_KEYS, waiting, refresh=TIMER_REFRESH)
         watcher = asyncio.ensure_future(app.run_async(pre_run=started.set))
         job = asyncio.ensure_future(work)
         try:
@@ -317,16 +338,28 @@ class _Review:
             return ""
         return answer.strip()
 
-    def _key_app(self, keys: Mapping[str, str], hint: StyleAndTextTuples) -> Application[str | None]:
+    def _key_app(
+        self,
+        keys: Mapping[str, str],
+        hint: Fragments | Callable[[], Fragments],
+        refresh: float | None = None,
+    ) -> Application[str | None]:
+        """A one-line application (wrapped at spaces to the terminal's width) that waits for one of `keys`;
+        `hint` is redrawn every `refresh` seconds when given (a timer)."""
         bindings = KeyBindings()
         for key, action in keys.items():
             bindings.add(key, eager=True)(_exit_with(action))
+
+        def text() -> StyleAndTextTuples:
+            return [*wrapped(hint() if callable(hint) else hint, get_app().output.get_size().columns)]
+
         app: Application[str | None] = Application(
-            layout=Layout(Window(FormattedTextControl(hint), wrap_lines=True, dont_extend_height=True)),
+            layout=Layout(Window(FormattedTextControl(text), wrap_lines=True, dont_extend_height=True)),
             key_bindings=bindings,
             erase_when_done=True,
             input=self.input,
             output=self.output,
+            refresh_interval=refresh,
         )
         app.ttimeoutlen, app.timeoutlen = ESCAPE_WAIT, CHORD_WAIT
         return app
@@ -352,11 +385,5 @@ def _exit_with(action: str) -> Callable[[KeyPressEvent], None]:
     return handler
 
 
-def _hint_text(hint: list[tuple[str, str]]) -> StyleAndTextTuples:
-    text: StyleAndTextTuples = []
-    for number, (key, action) in enumerate(hint):
-        if number:
-            text.append(("fg:ansibrightblack", " · "))
-        text.append(("bold", key))
-        text.append(("", f" {action}"))
-    return text
+def _hint_text(hint: list[tuple[str, str]]) -> Fragments:
+    return key_hint(hint, separator_style="fg:ansibrightblack")

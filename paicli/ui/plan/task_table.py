@@ -11,6 +11,7 @@ from rich.text import Text
 from paicli.app.figures import format_duration, format_tokens
 from paicli.common.values import Usage
 from paicli.plan.model import TaskStatus, TaskType
+from paicli.ui.chat.one_row import OneRow
 from paicli.ui.plan.plan_view import fold, marked, status_icon, type_badge
 
 MAX_ID_WIDTH = 24
@@ -45,8 +46,8 @@ class TaskRow:
 def task_lines(
     rows: Sequence[TaskRow], everyone: Mapping[str, TaskRow], now: float, safe: Callable[[str], str]
 ) -> Group:
-    """One line per task, columns aligned by padding (a rich Table squeezes every column when narrow;
-    here only the last one, the activity, is cut)."""
+    """One row per task, columns aligned by padding (a rich Table squeezes every column when narrow; here
+    only the last one, the activity, is cut, at a space with "…")."""
     elapsed = [row.elapsed(now) for row in rows]
     times = [format_duration(seconds) if seconds is not None else "" for seconds in elapsed]
     tokens = [format_tokens(row.usage.total, row.usage.estimated) if row.usage.total else "" for row in rows]
@@ -62,8 +63,7 @@ def task_lines(
         columns += [used.rjust(token_width)] if token_width else []
         line.append(" " + " ".join([*columns, ""]), style="dim")
         line.append_text(task_outcome(row, everyone, safe))
-        line.no_wrap, line.overflow = True, "ellipsis"
-        lines.append(line)
+        lines.append(OneRow(line))
     return Group(*lines)
 
 

@@ -40,7 +40,8 @@ from prompt_toolkit.output import Output
 
 from paicli.common.sanitize import terminal_safe
 from paicli.common.shown import rows as shown_rows
-from paicli.common.shown import too_long_to_ask, width_of
+from paicli.common.shown import too_long_to_ask
+from paicli.common.wrap import width_of, wrap
 from paicli.policy.approval import MODES, OUTSIDE, ApprovalPolicy
 from paicli.policy.audit import DEFAULT_SHOWN, AuditLog, format_entries, read_entries
 from paicli.sandbox import SandboxChoice
@@ -254,10 +255,11 @@ def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: 
     servers = [value for label, value in request.fields if label.startswith("server ") and label.count(" ") == 1]
     count = f" ({len(servers)} MCP server{'s' if len(servers) != 1 else ''} above: read every field)" if servers else ""
     question = (
-        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the\n"
-        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository\n"
-        f"(remembered until the file changes){count}? [y/N] "
+        "These decide where your API key is sent, what runs unasked, which programs paicli starts, what the "
+        "agent is told, what a plan may spend and what /undo can take back. Apply them for this repository "
+        f"(remembered until the file changes){count}? [y/N]"
     )
+    question = "\n".join(wrap(question, session.output.get_size().columns - 1)) + " "  # at spaces, as it fits
     try:
         answer = session.prompt(FormattedText([("ansiyellow", question)]))
     except (EOFError, KeyboardInterrupt):

@@ -15,12 +15,15 @@ from dataclasses import dataclass
 from prompt_toolkit.formatted_text import FormattedText
 
 from paicli.common.sanitize import terminal_safe
-from paicli.common.shown import inline, rows, size_note, width_of
+from paicli.common.shown import inline, rows, size_note
+from paicli.common.wrap import width_of
 from paicli.tools.base import ApprovalRequest
+from paicli.ui.prompt.fragments import NBSP, Fragments, boxed, key_hint
 
 DEFAULT_COLUMNS = 100
+BORDER: Fragments = [("ansiyellow", "│ ")]
+END: Fragments = [("ansiyellow", "╰ ")]
 MIN_PAGE = 3  # rows of the command shown however small the terminal
-Fragments = list[tuple[str, str]]
 
 
 @dataclass
@@ -56,21 +59,23 @@ def question(
     shown whole."""
     always = getattr(request, "always", "this exact call")
     opaque = getattr(request, "opaque", False)
-    verb = "run outside the sandbox:" if getattr(request, "outside", False) else "approve"
-    task = f" · task {terminal_safe(request.task_id)}" if request.task_id else ""
-    size = f" · {size_note(request.summary)}" if "\n" in request.summary or len(request.summary) > columns else ""
-    head: Fragments = [("bold ansiyellow", f"╭ {verb} {terminal_safe(request.tool)}{task}{size}")]
+    verb = "run outside the sandbox, with your full rights:" if getattr(request, "outside", False) else "approve"
+    task = f"{NBSP}· task {terminal_safe(request.task_id)}" if request.task_id else ""
+    size = f"{NBSP}· {size_note(request.summary)}" if "\n" in request.summary or len(request.summary) > columns else ""
+    title: Fragments = [("bold ansiyellow", f"{verb} {terminal_safe(request.tool)}{task}{size}")]
     if waiting and answer is None:
-        head.append(("ansiyellow", f" · {waiting} more waiting"))
-    head.append(("", "\n"))
+        title.append(("ansiyellow", f"{NBSP}· {waiting} more waiting"))
+    head = boxed(title, columns, first=[("bold ansiyellow", "╭ ")], rest=BORDER)
     notes: Fragments = []
     if request.reason:
-        notes += [("ansiyellow", "│ "), ("", f"why: {inline(request.reason)}\n")]
+        notes += boxed([("", f"why: {inline(request.reason)}")], columns, first=BORDER, rest=BORDER)
     if programs := getattr(request, "programs", ()):
         label = "starts at least" if opaque else "starts"
-        notes += [("ansiyellow", "│ "), ("", f"{label}: {inline(', '.join(programs))}\n")]
+        notes += boxed([("", f"{label}: {inline(', '.join(programs))}")], columns, first=BORDER, rest=BORDER)
     if opaque:
-        notes += [("ansiyellow", "│ "), ("ansired", "paicli cannot tell what this runs: read it closely\n")]
+        notes += boxed(
+            [("ansired", "paicli cannot tell what this runs: read it closely")], columns, first=BORDER, rest=BORDER
+        )
     command = rows(request.summary, max(8, columns - 2))
     shown, pager_line = command, ""
     if screen_rows is not None and pager is not None:
@@ -78,10 +83,13 @@ def question(
         shown, pager_line = _page(command, pager, screen_rows - fixed)
     body: Fragments = []
     for row in shown:
-        body += [("ansiyellow", "│ "), ("bold", f"{row}\n")]
+        body += [*BORDER, ("bold", f"{row}\n")]
     if pager_line:
-        body += [("ansiyellow", "│ "), ("ansicyan", pager_line + "\n")]
-    return FormattedText([*head, *body, *notes, *_footer(answer, always, pager)])
+        body += [*BORDER, ("ansicyan", pager_line + "\n")]
+    footer = boxed(_footer(answer, always, pager), columns, first=BORDER, rest=BORDER, last=END)
+    if answer is None:  # the question waits on its last row; the record printed once answered ends the line
+        footer[-1] = ("", "")
+    return FormattedText([*head, *body, *notes, *footer])
 
 
 def _page(command: list[str], pager: Pager, room: int) -> tuple[list[str], str]:
@@ -104,30 +112,16 @@ def _page(command: list[str], pager: Pager, room: int) -> tuple[list[str], str]:
 def _footer(answer: str | None, always: str, pager: Pager | None) -> Fragments:
     if answer is not None:
         style = "ansigreen" if answer in ("yes", "always") else "ansired"
-        return [("ansiyellow", "╰ "), (style, f"{answer}\n")]
+        return [(style, answer)]
     if pager is not None and not pager.seen_all:
         hurry = "ansired" if pager.hurried else ""
-        return [
-            ("ansiyellow", "╰ "),
-            ("bold", "space"),
-            ("", " next page · "),
-            ("bold", "n"),
-            ("", " no · "),
-            ("bold", "esc"),
-            ("", " cancel · "),
-            (hurry, "y/a once you have seen the last page "),
-        ]
-    return [
-        ("ansiyellow", "╰ "),
-        ("bold", "y"),
-        ("", " yes · "),
-        ("bold", "n"),
-        ("", " no · "),
-        ("bold", "a"),
-        ("", f" always allow {terminal_safe(always)} this session · "),
-        ("bold", "esc"),
-        ("", " cancel "),
-    ]
+        return key_hint(
+            [("space", "next page"), ("n", "no"), ("esc", "cancel"), ("y/a", "once you have seen the last page")],
+            styles=["", "", "", hurry],
+        )
+    return key_hint(
+        [("y", "yes"), ("n", "no"), ("a", f"always allow {terminal_safe(always)} this session"), ("esc", "cancel")]
+    )
 
 
 def _rows_of(fragments: Fragments, columns: int) -> int:

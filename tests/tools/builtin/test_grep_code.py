@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -149,6 +150,35 @@ async def test_a_git_ignored_env_is_never_searched_unless_asked(workspace: Path,
     with pytest.raises(ToolFailure, match="build is ignored"):
         await grep(ctx, "API_KEY", path="build")
     assert "build/out.js (1 match)" in await grep(ctx, "API_KEY", path="build", include_ignored=True)
+
+
+@pytest.mark.parametrize("engine", ["rg", "in process"])
+async def test_a_git_ignored_build_copy_of_the_code_never_shows(
+    workspace: Path, ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    rg, git = shutil.which("rg"), shutil.which("git")
+    if engine == "rg" and rg is None:
+        pytest.skip("rg is not on PATH")
+    assert git is not None
+    for n in range(30):
+        code = f"def integrate_{n}(f):\n    return f\n" + ("# padding line\n" * 3000 if n == 7 else "")
+        for folder in ("src/calc/", "build/gen/calc/"):
+            (workspace / folder).mkdir(parents=True, exist_ok=True)
+            (workspace / folder / f"mod_{n}.py").write_text(code)
+    (workspace / ".gitignore").write_text("build/\n")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    subprocess.run(["git", "add", "."], cwd=workspace, check=True)
+    if engine == "in process":  # a PATH with git and without rg
+        only_git = tmp_path / "only-git"
+        only_git.mkdir()
+        (only_git / "git").symlink_to(git)
+        monkeypatch.setenv("PATH", str(only_git))
+    found = await grep(ctx, r"def integrate_\d+")
+    assert "build/" not in found
+    assert [line.split()[0] for line in found.splitlines() if not line.startswith(" ")] == sorted(
+        f"src/calc/mod_{n}.py" for n in range(30)
+    )
+    assert "src/calc/mod_7.py (1 match)\n  1: def integrate_7(f):" in found  # a file rg does not report whole
 
 
 async def test_paicliignore_keeps_tracked_files_out_of_the_search(workspace: Path, ctx: ToolContext) -> None:

@@ -1,6 +1,8 @@
 """grep_code gives the same results whichever engine chooses the files: rg from PATH or the search in
-process. Both run on one corpus (Unicode, CRLF, a BOM, binary and empty files, names starting with `-`,
-lines without a final newline) for patterns that exercise where RE2 and Rust's regex could differ."""
+process. Both run on one corpus (Unicode, CRLF, a BOM, binary and empty files, a NUL after rg's first
+buffer, files larger than that buffer, names starting with `-` or holding a line break, lines without a
+final newline, more matching lines than are kept) for patterns that exercise where RE2 and Rust's regex
+could differ."""
 
 from __future__ import annotations
 
@@ -33,6 +35,10 @@ CORPUS: dict[str, bytes] = {
     "docs/long.md": b"word " * 2000 + b"needle\n",
     ".hidden/conf": b"handler = yes\nTODO: hidden\n",
     "tests/test_x.py": b"def test_handler():\n    assert handler_test(1)\n",
+    "big/text.md": b"handler first\n" + b"filler line of text 123\n" * 3000 + b"handler last\n",
+    "big/late-nul.dat": b"handler early\n" + b"z" * 200_000 + b"\nno match here\x00\n",
+    "many.txt": b"handler x\n" * 30 + b"end 123\n",
+    "odd\nname.txt": b"handler in an odd name\n",
 }
 PATTERNS = [
     "handler",
@@ -92,12 +98,16 @@ async def test_rg_and_the_in_process_search_give_the_same_hits(corpus: Path, pat
 
 
 @needs_rg
-async def test_rg_really_skips_the_files_without_a_match(corpus: Path) -> None:
-    from paicli.tools.grep_search import ripgrep_matches
+async def test_rg_reports_the_lines_itself_and_drops_what_it_calls_binary(corpus: Path) -> None:
+    from paicli.tools.grep_search import ripgrep_hits
 
     assert RG is not None
-    named = await ripgrep_matches(RG, corpus, "handler", select(corpus, list_files(corpus).files).regular)
-    assert named == {"src/app.py", "-dash.txt", "bin/blob.dat", "bin/late-nul.dat", ".hidden/conf", "tests/test_x.py"}
+    files = [path for path in select(corpus, list_files(corpus).files).regular if "\n" not in path]
+    found = await ripgrep_hits(RG, corpus, "handler", files, 20)
+    assert found is not None
+    assert set(found) == {"src/app.py", "-dash.txt", ".hidden/conf", "tests/test_x.py", "many.txt", "big/text.md"}
+    assert found["tests/test_x.py"].lines == [(1, "def test_handler():"), (2, "    assert handler_test(1)")]
+    assert found["many.txt"].count == 30 and len(found["many.txt"].lines) == 20
 
 
 async def test_a_pattern_rg_refuses_is_searched_in_process(corpus: Path, tmp_path: Path) -> None:
@@ -112,8 +122,10 @@ async def test_a_pattern_rg_refuses_is_searched_in_process(corpus: Path, tmp_pat
     assert [hit.path for hit in hits] == [
         "-dash.txt",
         ".hidden/conf",
-        "bin/late-nul.dat",
+        "big/text.md",
         "link.py",
+        "many.txt",
+        "odd\nname.txt",
         "src/app.py",
         "tests/test_x.py",
     ]

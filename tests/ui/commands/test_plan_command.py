@@ -100,3 +100,14 @@ async def test_on_a_narrow_screen_each_plan_keeps_its_whole_id_and_its_goal(tmp_
     assert long_id in shown.replace("\n", "")  # folded at the edge, never cut short
     words = shown.split()
     assert "CANCELLED" in words and "1/3" in words and "choose" in words
+
+
+async def test_plan_go_runs_the_goal_unreviewed_with_early_start(tmp_path: Path) -> None:
+    from paicli.ui.commands.plan_command import plan_slash
+
+    ctx = Context(tmp_path)
+    await plan_slash(ctx, "--go add a --verbose flag")  # type: ignore[arg-type]
+    await plan_slash(ctx, "add a --go flag")  # type: ignore[arg-type]
+    assert [(r.goal, r.go) for r in ctx.ran] == [("add a --verbose flag", True), ("add a --go flag", False)]
+    await plan_slash(ctx, "--go")  # type: ignore[arg-type]
+    assert "error: /plan --go needs a GOAL" in ctx.out.getvalue() and len(ctx.ran) == 2

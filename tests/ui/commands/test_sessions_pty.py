@@ -93,9 +93,42 @@ def test_new_starts_a_fresh_conversation_and_keeps_the_old_one(spawn_repl: Spawn
     talk(child, "new subject", "New answer.")
     assert user_texts(fake) == ["new subject"]
     child.send("/resume" + ENTER)
-    expect_text(child, "old subject")  # the current one is not listed
-    expect_text(child, "resume which?")
+    expect_text(child, "new subject  ← this conversation")  # marked, not numbered
+    expect_text(child, "old subject")
+    expect_text(child, "resume which? [1-1")
     child.send(ENTER)
+    child.expect_exact(PROMPT)
+
+
+def test_resume_after_continue_lists_this_conversation_marked_and_the_others(spawn_repl: Spawn, fake: FakeLLM) -> None:
+    fake.on("older question", Reply.text("Older answer."))
+    fake.on("newer question", Reply.text("Newer answer."))
+    for question, answer in (("older question", "Older answer."), ("newer question", "Newer answer.")):
+        child = spawn_repl()
+        talk(child, question, answer)
+        leave(child)
+
+    child = spawn_repl("-c")
+    child.send("/resume" + ENTER)
+    expect_text(child, "tokens  newer question  ← this conversation")
+    expect_text(child, "tokens  older question")
+    expect_text(child, "resume which? [1-1, Enter keeps this one]")
+    assert "no saved conversation" not in child.before
+    child.send(ENTER)
+    child.expect_exact(PROMPT)
+
+
+def test_resume_with_only_this_conversation_shows_it_and_says_there_is_no_other(
+    spawn_repl: Spawn, fake: FakeLLM
+) -> None:
+    fake.on("only question", Reply.text("Only answer."))
+    child = spawn_repl()
+    talk(child, "only question", "Only answer.")
+    leave(child)
+    child = spawn_repl("-c")
+    child.send("/resume" + ENTER)
+    expect_text(child, "only question  ← this conversation")
+    expect_text(child, "no other saved conversation in this workspace yet")
     child.expect_exact(PROMPT)
 
 

@@ -150,6 +150,15 @@ def test_the_usage_line_falls_back_to_the_usage_events_seen() -> None:
     assert text.splitlines()[-1] == "↑ 15 ↓ 3 tokens"
 
 
+def second_round() -> Plan:
+    """Round 2 after a_failing_run: the first round's tasks as they ended, and task_5 that fixes the tests."""
+    second = plan()
+    for task, status in zip(second.tasks, ("COMPLETED", "COMPLETED", "FAILED", "SKIPPED"), strict=True):
+        task.status = TaskStatus(status)
+    second.tasks.append(Task(id="task_5", description="Fix the tests", dependencies=["task_2"], round=2))
+    return second
+
+
 def test_replans_reviews_and_notices_are_announced_and_earlier_rounds_keep_their_runs() -> None:
     console, out = plain_console()
     view = LivePlanView(console)
@@ -157,10 +166,7 @@ def test_replans_reviews_and_notices_are_announced_and_earlier_rounds_keep_their
     for event in a_failing_run(start)[:-1]:
         view.emit(event)
     view.emit(ReplanEvent(round=2, reason="task_3 failed: step budget spent"))
-    second = plan()
-    for task, status in zip(second.tasks, ("COMPLETED", "COMPLETED", "FAILED", "SKIPPED"), strict=True):
-        task.status = TaskStatus(status)
-    second.tasks.append(Task(id="task_5", description="Fix the tests", dependencies=["task_2"], round=2))
+    second = second_round()
     view.emit(PlanCreated(round=2, plan=second.view()))
     view.emit(PlanApproved(round=2))
     view.emit(TaskStarted(task_id="task_5", ts=start + 20))
@@ -173,10 +179,32 @@ def test_replans_reviews_and_notices_are_announced_and_earlier_rounds_keep_their
     assert "Review of round 2: 9/10 · good enough" in text
     assert "retrying after HTTP 429" in text
     report = text[text.index("Plan COMPLETED") :]
-    assert "Plan COMPLETED · 5 tasks: 3 completed, 1 failed, 1 skipped" in report
+    assert "Plan COMPLETED · 3 tasks done in 2 rounds" in report
     assert "1.5k tok" in report  # task_1's tokens from round 1 are kept
-    assert "✗ task_3 (round 1): step budget spent (12 steps)" in report
-    assert "✓ task_5 THINK" in report
+    assert "✓ task_5 THINK" in report and "✗ task_3 CMD" not in report  # the table shows what was done
+    assert "Fixed by a replan\n  ✗ task_3 (round 1): step budget spent (12 steps)\n" in report
+    assert "  ↷ task_4 (round 1): depends on task_3, which failed\n" in report
+
+
+def test_a_completed_plan_shows_an_earlier_failure_as_one_row_not_its_traceback() -> None:
+    console, out = plain_console(width=70)
+    view = LivePlanView(console)
+    start = time.time()
+    traceback = "pytest failed:\n" + "\n".join(f'  File "tests/test_app.py", line {n}, in test_{n}' for n in range(17))
+    for event in a_failing_run(start)[:-1]:
+        if isinstance(event, TaskFinished) and event.status == "FAILED":
+            event = event.model_copy(update={"error": traceback})
+        view.emit(event)
+    second = second_round()
+    view.emit(PlanCreated(round=2, plan=second.view()))
+    view.emit(PlanApproved(round=2))
+    view.emit(TaskStarted(task_id="task_5", ts=start + 20))
+    view.emit(TaskFinished(task_id="task_5", status="COMPLETED", result="fixed the test", ts=start + 21))
+    view.emit(PlanFinished(status="COMPLETED", summary="Done: the tests pass.", usage=Usage(prompt_tokens=1)))
+    report = out.getvalue()[out.getvalue().index("Plan COMPLETED") :]
+    assert "  ✗ task_3 (round 1): pytest failed:\n" in report
+    assert "test_app.py" not in report  # not one line of the traceback
+    assert report.index("Fixed by a replan") < report.index("Done: the tests pass.")
 
 
 def test_a_view_built_from_a_plan_shows_its_tasks() -> None:
@@ -292,8 +320,8 @@ def test_a_40_column_report_keeps_ids_and_cuts_only_the_outcome() -> None:
     text = out.getvalue()
     assert all(len(line) <= 40 for line in text.splitlines())
     report = text[text.index("Plan FAILED") :]
-    assert "✓ task_1 READ  3.5s 1.5k tok The app us…" in report
-    assert "✗ task_3 CMD   6.0s  900 tok step budge…" in report
+    assert "✓ task_1 READ  3.5s 1.5k tok The app…" in report  # cut at a space, never inside a word
+    assert "✗ task_3 CMD   6.0s  900 tok step…" in report
     assert "  ✗ task_3: step budget spent (12 steps)" in report  # the reasons are never cut
 
 
@@ -378,6 +406,44 @@ def test_the_final_report_says_what_was_retried() -> None:
         PlanFinished(status="COMPLETED", usage=Usage(), retries=Retries())
     )
     assert "retried" not in quiet.getvalue()
+
+
+def test_tasks_appear_as_the_planner_writes_them_and_a_new_reply_takes_them_away() -> None:
+    from paicli.common.events import PlanTaskStreamed, ReplyRestarted
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100, height=20, color_system=None)
+    view = LivePlanView(console)
+    view.start()
+    first, second = (task.view() for task in plan().tasks[:2])
+    view.emit(PlanTaskStreamed(round=1, task=first, tokens=120, elapsed=1.5))
+    view.emit(PlanTaskStreamed(round=1, task=second, tokens=260, elapsed=3.0))
+    out.truncate(0)
+    view._refresh(force=True)
+    shown = out.getvalue()
+    assert "Plan so far" in shown and "Read src/app.py" in shown and "task_2 WRITE" in shown
+    assert "Planning…" in shown and "~260 tokens" in shown
+    view.emit(ReplyRestarted(task_id=None))  # the reply is asked again: what it streamed is void
+    out.truncate(0)
+    view._refresh(force=True)
+    assert "Read src/app.py" not in out.getvalue() and "Planning…" in out.getvalue()
+    view.emit(PlanTaskStreamed(round=1, task=first, attempt=2, tokens=100, elapsed=0.5))
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    assert set(view.rows) == {"task_1", "task_2", "task_3", "task_4"}  # the plan, not the preview, from here
+    view.emit(PlanApproved(round=1))
+    out.truncate(0)
+    view._refresh(force=True)
+    assert "Running plan" in out.getvalue() and "Plan so far" not in out.getvalue()
+    view.stop()
+
+
+def test_off_a_terminal_each_streamed_task_is_one_plain_line() -> None:
+    from paicli.common.events import PlanTaskStreamed
+
+    console, out = plain_console()
+    view = LivePlanView(console)
+    view.emit(PlanTaskStreamed(round=1, task=plan().tasks[0].view(), tokens=50, elapsed=0.4))
+    assert "task_1 planned: Read src/app.py" in out.getvalue()
 
 
 def test_a_tasks_time_leaves_out_its_wait_for_the_users_answer() -> None:

@@ -113,11 +113,17 @@ def test_status_icons_and_earlier_rounds() -> None:
             Task(id="task_5", description="test again", dependencies=["task_4"], round=2, status=TaskStatus.RUNNING),
         ],
     )
+    plan.tasks[1].error = "the tests failed:\nTraceback (most recent call last):\n  File x.py, line 1\nAssertionError"
+    plan.tasks[2].error = "skipped: task_2 failed"
     text = shown(plan)
     assert "Plan · round 2" in text
-    assert "2 tasks · 2 levels · critical path 2 tasks · 3 done earlier" in text
-    earlier = text.index("Done in earlier rounds")
-    assert earlier < text.index("✓ task_1") < text.index("✗ task_2") < text.index("↷ task_3") < text.index("Level 1")
+    assert "2 tasks · 2 levels · critical path 2 tasks · 1 done earlier · 2 failed or skipped earlier" in text
+    done, failed = text.index("Done in earlier rounds"), text.index("Failed or skipped in earlier rounds")
+    assert (
+        done < text.index("✓ task_1") < failed < text.index("✗ task_2") < text.index("↷ task_3") < text.index("Level 1")
+    )
+    assert lines_with(text, "  ✗ task_2 WRITE: the tests failed:") and "Traceback" not in text  # one row each
+    assert lines_with(text, "  ↷ task_3 CMD: skipped: task_2 failed")
     assert lines_with(text, "○ task_4 THINK after task_1")
     assert lines_with(text, "● task_5")
 

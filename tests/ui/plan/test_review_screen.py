@@ -13,6 +13,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -447,27 +448,28 @@ async def test_an_unchanged_edit_says_so(pipe: PipeInput, planner: RecordingPlan
     assert await screen.result() == sample_plan()
 
 
-async def test_an_editor_that_cannot_start_leaves_the_plan_unchanged(
-    pipe: PipeInput, planner: RecordingPlanner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("editor", "said"),
+    [
+        ("missing", "could not start the editor"),
+        ('path.write_text("garbage")\nsys.exit(1)\n', "The editor exited with an error; the plan is unchanged."),
+    ],
+    ids=["cannot start", "exits with an error"],
+)
+async def test_an_editor_that_fails_leaves_the_plan_unchanged(
+    pipe: PipeInput,
+    planner: RecordingPlanner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    editor: str,
+    said: str,
 ) -> None:
-    monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor") + " --wait")
+    missing = str(tmp_path / "no-such-editor") + " --wait"
+    monkeypatch.setenv("EDITOR", missing if editor == "missing" else python_editor(tmp_path, editor))
     screen = Screen(pipe, planner)
     await screen.shows("Level 3")
     pipe.send_text("e")
-    await screen.shows("could not start the editor")
-    pipe.send_text("\r")
-    assert await screen.result() == sample_plan()
-
-
-async def test_an_editor_that_exits_with_an_error_leaves_the_plan_unchanged(
-    pipe: PipeInput, planner: RecordingPlanner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    editor = python_editor(tmp_path, 'path.write_text("garbage")\nsys.exit(1)\n')
-    monkeypatch.setenv("EDITOR", editor)
-    screen = Screen(pipe, planner)
-    await screen.shows("Level 3")
-    pipe.send_text("e")
-    await screen.shows("The editor exited with an error; the plan is unchanged.")
+    await screen.shows(said)
     pipe.send_text("\r")
     assert await screen.result() == sample_plan()
 
@@ -635,3 +637,47 @@ async def test_an_edit_giving_a_read_task_files_or_a_write_action_is_refused(
     await screen.shows("Back to the plan")
     pipe.send_text("\r")
     assert await screen.result() == contract_plan()  # nothing of the broken edit was applied
+
+
+async def test_an_amend_marks_its_new_and_changed_tasks_and_names_the_removed_ones(pipe: PipeInput) -> None:
+    async def amend(plan: Plan, supplement: str) -> Plan:
+        amended = plan.model_copy(deep=True)
+        amended.tasks[1].description = "Add GET /health and GET /ready"
+        amended.tasks[2] = Task(
+            id="task_4", description=supplement, type=TaskType.VERIFICATION, dependencies=["task_2"]
+        )
+        return amended
+
+    screen = Screen(pipe, amend)
+    await screen.shows("Level 3")
+    pipe.send_text("i")
+    pipe.send_text("check both endpoints\r")
+    await screen.shows("removed: task_3")
+    amended = "\n".join(line.rstrip() for line in screen.text[screen.text.rindex("Plan") :].splitlines())
+    assert "○ task_1 READ\n" in amended  # unchanged: no mark
+    assert "○ task_2 WRITE after task_1 [changed]" in amended
+    assert "○ task_4 CHECK after task_2 [new]" in amended
+    pipe.send_text("\x0f")  # Ctrl+O shows the same plan: the marks stay
+    await screen.shows("[new]", count=2)
+    pipe.send_text("\r")
+    plan = await screen.result()
+    assert plan is not None and plan.ids() == ["task_1", "task_2", "task_4"]
+
+
+async def test_amending_shows_a_timer_and_esc_still_cancels(pipe: PipeInput, planner: RecordingPlanner) -> None:
+    screen = Screen(pipe, planner)
+    await screen.shows("Level 3")
+    mark = screen.mark()
+    pipe.send_text("i")
+    await screen.prompts_for("Add to the plan", after=mark)
+    pipe.send_text("slow\r")
+    await screen.prompts_for("Amending the plan…", after=mark)
+    await until(
+        lambda: re.search(r"Amending the plan…(\x1b\[[0-9;]*m)* \d+\.\ds", screen.prompts.getvalue()), "a timer", screen
+    )
+    await screen.prompts_for("cancels", after=mark)
+    pipe.send_text("\x1b")
+    await screen.shows("Amending cancelled")
+    pipe.send_text("\r")
+    plan = await screen.result()
+    assert plan is not None and plan.ids() == ["task_1", "task_2", "task_3"] and "[new]" not in screen.text
