@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from paicli.agent.compress import Compressor
 from paicli.agent.context import load_prompt, system_prompt
 from paicli.agent.react import ReactLoop
-from paicli.common.events import EventSink, Notice
+from paicli.common.events import EventSink, Notice, NullSink
 from paicli.config import Settings, user_home
 from paicli.llm.capability_store import FILE_NAME as CAPABILITIES_FILE
 from paicli.llm.capability_store import CapabilityStore
@@ -285,6 +285,7 @@ def build_plan_session(
     from paicli.plan.extra_tools import tool_catalogue
     from paicli.plan.model import Plan
     from paicli.plan.planner import Planner
+    from paicli.plan.prefetch import Prefetched, PrefetchedModel, SendFirst
     from paicli.plan.recorder import PlanRecorder
     from paicli.plan.review import Reviewer
     from paicli.plan.routing import model_for_planner, model_for_reviewer, model_for_summarizer, model_for_task
@@ -304,9 +305,20 @@ def build_plan_session(
     sink = held or sink  # early tasks' events wait for plan_approved; the others pass
     early_meter = MeteredModel(meter)  # counts the early tasks' requests (they count in plan_finished)
 
+    kept = Prefetched() if early else None  # writers' first replies sent early (paicli/plan/prefetch.py)
+
     def make_loop(task: Task, model: MeteredModel = meter) -> ReactLoop:
-        llm = RoutedModel(model, model_for_task(s, task.type))
+        llm: ChatModel = RoutedModel(model, model_for_task(s, task.type))
+        if kept is not None and model is meter:
+            llm = PrefetchedModel(llm, kept)
         return runtime.react(sink, llm=llm, task_id=task.id, scope=scope_of(task), answer_on_budget=False, tools=tools)
+
+    def first_request_loop(task: Task) -> ReactLoop:  # says nothing: the task is the scheduler's to run
+        assert kept is not None
+        llm = SendFirst(RoutedModel(early_meter, model_for_task(s, task.type)), kept)
+        return runtime.react(
+            NullSink(), llm=llm, task_id=task.id, scope=scope_of(task), answer_on_budget=False, tools=tools
+        )
 
     recorder = PlanRecorder(PlanStore(runtime.workspace), plan_id=plan_id, usage=lambda: meter.usage)
     scheduler = Scheduler(
@@ -358,5 +370,7 @@ def build_plan_session(
             max_parallel=s.max_parallel,
             problems=lambda task: contract.problems(Plan(goal="", tasks=[task])),
             requests=lambda: early_meter.requests,
+            prefetch=ReactTaskRunner(executor_prompt, first_request_loop),
+            kept=kept,
         )
     return session

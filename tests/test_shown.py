@@ -82,3 +82,23 @@ def test_too_long_to_ask() -> None:
     reason = too_long_to_ask("x" * (MAX_ASKED_CHARS + 1))
     assert reason is not None and "20,001 characters" in reason and "write_file" in reason
     assert too_long_to_ask("\n" * MAX_ASKED_LINES) is not None  # many lines, few characters
+
+
+@pytest.mark.parametrize(
+    ("blanks", "note"),
+    [
+        ("\n" * 60, "⟨59 blank lines⟩"),
+        (" \n" * 60, "⟨60 blank lines: 60 spaces⟩"),  # lines of one space each do not escape it
+        ("\t \n" * 40 + "\n" * 20, "⟨60 blank lines: 40 spaces, 40 tabs⟩"),
+    ],
+)
+def test_a_run_of_blank_lines_takes_one_row_when_asked(blanks: str, note: str) -> None:
+    text = "python3 -m server" + ("\n" if not blanks.startswith("\n") else "") + blanks + "LD_PRELOAD=./x.so"
+    shown = rows(text, 60, blank_runs=True)
+    assert len(shown) <= 3 and any(note in row for row in shown), shown
+    assert shown[-1].endswith("LD_PRELOAD=./x.so") and shown[-1].split()[0] == str(text.count("\n") + 1)
+    assert len(rows(text, 60)) == text.count("\n") + 1  # by default every line is a row
+
+
+def test_two_blank_lines_stay_as_they_are() -> None:
+    assert rows("a\n\n\nb", 40, blank_runs=True) == ["1 a ⏎", "2 ⏎", "3 ⏎", "4 b"]

@@ -19,6 +19,7 @@ from paicli.common.events import (
     CommandOutput,
     EventSink,
     ModelUsage,
+    Notice,
     ReasoningDelta,
     ReplyRestarted,
     TextDelta,
@@ -241,8 +242,11 @@ class ReactLoop:
         def on_output(text: str) -> None:
             self.sink.emit(CommandOutput(task_id=task_id, text=text))
 
+        def notice(message: str) -> None:
+            self.sink.emit(Notice(level="warning", message=message))
+
         partial: list[str] = []
-        ctx = dataclasses.replace(self.ctx, on_output=on_output, on_cancelled=partial.append)
+        ctx = dataclasses.replace(self.ctx, on_output=on_output, on_cancelled=partial.append, notice=notice)
         if (asked := self.ctx.approve) is not None:
 
             async def approve(request: ApprovalRequest) -> ApprovalDecision:

@@ -11,7 +11,8 @@ what it is*, so a payload cannot hide in plain sight:
 - `rows(text, width)`: every line of the text, each made visible as by `inline`, on rows of at most
   `width` columns. A text of more than one line gets its line numbers in a gutter, each line but the last
   ends with `⏎`, and a line too long for the width continues on rows marked `↪` in the gutter: a new
-  line of the command can never pass for the continuation of the one before, nor the reverse.
+  line of the command can never pass for the continuation of the one before, nor the reverse. Asked to,
+  it shows a run of blank lines as one row saying how many (trust questions, printed whole).
 - `headline(text)`: `inline` for a one-row summary (a transcript's tool call, a live view's row); the only
   form that shortens, and it says so with the whole size (`… (3 lines, 1,204 characters)`). What is
   asked about is never shown this way.
@@ -32,6 +33,7 @@ from paicli.common.wrap import char_width, width_of
 LONG_RUN = 16  # spaces in a row shown as one mark with their number
 MAX_ASKED_CHARS = 20_000  # a command (or other call) larger than this is refused, never asked about
 MAX_ASKED_LINES = 500
+BLANK_RUN = 3  # blank lines in a row that `rows(..., blank_runs=True)` shows as one
 NEWLINE, TAB, CONTINUED = "⏎", "⇥", "↪"
 _MARKS = "⏎⇥⟨⟩↪"
 _SPECIAL = re.compile(f" {{{LONG_RUN},}}|\t|[{_MARKS}]|[^\\S\n\t ]")
@@ -55,22 +57,47 @@ def _visible(line: str) -> str:
     return _SPECIAL.sub(_mark, terminal_safe(line))  # a lone \r (also before a newline) shows as \x0d
 
 
-def rows(text: str, width: int) -> list[str]:
-    """Every line of `text`, made visible, on rows of at most `width` columns: see the module docstring."""
+def rows(text: str, width: int, *, blank_runs: bool = False) -> list[str]:
+    """Every line of `text`, made visible, on rows of at most `width` columns: see the module docstring.
+    With `blank_runs`, BLANK_RUN or more lines in a row holding nothing but spaces and tabs take one row
+    (`⟨59 blank lines⟩ ⏎`, or `⟨61 blank lines: 3,000 spaces⟩`; the next row's number shows where the
+    text goes on): a value that is only
+    there to push the rest off the screen cannot."""
     lines = text.split("\n")
     if len(lines) == 1:
         return _wrap(_visible(text), max(8, width)) or [""]
     digits = len(str(len(lines)))
     room = max(8, width - digits - 1)
     shown: list[str] = []
-    for number, line in enumerate(lines, 1):
-        visible = _visible(line)
+    number = 0
+    while number < len(lines):
+        run = _blank_run(lines, number) if blank_runs else 1
+        if run >= BLANK_RUN:
+            visible = _blank_note(lines[number : number + run])
+        else:
+            run, visible = 1, _visible(lines[number])
+        number += run
         if number < len(lines):
             visible += f" {NEWLINE}" if visible else NEWLINE
         chunks = _wrap(visible, room) or [""]
-        shown.append(f"{number:>{digits}} {chunks[0]}")
+        shown.append(f"{number - run + 1:>{digits}} {chunks[0]}")
         shown += [f"{CONTINUED:>{digits}} {chunk}" for chunk in chunks[1:]]
     return shown
+
+
+def _blank_note(lines: list[str]) -> str:
+    """`⟨61 blank lines⟩`, with the spaces and tabs they hold counted: `⟨61 blank lines: 3,000 spaces⟩`."""
+    spaces, tabs = sum(line.count(" ") for line in lines), sum(line.count("\t") for line in lines)
+    held = [f"{n:,} {name}{'s' if n != 1 else ''}" for n, name in ((spaces, "space"), (tabs, "tab")) if n]
+    return f"⟨{len(lines)} blank lines{': ' + ', '.join(held) if held else ''}⟩"
+
+
+def _blank_run(lines: list[str], start: int) -> int:
+    """How many lines from `start` on hold nothing but spaces and tabs."""
+    end = start
+    while end < len(lines) and not lines[end].strip(" \t"):
+        end += 1
+    return end - start
 
 
 def headline(text: str, limit: int = 160) -> str:

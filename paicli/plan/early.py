@@ -6,7 +6,10 @@
 - each of its dependencies started early and COMPLETED (or it has none);
 - fewer than `max_parallel` early tasks run.
 Writers, commands and verification wait for the whole, validated plan: the overlap check needs every
-task's `files`.
+task's `files`. With a `prefetch` runner, the first model request of such a task (one without an `action`,
+the contract finding nothing wrong with it on its own) is sent as soon as its dependencies completed early
+(or at once when it has none), and its reply kept for the scheduler (paicli/plan/prefetch.py): the task
+itself starts only once the plan is approved, as any other.
 
 The events of early tasks go through `HeldEvents`, which keeps them until the session has written
 `plan_created` and `plan_approved`, then lets them through in their order and with their own `ts`.
@@ -33,6 +36,7 @@ from functools import partial
 from paicli.common.events import AnyEvent, EventSink, Notice
 from paicli.plan.contract import may_write
 from paicli.plan.model import Plan, Task, TaskStatus
+from paicli.plan.prefetch import Prefetched
 from paicli.plan.scheduler import TaskRunner, record_outcome, start_task
 
 
@@ -83,8 +87,12 @@ class EarlyStart:
         max_parallel: int,
         problems: Callable[[Task], list[str]],
         requests: Callable[[], int] = lambda: 0,
+        prefetch: TaskRunner | None = None,
+        kept: Prefetched | None = None,
     ) -> None:
         self.runner = runner
+        self.prefetch = prefetch  # runs a writer's loop up to its first request (cancelled there)
+        self.kept = kept  # the replies of those requests, until the scheduler's loops take them
         self.held = held
         self.max_parallel = max(1, max_parallel)
         self.problems = problems  # the plan contract's problems of one task on its own
@@ -95,6 +103,8 @@ class EarlyStart:
         self._running: dict[str, asyncio.Task[str]] = {}
         self._handed: list[asyncio.Task[str]] = []  # running when adopted: the scheduler's, or stop()'s if it never ran
         self._waiting: list[Task] = []
+        self._writers: list[Task] = []  # writers whose first request waits for their dependencies
+        self._prefetching: set[asyncio.Task[str]] = set()
         self._closed = False
 
     def begin(self, goal: str) -> None:
@@ -113,18 +123,28 @@ class EarlyStart:
             self._discard(task.id, "the planner changed it")
         self._waiting = [waiting for waiting in self._waiting if waiting.id != task.id]
         self.plan.tasks = [known for known in self.plan.tasks if known.id != task.id] + [task]
-        if not may_write(task) and not self.problems(task):
+        self._writers = [waiting for waiting in self._writers if waiting.id != task.id]
+        if self.problems(task):
+            return
+        if not may_write(task):
             self._waiting.append(task)
-            self._dispatch()
+        elif self.prefetch is not None and task.action is None:
+            self._writers.append(task)
+        self._dispatch()
 
     def restart(self) -> None:
         """A new reply: tasks that did not start are forgotten (the new reply gives them again, or not)."""
         self._waiting.clear()
+        self._writers.clear()
         self.plan.tasks = [task for task in self.plan.tasks if task.id in self.started]
 
     # ---- running -------------------------------------------------------------------------------------
 
     def _dispatch(self) -> None:
+        for writer in list(self._writers):
+            if all(self._completed(dep) for dep in writer.dependencies):
+                self._writers.remove(writer)
+                self._send_first(writer)
         for task in list(self._waiting):
             if len(self._running) >= self.max_parallel:
                 return
@@ -144,6 +164,15 @@ class EarlyStart:
         future.add_done_callback(_retrieved)
         future.add_done_callback(partial(self._finished, task))
         self._running[task.id] = future
+
+    def _send_first(self, task: Task) -> None:
+        """The writer's loop runs up to its first request, which goes out; the loop is then cancelled."""
+        assert self.prefetch is not None
+        early = task.model_copy(deep=True)  # the plan's task is the scheduler's to run
+        future = asyncio.create_task(self.prefetch(self.plan, early), name=f"paicli-first-request-{task.id}")
+        future.add_done_callback(_retrieved)
+        future.add_done_callback(self._prefetching.discard)
+        self._prefetching.add(future)
 
     def _finished(self, task: Task, future: asyncio.Task[str]) -> None:
         if self._running.get(task.id) is not future:
@@ -175,6 +204,7 @@ class EarlyStart:
         (for the scheduler). Nothing starts early after this."""
         self._closed = True
         self._waiting.clear()
+        self._writers.clear()
         index = {task.id: number for number, task in enumerate(plan.tasks)}
         kept: set[str] = set()
         for task_id, early in list(self.started.items()):
@@ -200,8 +230,10 @@ class EarlyStart:
         the scheduler took them over) and drops the events still held."""
         self._closed = True
         self._waiting.clear()
+        self._writers.clear()
         running = [*self._running.values(), *(future for future in self._handed if not future.done())]
-        self._running, self._handed = {}, []
+        running += self._prefetching
+        self._running, self._handed, self._prefetching = {}, [], set()
         for future in running:
             future.cancel()
         await asyncio.gather(*running, return_exceptions=True)
@@ -211,6 +243,8 @@ class EarlyStart:
                 task.started_at = None
         if not self.held.released:
             self.held.discard()
+        if self.kept is not None:
+            await self.kept.discard()
 
 
 def _retrieved(future: asyncio.Task[str]) -> None:

@@ -1,6 +1,6 @@
 """The planner: a goal becomes a validated `Plan` in one tool-free model request (plus re-asks).
 
-Structured output: the first request asks for `response_format` json_schema (the plan schema below),
+Structured output: the first request asks for `response_format` json_schema (the plan schema in planner_text.py),
 then `{"type": "json_object"}`, then nothing (a plain prompt). A 400, 422 or 500 answer to a request
 that carried a `response_format` means "not supported" (the client recognises a body naming the field
 on the first reply and does not retry it): the same request is sent again in the next mode. The mode
@@ -27,10 +27,9 @@ finished tasks the same way and lets the model rewrite only the PENDING ones.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Collection
 from functools import partial
-from typing import Any, Protocol
+from typing import Protocol
 
 from paicli.common.errors import ModelHTTPError, PlanError, UnsupportedRequest
 from paicli.common.events import EventSink, ModelUsage, Notice, PlanCreated
@@ -39,56 +38,24 @@ from paicli.llm.tokens import estimate_prompt
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
 from paicli.plan.contract import Contract
-from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, Task, TaskStatus, TaskType
+from paicli.plan.model import Plan, PlanStatus, TaskStatus
 from paicli.plan.offload import off_loop
 from paicli.plan.parse_reply import joined, parse_plan_reply
+from paicli.plan.planner_text import (
+    RESPONSE_FORMATS,
+    completed_ids,
+    finished_section,
+    plural,
+    reask_messages,
+    renamed,
+    replan_request,
+    reply_instruction,
+)
 from paicli.plan.streamed import PlanStream, StreamListener
-from paicli.tools.output import truncate_middle
 
 MODES = ("json_schema", "json_object", "plain")
 NOT_SUPPORTED_STATUSES = frozenset({400, 422, 500})
 REASK_EXCERPT = caps.REASK_EXCERPT
-
-PLAN_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "summary": {"type": "string"},
-        "tasks": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string"},
-                    "description": {"type": "string"},
-                    "type": {"type": "string", "enum": [t.value for t in TaskType]},
-                    "dependencies": {"type": "array", "items": {"type": "string"}},
-                    "files": {"type": "array", "items": {"type": "string"}},
-                    "action": {
-                        "type": "object",
-                        "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
-                        "required": ["tool", "args"],
-                    },
-                },
-                "required": ["id", "description", "type", "dependencies"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    "required": ["summary", "tasks"],
-    "additionalProperties": False,
-}
-RESPONSE_FORMATS: dict[str, dict[str, Any] | None] = {
-    # Not strict: an action's `args` is a free-form object (each tool has its own), validated afterwards.
-    "json_schema": {"type": "json_schema", "json_schema": {"name": "plan", "strict": False, "schema": PLAN_SCHEMA}},
-    "json_object": {"type": "json_object"},
-    "plain": None,
-}
-PLAN_SHAPE = (
-    '{"summary": "…", "tasks": [{"id": "task_1", "description": "…", '
-    '"type": "FILE_READ | FILE_WRITE | COMMAND | ANALYSIS | VERIFICATION", "dependencies": [], '
-    '"files": ["paths a FILE_WRITE task may change"], "action": {"tool": "…", "args": {}}}]} '
-    '("files" is required for FILE_WRITE; "action" only for a task that is exactly one tool call)'
-)
 
 
 class GoalContext(Protocol):
@@ -139,7 +106,7 @@ class Planner:
             heading = "# Attached by the user (tasks do not see this; a task that needs a file reads it)"
             parts.append(f"{heading}\n\n{attached}")
         repo_map = await self._map(goal)
-        request = "\n\n".join([*parts, *([repo_map] if repo_map else []), _reply_instruction()])
+        request = "\n\n".join([*parts, *([repo_map] if repo_map else []), reply_instruction()])
         self._sent(self.system_prompt, request, repo_map)
         plan = await self._ask(self.system_prompt, request, goal=goal, round=round, listener=self.listener)
         self.sink.emit(created(plan, self.estimator))
@@ -154,7 +121,7 @@ class Planner:
             "# Current plan\n\n" + json.dumps(plan.spec(pending), indent=2, ensure_ascii=False),
         ]
         if kept:
-            parts.append(_finished_section(kept))
+            parts.append(finished_section(kept))
         parts += [
             f"# Change requested by the user\n\n{supplement.strip()}",
             "Revise the current plan for this request. Change only what the request affects: keep every "
@@ -163,9 +130,9 @@ class Planner:
             "JSON object in the same format, and nothing else.",
         ]
         revised = await self._ask(
-            self.system_prompt, "\n\n".join(parts), goal=plan.goal, round=plan.round, external=_completed(kept)
+            self.system_prompt, "\n\n".join(parts), goal=plan.goal, round=plan.round, external=completed_ids(kept)
         )
-        tasks = [task.model_copy(deep=True) for task in kept] + _renamed(revised.tasks, {t.id for t in kept})
+        tasks = [task.model_copy(deep=True) for task in kept] + renamed(revised.tasks, {t.id for t in kept})
         amended = plan.model_copy(update={"summary": revised.summary or plan.summary, "tasks": tasks})
         amended.status = PlanStatus.CREATED
         self.sink.emit(created(amended, self.estimator))
@@ -181,16 +148,18 @@ class Planner:
         """
         next_round = plan.round + 1
         repo_map = await self._map(plan.goal)
-        request = _replan_request(plan, reason=reason, feedback=feedback, repo_map=repo_map)
+        request = replan_request(plan, reason=reason, feedback=feedback, repo_map=repo_map)
         self._sent(replanner_prompt, request, repo_map)
         done = [task for task in plan.tasks if task.finished]
-        fresh = await self._ask(replanner_prompt, request, goal=plan.goal, round=next_round, external=_completed(done))
+        fresh = await self._ask(
+            replanner_prompt, request, goal=plan.goal, round=next_round, external=completed_ids(done)
+        )
         old = [task.model_copy(deep=True) for task in plan.tasks]
         for task in old:
             if not task.finished:
                 task.status = TaskStatus.SKIPPED
                 task.error = f"replaced by the plan of round {next_round}"
-        tasks = old + _renamed(fresh.tasks, {task.id for task in old})
+        tasks = old + renamed(fresh.tasks, {task.id for task in old})
         new_plan = Plan(goal=plan.goal, summary=fresh.summary or plan.summary, tasks=tasks, round=next_round)
         self.sink.emit(created(new_plan, self.estimator))
         return new_plan
@@ -250,7 +219,7 @@ class Planner:
                 if reask == self.max_reasks:
                     attempts = self.max_reasks + 1
                     raise PlanError(
-                        f"the model gave no valid plan in {attempts} {_plural(attempts, 'reply', 'replies')}: {error}"
+                        f"the model gave no valid plan in {attempts} {plural(attempts, 'reply', 'replies')}: {error}"
                     ) from error
                 self.sink.emit(
                     Notice(
@@ -259,7 +228,7 @@ class Planner:
                         f"({reask + 1} of {self.max_reasks})",
                     )
                 )
-                messages = [*messages, *_reask_messages(response, error)]
+                messages = [*messages, *reask_messages(response, error)]
         raise AssertionError("unreachable")  # the loop always returns or raises
 
     async def _request(self, messages: list[Message]) -> ChatResponse:
@@ -311,112 +280,3 @@ class Planner:
 def created(plan: Plan, estimator: Callable[[Plan], Estimate] | None) -> PlanCreated:
     """The `plan_created` event of `plan`, with what running it is expected to cost when that is known."""
     return PlanCreated(round=plan.round, plan=plan.view(), estimate=estimator(plan) if estimator else None)
-
-
-def _reply_instruction() -> str:
-    return f"Reply with only the plan, as one JSON object in this json format:\n{PLAN_SHAPE}"
-
-
-def _reask_messages(response: ChatResponse, error: PlanError) -> list[Message]:
-    messages: list[Message] = []
-    if response.content.strip():
-        messages.append({"role": "assistant", "content": truncate_middle(response.content, REASK_EXCERPT)})
-    messages.append(
-        {
-            "role": "user",
-            "content": f"Your plan could not be used: {error}\n\nReply again with the complete, corrected "
-            "plan: only the JSON object, nothing else.",
-        }
-    )
-    return messages
-
-
-def _replan_request(plan: Plan, *, reason: str, feedback: str | None, repo_map: str = "") -> str:
-    completed = [task for task in plan.tasks if task.status is TaskStatus.COMPLETED]
-    current = plan.current()
-    failed = [task for task in current if task.status is TaskStatus.FAILED]
-    skipped = [task for task in current if task.status is TaskStatus.SKIPPED]
-    parts = [f"# Goal\n\n{plan.goal.strip()}", *([repo_map] if repo_map else [])]
-    parts.append(f"# Why a new plan is needed\n\n{reason.strip()}")
-    share = max(300, min(caps.REPLAN_RESULT, caps.REPLAN_RESULTS_BUDGET // max(1, len(completed))))
-    lines = ["# Completed tasks (their results can be passed to new tasks that depend on them)"]
-    for task in completed:
-        lines += ["", _heading(task), "Result:", task.shown_result(share)]
-    if not completed:
-        lines += ["", "none"]
-    parts.append("\n".join(lines))
-    if failed:
-        lines = ["# Failed tasks"]
-        for task in failed:
-            error = task.error_for_model(caps.REPLAN_ERROR) if task.error else "unknown error"
-            lines += ["", _heading(task), f"Error: {error}"]
-        parts.append("\n".join(lines))
-    if skipped:
-        lines = ["# Skipped tasks (not run because a task they depend on did not complete)", ""]
-        lines += [f"- {_heading(task)[4:]}: {task.error or 'skipped'}" for task in skipped]
-        parts.append("\n".join(lines))
-    if feedback and feedback.strip():
-        parts.append(f"# Reviewer feedback\n\n{feedback.strip()}")
-    first_free = _next_number({task.id for task in plan.tasks})
-    parts.append(
-        "Plan only the work that remains to reach the goal. Do not repeat completed work; a new task may "
-        "list completed task ids in its dependencies to receive their results. Give new tasks new ids "
-        f"(for example task_{first_free}, task_{first_free + 1}, …), never an id listed above. " + _reply_instruction()
-    )
-    return "\n\n".join(parts)
-
-
-def _finished_section(tasks: list[Task]) -> str:
-    lines = ["# Tasks already finished (they stay as they are; new tasks may depend on the completed ones)", ""]
-    for task in tasks:
-        description = truncate_middle(task.description, caps.REPLAN_DESCRIPTION)
-        saved = f" ({SAVED_MARK})" if task.from_saved else ""
-        lines.append(f"- {task.id} [{task.type.value}] {task.status.value}{saved}: {description}")
-    return "\n".join(lines)
-
-
-def _heading(task: Task) -> str:
-    dependencies = f" (after {', '.join(task.dependencies)})" if task.dependencies else ""
-    return f"### {task.id} [{task.type.value}]{dependencies}: {task.description.strip()}"
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return one if count == 1 else many
-
-
-# ---- ids across rounds -----------------------------------------------------------------------------
-
-
-def _completed(tasks: list[Task]) -> set[str]:
-    return {task.id for task in tasks if task.status is TaskStatus.COMPLETED}
-
-
-def _next_number(ids: Collection[str]) -> int:
-    """One more than the largest trailing number of any id (task_7 → 8); 1 when none has one."""
-    numbers = [int(match.group()) for task_id in ids if (match := re.search(r"\d+$", task_id))]
-    return max(numbers, default=0) + 1
-
-
-def _renamed(tasks: list[Task], taken: set[str]) -> list[Task]:
-    """`tasks` with every id in `taken` renamed to a fresh task_N; their dependents follow the rename.
-
-    A dependency names a task of `tasks` when such a task exists (the new plan's own ids win over taken
-    ones), so only those dependencies are rewritten; dependencies on other ids stay as they are.
-    """
-    clashing = [task.id for task in tasks if task.id in taken]
-    if not clashing:
-        return tasks
-    number = _next_number(taken | {task.id for task in tasks})
-    renames: dict[str, str] = {}
-    for task_id in clashing:
-        renames[task_id] = f"task_{number}"
-        number += 1
-    return [
-        task.model_copy(
-            update={
-                "id": renames.get(task.id, task.id),
-                "dependencies": [renames.get(dep, dep) for dep in task.dependencies],
-            }
-        )
-        for task in tasks
-    ]

@@ -40,6 +40,7 @@ from paicli.common.errors import PlanError
 from paicli.plan import jsonscan
 from paicli.plan.model import Task
 from paicli.plan.parse_reply import TASK_LIST_KEYS, is_plan_object, read_task
+from paicli.plan.stream_text import FENCE, WAIT, ThinkFilter, fence_at
 
 MAX_TASK_CHARS = 16_000  # one task object's text; a plan's task is usually 200 to 600 characters
 REPAIR_BUDGET = 64_000  # characters json_repair may work on for one streamed reply (about 0.3 s)
@@ -54,9 +55,6 @@ _JSON_STOP = re.compile(r"[{}\[\]\"'/:,]")  # in an object whose keys matter (ou
 _VALUE_STOP = re.compile(r"[{}\[\]\"'/]")  # in an array, or inside a task object: keys do not matter
 _STRING_STOP = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]")}
 _FENCE_INFO = re.compile(r"[\w+.\- \t\r]*")  # what a fence's label line may hold (jsonscan's label, padded)
-_TAG = re.compile(r"</?think(?:ing)?>")
-_TAGS = ("<think>", "<thinking>", "</think>", "</thinking>")
-_NO, _WAIT, _FENCE = range(3)
 
 
 @dataclass(slots=True)
@@ -88,7 +86,7 @@ class StreamParser:
         self.problems: list[str] = []  # why task objects were not yielded (for tests and the curious)
         self.chars = 0
         self._ascii = 0  # for `tokens`: the estimate paicli/llm/tokens.py makes of the whole text
-        self._think = _ThinkFilter()
+        self._think = ThinkFilter()
         self._budget = [REPAIR_BUDGET]
         self._specs: dict[str, Task] = {}
         self._known = set(self.external_ids)  # what a dependency string may name
@@ -164,11 +162,11 @@ class StreamParser:
 
     def _prose(self, text: str, position: int) -> int:
         if self._at_line_start:
-            kind, after = _fence_at(text, position)
-            if kind == _WAIT:
+            kind, after = fence_at(text, position)
+            if kind == WAIT:
                 return self._hold(text, position)
             self._at_line_start = False
-            if kind == _FENCE:
+            if kind == FENCE:
                 self._open_fence_line(_PROSE)
                 return after
         match = _PROSE_STOP.search(text, position)
@@ -183,11 +181,11 @@ class StreamParser:
     def _skip_fence(self, text: str, position: int) -> int:
         """Inside a fence labelled with another language: only a closing fence line matters."""
         if self._at_line_start:
-            kind, after = _fence_at(text, position)
-            if kind == _WAIT:
+            kind, after = fence_at(text, position)
+            if kind == WAIT:
                 return self._hold(text, position)
             self._at_line_start = False
-            if kind == _FENCE:
+            if kind == FENCE:
                 self._open_fence_line(_SKIP_FENCE)
                 return after
         newline = text.find("\n", position)
@@ -374,50 +372,3 @@ class StreamParser:
         self._known.add(task.id)
         self.tasks.append(task)
         return task
-
-
-def _fence_at(text: str, position: int) -> tuple[int, int]:
-    """Whether a line starting at `position` opens with a fence (up to three spaces, then ```): _FENCE
-    with the position after the backticks, _NO, or _WAIT when the text ends before that is known."""
-    end = len(text)
-    spaces = position
-    while spaces < end and spaces - position < 3 and text[spaces] == " ":
-        spaces += 1
-    ticks = spaces
-    while ticks < end and ticks - spaces < 3 and text[ticks] == "`":
-        ticks += 1
-    if ticks - spaces == 3:
-        return _FENCE, ticks
-    return (_WAIT, position) if ticks == end else (_NO, position)
-
-
-class _ThinkFilter:
-    """The reply without `<think>…</think>` (or `<thinking>`) blocks, as it streams. Yields the text to
-    scan, and None where a closing tag came without an opening one. A tag cut across pieces is held."""
-
-    def __init__(self) -> None:
-        self._inside = False
-        self._pending = ""
-
-    def feed(self, text: str) -> list[str | None]:
-        if not self._pending and not self._inside and "<" not in text:
-            return [text]  # the usual piece: nothing to look at
-        text, self._pending = self._pending + text, ""
-        pieces: list[str | None] = []
-        position = 0
-        while (match := _TAG.search(text, position)) is not None:
-            closing = match.group().startswith("</")
-            if not self._inside:
-                pieces.append(text[position : match.start()])
-                if closing:
-                    pieces.append(None)
-            self._inside = not closing
-            position = match.end()
-        cut = text.rfind("<", max(position, len(text) - len(max(_TAGS, key=len)) + 1))
-        if cut >= 0 and any(tag.startswith(text[cut:]) for tag in _TAGS):
-            self._pending = text[cut:]
-        else:
-            cut = len(text)
-        if not self._inside and cut > position:
-            pieces.append(text[position:cut])
-        return pieces

@@ -10,6 +10,8 @@ paths.py     where path arguments lead (globs expanded, symlinks resolved, /proc
 external_scope.py  the plan contract for tools outside paicli's view (MCP): the workspace paths they name
 rules.py     allow and deny rules from the configuration (deny wins)
 approval.py  ApprovalPolicy: mode + rules + session grants → a ruling per tool call, audited
+assess.py    what a call is before mode, rules and grants (safe, or what it needs and what "always" keeps)
+ruling.py    the modes, decisions, rulings and questions the policy speaks in, and the refusals' sentences
 
 May import: paicli.tools, paicli.llm, paicli.common. Never agent, plan or above.
 """

@@ -27,6 +27,8 @@ asked (y once, n, a for these command prefixes this session); in `auto` and `yol
 Modes: `ask` (the REPL default), `auto` (the headless default), `yolo`. With no mode configured the
 policy asks when the tool context carries an approver (the REPL) and behaves as `auto` without one.
 Parallel tasks ask one at a time; an "always" given while another task waited covers that task too.
+
+What a call is before any of this: policy/assess.py; the decisions, rulings and questions: policy/ruling.py.
 """
 
 from __future__ import annotations
@@ -34,103 +36,47 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import enum
-import json
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from paicli.common.shown import too_long_to_ask
+from paicli.policy.assess import assess, contained, facts_of, name_of
 from paicli.policy.audit import AuditLog
-from paicli.policy.classify import Classification, Risk, classify_command, command_prefix
+from paicli.policy.classify import Risk, classify_command
 from paicli.policy.git_guard import GitPathsMemo, git_write_reason, keep_reason
 from paicli.policy.reach import beyond, changes_environment
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
-from paicli.policy.scope import out_of_scope
-from paicli.tools.base import (
+from paicli.policy.ruling import (
     DO_NOT_RETRY,
-    Admission,
-    ApprovalDecision,
-    ApprovalRequest,
-    Effect,
-    Tool,
-    ToolContext,
+    MODES,
+    OUTSIDE,
+    Assessment,
+    Decision,
+    Mode,
+    PolicyRequest,
+    Ruling,
+    answer_of,
+    nobody_to_ask,
+    outside_hint,
+    outside_prefix,
+    programs_of,
+    refuse,
 )
-from paicli.tools.toolbox import builtin_tool
+from paicli.policy.scope import out_of_scope
+from paicli.tools.base import Admission, Tool, ToolContext
 
-Mode = Literal["ask", "auto", "yolo"]
-MODES: tuple[Mode, ...] = ("ask", "auto", "yolo")
-USER_CONFIG = "~/.paicli/config.toml"  # the user's own config: it needs no trust
-
-
-class Decision(enum.StrEnum):
-    ALLOWED = "allowed"
-    ALLOWED_IN_SANDBOX = "allowed_in_sandbox"  # would ask, but runs contained by the sandbox
-    APPROVED_BY_USER = "approved_by_user"
-    APPROVED_BY_RULE = "approved_by_rule"
-    APPROVED_BY_SESSION = "approved_by_session"
-    APPROVED_BY_MODE = "approved_by_mode"
-    REFUSED_BY_POLICY = "refused_by_policy"
-    REFUSED_BY_USER = "refused_by_user"
-    REFUSED_BY_RULE = "refused_by_rule"
-    REFUSED_BY_DENYLIST = "refused_by_denylist"
-    REFUSED_OUT_OF_SCOPE = "refused_out_of_scope"  # outside what the plan task declared (the plan contract)
-    OUTSIDE_BY_USER = "outside_by_user"  # failed in the sandbox; the user let it run once outside
-    OUTSIDE_BY_SESSION = "outside_by_session"  # the same, by an "always" answer given earlier
-    REFUSED_OUTSIDE = "refused_outside"  # failed in the sandbox and may not run outside
-    INVALID = "invalid"  # never decided: unknown tool or arguments that do not validate
-
-    @property
-    def allowed(self) -> bool:
-        return self in _ALLOWING
-
-
-_ALLOWING = {
-    Decision.ALLOWED,
-    Decision.ALLOWED_IN_SANDBOX,
-    Decision.APPROVED_BY_USER,
-    Decision.APPROVED_BY_RULE,
-    Decision.APPROVED_BY_SESSION,
-    Decision.APPROVED_BY_MODE,
-    Decision.OUTSIDE_BY_USER,
-    Decision.OUTSIDE_BY_SESSION,
-}
-OUTSIDE = "outside:"  # grant keys of commands the user let run outside the sandbox
-
-
-@dataclass(frozen=True)
-class Ruling:
-    decision: Decision
-    reason: str = ""  # for the audit log: why it needed approval, or which rule decided
-    message: str = ""  # for the model, when refused; also what the user sees of the refusal
-    advice: str = ""  # for the model only, after the message: what to do about it (DO_NOT_RETRY)
-    outside: bool = False  # a command that runs outside the sandbox
-
-    @property
-    def allowed(self) -> bool:
-        return self.decision.allowed
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """What a call is, before mode, rules and grants are looked at."""
-
-    risk: Risk
-    reason: str
-    summary: str  # what the user is asked about: the command, or "write_file src/a.py"
-    grant_keys: tuple[str, ...] = ()  # what an "always" answer remembers
-    always_label: str = ""  # how the "always" answer is described to the user
-    classification: Classification | None = None
-
-
-class PolicyRequest(ApprovalRequest):
-    """An ApprovalRequest that also says what "always" would allow (shown by the prompt)."""
-
-    always: str = "this exact call"
-    opaque: bool = False  # paicli could not read the command: the user should look closely
-    outside: bool = False  # the question is whether to run it outside the sandbox, where it failed
-    programs: tuple[str, ...] = ()  # what the command starts, as the classifier reads it (policy/risk.py)
+__all__ = [
+    "DO_NOT_RETRY",
+    "MODES",
+    "OUTSIDE",
+    "ApprovalPolicy",
+    "Assessment",
+    "Decision",
+    "Mode",
+    "PolicyRequest",
+    "Ruling",
+]
 
 
 class ApprovalPolicy:
@@ -193,11 +139,11 @@ class ApprovalPolicy:
 
     def _record(self, tool: Tool | str, arguments: Mapping[str, Any], ruling: Ruling, ctx: ToolContext) -> None:
         if self.audit is not None:
-            facts = _facts(tool)
+            facts = facts_of(tool)
             command = arguments.get(facts.command_argument) if facts and facts.command_argument else None
             programs = classify_command(command, self.workspace).programs if isinstance(command, str) else None
             self.audit.record(
-                tool=_name(tool),
+                tool=name_of(tool),
                 arguments=dict(arguments),
                 decision=ruling.decision.value,
                 reason=ruling.reason,
@@ -221,7 +167,7 @@ class ApprovalPolicy:
         """A write to a git-controlled path: asked in every mode, refused where nobody can be asked."""
         mode = self.effective_mode(ctx)
         if mode == "auto" or ctx.approve is None:
-            return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
+            return refuse(Decision.REFUSED_BY_POLICY, found.reason, nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
         async with self._one_question():
             return await self._ask_user(name, found, ctx)
 
@@ -235,43 +181,17 @@ class ApprovalPolicy:
     # ---- the decision ----
 
     def assess(self, tool: Tool | str, arguments: Mapping[str, Any]) -> Assessment:
-        """What the call is, from the tool's own facts (a name is looked up among the built-in tools)."""
-        name, facts = _name(tool), _facts(tool)
-        if facts is not None and (facts.effect is Effect.READ or (facts.effect is Effect.WRITE and facts.confined)):
-            # reads, and writes the workspace guard confines (.git and .paicli protected): nothing to ask
-            return Assessment(Risk.SAFE, "", _path_summary(facts, arguments))
-        if facts is None or facts.command_argument is None:
-            why = f"{name} is not a built-in tool" if facts is None else f"{name} can change things"
-            return Assessment(
-                Risk.ASK,
-                why,
-                f"{name} {dict(arguments)}",
-                grant_keys=(f"tool:{name}",),
-                always_label=f"every {name} call",
-            )
-        command = str(arguments.get(facts.command_argument, ""))
-        found = classify_command(command, self.workspace)
-        keys: list[str] = []
-        if found.risk is Risk.ASK:
-            for finding in found.asks:
-                keys.append(f"cmd:{finding.prefix}" if finding.prefix else f"exact:{command}")
-        elif found.risk is Risk.OPAQUE:
-            keys.append(f"exact:{command}")
-        keys = list(dict.fromkeys(keys))
-        prefixes = [k.removeprefix("cmd:") for k in keys if k.startswith("cmd:")]
-        label = "this exact command"
-        if prefixes and len(prefixes) == len(keys):
-            label = ", ".join(f"`{p} …`" for p in prefixes) + " commands"
-        return Assessment(found.risk, found.reason, command, tuple(keys), label, found)
+        """What the call is, from the tool's own facts (policy/assess.py)."""
+        return assess(tool, arguments, self.workspace)
 
     async def decide(self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext) -> Ruling:
         found = self.assess(tool, arguments)
-        facts, name = _facts(tool), _name(tool)
+        facts, name = facts_of(tool), name_of(tool)
         if ctx.scope is not None and (why := out_of_scope(ctx.scope, facts, arguments, self.workspace)):
-            return _refuse(Decision.REFUSED_OUT_OF_SCOPE, why, f"refused: {why}")
+            return refuse(Decision.REFUSED_OUT_OF_SCOPE, why, f"refused: {why}")
         path_argument = facts.path_argument if facts is not None else None
         if rule := self.rules.denied_by(name, arguments, found.classification, path_argument=path_argument):
-            return _refuse(
+            return refuse(
                 Decision.REFUSED_BY_RULE,
                 f"deny rule {rule.text!r}",
                 f"refused by the deny rule {rule.text!r} in the configuration.",
@@ -283,10 +203,10 @@ class ApprovalPolicy:
         if why:
             return await self._ask_in_every_mode(name, dataclasses.replace(found, risk=Risk.ASK, reason=why), ctx)
         if found.risk is Risk.DENY:
-            return _refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}.", DO_NOT_RETRY)
+            return refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}.", DO_NOT_RETRY)
         if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:
             reason = f"{found.reason}, so it cannot be checked against the deny rules"
-            return _refuse(Decision.REFUSED_BY_RULE, reason, f"refused: {reason}. Write the command out plainly.")
+            return refuse(Decision.REFUSED_BY_RULE, reason, f"refused: {reason}. Write the command out plainly.")
         outside = self.runs_outside(found, ctx)
         ruling = await self._judge(name, arguments, found, ctx, path_argument, outside)
         return dataclasses.replace(ruling, outside=outside) if ruling.allowed and outside else ruling
@@ -299,7 +219,7 @@ class ApprovalPolicy:
             return False
         if any(self._unsandboxed(command) for command in commands) and not changes_environment(found.classification):
             return True
-        return all(OUTSIDE + _prefix(command) in self.grants for command in commands)
+        return all(OUTSIDE + outside_prefix(command) in self.grants for command in commands)
 
     def _unsandboxed(self, command: tuple[str, ...]) -> bool:
         """A command named by an `unsandboxed` prefix, with no word beyond it reaching outside (reach.py)."""
@@ -320,7 +240,7 @@ class ApprovalPolicy:
         """Steps 3 to 8 of the module's list."""
         if found.risk is Risk.SAFE:
             return Ruling(Decision.ALLOWED)
-        if found.risk is Risk.ASK and ctx.sandbox is not None and not outside and _contained(found.classification):
+        if found.risk is Risk.ASK and ctx.sandbox is not None and not outside and contained(found.classification):
             return Ruling(Decision.ALLOWED_IN_SANDBOX, found.reason)
         mode = self.effective_mode(ctx)
         if found.risk is Risk.ASK:
@@ -331,9 +251,9 @@ class ApprovalPolicy:
         if self._granted(found):
             return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
         if mode == "auto" or ctx.approve is None:
-            return _refuse(Decision.REFUSED_BY_POLICY, found.reason, _nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
+            return refuse(Decision.REFUSED_BY_POLICY, found.reason, nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
         if too_long := too_long_to_ask(found.summary):  # the user is shown all of it, or nothing
-            return _refuse(Decision.REFUSED_BY_POLICY, too_long, f"refused without asking the user: {too_long}.")
+            return refuse(Decision.REFUSED_BY_POLICY, too_long, f"refused without asking the user: {too_long}.")
         async with self._one_question():
             if self._granted(found):  # answered "always" while this call waited its turn
                 return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
@@ -344,23 +264,21 @@ class ApprovalPolicy:
     ) -> Ruling:
         found = self.assess(tool, arguments)
         commands = found.classification.commands if found.classification is not None else ()
-        keys = tuple(dict.fromkeys(OUTSIDE + _prefix(command) for command in commands))
+        keys = tuple(dict.fromkeys(OUTSIDE + outside_prefix(command) for command in commands))
         why = f"it failed in the sandbox ({reason})"
         if keys and all(key in self.grants for key in keys):
             return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
         mode = self.effective_mode(ctx)
         if mode != "ask" or ctx.approve is None or not keys:
-            hint = _outside_hint(found, ctx)
+            hint = outside_hint(found, ctx)
             situation = (
                 f"approval mode {mode} never runs a command outside the sandbox"
                 if mode != "ask"
                 else ("nobody can let it run outside the sandbox here")
             )
-            return _refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint}")
+            return refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint}")
         if too_long := too_long_to_ask(found.summary):
-            return _refuse(
-                Decision.REFUSED_OUTSIDE, too_long, f"It stays refused, without asking the user: {too_long}."
-            )
+            return refuse(Decision.REFUSED_OUTSIDE, too_long, f"It stays refused, without asking the user: {too_long}.")
         async with self._one_question():
             if all(key in self.grants for key in keys):
                 return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
@@ -368,17 +286,17 @@ class ApprovalPolicy:
             risk = f"; {found.reason}" if found.reason else ""  # what a yes approves besides
             request = PolicyRequest(
                 task_id=ctx.task_id,
-                tool=_name(tool),
+                tool=name_of(tool),
                 summary=found.summary,
                 reason=f"{reason}{risk}",  # one line of why: the question says it runs with the user's full rights
                 always=f"{prefixes} outside the sandbox",
                 outside=True,
                 opaque=found.risk is Risk.OPAQUE,
-                programs=_programs(found),
+                programs=programs_of(found),
             )
-            answer = await _answer(ctx, request)
+            answer = await answer_of(ctx, request)
             if isinstance(answer, str):
-                return _refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}.")
+                return refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}.")
         if answer.allowed:
             if answer.how == "session":
                 self.grants.update(keys)
@@ -387,7 +305,7 @@ class ApprovalPolicy:
             return Ruling(Decision.OUTSIDE_BY_USER, why + always, outside=True)
         said = answer.reason.strip()
         message = "The user chose not to run it outside the sandbox" + (f": {said}" if said else "")
-        return _refuse(Decision.REFUSED_OUTSIDE, said or "the user said no", f"{message}.")
+        return refuse(Decision.REFUSED_OUTSIDE, said or "the user said no", f"{message}.")
 
     async def _ask_user(self, tool: str, found: Assessment, ctx: ToolContext) -> Ruling:
         assert ctx.approve is not None
@@ -398,11 +316,11 @@ class ApprovalPolicy:
             reason=found.reason,
             always=found.always_label,
             opaque=found.risk is Risk.OPAQUE,
-            programs=_programs(found),
+            programs=programs_of(found),
         )
-        answer = await _answer(ctx, request)
+        answer = await answer_of(ctx, request)
         if isinstance(answer, str):
-            return _refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}.", DO_NOT_RETRY)
+            return refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}.", DO_NOT_RETRY)
         if answer.allowed:
             always = answer.how == "session"
             if always:
@@ -410,82 +328,7 @@ class ApprovalPolicy:
             return Ruling(Decision.APPROVED_BY_USER, found.reason + (" (always, this session)" if always else ""))
         why = answer.reason.strip()
         message = "refused by the user" + (f": {why}" if why else "") + "."
-        return _refuse(Decision.REFUSED_BY_USER, why or "the user said no", message, DO_NOT_RETRY)
+        return refuse(Decision.REFUSED_BY_USER, why or "the user said no", message, DO_NOT_RETRY)
 
     def _granted(self, found: Assessment) -> bool:
         return bool(found.grant_keys) and all(key in self.grants for key in found.grant_keys)
-
-
-def _programs(found: Assessment) -> tuple[str, ...]:
-    return found.classification.programs if found.classification is not None else ()
-
-
-def _refuse(decision: Decision, reason: str, message: str, advice: str = "") -> Ruling:
-    return Ruling(decision, reason, message, advice)
-
-
-def _nobody_to_ask(found: Assessment, mode: Mode, ctx: ToolContext) -> str:
-    """The refusal when nobody may approve: why, and how to allow it where the run happens. Without a human
-    (headless) a repository's own config counts only once trusted, so the advice names the user's own."""
-    why = found.reason or "it needs approval"
-    headless = ctx.approve is None
-    if mode == "auto":
-        situation = "approval mode is auto, so nothing that needs approval runs"
-    else:
-        situation = "nobody can approve it here (no terminal)"
-    where = f"in {USER_CONFIG}, or run with --approval yolo" if headless else "in a config file, or /approval ask"
-    hint = ""
-    if found.risk is Risk.ASK and found.classification is not None:
-        prefixes = [key.removeprefix("cmd:") for key in found.grant_keys if key.startswith("cmd:")]
-        listed = ", ".join(json.dumps(prefix) for prefix in prefixes or [found.summary])
-        hint = f" To allow such commands: allow = [{listed}] {where}."
-    elif found.risk is Risk.ASK and (named := [k for k in found.grant_keys if k.startswith("tool:")]):
-        tool = named[0].removeprefix("tool:")
-        hint = f' To allow it: allow = ["{tool}"] {where}.'
-    return f"refused: `{found.summary}` needs approval ({why}) and {situation}.{hint}"
-
-
-def _contained(found: Classification | None) -> bool:
-    """Whether the sandbox makes a command that asks harmless: it only writes or runs project code; it
-    neither destroys work in the workspace nor reads outside it (what it reads reaches the model)."""
-    return found is not None and not found.destructive and not found.reads_outside
-
-
-def _outside_hint(found: Assessment, ctx: ToolContext) -> str:
-    commands = found.classification.commands if found.classification is not None else ()
-    prefixes = list(dict.fromkeys(_prefix(command) for command in commands))
-    if not prefixes:
-        return ""
-    listed = ", ".join(json.dumps(p) for p in prefixes[:3])
-    where = USER_CONFIG if ctx.approve is None else "a config file"  # headless: a repository's config needs trust
-    return f" To let such commands run outside the sandbox: unsandboxed = [{listed}] in {where}."
-
-
-def _prefix(command: tuple[str, ...]) -> str:
-    """What an "always run outside" answer remembers of one simple command: `git commit`, `make`."""
-    return command_prefix(command) or " ".join(command)
-
-
-def _name(tool: Tool | str) -> str:
-    return tool if isinstance(tool, str) else tool.name
-
-
-def _facts(tool: Tool | str) -> Tool | None:
-    """The tool itself; for a name, the built-in tool of that name (None: not a built-in tool)."""
-    return builtin_tool(tool) if isinstance(tool, str) else tool
-
-
-def _path_summary(tool: Tool, arguments: Mapping[str, Any]) -> str:
-    path = arguments.get(tool.path_argument) if tool.path_argument else None
-    return f"{tool.name} {path}" if isinstance(path, str) else tool.name
-
-
-async def _answer(ctx: ToolContext, request: PolicyRequest) -> ApprovalDecision | str:
-    """The user's answer, or why there is none: a broken prompt must refuse, never allow."""
-    assert ctx.approve is not None
-    try:
-        return await ctx.approve(request)
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:
-        return f"the approval prompt failed ({type(error).__name__}: {error})"

@@ -32,8 +32,9 @@ from paicli.policy.checks import (
     check_variable_names,
     unknowable_arguments,
 )
-from paicli.policy.destructive import destructive_reason, uncovered_reason
+from paicli.policy.destructive import destructive_reason
 from paicli.policy.git_reader import check_git, dynamic_global_option
+from paicli.policy.overwrites import lost_by, lost_by_redirect
 from paicli.policy.paths import HARMLESS_FILES, OutsideRead, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
@@ -206,7 +207,8 @@ class _Classifier(Visitor):
         if not self.findings:
             return Classification(Risk.SAFE, commands=tuple(self.commands), programs=started)
         worst = max(f.risk for f in self.findings)
-        reason = next(f.reason for f in self.findings if f.risk is worst)
+        worst_found = [f for f in self.findings if f.risk is worst]  # what destroys work says it first
+        reason = next((f.reason for f in worst_found if f.destructive), worst_found[0].reason)
         return Classification(worst, reason, tuple(self.findings), tuple(self.commands), started)
 
     def note(self, risk: Risk, reason: str, words: tuple[str, ...] | None = None, *, exact: bool = False) -> None:
@@ -244,21 +246,12 @@ class _Classifier(Visitor):
         elif redirect.writes or redirect.operator == "<>":
             if target.text in HARMLESS_FILES:
                 return
-            if redirect.operator in (">", ">|", "&>") and (lost := self._uncovered(target)):
+            if redirect.operator in (">", ">|", "&>") and (lost := lost_by_redirect(target, self.places)):
                 self.findings.append(Finding(Risk.ASK, lost, destructive=True))
             else:
                 self.note(Risk.ASK, f"it writes to {target.text} (shell redirection)")
         elif reason := self.places.outside(target):
             self.note(Risk.ASK, reason)
-
-    def _uncovered(self, target: Word) -> str | None:
-        """Why `> target` cuts a file undo cannot restore (policy/destructive.py), from any folder it may be in."""
-        if target.glob or target.tilde:
-            return None
-        for folder in self.places.folders:
-            if reason := uncovered_reason(Path(os.path.realpath(folder / target.text)), self.places.root):
-                return reason
-        return None
 
     def command(self, site: Site) -> None:
         command = site.command
@@ -278,8 +271,10 @@ class _Classifier(Visitor):
         if starts_program(normalised[0]) or (site.via is not None and site.via not in _RUN_BUILTINS):
             self.started.append(normalised[0])
         self._written(command)
-        if destroys := destructive_reason(normalised):
-            self.findings.append(Finding(Risk.ASK, destroys, normalised, command_prefix(normalised), destructive=True))
+        lost = lost_by(normalised[0], command.words[1:], self.places)
+        if destroys := lost or destructive_reason(normalised):
+            prefix = None if lost else command_prefix(normalised)  # "always" covers this exact text only
+            self.findings.append(Finding(Risk.ASK, destroys, normalised, prefix, destructive=True))
         if command.assignments:
             # Rules must name the variables too (`CI=1 pytest`): `PATH=... ls` is not `ls`.
             assigned = tuple(f"{a.name}={a.value.text if a.value else ''}" for a in command.assignments)

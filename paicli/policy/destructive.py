@@ -20,6 +20,7 @@ from paicli.policy.git_reader import git_subcommand
 # What the checkpoints leave out (paicli/app/checkpoints/store.py DEFAULT_MAX_FILE_BYTES): larger files.
 UNCOVERED_BYTES = 5_000_000
 _CHECK_TIMEOUT = 5.0
+_ONE_BY_ONE = 20  # paths asked about one at a time when git refuses the batch
 
 _DELETERS = {
     "rm": "rm deletes files",
@@ -85,38 +86,62 @@ def _restores_worktree(options: list[str]) -> bool:
     return "--worktree" in options or "-W" in options
 
 
-def uncovered_reason(path: Path, root: Path) -> str | None:
-    """Why truncating `path` (an existing file in the workspace `root`) could not be undone: the
-    checkpoints leave out git-ignored files and files over UNCOVERED_BYTES. None when it could."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode) or not path.is_relative_to(root):
-        return None
-    shown = path.relative_to(root).as_posix()
-    if st.st_size > UNCOVERED_BYTES:
-        size = f"{st.st_size / 1e6:.1f} MB"
-        return f"it overwrites {shown} ({size}), too big for the checkpoints: undo cannot bring it back"
-    if _ignored(path, root):
-        return f"it overwrites {shown}, which git ignores, so the checkpoints leave it out: undo cannot bring it back"
+def uncovered_reason(paths: list[Path], root: Path, doing: str = "it overwrites") -> str | None:
+    """Why what `doing` does to one of `paths` (existing files in the workspace `root`, resolved) could not
+    be undone: the checkpoints leave out git-ignored files and files over UNCOVERED_BYTES. None when it
+    could. `doing` starts the sentence: "it overwrites", "cp overwrites", "rm deletes"."""
+    small: list[Path] = []
+    for path in dict.fromkeys(paths):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or not path.is_relative_to(root):
+            continue
+        if st.st_size > UNCOVERED_BYTES:
+            size = f"{st.st_size / 1e6:.1f} MB"
+            return f"{doing} {_shown(path, root)} ({size}), too big for the checkpoints: undo cannot bring it back"
+        small.append(path)
+    if (ignored := _first_ignored(small, root)) is not None:
+        return (
+            f"{doing} {_shown(ignored, root)}, which git ignores, so the checkpoints leave it out: undo cannot "
+            "bring it back"
+        )
     return None
 
 
-def _ignored(path: Path, root: Path) -> bool:
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _first_ignored(paths: list[Path], root: Path) -> Path | None:
+    """The first of `paths` git ignores, asked once for all of them (`git check-ignore --stdin`); one at a
+    time when git refuses the batch (a path in a nested repository stops it)."""
+    if not paths:
+        return None
+    if (found := _ignored(paths, root)) is not None:
+        ignored = set(found)
+        return next((path for path in paths if path in ignored), None)
+    return next((path for path in paths[:_ONE_BY_ONE] if _ignored([path], root)), None)
+
+
+def _ignored(paths: list[Path], root: Path) -> list[Path] | None:
+    """Which of `paths` git ignores ([] for none); None when git could not say."""
     git = shutil.which("git")
     if git is None:
-        return False
+        return []
     try:
         done = subprocess.run(
-            [git, "-c", "core.fsmonitor=false", "check-ignore", "-q", "--", str(path)],
+            [git, "-c", "core.fsmonitor=false", "check-ignore", "-z", "--stdin"],
             cwd=root,
+            input=b"".join(os.fsencode(path) + b"\0" for path in paths),
             capture_output=True,
             timeout=_CHECK_TIMEOUT,
-            stdin=subprocess.DEVNULL,
             env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"},
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
+        return []
+    if done.returncode not in (0, 1):
+        return None
+    return [Path(os.fsdecode(name)) for name in done.stdout.split(b"\0") if name]

@@ -74,6 +74,25 @@ class Places:
                     return OutsideRead(f"it reads {text}, which is outside the workspace")
         return None
 
+    def paths(self, word: Word, *, resolve: bool = True) -> list[Path]:
+        """Where `word` leads as a path, from each folder the command may be in: its glob expanded (as bash
+        would; nothing for a pattern paicli does not expand like bash, or one matching too many files), a
+        leading `~/` expanded, symlinks resolved (unless `resolve` is off). [] for a word only known when
+        the command runs."""
+        if not word.static or (word.glob and _unexpandable(word)):
+            return []
+        if word.tilde:
+            if word.glob or not (word.text == "~" or word.text.startswith("~/")):
+                return []
+            found = [Path(os.path.expanduser(word.text))]
+        else:
+            try:
+                found = [path for folder in self.folders for path in _expand(folder, word)]
+            except _TooManyMatches:
+                return []
+        unique = dict.fromkeys(Path(os.path.realpath(p)) if resolve else Path(os.path.normpath(p)) for p in found)
+        return list(unique)
+
 
 def option_like_glob(word: Word) -> bool:
     """Whether a glob in `word` can expand to a name that starts with `-` (an option to the command),

@@ -15,7 +15,8 @@ The mounts, in the order bwrap applies them (a later one covers an earlier one):
   writes none; writable.py);
   its `.git/` and `.paicli/` read-only, so hooks and config cannot be planted;
 - every git directory and git-controlled path at any depth read-only (gitdirs.py); without the network,
-  /dev/null over each socket file found outside the hidden folders (sockets.py);
+  /dev/null over each socket file found outside the hidden folders, looked for before each command
+  (sockets.py);
 - secrets hidden: an empty read-only folder (or an empty file) over each of `~/.ssh`, `~/.aws`, ... and
   `sandbox_hide` that exists.
 Namespaces: all of them (user, PID, network, IPC, UTS, cgroup), the network kept only with
@@ -29,7 +30,6 @@ sockets and the runtime folder.
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 from collections.abc import Iterator, Mapping, Sequence
@@ -140,13 +140,14 @@ class BwrapSandbox:
             options += ["--ro-bind", str(kept), str(kept)]
         for cache in self._existing(CACHES + self.writable):
             options += ["--bind", str(cache), str(cache)]
-        env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
-        found = find_git_paths(workspace, env)  # the one walk of the workspace, tool caches found too
+        if (found := containment.git_paths) is None:  # else the walk just before the command (gitdirs.py)
+            env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
+            found = find_git_paths(workspace, env)  # the one walk of the workspace, tool caches found too
         options += _workspace_mounts(workspace, containment.writable, search_path, containment.placeholders, found)
         options += git_mounts(workspace, containment.writable, found)
         if not self.network:
             covered = [*map(Path, self._runtime_folders(workspace)), *self._existing(SECRETS + self.hide)]
-            options += socket_mounts(self.sockets, [workspace, *covered])
+            options += socket_mounts(self.sockets(workspace), [workspace, *covered])
         for hidden in self._not_nested(self._existing(SECRETS + self.hide)):
             if workspace.is_relative_to(hidden):
                 continue  # hiding it would hide the workspace
@@ -156,10 +157,12 @@ class BwrapSandbox:
                 options += ["--ro-bind", "/dev/null", str(hidden)]
         return [*options, "--chdir", str(workspace)]
 
-    @functools.cached_property
-    def sockets(self) -> tuple[Path, ...]:
-        """The socket files outside /run and /tmp, found once (paicli/sandbox/sockets.py)."""
-        return tuple(find_sockets(self.home, skip=(Path("/tmp"), *map(Path, RUNTIME_FOLDERS))))
+    def sockets(self, workspace: Path) -> tuple[Path, ...]:
+        """The socket files outside /run, /tmp and the workspace, looked for again before each command
+        (sockets.py; a `stat` per folder where nothing changed), so a listener started after paicli is
+        covered too."""
+        skip = (Path("/tmp"), *map(Path, RUNTIME_FOLDERS))
+        return tuple(find_sockets(self.home, skip=skip, away=(workspace,)))
 
     def _size(self, size: int) -> list[str]:
         return ["--size", str(size)] if self.sizes else []

@@ -8,12 +8,15 @@ once, at start-up (paicli/sandbox/choose.py).
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+from paicli.sandbox.gitdirs import GitPaths
+from paicli.sandbox.placeholder import Placeholder
+
+__all__ = ["Containment", "Placeholder", "Sandbox"]
 
 
 @dataclass(frozen=True)
@@ -27,33 +30,15 @@ class Containment:
     # What the sandbox created so a declared path could be made writable (an empty file for a new one, its
     # missing folders), to be taken away again when the command wrote nothing there (`release`).
     placeholders: list[Placeholder] = field(default_factory=list, compare=False)
+    # The workspace's git-controlled paths as found just before the command (gitdirs.py), so the sandbox
+    # need not walk the workspace again; None: it walks it itself.
+    git_paths: GitPaths | None = field(default=None, compare=False)
 
     def release(self) -> None:
         """Removes each placeholder the command left as it was made (an empty file, an empty folder)."""
         for placeholder in reversed(self.placeholders):
             placeholder.remove_if_unused()
         self.placeholders.clear()
-
-
-@dataclass(frozen=True)
-class Placeholder:
-    path: Path
-    made: tuple[int, int, int]  # (inode, size, mtime in ns) when made
-    folder: bool = False
-
-    @staticmethod
-    def of(path: Path, *, folder: bool = False) -> Placeholder:
-        stat = os.lstat(path)
-        return Placeholder(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns), folder)
-
-    def remove_if_unused(self) -> None:
-        with contextlib.suppress(OSError):
-            if self.folder:
-                os.rmdir(self.path)  # only when empty
-                return
-            stat = os.lstat(self.path)
-            if (stat.st_ino, stat.st_size, stat.st_mtime_ns) == self.made:
-                os.unlink(self.path)
 
 
 class Sandbox(Protocol):

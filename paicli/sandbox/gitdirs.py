@@ -23,10 +23,12 @@ import re
 import shutil
 import stat
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli.sandbox.folders import RACY_NS, Folders
 from paicli.sandbox.writable import TOOL_CACHES
 
 MAX_ENTRIES = 200_000
@@ -40,6 +42,18 @@ _CONFIG_KEYS = re.compile(
     r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver)$"
 )
 _DRIVER = re.compile(r"^(filter|diff|merge)\.")
+_INCLUDES = re.compile(r"^(include\.path|includeif\..+\.path)$")
+# The walks' folder listings, shared by every walk of the process (a memo of the filesystem: folders.py).
+
+
+def walk_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
+    """A cache of folder listings for these walks: the names they look for, never into a `.git`."""
+    return Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES} | set(TOOL_CACHES), not_into=GIT_NAMES, clock=clock)
+
+
+FOLDERS = walk_folders()
+_CONFIGS: dict[tuple[object, ...], dict[str, list[str]]] = {}  # config reads, by the files' versions
+MAX_CONFIGS = 1000
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,7 @@ class GitState:
     """What stood at each git-controlled path (device and inode), to tell what a command added."""
 
     seen: Mapping[Path, tuple[int, int]] = field(default_factory=dict)
+    found: GitPaths = field(default_factory=lambda: GitPaths(), compare=False)  # the walk it came from
 
     def added(self, later: GitState) -> list[Path]:
         """The paths of `later` that hold something not seen in this state: made, not moved (a repository
@@ -71,18 +86,19 @@ class GitState:
         return [path for path, ident in later.seen.items() if ident not in known]
 
 
-def git_state(workspace: Path, env: Mapping[str, str] | None = None) -> GitState:
+def git_state(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitState:
     seen: dict[Path, tuple[int, int]] = {}
-    for path in find_git_paths(workspace, env).paths:
+    found = find_git_paths(workspace, env, folders)
+    for path in found.paths:
         try:
             st = os.lstat(path)
         except OSError:
             continue
         seen[path] = (st.st_dev, st.st_ino)
-    return GitState(seen)
+    return GitState(seen, found)
 
 
-def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> GitPaths:
+def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None, folders: Folders | None = None) -> GitPaths:
     root = Path(os.path.realpath(workspace))
     env = os.environ if env is None else env
     git = _git_program(root, env.get("PATH", os.defpath))
@@ -92,7 +108,7 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
     controlled: list[Path] = []
     attributes: list[Path] = []
     caches: list[Path] = []
-    walk = _Walk(root)
+    walk = _Walk(root, FOLDERS if folders is None else folders)
     for where, name, is_dir in walk:
         if is_dir and name in TOOL_CACHES:
             caches.append(Path(where))
@@ -128,12 +144,14 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None) -> Git
 
 
 class _Walk:
-    """Every entry below `root`, as (path, name, is a folder), without following symlinks and without
-    entering `.git` folders; at most MAX_ENTRIES. Strings, not Paths: a Path per entry was most of the
-    walk's time."""
+    """The entries below `root` named like GIT_NAMES, ALWAYS_CONTROLLED, ATTRIBUTES or TOOL_CACHES, as
+    (path, name, is a folder), without following symlinks and without entering `.git` folders; at most
+    MAX_ENTRIES entries looked at. Folder listings come from `folders` (folders.py: read again only where
+    something changed). Strings, not Paths: a Path per entry was most of the walk's time."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: Folders) -> None:
         self.root = root
+        self.folders = folders
         self.truncated = False
 
     def __iter__(self) -> Iterator[tuple[str, str, bool]]:
@@ -141,23 +159,16 @@ class _Walk:
         stack = [str(self.root)]
         while stack:
             folder = stack.pop()
-            try:
-                with os.scandir(folder) as listing:
-                    entries = list(listing)
-            except OSError:
+            listing = self.folders.listing(folder)
+            if listing is None:
                 continue
-            for entry in entries:
-                count += 1
-                if count > MAX_ENTRIES:
-                    self.truncated = True
-                    return
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                yield entry.path, entry.name, is_dir
-                if is_dir and entry.name not in GIT_NAMES:
-                    stack.append(entry.path)
+            count += listing.count
+            if count > MAX_ENTRIES:
+                self.truncated = True
+                return
+            for name, is_dir in listing.named:
+                yield f"{folder}/{name}", name, is_dir
+            stack += listing.below
 
 
 def _git_program(root: Path, search_path: str) -> str | None:
@@ -204,6 +215,46 @@ def _repo_configs(git_dir: Path) -> list[Path]:
 
 
 def _read_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """`_run_config`, remembered for as long as the files it reads stay as they were (device, inode, size,
+    times; a file changed within RACY_NS is read again): for the user's configuration the system and global
+    files. A configuration that includes other files (which a command may change: `include.path =
+    ../.gitconfig`) is read every time."""
+    key = _config_key(git, config, env)
+    if key is not None and (kept := _CONFIGS.get(key)) is not None:
+        return kept
+    values = _run_config(git, config, env)
+    if key is not None and not any(_INCLUDES.match(name) for name in values):  # what it includes may change
+        if len(_CONFIGS) >= MAX_CONFIGS:
+            _CONFIGS.clear()
+        _CONFIGS[key] = values
+    return values
+
+
+def _config_key(git: str, config: Path | None, env: Mapping[str, str]) -> tuple[object, ...] | None:
+    home = env.get("HOME", os.path.expanduser("~"))
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = (
+        [str(config)]
+        if config is not None
+        else ["/etc/gitconfig", os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+    )
+    now = time.time_ns()
+    stats: list[tuple[int, ...] | None] = []
+    for file in files:
+        try:
+            st = os.stat(file)
+        except FileNotFoundError:
+            stats.append(None)
+            continue
+        except OSError:
+            return None
+        if st.st_ctime_ns >= now - RACY_NS:
+            return None
+        stats.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return (git, *files, home, tuple(stats))
+
+
+def _run_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The keys of `_CONFIG_KEYS` in one config file (None: the user's system and global files, their
     includes resolved), lower-cased, with their values in order. Reading config runs no program."""
     # --includes with --file too: a hooks folder or a driver set in an included file counts like one set in

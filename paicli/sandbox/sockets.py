@@ -16,9 +16,11 @@ folder not scanned then, and sockets deeper than SCAN_DEPTH or outside these pla
 from __future__ import annotations
 
 import os
-import stat
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from paicli.sandbox.folders import Folders
 
 PLACES = ("/var/lib", "/var/snap", "/var/tmp", "/opt", "/srv", "/mnt", "/media")
 SCAN_DEPTH = 5  # folders below each place
@@ -30,42 +32,55 @@ SKIPPED = frozenset(
 )
 
 
-def find_sockets(home: Path, places: Iterable[str] = PLACES, skip: Iterable[Path] = ()) -> list[Path]:
+def scan_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
+    """A cache of folder listings for these scans (never into SKIPPED folders)."""
+    return Folders(not_into=SKIPPED, clock=clock)
+
+
+FOLDERS = scan_folders()  # the scans' folder listings, shared by the process (a memo of the filesystem)
+
+
+def find_sockets(
+    home: Path,
+    places: Iterable[str] = PLACES,
+    skip: Iterable[Path] = (),
+    folders: Folders | None = None,
+    away: Iterable[Path] = (),
+) -> list[Path]:
     """Socket files below `places` and `home` (resolved, each once), not below any of `skip` (the home
-    folder is scanned wherever it is: under /tmp, the sandbox binds it over its private /tmp)."""
+    folder is scanned wherever it is: under /tmp, the sandbox binds it over its private /tmp) nor of `away`
+    (not even in the home folder: the workspace, whose sockets are its own). Folder listings come from
+    `folders` (folders.py): scanning again costs a `stat` per folder where nothing changed."""
+    listed = FOLDERS if folders is None else folders
+    kept_away = [str(Path(os.path.realpath(p))) for p in away]
     skipped = [Path(os.path.realpath(p)) for p in skip]
     found: list[Path] = []
     budget = [MAX_ENTRIES]
     home = Path(os.path.realpath(home))
     if os.path.isdir(home):
-        _scan(home, SCAN_DEPTH, [], found, budget)
+        _scan(listed, str(home), kept_away, found, budget)
     for place in places:
         root = Path(os.path.realpath(place))
         if os.path.isdir(root) and not any(root.is_relative_to(s) for s in skipped):
-            _scan(root, SCAN_DEPTH, [*skipped, home], found, budget)
+            _scan(listed, str(root), [str(s) for s in (*skipped, home)] + kept_away, found, budget)
     return list(dict.fromkeys(found))
 
 
-def _scan(folder: Path, depth: int, skipped: list[Path], found: list[Path], budget: list[int]) -> None:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        budget[0] -= 1
+def _scan(folders: Folders, top: str, skipped: list[str], found: list[Path], budget: list[int]) -> None:
+    stack = [(top, SCAN_DEPTH)]
+    while stack:
+        folder, depth = stack.pop()
+        listing = folders.listing(folder)
+        if listing is None:
+            continue
+        budget[0] -= listing.count
         if budget[0] < 0:
             return
-        try:
-            mode = entry.stat(follow_symlinks=False).st_mode
-        except OSError:
-            continue
-        path = Path(entry.path)
-        if stat.S_ISSOCK(mode):
-            found.append(path)
-        elif (
-            stat.S_ISDIR(mode)
-            and depth > 0
-            and entry.name not in SKIPPED
-            and not any(path.is_relative_to(s) for s in skipped)
-        ):
-            _scan(path, depth - 1, skipped, found, budget)
+        found += [Path(folder, name) for name in listing.sockets]
+        if depth > 0:
+            inside = [s for s in skipped if _within(s, folder)]  # a skipped folder somewhere below this one
+            stack += [(path, depth - 1) for path in listing.below if not any(_within(path, s) for s in inside)]
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")

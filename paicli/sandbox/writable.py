@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from paicli.common import paths
-from paicli.sandbox.containment import Placeholder
+from paicli.sandbox.placeholder import Placeholder
 
 READ_ONLY_IN_WORKSPACE = (".git", ".paicli")
 # Caches of tools that run tests and checks, writable in the workspace even where nothing else is.

@@ -100,6 +100,9 @@ class ToolContext:
     on_cancelled: Callable[[str], None] | None = None
     # Asked whether to keep git-controlled paths a sandboxed command made (a new `.git`); None: never kept.
     keep_added: Callable[[list[str]], Awaitable[bool]] | None = None
+    # Told a one-line warning the user must see beside the result (a `.git` the sandbox removed): the agent
+    # makes it a Notice event (REPL, headless stderr, `--json`); None: the result alone says it.
+    notice: Callable[[str], None] | None = None
 
 
 class Tool:

@@ -4,7 +4,8 @@ Read-only binds keep every git directory that exists as it is, but a bind cannot
 yet: `git init`, or a `.git` written into an uninitialised submodule's folder, makes a git directory
 the user's own `git status` would read (and run `core.fsmonitor` from). After each sandboxed command
 the workspace is looked at again: what a plan task named in its `files` stays; otherwise the gate is
-asked (the user, in `ask` mode), and what it does not keep is removed, with a note in the result.
+asked (the user, in `ask` mode), and what it does not keep is removed, with a note in the result and a
+one-line notice for the user (`ctx.notice`: the REPL, headless stderr, a `--json` notice event).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from paicli.common.shown import inline
 from paicli.sandbox.gitdirs import GitState, declares, git_state, remove_added
 from paicli.tools.base import ToolContext
 
@@ -39,7 +41,7 @@ async def settle(before: GitState | None, ctx: ToolContext) -> str:
             kept = await ctx.keep_added(_names(undeclared, root))
         if kept:
             return f"[sandbox] kept {', '.join(_names(undeclared, root))} (git-controlled; the user allowed it)"
-    return _remove(undeclared, root)
+    return _remove(undeclared, root, ctx)
 
 
 def settle_now(before: GitState | None, ctx: ToolContext) -> str:
@@ -47,7 +49,7 @@ def settle_now(before: GitState | None, ctx: ToolContext) -> str:
     if before is None:
         return ""
     root = Path(os.path.realpath(ctx.workspace))
-    return _remove(_undeclared(before, ctx, root), root)
+    return _remove(_undeclared(before, ctx, root), root, ctx)
 
 
 def _undeclared(before: GitState, ctx: ToolContext, root: Path) -> list[Path]:
@@ -60,7 +62,7 @@ def _names(paths: list[Path], root: Path) -> list[str]:
     return [path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path) for path in paths]
 
 
-def _remove(undeclared: list[Path], root: Path) -> str:
+def _remove(undeclared: list[Path], root: Path, ctx: ToolContext) -> str:
     if not undeclared:
         return ""
     names = _names(undeclared, root)
@@ -72,6 +74,26 @@ def _remove(undeclared: list[Path], root: Path) -> str:
             f"[sandbox] removed {', '.join(removed)}: the command made git-controlled paths (a git directory, "
             "hooks or config git reads), which your git would use outside the sandbox; not kept"
         )
+        _tell(ctx, f"sandbox: removed {_listed(removed)}, made by a command: your git would run programs from it")
     if failed:
         note += f"\n[sandbox] could not remove {', '.join(failed)}: check them before running git"
+        _tell(
+            ctx, f"sandbox: a command made {_listed(failed)} and it could not be removed: check it before running git"
+        )
     return note.strip()
+
+
+NOTICE_NAMES = 3  # paths named in the notice; the tool result names them all
+
+
+def _listed(names: list[str]) -> str:
+    """The first paths, each on one line whatever it holds (newlines shown as ⏎), and how many more."""
+    shown = ", ".join(inline(name) for name in names[:NOTICE_NAMES])
+    more = len(names) - NOTICE_NAMES
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _tell(ctx: ToolContext, message: str) -> None:
+    if ctx.notice is not None:
+        with contextlib.suppress(Exception):  # the display must never break the command
+            ctx.notice(message)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from paicli.tools.beneath import open_regular
+from paicli.tools.beneath import OutsideRoot, open_regular
 from paicli.tools.regex_syntax import LinePattern, for_ripgrep
 
 T = TypeVar("T")
@@ -118,8 +118,8 @@ def _file_hits(
             if size > MAX_FILE_BYTES:
                 return None
             data = handle.read(size + 1)  # a byte more than its size: no 5 MB buffer for a 3 KB file
-    except (OSError, ValueError):
-        return None  # gone, turned into a folder, a link out of the workspace
+    except (OSError, ValueError, OutsideRoot):
+        return None  # gone, turned into a folder, a link out of the workspace (include_ignored lists those)
     if len(data) > MAX_FILE_BYTES or b"\0" in data or pattern.first.search(data) is None:
         return None
     lines: list[tuple[int, str]] = []
@@ -226,40 +226,53 @@ async def ripgrep_hits(
     """The files rg finds a match in (those it calls binary left out), each with its matching lines
     counted and the first `keep` kept; None when rg refuses the pattern or fails."""
     expression = for_ripgrep(pattern)
-    runs = [_run_rg(rg, root, expression, chunk) for chunk in _chunks(files)]
+    runs = [run_rg(rg, root, [*RG_OPTIONS, "-e", expression, "--", *chunk]) for chunk in _chunks(files)]
     outputs = await asyncio.gather(*runs)  # the chunks at once: rg is parallel, but starts slowly
     if any(output is None for output in outputs):
         return None
+    return parse_rg_output([output or b"" for output in outputs], keep)
+
+
+def parse_rg_output(outputs: Sequence[bytes], keep: int) -> dict[str, FileHits]:
+    """rg's `--null --line-number` output: the files with a matching line (those rg calls binary left out),
+    each with its matching lines counted and the first `keep` kept. A path must hold no line break."""
     counts: dict[bytes, int] = {}
-    lines: dict[bytes, list[tuple[int, bytes]]] = {}
+    lines: dict[bytes, list[bytes]] = {}
     binary: set[bytes] = set()
     for output in outputs:
-        for record in (output or b"").split(b"\n"):
+        for record in output.split(b"\n"):
             name, nul, rest = record.partition(b"\0")
             if not nul:
                 if RG_BINARY in record:
                     binary.add(record.rpartition(RG_BINARY)[0])
                 continue
-            counts[name] = counts.get(name, 0) + 1
-            kept = lines.setdefault(name, [])
-            if len(kept) < keep:
-                number, _, text = rest.partition(b":")
-                kept.append((int(number), text))
-    return {
-        path: FileHits(path, count, [(number, text.decode("utf-8", "replace")) for number, text in lines[name]])
-        for name, count in counts.items()
-        if name not in binary and (path := os.fsdecode(name).removeprefix("./"))
-    }
+            kept = lines.get(name)
+            if kept is None:
+                lines[name] = [rest]
+                counts[name] = 1
+            else:
+                counts[name] += 1
+                if len(kept) < keep:
+                    kept.append(rest)
+    found: dict[str, FileHits] = {}
+    for name, kept in lines.items():
+        if name in binary:
+            continue
+        path = os.fsdecode(name)
+        path = path[2:] if path.startswith("./") else path
+        pairs = [
+            (int(number), text.decode("utf-8", "replace")) for number, _, text in (r.partition(b":") for r in kept)
+        ]
+        found[path] = FileHits(path, counts[name], pairs)
+    return found
 
 
-async def _run_rg(rg: str, root: Path, expression: str, files: list[str]) -> bytes | None:
+async def run_rg(rg: str, root: Path, arguments: Sequence[str]) -> bytes | None:
+    """rg's output, run in `root` in a session of its own (killed with it when the search is cancelled);
+    None when rg refused the pattern or could not run."""
     process = await asyncio.create_subprocess_exec(
         rg,
-        *RG_OPTIONS,
-        "-e",
-        expression,
-        "--",
-        *files,
+        *arguments,
         cwd=root,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,

@@ -70,9 +70,10 @@ def test_the_shown_question_holds_every_server_whole_and_visible(workspace: Path
     assert all(len(line) <= 80 for line in lines)
     assert TOKEN not in text and "\x1b" not in text and "\u202e" not in text and "\r" not in text
     assert "echo hi\\x1b[2K\\x0dtouch /tmp/p\\u202e" in text
-    assert "1 ⟨3000 spaces⟩ ⏎" in text and "61 " in text  # the argument of blanks: 61 numbered lines, small
+    assert "server docs args[2] =  1 ⟨61 blank lines: 3,000 spaces⟩\n" in text  # the blanks: one row, counted
     # the second server, LD_PRELOAD and all, is there after the long argument: nothing pushed out or cut
-    assert text.index("61 ") < text.index("LD_PRELOAD") < text.index("server tracker url")
+    assert text.index("61 blank lines") < text.index("LD_PRELOAD") < text.index("server tracker url")
+    assert len(lines) < 40  # four servers and every field on one screen
 
 
 def test_a_config_toml_server_table_is_shown_field_by_field(workspace: Path, home: Path) -> None:

@@ -22,7 +22,7 @@ from paicli.plan.model import PlanStatus
 from paicli.plan.saved_plans import PlanStore
 from paicli.runtime import Runtime, build_runtime
 from tests.conftest import TEST_KEY
-from tests.fakellm import FakeLLM, RecordedRequest, Reply, last_message_contains
+from tests.fakellm import FakeLLM, RecordedRequest, Reply, all_of, has_tool_result, last_message_contains
 from tests.plan_script import PLANNER, SUMMARIZER, requests_of, system_is, task_is
 
 CHUNK, DELAY = 24, 0.03  # the planner's reply streams at 800 characters a second
@@ -83,7 +83,7 @@ def answer_tasks(fake: FakeLLM, *ids: str, latency: float = 0.0) -> None:
     fake.on(system_is(SUMMARIZER), Reply.text("All done."), repeat=True)
 
 
-async def test_reads_start_while_the_plan_streams_and_writers_wait_for_the_whole_plan(
+async def test_reads_start_while_the_plan_streams_and_writers_wait_for_the_whole_plan_but_their_first_request(
     fake: FakeLLM, runtime: Runtime
 ) -> None:
     fake.on(system_is(PLANNER), Reply.text(READS_THEN_WRITE, chunk=CHUNK, chunk_delay=DELAY))
@@ -96,8 +96,10 @@ async def test_reads_start_while_the_plan_streams_and_writers_wait_for_the_whole
     for tid in ("a", "b"):  # started and answered while the planner still wrote
         (read,) = requests_of(fake, tid)
         assert read.started < planning.finished and read.finished is not None and read.finished < planning.finished
-    for tid in ("w", "v"):
-        assert requests_of(fake, tid)[0].started > planning.finished
+    # the writer's first request went out early (its dependencies had completed), the check's did not
+    (w_request,) = requests_of(fake, "w")  # taken by the scheduler's run, not asked again
+    assert w_request.started < planning.finished
+    assert requests_of(fake, "v")[0].started > planning.finished
     # the order scripts read: streamed tasks, plan_created, plan_approved, then every task's events
     events = [(e.event, getattr(e, "task_id", None)) for e in sink.events if e.event in kinds(sink.events)]
     assert events[:6] == [
@@ -282,3 +284,98 @@ async def test_early_requests_are_held_to_the_plans_token_budget(fake: FakeLLM, 
     # request starts: no writer, no check
     sent = [tid for tid in ("a", "b", "w", "v") if requests_of(fake, tid)]
     assert set(sent) <= {"a", "b"} and len(fake.requests) == 1 + len(sent)
+
+
+# ---- a writer's first request, sent early (paicli/plan/prefetch.py) -----------------------------------------
+
+
+class WatchApproval(ListSink):
+    """Records whether `path` exists when `plan_approved` is written."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.existed_at_approval: bool | None = None
+
+    def emit(self, event: AnyEvent) -> None:
+        if event.event == "plan_approved":
+            self.existed_at_approval = self.path.exists()
+        super().emit(event)
+
+
+WRITE_AFTER_READS = reply(
+    task("a"),
+    task("w", "FILE_WRITE", ("a",), files=["out.txt"]),
+    padding=1200,  # 1.5 s more of stream after the writer's object
+)
+
+
+def script_writer(fake: FakeLLM, content: str) -> None:
+    fake.on(all_of(task_is("w"), has_tool_result()), Reply.text("written"), repeat=True)
+    fake.on(task_is("w"), Reply.tool_calls([("write_file", {"path": "out.txt", "content": content})]), repeat=True)
+
+
+async def test_a_writers_early_request_runs_no_tool_call_before_the_plan_is_approved(
+    fake: FakeLLM, runtime: Runtime
+) -> None:
+    fake.on(system_is(PLANNER), Reply.text(WRITE_AFTER_READS, chunk=CHUNK, chunk_delay=DELAY))
+    script_writer(fake, "hello")
+    answer_tasks(fake, "a")
+    out = runtime.workspace / "out.txt"
+    sink = WatchApproval(out)
+    outcome = await run_plan(runtime, sink, goal="write it")
+    assert outcome.status is PlanStatus.COMPLETED
+    (planning,) = planner_requests(fake)
+    assert planning.finished is not None
+    first = requests_of(fake, "w")[0]
+    assert first.started < planning.finished and first.finished is not None  # answered while the plan streamed
+    assert sink.existed_at_approval is False  # its write_file call waited for the approved plan
+    assert out.read_text() == "hello"
+    approved = next(e for e in sink.events if e.event == "plan_approved")
+    calls = [e for e in sink.events if e.event == "tool_call" and getattr(e, "task_id", None) == "w"]
+    assert calls and all(call.ts > approved.ts for call in calls)
+    finished = next(e for e in sink.events if isinstance(e, PlanFinished))
+    assert finished.requests == len(fake.requests) - 1  # the early request counted once, not asked twice
+
+
+async def test_a_writer_the_plan_changed_asks_again_and_its_early_reply_is_discarded(
+    fake: FakeLLM, runtime: Runtime
+) -> None:
+    cyclic = reply(task("a", deps=("a2",)), task("w", "FILE_WRITE", files=["out.txt"]), task("a2", deps=("a",)))
+    changed = reply(task("a"), {**task("w", "FILE_WRITE", files=["out.txt"]), "description": "do w, but better"})
+    fake.on(system_is(PLANNER), Reply.text(cyclic, chunk=CHUNK, chunk_delay=DELAY))
+    fake.on(system_is(PLANNER), Reply.text(changed))
+    fake.on(all_of(task_is("w"), has_tool_result()), Reply.text("written"), repeat=True)
+    fake.on(
+        all_of(task_is("w"), last_message_contains("do w, but better")),
+        Reply.tool_calls([("write_file", {"path": "out.txt", "content": "new"})]),
+    )
+    fake.on(task_is("w"), Reply.tool_calls([("write_file", {"path": "out.txt", "content": "old"})]), repeat=True)
+    answer_tasks(fake, "a")
+    out = runtime.workspace / "out.txt"
+    sink = WatchApproval(out)
+    outcome = await run_plan(runtime, sink, goal="write it")
+    assert outcome.status is PlanStatus.COMPLETED
+    early, asked = requests_of(fake, "w")[:2]
+    assert "do w, but better" not in early.text and "do w, but better" in asked.text
+    assert sink.existed_at_approval is False
+    assert out.read_text() == "new"  # the early reply's call never ran
+    finished = next(e for e in sink.events if isinstance(e, PlanFinished))
+    assert finished.requests == len(fake.requests) - 2  # the discarded early request counts too
+
+
+async def test_a_writers_early_request_still_running_when_planning_fails_is_closed_and_nothing_written(
+    fake: FakeLLM, runtime: Runtime
+) -> None:
+    cyclic = reply(task("w", "FILE_WRITE", files=["out.txt"]), task("c", deps=("d",)), task("d", deps=("c",)))
+    fake.on(system_is(PLANNER), Reply.text(cyclic, chunk=CHUNK, chunk_delay=DELAY), repeat=True)
+    fake.on(task_is("w"), Reply.hang(), repeat=True)  # still answering when planning gives up
+    sink = ListSink()
+    outcome = await run_plan(runtime, sink, goal="write it")
+    assert outcome.status is PlanStatus.FAILED
+    early = requests_of(fake, "w")
+    assert early  # sent while the plan streamed
+    for request in early:
+        assert request.wait_finished(5) and request.disconnected
+    assert not (runtime.workspace / "out.txt").exists()
+    assert kinds(sink.events) == ["plan_finished"]

@@ -181,3 +181,33 @@ async def test_writes_undo_covers_still_run_unasked_in_the_sandbox(workspace: Pa
     (workspace / ".env").write_text("API=1\n")
     (workspace / "notes.txt").write_text("tracked or not, small and not ignored\n")
     assert await decide(policy_for(workspace, "auto"), command, contained(workspace)) is Decision.ALLOWED_IN_SANDBOX
+
+
+OVERSIZE = [
+    "git commit -m x # " + "x" * 20_000,  # characters
+    "git commit -m x\n" * 501,  # lines, each short
+    "git commit -m x" + " " * 20_000,  # blanks count too
+    "git commit -m 'tests'" + " ." * 10_000 + "\n" * 40 + "git push",  # a payload below the fold
+]
+
+
+@pytest.mark.parametrize("command", OVERSIZE)
+async def test_running_outside_refuses_a_command_too_large_to_show_like_the_normal_question(
+    workspace: Path, command: str
+) -> None:
+    user = ScriptedUser(YES)
+    policy, ctx = policy_for(workspace, "ask"), contained(workspace, user)
+    note = await policy.escalate(COMMAND, {"command": command}, ctx, "a write was refused")
+    assert note is not None and "It stays refused, without asking the user" in note and user.asked == []
+    assert "20,000 characters and 500 lines" in note and "write_file" in note
+    # the same text without a sandbox, through the normal question: refused alike, nobody asked
+    normal = await policy.decide(COMMAND, {"command": command}, ToolContext(workspace, approve=user))
+    assert normal.decision is Decision.REFUSED_BY_POLICY and user.asked == []
+
+
+async def test_running_outside_still_asks_at_the_size_limit(workspace: Path) -> None:
+    user = ScriptedUser(YES)
+    policy, ctx = policy_for(workspace, "ask"), contained(workspace, user)
+    command = "git commit -m x #" + "x" * (20_000 - 17)
+    assert await policy.escalate(COMMAND, {"command": command}, ctx, "a write was refused") is None
+    assert user.asked[0].summary == command and getattr(user.asked[0], "outside", False)

@@ -12,6 +12,7 @@ from paicli.plan.contract import scope_of
 from paicli.plan.model import Task
 from paicli.sandbox import BwrapSandbox
 from paicli.sandbox.bwrap import declared_writable
+from paicli.sandbox.containment import Placeholder
 from paicli.tools.base import SandboxBlocked, ToolContext
 from paicli.tools.builtin.execute_command import ExecuteCommand, ExecuteCommandArgs
 
@@ -135,3 +136,15 @@ async def test_a_file_replaced_by_renaming_needs_its_folder_declared(workspace: 
     folders_only = in_task(workspace, sandbox, ["docs/"])
     output = await run(folders_only, "echo x > b.txt")
     assert output.startswith("BLOCKED") and "renames it over" not in output, output
+
+
+def test_a_placeholder_touched_at_once_is_kept(tmp_path: Path) -> None:
+    """A `touch` in the same clock tick as the placeholder was made (timestamps are coarse) still counts."""
+    path = tmp_path / "made.txt"
+    path.touch()
+    placeholder = Placeholder.of(path)
+    os.utime(path)  # now: what `touch` does
+    placeholder.remove_if_unused()
+    assert path.exists()
+    Placeholder.of(path).remove_if_unused()
+    assert not path.exists()

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from paicli.sandbox.gitdirs import find_git_paths
+from paicli.sandbox.gitdirs import find_git_paths, git_state
 from paicli.tools.base import ToolContext
 from paicli.tools.effect import Effect
+from paicli.tools.git_added import settle_now
 from paicli.tools.task_scope import TaskScope
 from tests.repos import git_init
 from tests.sandbox.test_bwrap import run
@@ -48,6 +49,39 @@ async def test_git_init_in_a_workspace_without_git_is_removed(ctx: ToolContext, 
     output = await run(ctx, "git init -q . && echo made")
     assert "made" in output and "[sandbox] removed .git" in output, output
     assert not os.path.lexists(workspace / ".git")
+
+
+async def test_what_is_removed_is_told_to_the_user_in_one_line(ctx: ToolContext, workspace: Path) -> None:
+    told: list[str] = []
+    seen = ToolContext(workspace=workspace, sandbox=ctx.sandbox, command_timeout=30, notice=told.append)
+    names = "\"$(printf 'x\\ny')\" c1 c2 c3"  # one folder's name holds a newline
+    output = await run(seen, f'for d in {names}; do git init -q "$d"; done; echo done')
+    assert "done" in output and "[sandbox] removed" in output, output
+    [notice] = told
+    assert "\n" not in notice and "removed" in notice and "x ⏎ y/.git" in notice and "and 1 more" in notice, notice
+    assert not any(os.path.lexists(workspace / d / ".git") for d in ("x\ny", "c1", "c2", "c3"))
+
+
+async def test_nothing_is_told_when_nothing_was_removed(ctx: ToolContext, workspace: Path) -> None:
+    told: list[str] = []
+
+    async def keep(paths: list[str]) -> bool:
+        return True
+
+    kept = ToolContext(
+        workspace=workspace, sandbox=ctx.sandbox, command_timeout=30, keep_added=keep, notice=told.append
+    )
+    await run(kept, "git init -q nested && mkdir plain")
+    assert told == [] and (workspace / "nested" / ".git").is_dir()
+
+
+def test_a_cancelled_command_s_git_dir_is_removed_and_told(workspace: Path) -> None:
+    told: list[str] = []
+    before = git_state(workspace)
+    git_init(workspace / "late")
+    ctx = ToolContext(workspace=workspace, notice=told.append)
+    assert "removed late/.git" in settle_now(before, ctx)
+    assert len(told) == 1 and "late/.git" in told[0] and not (workspace / "late" / ".git").exists()
 
 
 async def test_the_gate_may_keep_a_new_git_dir(ctx: ToolContext, workspace: Path) -> None:

@@ -123,3 +123,17 @@ def test_a_command_task_that_writes_outside_its_declared_files_fails_plainly(
     assert finished["status"] == "FAILED"
     assert "this task's declared files (dist/)" in finished["error"], finished
     assert (workspace / "dist" / "bundle.js").exists() and not (workspace / "notes.txt").exists()
+
+
+def test_a_git_dir_a_command_made_is_removed_with_a_notice(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    require_bwrap()
+    fake.on(has_tool_result("execute_command"), Reply.text("done"))
+    fake.on("make a repo", Reply.tool_calls([("execute_command", {"command": "git init -q sub && echo made"})]))
+    env = paicli_env(fake, home)
+    done = run_paicli(["-C", str(workspace), "run", "make a repo", "--json", "--approval", "auto"], env)
+    assert done.code == 0, done.stderr
+    [result] = done.of("tool_result")
+    assert "made" in result["output"] and "[sandbox] removed sub/.git" in result["output"], result
+    [notice] = [n for n in done.of("notice") if "sub/.git" in n["message"]]
+    assert notice["level"] == "warning" and notice["message"].startswith("sandbox: removed sub/.git")
+    assert "\n" not in notice["message"] and not (workspace / "sub" / ".git").exists()

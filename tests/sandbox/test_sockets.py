@@ -98,3 +98,13 @@ async def test_the_workspace_and_the_private_tmp_keep_their_own_sockets(workspac
     output = await run(ctx, "python3 serve.py ws.sock")
     assert "ok ws.sock" in output and "ok t.sock" in output, output
     assert os.path.exists(workspace / "ws.sock")
+
+
+async def test_a_listener_started_after_paicli_is_covered_too(var_tmp: Path, workspace: Path, fake_home: Path) -> None:
+    ctx = ToolContext(workspace=workspace, sandbox=bwrap_sandbox(workspace, fake_home), command_timeout=30)
+    assert "exit code 0" in await run(ctx, "true")  # the sandbox has looked for sockets once already
+    for path in (var_tmp / "late.sock", fake_home / ".n" / "a.sock"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with listener(path) as accepted:
+            output = await run(ctx, CONNECT.format(path))
+            assert "HOST-ROOT" not in output and accepted == [] and "Connection refused" in output, output

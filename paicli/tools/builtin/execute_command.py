@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.sandbox import Containment, blocked_by_sandbox
+from paicli.sandbox.gitdirs import GitPaths
 from paicli.tools.base import Effect, SandboxBlocked, Tool, ToolContext, ToolFailure
 from paicli.tools.denylist import dangerous_reason
 from paicli.tools.git_added import before_command, settle, settle_now
@@ -75,7 +76,8 @@ class ExecuteCommand(Tool):
         buffer = HeadTailBuffer(head_bytes=2 * limit, tail_bytes=2 * limit)
         before = await before_command(ctx)
         try:
-            code, timed_out = await run_in_group(args.command, ctx, buffer, timeout)
+            found = before.found if before is not None else None  # the sandbox need not walk again
+            code, timed_out = await run_in_group(args.command, ctx, buffer, timeout, found)
         except asyncio.CancelledError:
             settle_now(before, ctx)
             if ctx.on_cancelled is not None and buffer.total:
@@ -174,11 +176,12 @@ def command_line(
 
 
 async def run_in_group(
-    command: str, ctx: ToolContext, buffer: HeadTailBuffer, timeout: float
+    command: str, ctx: ToolContext, buffer: HeadTailBuffer, timeout: float, git_paths: GitPaths | None = None
 ) -> tuple[int | None, bool]:
     """Run `bash -c command` (contained by ctx's sandbox, if any) in a new process group; return
-    (exit code, timed out)."""
-    containment = Containment(ctx.workspace, ctx.scope.writable if ctx.scope is not None else None)
+    (exit code, timed out). `git_paths`: the workspace's git-controlled paths as just found, if known."""
+    writable = ctx.scope.writable if ctx.scope is not None else None
+    containment = Containment(ctx.workspace, writable, git_paths=git_paths)
     try:
         return await _run_contained(command, ctx, buffer, timeout, containment)
     finally:  # the empty files made for declared files the command did not write go again

@@ -2,14 +2,14 @@
 
 The files are the model's view of the workspace (paicli/tools/file_lister.py: what git shows, minus
 `.paicliignore`): a git-ignored `.env` is never searched unless `include_ignored` asks for it. One regex
-syntax, RE2's (paicli/tools/regex_syntax.py); `rg` from PATH chooses the files to read when present, the
-search in process otherwise, with the same results (paicli/tools/grep_search.py). Binary files, files over
+syntax, RE2's (paicli/tools/regex_syntax.py); `rg` from PATH walks the folder when present, judged by the
+listing (paicli/tools/grep_walk.py), the search in process otherwise, with the same results
+(paicli/tools/grep_search.py). Binary files, files over
 5 MB and version control folders are skipped.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections import Counter
 from fnmatch import fnmatchcase
@@ -21,7 +21,8 @@ from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.file_lister import all_files, is_ignored, list_files
 from paicli.tools.git_env import program_outside
 from paicli.tools.glob_pattern import glob_to_regex
-from paicli.tools.grep_search import FileHits, search, select
+from paicli.tools.grep_search import FileHits, Selection, select
+from paicli.tools.grep_walk import Scope, search_tree
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.regex_syntax import PatternError, compile_pattern
 
@@ -76,24 +77,29 @@ class GrepCode(Tool):
         if not base.exists():
             raise ToolFailure(f"not found: {shown_base}")
         root = Path(os.path.realpath(ctx.workspace))
-        files = await asyncio.to_thread(_files, root, base, args.glob, args.include_ignored)
-        if files is None:
-            raise ToolFailure(
-                f"{shown_base} is ignored (.gitignore or .paicliignore); search it with include_ignored=true, "
-                "or read it with read_file"
-            )
-        chosen = await asyncio.to_thread(select, root, files)
+        relative = os.path.relpath(os.path.realpath(base), root).replace(os.sep, "/")
+        is_dir = base.is_dir()
+
+        def choose() -> Selection:
+            files = _files(root, relative, is_dir, args.glob, args.include_ignored)
+            if files is None:
+                raise ToolFailure(
+                    f"{shown_base} is ignored (.gitignore or .paicliignore); search it with include_ignored=true, "
+                    "or read it with read_file"
+                )
+            return select(root, files)
+
         rg = program_outside("rg", root, os.environ.get("PATH", os.defpath))
-        hits, _ = await search(root, chosen, pattern, MAX_PER_FILE, rg)
-        return report(hits, args.pattern, shown_base, chosen.too_large)
+        scope = Scope("" if relative == "." else relative, args.glob, args.include_ignored, walk=is_dir)
+        found = await search_tree(root, scope, choose, pattern, MAX_PER_FILE, rg)
+        return report(found.hits, args.pattern, shown_base, found.too_large)
 
 
-def _files(root: Path, base: Path, name_glob: str | None, include_ignored: bool) -> list[str] | None:
-    """The workspace files to search below `base`; None when `base` is an ignored file or folder."""
-    relative = os.path.relpath(os.path.realpath(base), root).replace(os.sep, "/")
-    if relative != "." and not include_ignored and is_ignored(root, relative, is_dir=base.is_dir()):
+def _files(root: Path, relative: str, is_dir: bool, name_glob: str | None, include_ignored: bool) -> list[str] | None:
+    """The workspace files to search below `relative`; None when it is an ignored file or folder."""
+    if relative != "." and not include_ignored and is_ignored(root, relative, is_dir=is_dir):
         return None
-    if base.is_file():
+    if not is_dir:
         return [relative]
     prefix = "" if relative == "." else relative + "/"
     listed = all_files(root) if include_ignored else list_files(root).files

@@ -58,6 +58,7 @@ from paicli.common.events import (
     ToolResultEvent,
 )
 from paicli.common.sanitize import terminal_safe
+from paicli.common.shown import inline
 from paicli.common.values import Usage
 from paicli.llm.endpoint import RateStatus
 from paicli.plan.model import Plan, PlanStatus, TaskStatus, TaskType
@@ -68,7 +69,7 @@ from paicli.ui.chat.diff_view import counts_text
 from paicli.ui.chat.preview import result_preview
 from paicli.ui.chat.render import NOTICE_STYLES, tool_summary, transient_live
 from paicli.ui.plan.final_report import final_report
-from paicli.ui.plan.plan_view import count_statuses, fold, marked, status_icon
+from paicli.ui.plan.plan_view import count_statuses, fold, status_icon
 from paicli.ui.plan.task_table import TaskRow, rows_to_hide, task_lines, task_outcome
 
 REFRESH_PER_SECOND = 4.0
@@ -233,7 +234,7 @@ class LivePlanView:
         row.activity = self._safe(f"{event.name}: {tool_summary(event)}".rstrip(": "))
         row.activity_failed = False
         self._calls[row.id] = (row.activity, RunningCall(event.name, time.monotonic()))
-        self._plain(Text(f"  {row.id} › {marked(row.activity)}", style="dim"))
+        self._plain(Text(f"  {row.id} › {inline(row.activity)}", style="dim"))
 
     def _command_output(self, row: TaskRow, event: CommandOutput) -> None:
         call, running = self._calls[row.id]

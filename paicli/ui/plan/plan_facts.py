@@ -10,7 +10,8 @@ change, its direct action, its model) and the estimate of what running it will c
 
     Estimate: 7 model requests · ~31k prompt tokens · ~$0.01
 
-Pure functions (nothing prints); every model-written string goes through `fold` (terminal_safe).
+Pure functions (nothing prints); every model-written string goes through paicli/common/shown.py: whole,
+every character visible, never cut.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from paicli.common.shown import inline, line_count, rows, size_note
 from paicli.common.values import Estimate, Usage
 from paicli.plan.model import Plan, Task
 from paicli.tools.toolbox import builtin_tool
-from paicli.ui.plan.plan_view import LINE_MARK, fold, marked, text_lines
 
 ACTION_VERBS = {
     "read_file": "reads",
@@ -33,7 +34,7 @@ ACTION_VERBS = {
     "grep_code": "searches for",
     "execute_command": "runs",
 }
-FILES_SHOWN = 6  # paths listed on a task's facts line before "and N more"
+BLOCK_INDENT = 2  # a command's rows under its facts line
 
 
 @dataclass(frozen=True)
@@ -56,60 +57,59 @@ class PlanFacts:
 def action_text(task: Task) -> str | None:
     """A direct action in a few words (`runs 'pytest -q'` with backticks, `reads src/a.py`), None without one.
 
-    On one line: a line break in a command shows as ⏎, and the count of lines follows, so no line hides
-    behind a comment on the one before it; a tool paicli does not know (MCP) shows all its arguments."""
+    Whole and on one line, through paicli/common/shown.py as the approval question shows it: a line break
+    shows as ⏎, a long run of spaces as its count, and a command of several lines says how many, so no
+    line hides behind a comment on the one before it; a tool paicli does not know (MCP) shows all its
+    arguments."""
     if task.action is None:
         return None
     tool = builtin_tool(task.action.tool)
     if tool is None:
         arguments = json.dumps(task.action.args, ensure_ascii=False) if task.action.args else ""
-        return f"calls {fold(task.action.tool)}" + (f" {marked(arguments)}" if arguments else "")
-    if task.action.tool == "execute_command":
-        lines = command_lines(task)
-        return f"runs `{LINE_MARK.join(lines)}`" + (f" ({len(lines)} lines)" if len(lines) > 1 else "")
-    what = marked(tool.summary(task.action.args))
-    verb = ACTION_VERBS.get(task.action.tool, "calls " + fold(task.action.tool))
+        return f"calls {inline(task.action.tool)}" + (f" {inline(arguments)}" if arguments else "")
+    if (command := action_command(task)) is not None:
+        return f"runs `{inline(command)}`" + (f" ({size_note(command)})" if line_count(command) > 1 else "")
+    what = inline(tool.summary(task.action.args))
+    verb = ACTION_VERBS.get(task.action.tool, "calls " + inline(task.action.tool))
     return f"{verb} {what}" if what else verb
 
 
-def command_lines(task: Task) -> list[str]:
-    """The lines of a direct `execute_command` action, each made safe ([] for any other task)."""
+def action_command(task: Task) -> str | None:
+    """The command of a direct `execute_command` action, as written (None for any other task)."""
     if task.action is None or task.action.tool != "execute_command":
-        return []
+        return None
     command = task.action.args.get("command")
-    return text_lines(command, collapse=False) if isinstance(command, str) else []
+    return command if isinstance(command, str) else None
 
 
-def files_text(task: Task, *, expanded: bool = False) -> str | None:
-    """The write set: all of it when `expanded` (Ctrl+O), else the first `FILES_SHOWN` and a count."""
+def files_text(task: Task) -> str | None:
+    """The whole write set, every path made visible on one line (paicli/common/shown.py): never cut."""
     if task.files is None:
         return None
     if not task.files:
         return "changes no file"
-    listed = task.files if expanded else task.files[:FILES_SHOWN]
-    shown = ", ".join(fold(path) for path in listed)
-    more = len(task.files) - len(listed)
-    return f"may change {shown}" + (f" and {more} more (Ctrl+O lists all)" if more > 0 else "")
+    return "may change " + ", ".join(inline(path) for path in task.files)
 
 
-def task_facts(task: Task, model: str | None = None, *, expanded: bool = False) -> Text | None:
+def task_facts(task: Task, model: str | None = None, *, expanded: bool = False, width: int = 100) -> Text | None:
     """The line under a task's description: its write set, its action (no model call) or its model.
 
-    Expanded (Ctrl+O), a command of several lines is shown below it a line each, as bash will read it."""
+    Expanded (Ctrl+O), a command of several lines is shown below it as the approval question shows one
+    (paicli/common/shown.py `rows`): numbered lines, ⏎ at each end, long ones wrapped at `width` with ↪."""
     parts: list[tuple[str, str]] = []
     block: list[str] = []
-    if (written := files_text(task, expanded=expanded)) is not None:
+    if (written := files_text(task)) is not None:
         parts.append((written, "magenta"))
     if (action := action_text(task)) is not None:
-        lines = command_lines(task)
-        if expanded and len(lines) > 1:
-            parts.append((f"runs these {len(lines)} lines", "cyan"))
-            block = lines
+        command = action_command(task)
+        if expanded and command is not None and line_count(command) > 1:
+            parts.append((f"runs these {size_note(command)}", "cyan"))
+            block = rows(command, max(20, width - BLOCK_INDENT))
         else:
             parts.append((action, "cyan"))
         parts.append(("no model call", "green"))
     elif model:
-        parts.append((f"model {fold(model)}", "blue"))
+        parts.append((f"model {inline(model)}", "blue"))
     if not parts:
         return None
     line = Text(no_wrap=False)
@@ -117,10 +117,9 @@ def task_facts(task: Task, model: str | None = None, *, expanded: bool = False) 
         if number:
             line.append(" · ", style="dim")
         line.append(text, style=style)
-    width = len(str(len(block)))
-    for number, command in enumerate(block, start=1):
-        line.append(f"\n  {str(number).rjust(width)} │ ", style="dim")
-        line.append(command, style="cyan")
+    for row in block:
+        line.append("\n" + " " * BLOCK_INDENT)
+        line.append(row, style="cyan")
     return line
 
 

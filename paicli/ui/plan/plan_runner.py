@@ -30,6 +30,7 @@ from paicli.ui.chat.render import ChatRenderer
 from paicli.ui.plan.live_view import LivePlanView
 from paicli.ui.plan.plan_facts import PlanFacts
 from paicli.ui.plan.review_screen import review_plan
+from paicli.ui.plan.review_stream import StreamingReview
 from paicli.ui.prompt.approval_prompt import ApprovalPrompt
 from paicli.ui.prompt.keys import CancelKeys
 from paicli.ui.prompt.watch import cancel_keys
@@ -53,7 +54,16 @@ class PlanScreen:
         self.output = output  # where the review screen draws
         self.live = LivePlanView(console, secrets=runtime.secrets(), rate=runtime.llm.rate_status)
         self.facts = plan_facts(runtime)
+        self.secrets = runtime.secrets()
         self._keys: CancelKeys | None = None
+        # the review screen while the planner writes (a plan planned here and reviewed): opened by `watch`
+        self.streaming: StreamingReview | None = None
+        self._holding = False  # the streaming screen holds the keyboard and hides the live view
+
+    def stream_review(self) -> StreamingReview:
+        """Opens the review screen as soon as planning starts (call before `watch`); the sink it needs."""
+        self.streaming = StreamingReview(output=self.output, secrets=self.secrets)
+        return self.streaming
 
     @contextlib.contextmanager
     def watch(self, cancel: Callable[[], None]) -> Iterator[None]:
@@ -68,12 +78,39 @@ class PlanScreen:
             self.live,
         ):
             self._keys = keys
-            yield
+            if self.streaming is not None:
+                self.live.pause()
+                keys.pause()
+                self._holding = True
+                self.streaming.open(cancel)
+            try:
+                yield
+            finally:
+                if self.streaming is not None:  # planning ended without a plan to review (failed, cancelled)
+                    self.streaming.request_close()  # `closed` waits for it; the keys and the view end paused
+                self._holding = False
+
+    async def closed(self) -> None:
+        """Waits until the streaming review screen (if any) has given the terminal back."""
+        if self.streaming is not None:
+            await self.streaming.close()
+
+    async def _end_streaming(self) -> None:
+        """The whole plan is in: the streaming screen closes; the keys and the live view are given back."""
+        if self.streaming is None:
+            return
+        await self.streaming.close()
+        self.streaming = None
+        if self._holding and self._keys is not None:
+            self._holding = False
+            self._keys.resume()
+            self.live.resume()
 
     async def review(self, plan: Plan, amend: Amend) -> Plan | None:
         keys = self._keys.suspended() if self._keys is not None else contextlib.nullcontext()
         waiting = self.reviewing() if self.reviewing is not None else contextlib.nullcontext()
         with self.live.paused(), keys, waiting:
+            await self._end_streaming()
             return await review_plan(plan, console=self.console, amend=amend, output=self.output, facts=self.facts)
 
 
@@ -117,20 +154,29 @@ async def plan_on_screen(
     also: EventSink | None = None,
     checkpoints: Checkpoints | None = None,
 ) -> PlanOutcome:
-    """`also` receives every event too (a JSON-lines writer)."""
-    sink: EventSink = screen.live if also is None else FanOutSink(screen.live, also)
-    return await run_plan(
-        runtime,
-        sink,
-        goal=request.goal,
-        plan=request.plan,
-        plan_id=request.plan_id,
-        review=None if request.go else screen.review,
-        watch=screen.watch,
-        checkpoints=checkpoints,
-        attached=request.attached,
-        early=True if request.go else None,
-    )
+    """`also` receives every event too (a JSON-lines writer). A goal planned here and reviewed opens the
+    review screen as planning starts (paicli/ui/plan/review_stream.py)."""
+    sinks: list[EventSink] = [screen.live]
+    if request.goal is not None and request.plan is None and not request.go:
+        sinks.append(screen.stream_review())
+    if also is not None:
+        sinks.append(also)
+    sink: EventSink = sinks[0] if len(sinks) == 1 else FanOutSink(*sinks)
+    try:
+        return await run_plan(
+            runtime,
+            sink,
+            goal=request.goal,
+            plan=request.plan,
+            plan_id=request.plan_id,
+            review=None if request.go else screen.review,
+            watch=screen.watch,
+            checkpoints=checkpoints,
+            attached=request.attached,
+            early=True if request.go else None,
+        )
+    finally:
+        await screen.closed()
 
 
 def plan_in_terminal(settings: Settings, request: PlanRequest, *, json_mode: bool) -> int:

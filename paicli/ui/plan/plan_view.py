@@ -70,12 +70,10 @@ def fold(text: str) -> str:
     return " ".join(terminal_safe(text).split())
 
 
-LINE_MARK = " ⏎ "  # where a line break was, in text shown on one line
-
-
 def text_lines(text: str, *, collapse: bool = True) -> list[str]:
     """Untrusted text made safe, one entry per line (blank lines around it dropped); with `collapse`,
-    whitespace runs within a line one space (without, as written: a command's spacing may matter)."""
+    whitespace runs within a line one space (for prose such as an error; commands and write sets go
+    through paicli/common/shown.py, which never folds them)."""
     safe = terminal_safe(text).split("\n")
     lines = [" ".join(line.split()) if collapse else line.expandtabs(4).rstrip() for line in safe]
     while lines and not lines[-1]:
@@ -83,12 +81,6 @@ def text_lines(text: str, *, collapse: bool = True) -> list[str]:
     while lines and not lines[0]:
         lines.pop(0)
     return lines
-
-
-def marked(text: str) -> str:
-    """Untrusted text on one line with its line breaks shown as ⏎: where what runs (a command) is shown,
-    a second line must not read as the rest of a comment on the first."""
-    return LINE_MARK.join(text_lines(text))
 
 
 def dependencies_text(dependencies: Sequence[str]) -> Text:

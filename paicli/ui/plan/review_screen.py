@@ -45,7 +45,7 @@ from paicli.plan.model import Plan, TaskStatus
 from paicli.plan.resume import rerun
 from paicli.ui.plan.plan_editor import EditorError, edit_in_editor, plan_to_text, text_to_plan
 from paicli.ui.plan.plan_facts import PlanFacts, estimate_line, task_facts
-from paicli.ui.plan.plan_view import fold, plan_changes, render_plan
+from paicli.ui.plan.plan_view import DESCRIPTION_INDENT, fold, plan_changes, render_plan
 from paicli.ui.prompt.fragments import NBSP, Fragments, key_hint, wrapped
 from paicli.ui.prompt.keys import CHORD_WAIT, ESCAPE_WAIT
 
@@ -247,11 +247,14 @@ class _Review:
             cost = self.facts.cost(plan) if self.facts.cost is not None else None
             self.console.print(estimate_line(self.facts.estimate(plan), cost, self.facts.latest_map()))
         model_of = self.facts.model_of
+        facts_width = self.console.width - DESCRIPTION_INDENT  # a command's rows wrap inside it
         self.console.print(
             render_plan(
                 plan,
                 expanded=self.expanded,
-                facts=lambda task: task_facts(task, model_of and model_of(task), expanded=self.expanded),
+                facts=lambda task: task_facts(
+                    task, model_of and model_of(task), expanded=self.expanded, width=facts_width
+                ),
                 marks=self.marks[0],
                 removed=self.marks[1],
             )

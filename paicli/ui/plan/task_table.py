@@ -9,10 +9,11 @@ from rich.console import Group
 from rich.text import Text
 
 from paicli.app.figures import format_duration, format_tokens
+from paicli.common.shown import headline
 from paicli.common.values import Usage
 from paicli.plan.model import TaskStatus, TaskType
 from paicli.ui.chat.one_row import OneRow
-from paicli.ui.plan.plan_view import fold, marked, status_icon, type_badge
+from paicli.ui.plan.plan_view import fold, status_icon, type_badge
 
 MAX_ID_WIDTH = 24
 HIDE_FIRST = (TaskStatus.COMPLETED, TaskStatus.SKIPPED, TaskStatus.PENDING, TaskStatus.FAILED, TaskStatus.RUNNING)
@@ -70,7 +71,9 @@ def task_lines(
 def task_outcome(row: TaskRow, everyone: Mapping[str, TaskRow], safe: Callable[[str], str]) -> Text:
     """What a running task does, how a finished one ended, what a pending one waits for."""
     if row.status is TaskStatus.RUNNING:
-        return Text(marked(row.activity) or "working…", style="red" if row.activity_failed else "cyan")
+        return Text(
+            headline(row.activity) if row.activity else "working…", style="red" if row.activity_failed else "cyan"
+        )
     if row.status is TaskStatus.COMPLETED:
         return Text(fold(row.result) or "done")
     if row.status in (TaskStatus.FAILED, TaskStatus.SKIPPED):

@@ -268,12 +268,13 @@ def confirm_trust(request: TrustRequest, *, input: Input | None = None, output: 
 
 
 def trust_lines(request: TrustRequest, columns: int = 100) -> list[str]:
-    """What a repository file sets, one `what = value` a field, each whole (paicli/common/shown.py), every
-    line at most `columns` wide."""
+    """What a repository file sets, one `what = value` a field, each whole (paicli/common/shown.py; a run of
+    blank lines one row saying how many, so a value cannot push the next server off the screen), every line
+    at most `columns` wide."""
     lines = shown_rows(f"{request.path} wants to set:", columns)
     for label, value in [*request.values.items(), *request.fields]:
         heads = [f"  {row}" for row in shown_rows(label, max(20, columns - 4))]
-        rows = shown_rows(value, max(20, columns - 6))
+        rows = shown_rows(value, max(20, columns - 6), blank_runs=True)
         if len(heads) == 1 and len(rows) == 1 and width_of(f"{heads[0]} = {rows[0]}") <= columns:
             lines.append(f"{heads[0]} = {rows[0]}")
         else:

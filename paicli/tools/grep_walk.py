@@ -1,0 +1,173 @@
+"""grep_code's fast path: rg walks the folder itself while the lister lists it, and the listing judges.
+
+Handing rg the listed files by name makes it slower than GNU grep over the same tree; walking, it is not.
+rg walks with none of its own ignore rules (`--no-ignore`: they are not git's in every case, and a file
+it skipped that git lists would be missed), without following symlinks, without its config, dot-files
+included, leaving out:
+
+- what git says is ignored and untracked (`git ls-files --others --ignored --exclude-standard
+  --directory`: whole folders where git stops at the folder), each as an anchored `!/path` glob, only for
+  paths of plain characters (a glob of any other name could match more than that path), up to
+  `EXCLUDE_BYTES` of them;
+- `.git` (file or folder) and names with a line break (rg's output would be ambiguous);
+- with a `glob` of plain characters and `*` (`*.py`, `test_*`), the other file names.
+
+So rg reads a superset of the listing, minus exactly those paths. Its hits are kept for the listed
+regular files only (the lister is the judge: a path rg found that the model's view leaves out is
+dropped), and a listed file the walk left out (a tracked file in an ignored folder, a name with a line
+break) is searched as before, by name (paicli/tools/grep_search.py), as are symlinks and the large files
+rg reported. Outside a git repository (git's ignored paths unknown) everything goes by name, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from paicli.tools.file_lister import git_output
+from paicli.tools.grep_search import (
+    MAX_FILE_BYTES,
+    RG_OPTIONS,
+    FileHits,
+    Selection,
+    off_loop,
+    parse_rg_output,
+    run_rg,
+    search,
+)
+from paicli.tools.regex_syntax import LinePattern, for_ripgrep
+
+EXCLUDE_BYTES = 256 * 1024  # exclusion globs given to rg; git's ignored paths beyond that are walked
+PLAIN_PATH = re.compile(r"[A-Za-z0-9._+@%=,~ /-]+", re.ASCII)  # nothing a glob reads as special
+PLAIN_NAME_GLOB = re.compile(r"[A-Za-z0-9._+@%=,~-]*\*[A-Za-z0-9._+@%=,~*-]*", re.ASCII)
+WALK_OPTIONS = (
+    "--binary",  # a binary file is reported as for a named file ("binary file matches"), not cut short
+    f"--max-filesize={MAX_FILE_BYTES}",
+    "--glob=!.git",
+    "--glob=!*\n*",
+    "--glob=!*\r*",
+)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What grep_code was asked to search: a folder (relative posix path, "" for the workspace), a glob
+    on file names or paths, and whether ignored files count. `walk` false: no walk (one file is searched)."""
+
+    folder: str = ""
+    glob: str | None = None
+    include_ignored: bool = False
+    walk: bool = True
+
+
+@dataclass
+class Found:
+    hits: list[FileHits]
+    engine: str  # "rg walk", "rg" (files by name), "re2" (in process)
+    too_large: int
+
+
+@dataclass(frozen=True)
+class _Walked:
+    hits: dict[str, FileHits]
+    excluded: frozenset[str] = field(default_factory=frozenset)  # paths left out; a folder ends with "/"
+
+
+async def search_tree(
+    root: Path, scope: Scope, choose: Callable[[], Selection], pattern: LinePattern, keep: int, rg: str | None
+) -> Found:
+    """The hits below `scope` in the files `choose()` selects (run in a thread meanwhile): by rg's walk
+    where it can run, else by file name or in process. An exception of `choose` stops the search."""
+    walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep)) if rg and _walkable(scope) else None
+    try:
+        chosen = await off_loop(choose)
+        walked = await walking if walking is not None else None
+    finally:
+        if walking is not None and not walking.done():
+            walking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await walking
+    if walked is None:
+        hits, engine = await search(root, chosen, pattern, keep, rg)
+        return Found(hits, engine, chosen.too_large)
+    regular = set(chosen.regular)
+    kept = [hits for path, hits in walked.hits.items() if path in regular and path not in chosen.large]
+    missed = _missed(chosen.regular, walked.excluded)
+    large = [path for path in walked.hits if path in regular and path in chosen.large]
+    rest = Selection(regular=missed, links=[*chosen.links, *large], large=chosen.large)
+    more, _ = await search(root, rest, pattern, keep, rg)
+    return Found(sorted([*kept, *more], key=lambda hits: hits.path), "rg walk", chosen.too_large)
+
+
+def _walkable(scope: Scope) -> bool:
+    return scope.walk and "\n" not in scope.folder and "\r" not in scope.folder and not scope.folder.startswith("-")
+
+
+def _missed(paths: Sequence[str], excluded: frozenset[str]) -> list[str]:
+    """The listed regular files of `paths` rg's walk leaves out (the name glob aside: the listing is
+    filtered by the same glob). The files come sorted: a folder's verdict is taken once."""
+    missed: list[str] = []
+    verdict: dict[str, bool] = {}
+    for path in paths:
+        folder = path.rpartition("/")[0]
+        walked = verdict.get(folder)
+        if walked is None:
+            walked = verdict[folder] = _folder_walked(folder, excluded)
+        if not walked or path in excluded or "\n" in path or "\r" in path or path.endswith("/.git") or path == ".git":
+            missed.append(path)
+    return missed
+
+
+def _folder_walked(folder: str, excluded: frozenset[str]) -> bool:
+    if not folder:
+        return True
+    parts = folder.split("/")
+    if ".git" in parts:
+        return False
+    return not any("/".join(parts[:depth]) + "/" in excluded for depth in range(1, len(parts) + 1))
+
+
+async def _walk(rg: str | None, root: Path, scope: Scope, pattern: LinePattern, keep: int) -> _Walked | None:
+    """rg's hits over its walk of the scope's folder; None outside git or when rg fails or refuses."""
+    assert rg is not None
+    excluded: list[str] = []
+    if not scope.include_ignored:
+        ignored = await asyncio.to_thread(_git_ignored, root)
+        if ignored is None:
+            return None
+        prefix = scope.folder + "/" if scope.folder else ""
+        excluded = _plain_excludes(path for path in ignored if path.startswith(prefix))
+    # A later glob wins over an earlier one: the name glob first, so that no exclusion is overridden.
+    name_glob = [f"--glob={scope.glob}"] if scope.glob and PLAIN_NAME_GLOB.fullmatch(scope.glob) else []
+    arguments = [*RG_OPTIONS, *name_glob, *WALK_OPTIONS, *(f"--glob=!/{path}" for path in excluded)]
+    arguments += ["-e", for_ripgrep(pattern.source), "--", scope.folder or "."]
+    output = await run_rg(rg, root, arguments)
+    if output is None:
+        return None
+    return _Walked(parse_rg_output([output], keep), frozenset(excluded))
+
+
+def _git_ignored(root: Path) -> list[str] | None:
+    """git's ignored untracked paths below the workspace (a folder where git stops at it, ending with
+    "/"), None outside a repository."""
+    arguments = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    output = git_output(root, arguments)
+    return None if output is None else [os.fsdecode(path) for path in output.split(b"\0") if path]
+
+
+def _plain_excludes(paths: Iterable[str]) -> list[str]:
+    """The paths an anchored glob names exactly (folders first: they save the most), within EXCLUDE_BYTES."""
+    plain = [path for path in paths if PLAIN_PATH.fullmatch(path) and not path.endswith(" ")]
+    chosen: list[str] = []
+    size = 0
+    for path in sorted(plain, key=lambda path: (not path.endswith("/"), path)):
+        size += len(path) + 10
+        if size > EXCLUDE_BYTES:
+            break
+        chosen.append(path)
+    return chosen
