@@ -13,6 +13,9 @@ d.py), write REVIEW.md, verify it. Every way of doing it gets the same texts fro
   reason over what was read): the four direct reads, one FILE_WRITE task that gets all four files and
   writes REVIEW.md with the analyses as its text (as ReAct's write step does), the direct check. Three
   model replies one after another (planner, writer, summary) against the 8-task plan's four.
+- plan, analyses that read (only for the estimate's calibration, `SHAPES`): the model-reads plan, but each
+  analysis reads its two files itself before answering (two requests where the estimate's rule counts one),
+  as a careful model does.
 - ReAct (`paicli run GOAL --json`): one conversation carrying its whole history, one tool call per step,
   the way a one-step-at-a-time agent works: four reads, the write (with the analyses as its text), the
   check, the final answer.
@@ -20,13 +23,14 @@ d.py), write REVIEW.md, verify it. Every way of doing it gets the same texts fro
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +59,7 @@ ANALYSIS = {
 SUMMARY = "Reviewed src/a.py to src/d.py: REVIEW.md lists 6 findings (duplicated trimming logic, open TODOs)."
 CHECK = "grep -c '^- ' REVIEW.md"
 JOBS = ("model reads", "direct actions", "direct, one writer")
+SHAPES = (*JOBS, "analyses that read")  # the plan shapes the estimate's calibration is measured on
 
 
 def source_file(module: str, size: int) -> str:
@@ -81,7 +86,7 @@ def read_result(module: str, size: int) -> str:
 
 def plan_tasks(job: str) -> list[dict[str, Any]]:
     """The planner's tasks for `job` (one of JOBS); direct jobs read and check with actions (no model request)."""
-    direct = job != "model reads"
+    direct = job not in ("model reads", "analyses that read")
     reads = []
     for n, module in enumerate(MODULES, start=1):
         read: dict[str, Any] = {
@@ -157,7 +162,7 @@ def script_plan(fake: FakeLLM, size: int, latency: float, job: str) -> None:
         analysis = "\n\n".join(ANALYSIS.values())
         fake.on(task_is("task_5"), Reply.tool_calls(write, content=analysis, latency=latency))
         return
-    if job == "model reads":
+    if job in ("model reads", "analyses that read"):
         for n, module in enumerate(MODULES, start=1):
             tid = f"task_{n}"
             fake.on(all_of(task_is(tid), has_tool_result()), Reply.text(read_result(module, size), latency=latency))
@@ -165,7 +170,12 @@ def script_plan(fake: FakeLLM, size: int, latency: float, job: str) -> None:
         done = Reply.text("REVIEW.md lists 6 findings: PASS.", latency=latency)
         fake.on(all_of(task_is("task_8"), has_tool_result()), done)
         fake.on(task_is("task_8"), Reply.tool_calls([("execute_command", {"command": CHECK})], latency=latency))
-    for tid, text in ANALYSIS.items():
+    for (tid, text), pair in zip(ANALYSIS.items(), (MODULES[:2], MODULES[2:]), strict=True):
+        if job == "analyses that read":  # reads both files itself, then answers
+            fake.on(all_of(task_is(tid), has_tool_result()), Reply.text(text, latency=latency))
+            reads = [("read_file", {"path": f"src/{module}.py"}) for module in pair]
+            fake.on(task_is(tid), Reply.tool_calls(reads, latency=latency))
+            continue
         fake.on(task_is(tid), Reply.text(text, latency=latency))
     fake.on(task_is("task_7"), Reply.tool_calls(write, latency=latency))
 
@@ -198,12 +208,37 @@ class Outcome:
     estimate: dict[str, int] = field(default_factory=dict)  # plan_finished's estimate (plans only)
 
 
-def run_job(mode: str, size: int, latency: float) -> Outcome:
-    """`mode`: "react", or one of JOBS (a plan)."""
+def run_job(mode: str, size: int, latency: float, server: Server | None = None) -> Outcome:
+    """`mode`: "react", or one of SHAPES (a plan). `server`: one server and HOME kept across runs (what paicli
+    remembers of a server, its estimate's calibration included, is per base URL); None: fresh ones."""
+    with contextlib.ExitStack() as stack:
+        if server is None:
+            server = Server(stack.enter_context(FakeLLM()), Path(stack.enter_context(tempfile.TemporaryDirectory())))
+        return _run_job(mode, size, latency, server)
+
+
+@dataclass
+class Server:
+    """A fake server and a HOME used by several runs, one after another: the server is scripted afresh for each."""
+
+    fake: FakeLLM
+    home: Path
+
+
+@contextlib.contextmanager
+def shared_server() -> Iterator[Server]:
+    """One server and HOME for several runs (see run_job)."""
     with FakeLLM() as fake, tempfile.TemporaryDirectory() as folder:
-        workspace, home = Path(folder) / "workspace", Path(folder) / "home"
+        yield Server(fake, Path(folder))
+
+
+def _run_job(mode: str, size: int, latency: float, server: Server) -> Outcome:
+    fake = server.fake
+    fake.reset()
+    with tempfile.TemporaryDirectory() as folder:
+        workspace, home = Path(folder) / "workspace", server.home
         (workspace / "src").mkdir(parents=True)
-        (home / ".paicli").mkdir(parents=True)
+        (home / ".paicli").mkdir(parents=True, exist_ok=True)
         for module in MODULES:
             (workspace / "src" / f"{module}.py").write_text(source_file(module, size))
         if mode == "react":

@@ -9,6 +9,12 @@ own estimate against what it used, and the prefix share: for each task's first r
 prompt (tool schemas, then messages) that is byte-identical in all tasks' first requests, what a
 provider's prompt cache can reuse. At the headline size, the tool lists of the task requests are
 compared (one shared list against a list per task type, bench/prompt_cache.py).
+
+The estimate's calibration (paicli/plan/calibration.py) is measured on four plan shapes (`SHAPES`: the three
+plans above and one whose analyses read their files themselves, two requests where the rule counts one):
+the estimate ÷ what the run used (without planning) with nothing learned yet, once the three other shapes ran
+on the same server (learned from different plans), and once the same shape ran there before; and whether
+the run's prompt tokens fell inside the estimate's range.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import json
 
 from bench.common import Result, median, rounded
 from bench.prompt_cache import MIN_CACHED, VARIANTS, break_even, common_prefix_length, cost, prompt_tokens
-from bench.token_jobs import JOBS, Outcome, plan_tasks, run_job, task_types
+from bench.token_jobs import JOBS, SHAPES, Outcome, plan_tasks, run_job, shared_server, task_types
 from tests.fakellm import Body
 from tests.plan_script import PLANNER, system_is, task_is
 
@@ -65,7 +71,43 @@ def run(quick: bool = False) -> Result:
             _headline(result, label, runs, latency)
     if not quick:
         _wall_with_slower_replies(result, headline, rounds)
+    _calibration(result, headline, 0.01, quick)  # what the runs cost does not depend on the model's pace
     return result
+
+
+def _calibration(result: Result, size: int, latency: float, quick: bool) -> None:
+    """Estimate ÷ actual on each plan shape, before and after the server's runs calibrated it (quick: the new
+    shape only, without the other shapes' runs)."""
+    details: dict[str, object] = {}
+    for shape in SHAPES[-1:] if quick else SHAPES:
+        runs: dict[str, Outcome] = {}
+        with shared_server() as server:  # a new HOME: nothing is known of the server yet
+            runs["not calibrated"] = run_job(shape, size, latency, server)
+            runs["after the same shape"] = run_job(shape, size, latency, server)
+        if not quick:
+            with shared_server() as server:
+                for other in SHAPES:
+                    if other != shape:
+                        run_job(other, size, latency, server)
+                runs["after the other shapes"] = run_job(shape, size, latency, server)
+        for label, outcome in runs.items():
+            requests, tokens = estimate_ratios(outcome)
+            inside = within_range(outcome)
+            name = f"{size // 1024} KB files: estimate ÷ actual, {shape}, {label}: requests, prompt tokens (range)"
+            result.add(name, f"{requests:.2f}, {tokens:.2f} ({'holds' if inside else 'misses'} the run)")
+            details[f"{shape}, {label}"] = {
+                "estimate": outcome.estimate,
+                "over_run": [rounded(requests), rounded(tokens)],
+                "in_range": inside,
+            }
+    result.details[f"{size // 1024} KB files, calibration"] = details
+
+
+def within_range(plan: Outcome) -> bool:
+    """Whether the prompt tokens the run used (without planning) are inside the estimate's range."""
+    planning = [body for body in plan.bodies if system_is(PLANNER)(body)]
+    tokens = plan.prompt_tokens - sum(map(prompt_tokens, planning))
+    return bool(plan.estimate.get("prompt_tokens_low", 0) <= tokens <= plan.estimate.get("prompt_tokens_high", 0))
 
 
 def _wall_with_slower_replies(result: Result, size: int, rounds: int) -> None:

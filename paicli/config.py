@@ -249,7 +249,7 @@ def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {reason}") from None
     unknown = sorted(set(data) - set(Settings.model_fields) - {"workspace"})
     if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
+        raise ConfigError(f"{path}: unknown {'setting' if len(unknown) == 1 else 'settings'} {', '.join(unknown)}")
     data.pop("workspace", None)
     if isinstance(data.get("models"), dict):
         try:

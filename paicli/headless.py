@@ -26,6 +26,7 @@ from paicli.app.servers import settle_servers
 from paicli.common.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     EventSink,
     FileChange,
@@ -55,12 +56,14 @@ from paicli.tools.output import mask_secrets
 
 
 class ProgressSink:
-    """Plain one-line progress on stderr for humans watching a headless run."""
+    """Plain one-line progress on stderr for humans watching a headless run. Each thing is said once: a task
+    that fails with the error of its last failed call (a direct action refused) points at that call's line."""
 
     def __init__(self, stream: TextIO, secrets: list[str]) -> None:
         self.stream = stream
         self.secrets = secrets
-        self.finished: PlanFinished | None = None  # the plan's end, for the report on stdout
+        self.finished: PlanFinished | None = None  # the plan's end, for the report at the end
+        self._failed_call: dict[str | None, str] = {}  # per task, the output of its last failed call
 
     def emit(self, event: AnyEvent) -> None:
         if isinstance(event, PlanFinished):
@@ -68,6 +71,12 @@ class ProgressSink:
         if isinstance(event, PlanCreated):
             for text in plan_lines(event):
                 self.stream.write(mask_secrets(text, self.secrets) + "\n")
+        if isinstance(event, ToolResultEvent) and not event.ok:
+            self._failed_call[event.task_id] = event.output.strip()
+        elif isinstance(event, TaskFinished) and event.error and (said := self._failed_call.pop(event.task_id, "")):
+            head, found, _ = event.error.partition(said)
+            if found and head.strip():  # its error quotes the failed call shown above
+                event = event.model_copy(update={"error": head.rstrip().rstrip(":") + " (above)"})
         line = progress_line(event)
         if line:
             self.stream.write(mask_secrets(line, self.secrets) + "\n")
@@ -114,7 +123,7 @@ def _progress_line(event: AnyEvent) -> str | None:
             return None  # a result that went well is the call's line; `paicli run` prints its answer itself
         case PlanCreated() | PlanFinished():
             return None  # the plan's lines (plan_lines) before it runs, its report (final_report) at the end
-        case TextDelta() | ReasoningDelta() | CommandOutput() | ReplyRestarted():
+        case TextDelta() | ReasoningDelta() | CommandOutput() | ReplyRestarted() | ApprovalWaited():
             return None  # streamed: the end of a task or a result says it once
         case _:
             assert_never(event)
@@ -161,14 +170,12 @@ def plan_lines(event: PlanCreated) -> list[str]:
     return lines
 
 
-def final_report(event: PlanFinished) -> list[str]:
-    """What `paicli plan --yes` prints on stdout at the end: the summary, the status and the tokens."""
-    lines = [terminal_safe(event.summary).strip()] if event.summary and event.summary.strip() else []
+def usage_line(event: PlanFinished) -> str:
+    """What `paicli plan --yes` prints on stderr at the end: the status, the tokens and the retries."""
     usage = event.usage
     tokens = f"{arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" if usage.estimated else "")
     retried = retries_line(event.retries)
-    lines.append(f"Plan {event.status} · {tokens}" + (f" · {retried}" if retried else ""))
-    return lines
+    return f"Plan {event.status} · {tokens}" + (f" · {retried}" if retried else "")
 
 
 def make_sink(settings: Settings, json_mode: bool) -> EventSink:
@@ -270,12 +277,16 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
                 checkpoints=checkpoints,
                 allowed_tools=request.allowed_tools,
             )
-        if isinstance(sink, ProgressSink) and sink.finished is not None:
-            for line in final_report(sink.finished):
-                print(mask_secrets(line, runtime.secrets()))
+        # stdout ends with the answer, as for `run`; the rest, once, on stderr (each task's error came as it failed)
+        if isinstance(sink, ProgressSink):
+            if sink.finished is not None:
+                print(mask_secrets(usage_line(sink.finished), runtime.secrets()), file=sys.stderr)
+            if outcome.status is PlanStatus.COMPLETED and outcome.summary and outcome.summary.strip():
+                print(mask_secrets(terminal_safe(outcome.summary).strip(), runtime.secrets()))
         tell_changes(outcome.changes, json_mode)
         if outcome.status is PlanStatus.FAILED:
-            return fail(outcome.message() or "", outcome.exit_code())
+            said = outcome.message() if json_mode else outcome.brief_message()
+            return fail(said or "", outcome.exit_code())
         return outcome.exit_code()
 
     return run_with_signals(lambda: with_runtime(settings, sink, body))

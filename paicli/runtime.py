@@ -130,6 +130,7 @@ class Runtime:
 
     def estimator(self, tools: ToolBox | None = None) -> Estimator:
         """What a plan will cost (paicli/plan/estimate.py), from this session's prompts and tool schemas."""
+        from paicli.plan.calibration import factor_of
         from paicli.plan.estimate import Estimator
         from paicli.plan.routing import model_for_reviewer, model_for_summarizer, model_for_task
 
@@ -144,6 +145,7 @@ class Runtime:
             summarizer_model=model_for_summarizer(s),
             reviewer_model=model_for_reviewer(s),
             prices=s.prices,
+            factor=lambda model, kind: factor_of(self.llm.capabilities.samples(kind, model)),
         )
 
     def planner_map(self, sink: EventSink) -> PlannerMap:
@@ -372,6 +374,8 @@ def build_plan_session(
         max_rounds=s.max_rounds,
         summarize=Summarizer(RoutedModel(meter, model_for_summarizer(s)), system_prompt=summarizer_prompt),
         estimator=estimator,
+        predict=estimator.predict,
+        calibrate=lambda samples, model: runtime.llm.capabilities.calibrate(samples, model),
     )
     recorder.failure = lambda: session.failure
     recorder.changes = lambda: session.changes()

@@ -30,6 +30,8 @@ Replies (all take `latency`, seconds before the first byte; streamed ones also `
     Reply.hang(after_chunks=None)   never finishes; None sends nothing at all, n sends headers + n content
                                     chunks (of `content`), then waits for the client or the server to quit
     Reply.drop(after_chunks=0)      sends headers + n content chunks, then closes without [DONE]
+    Reply.cut(after_chunks, content=…, calls=[…], usage=None)   sends n chunks (content, then tool-call
+                                    fragments), then ends the body cleanly: no finish_reason, no [DONE]
     Reply.raw([b"data: {...}\\n\\n", ...], status=200, content_type="text/event-stream")
 
 A streamed reply starts with a role-only delta, then content pieces of `chunk` characters, then tool-call
@@ -52,8 +54,9 @@ Match helpers: any_request, has_tools, no_tools, has_tool_result(name=None), las
 all_of(*matches). Inspection: `fake.requests` is a snapshot list of `RecordedRequest` (body, headers with
 lower-case names, started/finished in time.monotonic(), rule index, reply, status, disconnected,
 client_port, `.text` of all messages, `.wait_finished(timeout)`); `fake.wait_for_requests(n)` waits for
-n of them to arrive; `fake.forget_requests()` drops the log. A reply waiting (latency, hang) notices a
-client that hung up within ~20 ms and records `disconnected=True`; stopping the server ends every waiting reply at once.
+n of them to arrive; `fake.forget_requests()` drops the log, `fake.reset()` the rules too. A reply waiting
+(latency, hang) notices a client that hung up within ~20 ms and records `disconnected=True`; stopping the
+server ends every waiting reply at once.
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ STORM, FAULT = -1, -2  # the `rule` of a request answered by `fake.storm` or `fa
 class Reply:
     """One scripted answer. Build it with the class methods; the fields are the wire-level details."""
 
-    kind: Literal["completion", "error", "hang", "drop", "raw"]
+    kind: Literal["completion", "error", "hang", "drop", "cut", "raw"]
     content: str = ""
     reasoning: str = ""  # streamed before the content, in `reasoning_field` deltas
     reasoning_field: str = "reasoning_content"
@@ -223,6 +226,24 @@ class Reply:
             chunk=chunk,
             latency=latency,
             chunk_delay=chunk_delay,
+        )
+
+    @classmethod
+    def cut(
+        cls,
+        after_chunks: int,
+        *,
+        content: str = "an answer that ends early",
+        calls: Sequence[ToolCallSpec] = (),
+        chunk: int = 7,
+        usage: dict[str, Any] | None = None,
+    ) -> Reply:
+        """Streams n chunks of a reply (its content pieces, then its tool-call fragments), then ends the body
+        cleanly: no finish_reason, no [DONE], the chunked encoding properly closed (a proxy's time-out).
+        `usage`: a usage chunk sent just before the end."""
+        specs = tuple((spec[0], spec[1] if isinstance(spec[1], str) else json.dumps(spec[1]), None) for spec in calls)
+        return cls(
+            kind="cut", after_chunks=after_chunks, content=content, calls=specs, chunk=chunk, usage=usage or False
         )
 
     @classmethod
@@ -459,6 +480,13 @@ class FakeLLM:
         with self._lock:
             self._requests.clear()
 
+    def reset(self) -> None:
+        """No rules and no requests: the same server (the same base URL) scripted afresh."""
+        with self._lock:
+            self._rules = []
+            self._requests = []
+            self._call_counter = 0
+
     def wait_for_requests(self, count: int, timeout: float = 5.0) -> list[RecordedRequest]:
         deadline = time.monotonic() + timeout
         while len(self.requests) < count and time.monotonic() < deadline:
@@ -602,6 +630,11 @@ class _Handler(BaseHTTPRequestHandler):
             frames = self._frames(reply, record.body)
             if reply.kind == "completion":
                 self._stream(200, "text/event-stream", frames, reply.chunk_delay, finish=True)
+            elif reply.kind == "cut":
+                sent = frames[: 1 + (reply.after_chunks or 0)]
+                if reply.usage:
+                    sent.append(_sse({"id": "chatcmpl-fake", "choices": [], "usage": _usage(reply, record.body)}))
+                self._stream(200, "text/event-stream", sent, reply.chunk_delay, finish=True)
             else:
                 count = 1 + (reply.after_chunks or 0)  # the role-only opening frame is not counted
                 self._stream(200, "text/event-stream", frames[:count], reply.chunk_delay, finish=False)

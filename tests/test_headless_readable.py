@@ -35,16 +35,45 @@ def test_a_plan_without_json_prints_the_plan_once_readable_progress_and_a_report
     script_summary(fake, "app.py now has add().")
     done = run_paicli(["-C", str(workspace), "plan", "add a helper", "--yes"], paicli_env(fake, home))
     assert done.code == 0, done.stderr
-    out = done.stdout.splitlines()
-    assert out[0] == "app.py now has add()."
-    assert out[-1].startswith("Plan COMPLETED · ↑ ") and out[-1].endswith(" tokens")
+    assert done.stdout == "app.py now has add().\n"  # stdout ends with the answer, as for `run`
     err = done.stderr
+    (usage,) = [line for line in err.splitlines() if line.startswith("Plan COMPLETED")]
+    assert usage.startswith("Plan COMPLETED · ↑ ") and usage.endswith(" tokens")
     assert err.count("Plan (round 1, 1 task): write the helper") == 1
     assert "  w FILE_WRITE: Write app.py with add()" in err
     call = next(line for line in err.splitlines() if "→ write_file" in line)
     assert call.startswith("[w] → write_file app.py")  # the tool's own summary: the path it writes
     assert "{'" not in err and "\\n" not in err  # no Python dicts, no escaped newlines
     assert (workspace / "app.py").read_text() == CONTENT
+
+
+def test_a_failed_plan_says_each_thing_once_to_the_user_with_advice_that_works_headless(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    """Issue 32: the error came twice (stdout and stderr) with the model's "Do not retry it" and an allow rule in
+    the repository's config, which a headless run ignores until trusted."""
+    (workspace / "keep.txt").write_text("kept\n")
+    action = {"tool": "execute_command", "args": {"command": "rm keep.txt"}}
+    tasks = [
+        {"id": "t1", "description": "remove it", "type": "COMMAND", "dependencies": [], "action": action},
+        {"id": "t2", "description": "report", "type": "ANALYSIS", "dependencies": ["t1"]},
+    ]
+    fake.on(system_is(PLANNER), Reply.text(json.dumps({"summary": "remove keep.txt", "tasks": tasks})))
+    done = run_paicli(
+        ["-C", str(workspace), "plan", "remove keep.txt", "--yes", "--max-replans", "0"], paicli_env(fake, home)
+    )
+    assert done.code == 1 and done.stdout == ""
+    err = done.stderr
+    assert err.count("`rm keep.txt` needs approval (rm deletes files)") == 1
+    assert (
+        'To allow such commands: allow = ["rm keep.txt"] in ~/.paicli/config.toml, or run with --approval yolo.' in err
+    )
+    assert "Do not retry" not in err and ".paicli/config.toml" not in err.replace("~/.paicli/config.toml", "")
+    assert "■ t1 FAILED: the action execute_command failed (it was refused) (above)" in err
+    lines = err.splitlines()
+    assert lines[-2].startswith("Plan FAILED · ↑ ")
+    assert lines[-1] == "paicli: plan failed: t1 failed; skipped: t2 (no replans left: 0 used)"
+    assert (workspace / "keep.txt").exists()
 
 
 def test_a_refusal_keeps_its_hint_and_arguments_read_as_a_person_writes_them() -> None:

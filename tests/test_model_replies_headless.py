@@ -8,7 +8,7 @@ from pathlib import Path
 from paicli.common.events import PlanFinished
 from paicli.common.kinds import PlanStatus
 from paicli.common.values import Usage
-from paicli.headless import final_report
+from paicli.headless import usage_line
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import PLANNER, SUMMARIZER, plan_json, requests_of, script_summary, system_is, task_is
@@ -56,8 +56,6 @@ def test_the_headless_report_marks_estimated_tokens() -> None:
         summary="Done.",
         usage=Usage(prompt_tokens=12_345, completion_tokens=67, estimated=True),
     )
-    assert final_report(guessed)[-1] == (
-        "Plan COMPLETED · ↑ ~12.3k ↓ ~67 tokens (~ estimated: the server reported no usage)"
-    )
+    assert usage_line(guessed) == ("Plan COMPLETED · ↑ ~12.3k ↓ ~67 tokens (~ estimated: the server reported no usage)")
     exact = PlanFinished(status=PlanStatus.COMPLETED, usage=Usage(prompt_tokens=12_345, completion_tokens=67))
-    assert final_report(exact) == ["Plan COMPLETED · ↑ 12,345 ↓ 67 tokens"]
+    assert usage_line(exact) == "Plan COMPLETED · ↑ 12,345 ↓ 67 tokens"

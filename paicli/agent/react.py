@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from paicli.common.errors import AgentError
 from paicli.common.events import (
+    ApprovalWaited,
     CommandOutput,
     EventSink,
     ModelUsage,
@@ -27,7 +29,7 @@ from paicli.common.events import (
 from paicli.common.values import Usage
 from paicli.llm.types import ChatModel, ChatResponse, Message, ToolCall, ToolSpec
 from paicli.tools.arguments import arguments_or_raw
-from paicli.tools.base import Tool, ToolContext, ToolOutcome
+from paicli.tools.base import ApprovalDecision, ApprovalRequest, Tool, ToolContext, ToolOutcome
 
 EMPTY_REPLY_PROMPT = (
     "Your last reply was empty: no text and no tool call. Reply now: answer the request above, or call a "
@@ -51,6 +53,7 @@ class Tools(Protocol):
     def is_read_only(self, name: str) -> bool: ...
     def summary(self, name: str, arguments: dict[str, Any] | str) -> str: ...
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome: ...
+    def cancelled(self, call: ToolCall, partial: str, ctx: ToolContext) -> ToolOutcome: ...
 
 
 # Called after each reply's tool calls ran, with the calls and their outcomes; a text it returns ends the run
@@ -68,13 +71,18 @@ class ReactResult:
     messages: list[Message]
     usage: Usage = field(default_factory=Usage)
     requests: int = 0
-    tool_outputs: list[tuple[str, str]] = field(default_factory=list)  # (tool name, output) in call order
+    # (tool name, output, the marker the model sees before it) in call order
+    tool_outputs: list[tuple[str, str, str]] = field(default_factory=list)
     finish_reason: str | None = None
     digested: bool = False  # the model gave no final answer: `content` is the digest of the tool results
 
-    def digest(self, limit: int = 2000) -> str:
-        """Stand-in for an empty final answer: the tail of what the tools returned."""
-        lines = [f"{name}: {output.strip()[:400]}" for name, output in self.tool_outputs[-5:]]
+    def digest(self, limit: int = 2000, *, for_model: bool = False) -> str:
+        """Stand-in for an empty final answer: the tail of what the tools returned (with the data markers in
+        the copy a later request carries)."""
+        lines = [
+            f"{name}: {marker if for_model else ''}{output.strip()[:400]}"
+            for name, output, marker in self.tool_outputs[-5:]
+        ]
         return "\n".join(lines)[-limit:]
 
 
@@ -92,6 +100,8 @@ class ReactLoop:
     finish_when: FinishWhen | None = None
     _known: set[str] = field(default_factory=set, repr=False)  # tool names offered in this run
     spent: Usage = field(default_factory=Usage)  # every request of this loop, also when `run` raised
+    requests: int = 0  # model requests that answered, also when `run` raised
+    waited: float = 0.0  # seconds its calls waited for the user's answer to a question (not the task's time)
 
     async def run(self, messages: list[Message]) -> ReactResult:
         result = ReactResult(content="", messages=messages)
@@ -108,10 +118,9 @@ class ReactLoop:
                     self._reask_empty(result)
                     continue
                 return self._finish(result, response)
-            outcomes = await self._run_calls(response.tool_calls)
+            outcomes = await self._run_calls(response.tool_calls, result)
             for call, outcome in zip(response.tool_calls, outcomes, strict=True):
-                result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.output})
-                result.tool_outputs.append((call.name, outcome.output))
+                self._answer(result, call, outcome)
             if self.finish_when is not None and (done := self.finish_when(response.tool_calls, outcomes)) is not None:
                 result.content = "\n".join(part for part in (response.content.strip(), done) if part)
                 result.finish_reason = "tool_calls"
@@ -139,10 +148,21 @@ class ReactLoop:
         def on_restart() -> None:
             self.sink.emit(ReplyRestarted(task_id=task_id))
 
+        def on_spent(usage: Usage) -> None:  # failed or cancelled after reaching the server: it counts
+            result.usage = result.usage + usage
+            self.spent = self.spent + usage
+            self.sink.emit(ModelUsage(task_id=task_id, usage=usage))
+
         response = await self.llm.chat(
-            result.messages, tools=tools, on_text=on_text, on_reasoning=on_reasoning, on_restart=on_restart
+            result.messages,
+            tools=tools,
+            on_text=on_text,
+            on_reasoning=on_reasoning,
+            on_restart=on_restart,
+            on_spent=on_spent,
         )
         result.requests += 1
+        self.requests += 1
         result.usage = result.usage + response.usage
         self.spent = self.spent + response.usage
         self.sink.emit(ModelUsage(task_id=task_id, usage=response.usage))
@@ -178,29 +198,42 @@ class ReactLoop:
             raise AgentError(EMPTY_ANSWER)
         result.content, result.digested = DIGEST_HEADER + result.digest(), True
         if result.messages and result.messages[-1].get("role") == "assistant":
-            result.messages[-1] = {**result.messages[-1], "content": result.content}  # no empty reply kept
+            marked = DIGEST_HEADER + result.digest(for_model=True)
+            result.messages[-1] = {**result.messages[-1], "content": marked}  # no empty reply kept
         return result
 
-    async def _run_calls(self, calls: list[ToolCall]) -> list[ToolOutcome]:
+    def _answer(self, result: ReactResult, call: ToolCall, outcome: ToolOutcome) -> None:
+        result.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.for_model})
+        result.tool_outputs.append((call.name, outcome.output, outcome.marker))
+
+    async def _run_calls(self, calls: list[ToolCall], result: ReactResult | None = None) -> list[ToolOutcome]:
         """Consecutive read-only calls run together; a write or command runs alone, in order.
-        Every call gets an outcome even when a sibling failed."""
-        outcomes: list[ToolOutcome] = []
+        Every call gets an outcome even when a sibling failed. Cancelled, every call of the reply is answered
+        in `result` before the cancellation travels on (what ran, what a command printed before it was
+        stopped, that the rest did not run), so the conversation kept of the turn says what happened."""
+        outcomes: dict[str, ToolOutcome] = {}
         index = 0
-        while index < len(calls):
-            group = [calls[index]]
-            if self.tools.is_read_only(calls[index].name):
-                while index + len(group) < len(calls) and self.tools.is_read_only(calls[index + len(group)].name):
-                    group.append(calls[index + len(group)])
-            outcomes.extend(await asyncio.gather(*(self._run_one(call) for call in group)))
-            index += len(group)
-        return outcomes
+        try:
+            while index < len(calls):
+                group = [calls[index]]
+                if self.tools.is_read_only(calls[index].name):
+                    while index + len(group) < len(calls) and self.tools.is_read_only(calls[index + len(group)].name):
+                        group.append(calls[index + len(group)])
+                await asyncio.gather(*(self._run_one(call, outcomes) for call in group))
+                index += len(group)
+        except asyncio.CancelledError:
+            if result is not None:
+                for call in calls:
+                    self._answer(result, call, outcomes.get(call.id) or self.tools.cancelled(call, "", self.ctx))
+            raise
+        return [outcomes[call.id] for call in calls]
 
     async def call_tool(self, call: ToolCall) -> ToolOutcome:
         """One call made by the harness rather than the model (a plan task's direct action): the same gate,
         caps, masking and events as a call the model makes."""
-        return await self._run_one(call)
+        return await self._run_one(call, {})
 
-    async def _run_one(self, call: ToolCall) -> ToolOutcome:
+    async def _run_one(self, call: ToolCall, outcomes: dict[str, ToolOutcome]) -> ToolOutcome:
         task_id = self.ctx.task_id
         arguments = arguments_or_raw(call.arguments)
         summary = self.tools.summary(call.name, arguments)
@@ -212,7 +245,27 @@ class ReactLoop:
         def notice(message: str) -> None:
             self.sink.emit(Notice(level="warning", message=message))
 
-        outcome = await self.tools.execute(call, dataclasses.replace(self.ctx, on_output=on_output, notice=notice))
+        partial: list[str] = []
+        ctx = dataclasses.replace(self.ctx, on_output=on_output, on_cancelled=partial.append, notice=notice)
+        if (asked := self.ctx.approve) is not None:
+
+            async def approve(request: ApprovalRequest) -> ApprovalDecision:
+                started = time.monotonic()
+                try:
+                    return await asked(request)
+                finally:
+                    seconds = time.monotonic() - started
+                    self.waited += seconds
+                    self.sink.emit(ApprovalWaited(task_id=task_id, seconds=round(seconds, 3)))
+
+            ctx.approve = approve
+        try:
+            outcome = await self.tools.execute(call, ctx)
+        except asyncio.CancelledError:  # what it printed stays on screen and in the conversation
+            outcome = outcomes[call.id] = self.tools.cancelled(call, "".join(partial), self.ctx)
+            self.sink.emit(ToolResultEvent(task_id=task_id, name=call.name, ok=False, output=outcome.output))
+            raise
+        outcomes[call.id] = outcome
         self.sink.emit(
             ToolResultEvent(task_id=task_id, name=call.name, ok=outcome.ok, output=outcome.output, diff=outcome.diff)
         )

@@ -107,7 +107,8 @@ async def run_plan(
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await steps.finish() if steps is not None else None
     if job.cancelled():
-        outcome = dataclasses.replace(PlanOutcome.cancelled(session.current, session.saved_id()), changes=changes)
+        cancelled = PlanOutcome.cancelled(session.current, session.saved_id(), session.usage)
+        outcome = dataclasses.replace(cancelled, changes=changes)
     elif isinstance(error := job.exception(), PaicliError):  # raised after the plan ended, e.g. its last save failed
         outcome = PlanOutcome(
             PlanStatus.FAILED,

@@ -6,6 +6,7 @@ values.py        value types every layer passes around (token usage, retries, th
 events.py        the typed events the core emits and the sink they go to
 sanitize.py      the one sanitizer for untrusted text on its way to a terminal
 shown.py         untrusted text shown whole: commands, write sets, trust fields (never cut)
+wording.py       how a count is worded for people (`1 line`, `2 lines`)
 wrap.py          text laid out by terminal cells: wrapped at spaces, or cut to one row with …
 atomic_write.py  the one way a file is replaced: whole or not at all
 

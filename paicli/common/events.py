@@ -234,6 +234,15 @@ class ReplyRestarted(Event):
     task_id: str | None
 
 
+class ApprovalWaited(Event):
+    """A question to the user about a call (approve it, run it outside the sandbox) was answered after
+    `seconds`: the time of a task excludes it (its timer does not run while paicli waits for the user)."""
+
+    event: Literal["approval_waited"] = "approval_waited"
+    task_id: str | None
+    seconds: float
+
+
 class ModelUsage(Event):
     """Usage of one model request, as soon as it is known."""
 
@@ -266,6 +275,7 @@ AnyEvent = Annotated[
     | ReasoningDelta
     | CommandOutput
     | ReplyRestarted
+    | ApprovalWaited
     | ModelUsage
     | Notice,
     Field(discriminator="event"),

@@ -120,13 +120,19 @@ class Estimate(BaseModel):
 
     Additions, written out only when known: `by_model` (the same split by model), `task_models` (task
     id → the model that runs it; a direct action has none) and `cost` (the prompt tokens priced, only when
-    a price is configured for every model in `by_model`; completion tokens are not estimated)."""
+    a price is configured for every model in `by_model`; completion tokens are not estimated), and how sure
+    it is: `prompt_tokens_low` to `prompt_tokens_high`, the range the prompt tokens are expected in, and
+    `uncalibrated`, how many of its model-run tasks are of a type not yet measured on this server and model
+    (paicli/plan/calibration.py)."""
 
     requests: int = 0
     prompt_tokens: int = 0
     by_model: dict[str, ModelEstimate] = Field(default_factory=dict)
     task_models: dict[str, str] = Field(default_factory=dict)
     cost: float | None = None
+    prompt_tokens_low: int = 0
+    prompt_tokens_high: int = 0
+    uncalibrated: int = 0
 
     def __add__(self, other: Estimate) -> Estimate:
         """The sum; its cost is known only when both are."""
@@ -137,13 +143,22 @@ class Estimate(BaseModel):
             by_model=_merged(self.by_model, other.by_model),
             task_models={**self.task_models, **other.task_models},
             cost=cost,
+            prompt_tokens_low=self.prompt_tokens_low + other.prompt_tokens_low,
+            prompt_tokens_high=self.prompt_tokens_high + other.prompt_tokens_high,
+            uncalibrated=self.uncalibrated + other.uncalibrated,
         )
 
     @model_serializer(mode="wrap")
     def _additions_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
+        if not self.prompt_tokens_high:  # no range: an estimate made before ranges, or of nothing
+            for key in ("prompt_tokens_low", "prompt_tokens_high", "uncalibrated"):
+                data.pop(key, None)
         return {
-            key: value for key, value in data.items() if key in ("requests", "prompt_tokens") or value not in (None, {})
+            key: value
+            for key, value in data.items()
+            if key in ("requests", "prompt_tokens", "prompt_tokens_low", "prompt_tokens_high", "uncalibrated")
+            or value not in (None, {})
         }
 
 

@@ -12,9 +12,9 @@ with a time stamp; see paicli/llm/capability_store.py). Without one it lasts as 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
-from paicli.llm.capability_store import CapabilityStore, Learned
+from paicli.llm.capability_store import MAX_SAMPLES, CapabilityStore, Learned, Sample
 
 
 class Capabilities:
@@ -69,6 +69,19 @@ class Capabilities:
         learned = self.learned(model)
         if (learned.plan_format or 0) != index:  # the first mode working is the default: nothing to write
             learned.plan_format = index
+            self._save(model, learned)
+
+    def samples(self, kind: str, model: str | None = None) -> list[Sample]:
+        """What tasks of `kind` (a task type) cost against their estimates on this server and `model`."""
+        return list(self.learned(model).calibration.get(kind, ()))
+
+    def calibrate(self, samples: Mapping[str, Sequence[Sample]], model: str | None = None) -> None:
+        """Adds samples per task type (the latest MAX_SAMPLES of each are kept), written once."""
+        learned = self.learned(model)
+        for kind, new in samples.items():
+            if new:
+                learned.calibration[kind] = [*learned.calibration.get(kind, []), *new][-MAX_SAMPLES:]
+        if any(samples.values()):
             self._save(model, learned)
 
     def _save(self, model: str | None, learned: Learned) -> None:

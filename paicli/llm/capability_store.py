@@ -6,6 +6,10 @@ servers get upgraded. The file is small and bounded (at most `MAX_ENTRIES` entri
 read only up to 1 MB), written atomically (temp file + rename, mode 0600), and a file that cannot be
 read or parsed counts as empty: forgetting costs one rejected request, never a failure.
 `paicli doctor --refresh` clears it.
+
+An entry also keeps what plan tasks of each type actually cost on that server and model against what the
+estimate said (`calibration`: per task type, the latest `MAX_SAMPLES` samples of estimated and used
+requests and prompt tokens), so the next plan's estimate is calibrated from them (paicli/plan/calibration.py).
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from paicli.common.atomic_write import write_path
 MAX_AGE = 30 * 24 * 3600.0
 MAX_ENTRIES = 200
 MAX_BYTES = 1_000_000
+MAX_SAMPLES = 20  # per task type: the latest ones
+MAX_KIND = 32  # characters of a task type's name
+Sample = tuple[int, int, int, int]  # estimated requests, used requests, estimated prompt tokens, used ones
 FILE_NAME = "capabilities.json"
 
 
@@ -34,9 +41,13 @@ class Learned:
     rejected: set[str] = field(default_factory=set)
     plan_format: int | None = None  # the planner's structured-output mode that worked
     updated: float | None = None  # when it was last written (Unix seconds); None: never stored
+    calibration: dict[str, list[Sample]] = field(default_factory=dict)  # task type → its latest samples
 
     def to_json(self) -> dict[str, Any]:
-        return {"rejected": sorted(self.rejected), "plan_format": self.plan_format, "updated": self.updated}
+        data: dict[str, Any] = {"rejected": sorted(self.rejected), "plan_format": self.plan_format}
+        if self.calibration:
+            data["calibration"] = {kind: [list(s) for s in samples] for kind, samples in self.calibration.items()}
+        return {**data, "updated": self.updated}
 
 
 def endpoint_key(base_url: str, model: str) -> str:
@@ -107,7 +118,28 @@ def _learned(entry: dict[str, Any], oldest: float) -> Learned | None:
         rejected={r for r in rejected if isinstance(r, str)} if isinstance(rejected, list) else set(),
         plan_format=plan_format if isinstance(plan_format, int) and 0 <= plan_format < 8 else None,
         updated=updated,
+        calibration=_calibration(entry.get("calibration")),
     )
+
+
+def _calibration(value: object) -> dict[str, list[Sample]]:
+    """The samples as written, each four counts that are not negative; anything else is left out."""
+    if not isinstance(value, dict):
+        return {}
+    found: dict[str, list[Sample]] = {}
+    for kind, samples in list(value.items())[:MAX_KIND]:
+        if not isinstance(kind, str) or len(kind) > MAX_KIND or not isinstance(samples, list):
+            continue
+        kept = [
+            (s[0], s[1], s[2], s[3])
+            for s in samples[-MAX_SAMPLES:]
+            if isinstance(s, list)
+            and len(s) == 4
+            and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 10**9 for n in s)
+        ]
+        if kept:
+            found[kind] = kept
+    return found
 
 
 def _stamp(entry: dict[str, Any]) -> float:

@@ -5,7 +5,9 @@ as `paicli.llm.retry` describes, with a warning `Notice` on the sink before each
 admitted by the client's `Endpoint` (paicli/llm/endpoint.py: the rate gate and the adaptive concurrency
 limit, shared by every client of the same endpoint) and reported to it afterwards; a rate-limited answer
 closes the gate with one notice for all the requests it holds. A reply that broke off after it had
-started streaming is asked again, and `on_restart` tells the caller its streamed text is void. Every failure
+started streaming (or whose stream ended early: no finish reason, no `[DONE]`) is asked again, and `on_restart`
+tells the caller its streamed text is void; what the attempt cost counts in the reply's usage (or, when the
+request ends without a reply, failed or cancelled, is told to `on_spent`: paicli/llm/attempts.py). Every failure
 leaves as a `paicli.common.errors.ModelError` whose message starts with "model request failed:" and carries the
 server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
 HTTP stream at once (the `async with` around it exits).
@@ -40,10 +42,9 @@ from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
 from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after, quota_spent
-from paicli.llm.sse import ReplyAssembler
 from paicli.llm.tls import not_trusted, tls_for, untrusted_certificate
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
-from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec
+from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec, UsageCallback
 
 KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
 MAX_ADAPTATIONS = 4  # request changes for one call, so a server that keeps changing its mind cannot loop
@@ -134,14 +135,33 @@ class LLMClient:
         max_tokens: int | None = None,
         on_reasoning: TextCallback | None = None,
         on_restart: RestartCallback | None = None,
+        on_spent: UsageCallback | None = None,
     ) -> ChatResponse:
         request = RequestState(on_text, on_reasoning)
+        try:
+            return await self._chat(messages, request, tools, response_format, model, max_tokens, on_restart)
+        except BaseException:  # failed or cancelled: what reached the server still counts
+            if on_spent is not None and request.spent.total:
+                on_spent(request.spent)
+            raise
+
+    async def _chat(
+        self,
+        messages: list[Message],
+        request: RequestState,
+        tools: list[ToolSpec] | None,
+        response_format: dict[str, Any] | None,
+        model: str | None,
+        max_tokens: int | None,
+        on_restart: RestartCallback | None,
+    ) -> ChatResponse:
         while True:
             body = self._body(messages, tools, response_format, model, max_tokens)
             admission = await self._admit(request)
             try:
-                response = await self._attempt(body, request.text, request.reasoning)
+                response = await self._attempt(body, request)
             except ModelError as error:
+                request.spend(body)
                 if isinstance(error, ModelHTTPError) and (field := rejected_field(error.status, str(error), body)):
                     self.endpoint.finish(admission, "failed")
                     if request.adaptations < MAX_ADAPTATIONS and self._adapt(field, body):
@@ -156,12 +176,13 @@ class LLMClient:
                 self.endpoint.finish(admission, "failed")
                 await self._after_fault(error, request, on_restart)
             except BaseException:
+                request.spend(body)
                 self.endpoint.finish(admission, "cancelled")
                 raise
             else:  # estimated where the server reported none; counted for the model the request named
                 self.endpoint.finish(admission, "ok")
                 response = _with_usage(response, body)
-                usage = response.usage.of_model(body["model"])
+                usage = response.usage.of_model(body["model"]) + request.spent  # with its attempts cut short
                 return response.model_copy(update={"usage": usage, "retries": request.tally()})
 
     # ---- retries (paicli/llm/retry.py says which, and how long) --------------------------------------
@@ -254,17 +275,20 @@ class LLMClient:
             body["max_tokens" if accepts("max_tokens") else "max_completion_tokens"] = limit
         return body
 
-    async def _attempt(
-        self, body: dict[str, Any], on_text: TextCallback | None, on_reasoning: TextCallback | None
-    ) -> ChatResponse:
-        assembler = ReplyAssembler(on_text, on_reasoning)
+    async def _attempt(self, body: dict[str, Any], request: RequestState) -> ChatResponse:
+        assembler = request.begin()
+
+        async def trace(name: str, info: dict[str, Any]) -> None:
+            request.sent(name, info)
+
         headers = {**self._headers, "Accept": "text/event-stream", "User-Agent": f"paicli/{__version__}"}
         if self._api_key:  # a local server may need none
             headers["Authorization"] = f"Bearer {self._api_key}"
         try:
             async with self._http.stream(
-                "POST", self._url, json=body, headers=headers, timeout=self._timeout
+                "POST", self._url, json=body, headers=headers, timeout=self._timeout, extensions={"trace": trace}
             ) as response:
+                request.answered(response.status_code)
                 if response.status_code >= 400:
                     await response.aread()
                     raise self._http_error(response, body["model"])

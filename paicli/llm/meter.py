@@ -1,7 +1,8 @@
 """Usage accounting and the hard token budget, as a wrapper around any ChatModel.
 
 Meters nest: the session's meter wraps the client, a plan's meter wraps the session's, so one request
-counts in both. A spent budget refuses to *start* a request; requests already running finish.
+counts in both. A request that failed or was cancelled after it reached the server counts what it cost
+(`on_spent`, paicli/llm/types.py). A spent budget refuses to *start* a request; requests already running finish.
 The usage is also kept per model (`usage.by_model`): the client counts each reply for the model its
 request named, and sums of `Usage` add up per model.
 """
@@ -38,6 +39,14 @@ class MeteredModel:
             self.refused += 1
             raise BudgetExceeded(f"budget spent: {self.usage.total:,} of {self.budget:,} tokens used")
         self.requests += 1
+        told = options.get("on_spent")
+
+        def spent(usage: Usage) -> None:  # a request that ended without a reply (failed, cancelled) counts too
+            self.usage = self.usage + usage
+            if told is not None:
+                told(usage)
+
+        options["on_spent"] = spent
         try:
             response = await self.inner.chat(messages, **options)
         except ModelError as error:

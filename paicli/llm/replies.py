@@ -38,8 +38,12 @@ async def read_stream(response: httpx2.Response, assembler: ReplyAssembler) -> C
     finally:
         await events.aclose()
     if not saw_done and assembler.finish_reason is None:
+        # A proxy or gateway that times out closes the stream as if it had ended: asked again like a dropped
+        # connection (no tool of a reply runs before the whole reply arrived).
         if assembler.started:
-            raise ModelProtocolError("the stream ended before the reply was complete (no finish_reason, no [DONE])")
+            raise ModelProtocolError(
+                "the stream ended before the reply was complete (no finish_reason, no [DONE])", retryable=True
+            )
         raise ModelProtocolError("the stream ended before any content arrived", retryable=True)
     return assembler.result()
 

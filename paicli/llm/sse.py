@@ -147,6 +147,12 @@ class ReplyAssembler:
         if choice.get("finish_reason"):
             self.finish_reason = str(choice["finish_reason"])
 
+    def so_far(self) -> tuple[str, str, list[tuple[str, str]]]:
+        """What arrived before the stream stopped (content, reasoning, each call's name and arguments), as
+        it stands: what a reply that broke off cost to generate (paicli/llm/attempts.py)."""
+        calls = [(call.name, call.arguments) for call in self._calls]
+        return "".join(self._content), "".join(self._reasoning), calls
+
     def result(self) -> ChatResponse:
         thought, rest = self._think.finish()
         self._add_reasoning(thought)

@@ -18,6 +18,7 @@ Message = dict[str, Any]
 ToolSpec = dict[str, Any]
 TextCallback = Callable[[str], None]
 RestartCallback = Callable[[], None]
+UsageCallback = Callable[[Usage], None]
 
 
 class ToolCall(BaseModel):
@@ -58,6 +59,7 @@ class ChatOptions(TypedDict, total=False):
     max_tokens: int | None
     on_reasoning: TextCallback | None
     on_restart: RestartCallback | None
+    on_spent: UsageCallback | None
 
 
 class ChatModel(Protocol):
@@ -68,7 +70,9 @@ class ChatModel(Protocol):
     raise `paicli.common.errors.ModelError`; cancelling the awaiting task closes the stream at once.
     `capabilities` is what the server is known to accept (shared by wrappers). `on_restart` is called when
     a reply that had started streaming broke off and is asked again: what `on_text` and `on_reasoning`
-    received so far is void, the new reply streams from its beginning.
+    received so far is void, the new reply streams from its beginning. Every request that reached the server
+    counts: a reply's `usage` includes its attempts that broke off, and `on_spent` is told what a call that
+    ends without a reply (it failed, or was cancelled) cost, before the error or the cancellation travels on.
     """
 
     @property
@@ -85,4 +89,5 @@ class ChatModel(Protocol):
         max_tokens: int | None = None,
         on_reasoning: TextCallback | None = None,
         on_restart: RestartCallback | None = None,
+        on_spent: UsageCallback | None = None,
     ) -> Awaitable[ChatResponse]: ...

@@ -16,6 +16,9 @@ it (the benchmark `tokens` reports how far off it is; the constants below come f
 Token counts use the same four-characters-a-token rule as context compression. The planning requests
 are not part of it: they are made before the estimate.
 
+The rule's figures for a task are then scaled by what tasks of its type actually cost on this server and
+model (`factor`, paicli/plan/calibration.py), which also gives the range the tokens are expected in.
+
 Each request is counted for the model it will name (`route`, from paicli/plan/routing.py), and the
 estimate is priced when prices are known for every one of those models. Only prompt tokens are estimated:
 completion tokens are not (they depend on what the model writes), so the price is that of the prompts.
@@ -32,6 +35,7 @@ from pathlib import Path
 from paicli.common.values import Estimate, ModelEstimate
 from paicli.llm.price import Price
 from paicli.plan import caps
+from paicli.plan.calibration import CLOSING, Factor, Prediction, kind_of
 from paicli.plan.model import Plan, Task, TaskStatus, TaskType
 from paicli.tools.base import ToolFailure
 from paicli.tools.guard import resolve_in_workspace
@@ -66,6 +70,9 @@ class Estimator:
     summarizer_model: str | None = None
     reviewer_model: str | None = None
     prices: Mapping[str, Price] = field(default_factory=dict)
+    # How the figures of a kind of task (calibration.kind_of) are scaled on this server and a model (None: not
+    # calibrated, the rule's range)
+    factor: Callable[[str | None, str], Factor] | None = None
 
     def model_of(self, task: Task) -> str | None:
         """The model the task's requests will name; None for a direct action (or when not known)."""
@@ -73,19 +80,39 @@ class Estimator:
             return None
         return self.route(task.type)
 
-    def task(self, plan: Plan, task: Task) -> Estimate:
-        if task.action is not None:
-            return Estimate()
+    def rule(self, plan: Plan, task: Task) -> tuple[int, int]:
+        """The requests and prompt tokens of a model-run task by the rule alone (before any calibration)."""
         dependencies = sum(self._dependency(plan.task(dep)) for dep in task.dependencies if dep in plan.ids())
         brief = (len(plan.goal) + len(task.description)) // 4 + 100 + dependencies
         creates_only = task.type is TaskType.FILE_WRITE and self._creates_only(task)
         steps = 1 if creates_only else REQUESTS[task.type]
         first = self.fixed_tokens + brief
-        tokens = steps * first + STEP_TOKENS[task.type] * steps * (steps - 1) // 2
+        return steps, steps * first + STEP_TOKENS[task.type] * steps * (steps - 1) // 2
+
+    def predict(self, plan: Plan) -> dict[str, Prediction]:
+        """The rule's figures for each PENDING model-run task: what its run is measured against afterwards."""
+        predictions = {}
+        for task in plan.tasks:
+            if task.status is TaskStatus.PENDING and task.action is None:
+                requests, tokens = self.rule(plan, task)
+                predictions[task.id] = Prediction(self.model_of(task), kind_of(plan, task), requests, tokens)
+        return predictions
+
+    def task(self, plan: Plan, task: Task) -> Estimate:
+        if task.action is not None:
+            return Estimate()
+        steps, tokens = self.rule(plan, task)
         model = self.model_of(task)
+        factor = self.factor(model, kind_of(plan, task)) if self.factor is not None else Factor()
+        requests, central = max(1, round(steps * factor.requests)), round(tokens * factor.tokens)
+        sure = {
+            "prompt_tokens_low": int(tokens * factor.low),
+            "prompt_tokens_high": int(tokens * factor.high + 0.999),
+            "uncalibrated": 0 if factor.samples else 1,
+        }
         if model is None:
-            return Estimate(requests=steps, prompt_tokens=tokens)
-        return _of(model, steps, tokens).model_copy(update={"task_models": {task.id: model}})
+            return Estimate(requests=requests, prompt_tokens=central).model_copy(update=sure)
+        return _of(model, requests, central).model_copy(update={"task_models": {task.id: model}, **sure})
 
     def __call__(self, plan: Plan) -> Estimate:
         """The cost of running the plan's PENDING tasks, then the summary (and a review), priced when
@@ -93,9 +120,10 @@ class Estimator:
         pending = [task for task in plan.tasks if task.status is TaskStatus.PENDING]
         total = sum((self.task(plan, task) for task in pending), Estimate())
         closing = self.closing_fixed_tokens + CLOSING_TOKENS * max(1, len(plan.tasks))
-        total += _of(self.summarizer_model, 1, closing)
+        sure = {"prompt_tokens_low": int(closing * CLOSING[0]), "prompt_tokens_high": int(closing * CLOSING[1])}
+        total += _of(self.summarizer_model, 1, closing).model_copy(update=sure)
         if self.review:
-            total += _of(self.reviewer_model, 1, closing)
+            total += _of(self.reviewer_model, 1, closing).model_copy(update=sure)
         return total.model_copy(update={"cost": self.cost(total)})
 
     def cost(self, estimate: Estimate) -> float | None:

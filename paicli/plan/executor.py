@@ -43,8 +43,7 @@ def task_brief(plan: Plan, task: Task) -> str:
         lines.append("none")
     for dep_id in task.dependencies:
         dep = plan.task(dep_id)
-        result = (dep.result or "").strip() or "(no result text)"
-        result = truncate_middle(result, caps.DEPENDENCY_RAW_RESULT if dep.raw_result else caps.DEPENDENCY_RESULT)
+        result = dep.result_for_model(caps.DEPENDENCY_RAW_RESULT if dep.raw_result else caps.DEPENDENCY_RESULT)
         origin = f", {SAVED_MARK}" if dep.from_saved else ""
         lines += [
             "",
@@ -72,17 +71,24 @@ class ReactTaskRunner:
             result = await loop.run(task_messages(self.system_prompt, plan, task))
         finally:  # a failed or cancelled task's requests count too
             task.usage = task.usage + loop.spent
+            task.waited += loop.waited
+            task.requests = loop.requests
         return result.content  # never empty: the loop re-asks, fails or digests the tool results
 
 
 async def run_action(loop: ReactLoop, task: Task, action: TaskAction) -> str:
     """A task that is one exact tool call: run through the same gate, caps and events as a model's call,
-    with no model request. The tool's output is the result (marked raw); a refusal, an error or a
-    command's non-zero exit fails the task, with the output, so the replanner sees what happened."""
+    with no model request. The tool's output is the result (marked raw, and as data where a model reads it);
+    a refusal, an error or a command's non-zero exit fails the task, with the output, so the replanner sees
+    what happened."""
     call = ToolCall(id=f"action_{task.id}", name=action.tool, arguments=json.dumps(action.args, ensure_ascii=False))
-    outcome = await loop.call_tool(call)
+    try:
+        outcome = await loop.call_tool(call)
+    finally:
+        task.waited += loop.waited
+    task.data_marker = outcome.marker  # the output stays as the tool wrote it; a model reading it sees the marker
     tool = loop.tools.tool(action.tool)
-    why = None if outcome.ok else "it was refused or failed"
+    why = None if outcome.ok else ("it was refused" if outcome.output.startswith("Error: refused") else "it failed")
     why = why or (tool.failure(outcome.output) if tool is not None else None)
     if why is not None:
         output = truncate_middle(outcome.output, caps.ACTION_ERROR)

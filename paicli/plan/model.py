@@ -49,10 +49,15 @@ class Task(BaseModel):
     error: str | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    waited: float = 0.0  # seconds between started_at and finished_at spent waiting for the user's answers
     usage: Usage = Field(default_factory=Usage)
+    requests: int = 0  # the model requests its latest run made (0: a direct action, or it has not run)
     round: int = 1  # the planning round that created this task
     from_saved: bool = False  # COMPLETED when its plan was resumed: the result comes from the saved file
     raw_result: bool = False  # the result is a tool's output as it came (a direct action), not a model's answer
+    # A direct action's output is untrusted data: the line that marks it so wherever a model reads it (its
+    # result, or its error's output), never shown to the user (paicli/tools/toolbox.py). "" when not marked.
+    data_marker: str = ""
     started_early: bool = False  # started while the planner still wrote the plan (streamed planning, --early)
 
     @property
@@ -63,14 +68,34 @@ class Task(BaseModel):
         """The result as the summarizer, reviewer and replanner see it: capped, and a direct action's raw tool
         output cut harder and marked, so a plan of direct reads does not pay for every file twice. A result
         reused from a saved plan says so (`SAVED_MARK`): the file may say anything."""
-        text = (self.result or "").strip()
+        text = self._result_text()
         mark = f"[{SAVED_MARK}]\n" if self.from_saved else ""
         if not text:
             return mark + "(no result text)"
         if self.raw_result and self.action is not None:
             shown = truncate_middle(text, min(cap, caps.RAW_RESULT_SHOWN))
-            return f"{mark}[the raw output of {self.action.tool}, run directly: {len(text):,} characters]\n{shown}"
+            head = f"[the raw output of {self.action.tool}, run directly: {len(text):,} characters]"
+            return f"{mark}{head}\n{self.data_marker}{shown}"
         return mark + truncate_middle(text, cap)
+
+    def result_for_model(self, cap: int) -> str:
+        """The result as a dependent task's brief carries it: capped, a direct action's output marked as data."""
+        text = truncate_middle(self._result_text(), cap)
+        if not text:
+            return "(no result text)"
+        return (self.data_marker if self.raw_result else "") + text
+
+    def _result_text(self) -> str:
+        """The result without blank lines around it (a tool's output keeps its first line's indent: `   1\t`)."""
+        text = self.result or ""
+        return text.strip("\n").rstrip() if self.raw_result and text.strip() else text.strip()
+
+    def error_for_model(self, cap: int) -> str:
+        """The error as the replanner and the summarizer read it: a failed direct action's output (what follows
+        its first line, paicli's own) marked as data."""
+        text = truncate_middle((self.error or "").strip(), cap)
+        head, newline, output = text.partition("\n")
+        return f"{head}\n{self.data_marker}{output}" if self.data_marker and newline else text
 
     def view(self) -> TaskView:
         return TaskView(

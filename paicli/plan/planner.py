@@ -33,7 +33,7 @@ from typing import Protocol
 
 from paicli.common.errors import ModelHTTPError, PlanError, UnsupportedRequest
 from paicli.common.events import EventSink, ModelUsage, Notice, PlanCreated
-from paicli.common.values import Estimate
+from paicli.common.values import Estimate, Usage
 from paicli.llm.tokens import estimate_prompt
 from paicli.llm.types import ChatModel, ChatResponse, Message
 from paicli.plan import caps
@@ -239,7 +239,11 @@ class Planner:
             stream.begin()
             try:
                 response = await self.llm.chat(
-                    messages, response_format=RESPONSE_FORMATS[mode], on_text=stream.feed, on_restart=stream.begin
+                    messages,
+                    response_format=RESPONSE_FORMATS[mode],
+                    on_text=stream.feed,
+                    on_restart=stream.begin,
+                    on_spent=self._spent,
                 )
             except ModelHTTPError as error:
                 refused = isinstance(error, UnsupportedRequest) or error.status in NOT_SUPPORTED_STATUSES
@@ -257,6 +261,10 @@ class Planner:
             self.llm.capabilities.remember_plan_format(self._mode)
             self.sink.emit(ModelUsage(task_id=None, usage=response.usage))
             return response
+
+    def _spent(self, usage: Usage) -> None:
+        """A planner request that failed or was cancelled after reaching the server: its tokens are shown too."""
+        self.sink.emit(ModelUsage(task_id=None, usage=usage))
 
     def _usable(self, mode: int) -> int:
         """`mode`, or the first mode after it whose response_format the model is not known to reject."""

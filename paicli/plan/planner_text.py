@@ -96,7 +96,7 @@ def replan_request(plan: Plan, *, reason: str, feedback: str | None, repo_map: s
     if failed:
         lines = ["# Failed tasks"]
         for task in failed:
-            error = truncate_middle((task.error or "unknown error").strip(), caps.REPLAN_ERROR)
+            error = task.error_for_model(caps.REPLAN_ERROR) if task.error else "unknown error"
             lines += ["", heading(task), f"Error: {error}"]
         parts.append("\n".join(lines))
     if skipped:

@@ -179,6 +179,7 @@ def start_task(runner: TaskRunner, plan: Plan, task: Task, sink: EventSink) -> a
     task.status = TaskStatus.RUNNING
     task.started_at = time.time()
     task.finished_at = None
+    task.waited = 0.0
     task.error = None
     sink.emit(TaskStarted(task_id=task.id))
     return asyncio.create_task(runner(plan, task), name=f"paicli-task-{task.id}")

@@ -13,7 +13,7 @@ them at once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -29,6 +29,7 @@ from paicli.common.events import (
 )
 from paicli.common.values import Estimate, Usage
 from paicli.llm.meter import MeteredModel
+from paicli.plan.calibration import Calibrate, Prediction, learn
 from paicli.plan.early import EarlyStart
 from paicli.plan.model import SAVED_MARK, Plan, PlanStatus, Task, TaskStatus
 from paicli.plan.outcome import PlanOutcome
@@ -78,6 +79,11 @@ class PlanSession:
     meter: MeteredModel | None = None
     estimator: Callable[[Plan], Estimate] | None = None  # what an approved round is expected to cost
     estimate: Estimate | None = None  # the sum over the approved rounds
+    # What the estimate's rule said of each approved task, and where what they cost is kept once the plan ends
+    # (paicli/plan/calibration.py): the next plan's estimate on this server is calibrated from it.
+    predict: Callable[[Plan], Mapping[str, Prediction]] | None = None
+    calibrate: Calibrate | None = None
+    predictions: dict[str, Prediction] = field(default_factory=dict)
     requests_before: int | None = None  # the meter's requests when the first round was approved
     on_change: PlanListener = field(default=lambda plan: None)
     flush: Callable[[], Awaitable[None]] | None = None  # waits until what on_change saved is on disk
@@ -87,7 +93,9 @@ class PlanSession:
     settle: Callable[[], Awaitable[None]] | None = None  # before plan_finished: lets `changes` catch up
     early: EarlyStart | None = None  # read-only tasks started while the first plan streams (approved unasked)
     failure: str | None = None  # why the plan FAILED, for the user
+    failure_brief: str | None = None  # the same without the task errors, for a front end that showed them
     summary: str | None = None  # the final answer, once the plan has finished
+    usage: Usage = field(default_factory=Usage)  # what `plan_finished` said the plan used (a cancelled one too)
     # The plan as it now stands: the reviewed one once approved (an amend or an edit makes a new Plan),
     # the next round's after a replan. Whatever stops the run, this is the plan that is finished and saved.
     current: Plan | None = field(default=None, init=False)
@@ -164,6 +172,8 @@ class PlanSession:
         if self.estimator is not None:
             expected = self.estimator(approved)  # summed with earlier rounds; a cost stays known only if both are
             self.estimate = expected if self.estimate is None else self.estimate + expected
+        if self.predict is not None:
+            self.predictions.update(self.predict(approved))
         if self.requests_before is None and self.meter is not None:  # early tasks' requests count after it
             self.requests_before = self.meter.requests - (self.early.requests() if self.early is not None else 0)
         self.sink.emit(PlanApproved(round=approved.round, estimate=expected))
@@ -188,6 +198,9 @@ class PlanSession:
             if reason:
                 if replans >= self.max_replans:
                     self.failure = f"{reason} (no replans left: {self.max_replans} used)"
+                    self.failure_brief = (
+                        f"{failure_report(plan, brief=True)} (no replans left: {self.max_replans} used)"
+                    )
                     plan.status = PlanStatus.FAILED
                     return plan
                 replans += 1
@@ -257,6 +270,8 @@ class PlanSession:
             return plan.summary or None
 
     def _finish(self, plan: Plan, status: PlanStatus, summary: str | None = None) -> PlanOutcome:
+        if self.calibrate is not None:
+            learn(plan, self.predictions, self.calibrate)
         plan.status = status
         self.on_change(plan)
         if summary is None and status is PlanStatus.FAILED:
@@ -269,6 +284,7 @@ class PlanSession:
             plan,
             summary=summary if status is PlanStatus.COMPLETED else None,
             failure=failure,
+            failure_brief=self.failure_brief if failure else None,
             usage=usage,
             saved_id=self.saved_id(),
         )
@@ -289,17 +305,19 @@ class PlanSession:
                 changes=self.changes(),
             )
         )
+        self.usage = usage
         return usage
 
 
-def failure_report(plan: Plan) -> str:
-    """'' when the latest round succeeded; otherwise what failed and what was skipped, in one line."""
+def failure_report(plan: Plan, *, brief: bool = False) -> str:
+    """'' when the latest round succeeded; otherwise what failed (`brief`: without the errors) and what was
+    skipped, in one line."""
     current = plan.current()
     failed = [t for t in current if t.status is TaskStatus.FAILED]
     skipped = [t.id for t in current if t.status is TaskStatus.SKIPPED]
     if not failed and not skipped:
         return ""
-    parts = [f"{t.id} failed: {t.error}" for t in failed]
+    parts = [f"{t.id} failed" if brief else f"{t.id} failed: {t.error}" for t in failed]
     if skipped:
         parts.append(f"skipped: {', '.join(skipped)}")
     return "; ".join(parts)

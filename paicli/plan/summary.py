@@ -5,7 +5,6 @@ from __future__ import annotations
 from paicli.llm.types import ChatModel, Message
 from paicli.plan import caps
 from paicli.plan.model import SAVED_MARK, Plan
-from paicli.tools.output import truncate_middle
 
 
 def outcome_brief(plan: Plan) -> str:
@@ -16,7 +15,7 @@ def outcome_brief(plan: Plan) -> str:
         if task.result:
             lines.append(task.shown_result(caps.CLOSING_RESULT))
         else:
-            lines.append(truncate_middle((task.error or "").strip(), caps.CLOSING_RESULT) or "(no result)")
+            lines.append(task.error_for_model(caps.CLOSING_RESULT) if task.error else "(no result)")
     return "\n".join(lines) + "\n"
 
 

@@ -129,13 +129,16 @@ class ApprovalPolicy:
         """Decide and audit one call: the refusal for the model, or whether and where it runs."""
         ruling = await self.decide(tool, arguments, ctx)
         self._record(tool, arguments, ruling, ctx)
-        return Admission(outside=ruling.outside) if ruling.allowed else Admission(refusal=ruling.message)
+        if ruling.allowed:
+            return Admission(outside=ruling.outside)
+        return Admission(refusal=ruling.message, advice=ruling.advice)
 
     async def escalate(
         self, tool: Tool | str, arguments: Mapping[str, Any], ctx: ToolContext, reason: str
     ) -> str | None:
         """A command failed because of the sandbox (`reason`): None runs it once outside (the user said so,
-        now or with an earlier "always"); otherwise what the model is told about it. Audited."""
+        now or with an earlier "always"); otherwise what the model is told about it (the tool box adds
+        DO_NOT_RETRY for the model alone). Audited."""
         ruling = await self._outside_ruling(tool, arguments, ctx, reason)
         self._record(tool, arguments, ruling, ctx)
         return None if ruling.allowed else ruling.message
@@ -170,7 +173,7 @@ class ApprovalPolicy:
         """A write to a git-controlled path: asked in every mode, refused where nobody can be asked."""
         mode = self.effective_mode(ctx)
         if mode == "auto" or ctx.approve is None:
-            return refuse(Decision.REFUSED_BY_POLICY, found.reason, nobody_to_ask(found, mode))
+            return refuse(Decision.REFUSED_BY_POLICY, found.reason, nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
         async with self._one_question():
             return await self._ask_user(name, found, ctx)
 
@@ -197,7 +200,8 @@ class ApprovalPolicy:
             return refuse(
                 Decision.REFUSED_BY_RULE,
                 f"deny rule {rule.text!r}",
-                f"refused by the deny rule {rule.text!r} in the configuration. {DO_NOT_RETRY}",
+                f"refused by the deny rule {rule.text!r} in the configuration.",
+                DO_NOT_RETRY,
             )
         hook = await self.hooks.before_tool(name, arguments, ctx) if self.hooks else None
         if hook is not None and hook.decision == "refuse":
@@ -209,7 +213,7 @@ class ApprovalPolicy:
         if why:
             return await self._ask_in_every_mode(name, dataclasses.replace(found, risk=Risk.ASK, reason=why), ctx)
         if found.risk is Risk.DENY:
-            return refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}. {DO_NOT_RETRY}")
+            return refuse(Decision.REFUSED_BY_DENYLIST, found.reason, f"refused: {found.reason}.", DO_NOT_RETRY)
         if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:
             reason = f"{found.reason}, so it cannot be checked against the deny rules"
             return refuse(Decision.REFUSED_BY_RULE, reason, f"refused: {reason}. Write the command out plainly.")
@@ -263,7 +267,7 @@ class ApprovalPolicy:
         if self._granted(found):
             return Ruling(Decision.APPROVED_BY_SESSION, found.reason)
         if mode == "auto" or ctx.approve is None:
-            return refuse(Decision.REFUSED_BY_POLICY, found.reason, nobody_to_ask(found, mode))
+            return refuse(Decision.REFUSED_BY_POLICY, found.reason, nobody_to_ask(found, mode, ctx), DO_NOT_RETRY)
         if too_long := too_long_to_ask(found.summary):  # the user is shown all of it, or nothing
             return refuse(Decision.REFUSED_BY_POLICY, too_long, f"refused without asking the user: {too_long}.")
         async with self._one_question():
@@ -282,13 +286,13 @@ class ApprovalPolicy:
             return Ruling(Decision.OUTSIDE_BY_SESSION, why, outside=True)
         mode = self.effective_mode(ctx)
         if mode != "ask" or ctx.approve is None or not keys:
-            hint = outside_hint(found)
+            hint = outside_hint(found, ctx)
             situation = (
                 f"approval mode {mode} never runs a command outside the sandbox"
                 if mode != "ask"
                 else ("nobody can let it run outside the sandbox here")
             )
-            return refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint} {DO_NOT_RETRY}")
+            return refuse(Decision.REFUSED_OUTSIDE, why, f"It stays refused: {situation}.{hint}")
         if too_long := too_long_to_ask(found.summary):
             return refuse(Decision.REFUSED_OUTSIDE, too_long, f"It stays refused, without asking the user: {too_long}.")
         async with self._one_question():
@@ -308,7 +312,7 @@ class ApprovalPolicy:
             )
             answer = await answer_of(ctx, request)
             if isinstance(answer, str):
-                return refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}. {DO_NOT_RETRY}")
+                return refuse(Decision.REFUSED_OUTSIDE, answer, f"It stays refused: {answer}.")
         if answer.allowed:
             if answer.how == "session":
                 self.grants.update(keys)
@@ -317,7 +321,7 @@ class ApprovalPolicy:
             return Ruling(Decision.OUTSIDE_BY_USER, why + always, outside=True)
         said = answer.reason.strip()
         message = "The user chose not to run it outside the sandbox" + (f": {said}" if said else "")
-        return refuse(Decision.REFUSED_OUTSIDE, said or "the user said no", f"{message}. {DO_NOT_RETRY}")
+        return refuse(Decision.REFUSED_OUTSIDE, said or "the user said no", f"{message}.")
 
     async def _ask_user(self, tool: str, found: Assessment, ctx: ToolContext) -> Ruling:
         assert ctx.approve is not None
@@ -332,15 +336,15 @@ class ApprovalPolicy:
         )
         answer = await answer_of(ctx, request)
         if isinstance(answer, str):
-            return refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}. {DO_NOT_RETRY}")
+            return refuse(Decision.REFUSED_BY_USER, answer, f"refused: {answer}.", DO_NOT_RETRY)
         if answer.allowed:
             always = answer.how == "session"
             if always:
                 self.grants.update(found.grant_keys)
             return Ruling(Decision.APPROVED_BY_USER, found.reason + (" (always, this session)" if always else ""))
         why = answer.reason.strip()
-        message = "refused by the user" + (f": {why}" if why else "") + f". {DO_NOT_RETRY}"
-        return refuse(Decision.REFUSED_BY_USER, why or "the user said no", message)
+        message = "refused by the user" + (f": {why}" if why else "") + "."
+        return refuse(Decision.REFUSED_BY_USER, why or "the user said no", message, DO_NOT_RETRY)
 
     def _granted(self, found: Assessment) -> bool:
         return bool(found.grant_keys) and all(key in self.grants for key in found.grant_keys)

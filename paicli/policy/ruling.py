@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import json
 from dataclasses import dataclass
 from typing import Literal
 
 from paicli.policy.classify import Classification, Risk, command_prefix
+from paicli.tools.base import DO_NOT_RETRY as DO_NOT_RETRY  # re-exported: the model's advice (ToolOutcome.advice)
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 
 Mode = Literal["ask", "auto", "yolo"]
 MODES: tuple[Mode, ...] = ("ask", "auto", "yolo")
-DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
+USER_CONFIG = "~/.paicli/config.toml"  # the user's own config: it needs no trust
 
 
 class Decision(enum.StrEnum):
@@ -60,7 +62,8 @@ OUTSIDE = "outside:"  # grant keys of commands the user let run outside the sand
 class Ruling:
     decision: Decision
     reason: str = ""  # for the audit log: why it needed approval, or which rule decided
-    message: str = ""  # for the model, when refused
+    message: str = ""  # for the model, when refused; also what the user sees of the refusal
+    advice: str = ""  # for the model only, after the message: what to do about it (DO_NOT_RETRY)
     outside: bool = False  # a command that runs outside the sandbox
 
     @property
@@ -93,33 +96,39 @@ def programs_of(found: Assessment) -> tuple[str, ...]:
     return found.classification.programs if found.classification is not None else ()
 
 
-def refuse(decision: Decision, reason: str, message: str) -> Ruling:
-    return Ruling(decision, reason, message)
+def refuse(decision: Decision, reason: str, message: str, advice: str = "") -> Ruling:
+    return Ruling(decision, reason, message, advice)
 
 
-def nobody_to_ask(found: Assessment, mode: Mode) -> str:
+def nobody_to_ask(found: Assessment, mode: Mode, ctx: ToolContext) -> str:
+    """The refusal when nobody may approve: why, and how to allow it where the run happens. Without a human
+    (headless) a repository's own config counts only once trusted, so the advice names the user's own."""
     why = found.reason or "it needs approval"
+    headless = ctx.approve is None
     if mode == "auto":
         situation = "approval mode is auto, so nothing that needs approval runs"
     else:
         situation = "nobody can approve it here (no terminal)"
+    where = f"in {USER_CONFIG}, or run with --approval yolo" if headless else "in a config file, or /approval ask"
     hint = ""
     if found.risk is Risk.ASK and found.classification is not None:
-        hint = " The user can allow such commands with an allow rule in .paicli/config.toml."
+        prefixes = [key.removeprefix("cmd:") for key in found.grant_keys if key.startswith("cmd:")]
+        listed = ", ".join(json.dumps(prefix) for prefix in prefixes or [found.summary])
+        hint = f" To allow such commands: allow = [{listed}] {where}."
     elif found.risk is Risk.ASK and (named := [k for k in found.grant_keys if k.startswith("tool:")]):
         tool = named[0].removeprefix("tool:")
-        hint = f' The user can allow it with an allow rule naming the tool (allow = ["{tool}"]) in a config file.'
+        hint = f' To allow it: allow = ["{tool}"] {where}.'
+    return f"refused: `{found.summary}` needs approval ({why}) and {situation}.{hint}"
 
-    return f"refused: `{found.summary}` needs the user's approval ({why}) and {situation}.{hint} {DO_NOT_RETRY}"
 
-
-def outside_hint(found: Assessment) -> str:
+def outside_hint(found: Assessment, ctx: ToolContext) -> str:
     commands = found.classification.commands if found.classification is not None else ()
     prefixes = list(dict.fromkeys(outside_prefix(command) for command in commands))
     if not prefixes:
         return ""
-    listed = ", ".join(f'"{p}"' for p in prefixes[:3])
-    return f" The user can let such commands run outside with unsandboxed = [{listed}] in the configuration."
+    listed = ", ".join(json.dumps(p) for p in prefixes[:3])
+    where = USER_CONFIG if ctx.approve is None else "a config file"  # headless: a repository's config needs trust
+    return f" To let such commands run outside the sandbox: unsandboxed = [{listed}] in {where}."
 
 
 def outside_prefix(command: tuple[str, ...]) -> str:

@@ -28,6 +28,9 @@ from paicli.tools.task_scope import TaskScope
 if TYPE_CHECKING:  # the events load with the first turn, not before the first prompt
     from paicli.common.events import EventSink
 
+# What the model is told after a refusal, and the user never sees (ToolOutcome.advice).
+DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
+
 
 class ToolFailure(Exception):
     """A refusal or failure whose message goes back to the model as the tool result."""
@@ -51,6 +54,7 @@ class Admission:
     """A gate's answer about one call: refused (the message for the model), or run, and where."""
 
     refusal: str | None = None
+    advice: str = ""  # with a refusal: what the model is told to do about it, never shown to the user
     outside: bool = False  # a command runs outside the sandbox (named in `unsandboxed`, or granted)
 
 
@@ -94,6 +98,9 @@ class ToolContext:
     scope: TaskScope | None = None  # what a plan task's calls may do (the plan contract); None: chat
     sandbox: Sandbox | None = None  # what commands run in (paicli/sandbox/); None: as the user, uncontained
     on_output: Callable[[str], None] | None = None  # told a running command's output as it comes (the display)
+    # Told, when a running call is cancelled, what it had produced so far (a command's output), before the
+    # cancellation travels on: the display and the conversation keep it (paicli/agent/react.py).
+    on_cancelled: Callable[[str], None] | None = None
     # Asked whether to keep git-controlled paths a sandboxed command made (a new `.git`); None: never kept.
     keep_added: Callable[[list[str]], Awaitable[bool]] | None = None
     sink: EventSink | None = None  # where what a hook says is shown (paicli/policy/hooks.py); None: nowhere
@@ -160,3 +167,13 @@ class ToolOutcome(BaseModel):
     output: str
     diff: str = ""  # what a write changed, for the display only (paicli/tools/diff.py)
     arguments: dict[str, Any] | str  # parsed arguments when they parsed, else the raw text
+    # The line that tells the model this output is data, not instructions ("" when it is paicli's own text):
+    # kept apart from `output`, which the user and scripts see as the tool wrote it (paicli/tools/toolbox.py).
+    marker: str = ""
+    advice: str = ""  # after a refusal, what the model is told to do about it (not the user's business)
+
+    @property
+    def for_model(self) -> str:
+        """The output as a model message carries it: marked as data when it is untrusted, a refusal with
+        its advice."""
+        return self.marker + self.output + (f" {self.advice}" if self.advice else "")

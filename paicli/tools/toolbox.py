@@ -13,9 +13,13 @@ Observers (`observe`) are told about every admitted call just before its tool ru
 the checkpoints keep what a file holds before a write tool replaces it (paicli.app.checkpoints). An
 observer that fails is passed over; the call runs anyway.
 
-What a file or a command says is untrusted: with `mark_data` (on in a real session) the output of the
-tools whose `untrusted_output` is set starts with a line that marks it as data, so text in a repository cannot pass
-for instructions (the system prompt already tells the model that tool results are data).
+What a file or a command says is untrusted: with `mark_data` (on in a real session) the outcome of a tool whose
+`untrusted_output` is set carries a line that marks it as data (`ToolOutcome.marker`), so text in a repository
+cannot pass for instructions (the system prompt already tells the model that tool results are data). The marker
+is for the model only: it is added where a model message is built (`ToolOutcome.for_model`, the ReAct loop's
+tool message; a direct action's result in a dependent task's brief, paicli/plan/model.py), never to the
+output itself, which events, the screen and scripts get as the tool wrote it. So is a refusal's advice to
+the model (`ToolOutcome.advice`: "Do not retry it; …").
 """
 
 from __future__ import annotations
@@ -32,8 +36,16 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from paicli.llm.types import ToolCall
-from paicli.tools.arguments import BadArguments, parse_arguments
-from paicli.tools.base import Admission, SandboxBlocked, Tool, ToolContext, ToolFailure, ToolOutcome
+from paicli.tools.arguments import BadArguments, arguments_or_raw, parse_arguments
+from paicli.tools.base import (
+    DO_NOT_RETRY,
+    Admission,
+    SandboxBlocked,
+    Tool,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+)
 from paicli.tools.builtin.edit_file import EditFile
 from paicli.tools.builtin.execute_command import ExecuteCommand
 from paicli.tools.builtin.fetch_url import FetchUrl
@@ -46,6 +58,7 @@ from paicli.tools.frozen import frozen
 from paicli.tools.output import MASK, mask_secrets, truncate_middle
 
 ERROR_PREFIX = "Error: "
+CANCELLED = "[cancelled by the user]"
 FRAGMENT_MIN = 8  # characters: a shorter piece of a secret gives little away, and masking it would hit ordinary text
 BUILTIN_TOOLS: tuple[type[Tool], ...] = (
     ReadFile,
@@ -185,16 +198,17 @@ class ToolBox:
         if self.gate is not None:
             admission = await self.gate.admit(tool, arguments, ctx)
             if admission.refusal is not None:
-                return self._failure(admission.refusal, arguments, ctx)
+                return self._failure(admission.refusal, arguments, ctx, admission.advice)
             if admission.outside:
                 ctx = dataclasses.replace(ctx, sandbox=None)
             ctx = dataclasses.replace(ctx, keep_added=functools.partial(self.gate.keep, tool, arguments, ctx))
         await self._tell_observers(tool, arguments, ctx)
+        advice = ""
         try:
             try:
                 output = await tool.run(args, ctx)
             except SandboxBlocked as blocked:
-                output = await self._blocked(tool, args, arguments, ctx, blocked)
+                output, advice = await self._blocked(tool, args, arguments, ctx, blocked)
         except asyncio.CancelledError:
             raise
         except ToolFailure as failure:
@@ -203,11 +217,13 @@ class ToolBox:
             failed = self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
             return await self._ran(tool, failed, ctx)
         diff = getattr(output, "diff", "")  # a write's diff (paicli/tools/diff.py), for the display
-        if self.mark_data and tool.untrusted_output and output:
-            output = data_marker(tool.name, tool.data_source) + output
+        marker = data_marker(tool.name, tool.data_source) if self.mark_data and tool.untrusted_output and output else ""
         shown_diff = mask_fragments(mask_secrets(diff, ctx.secrets), ctx.secrets) if diff else ""
+        shaped = _shape(output, ctx)
         return await self._ran(
-            tool, ToolOutcome(ok=True, output=_shape(output, ctx), arguments=arguments, diff=shown_diff), ctx
+            tool,
+            ToolOutcome(ok=True, output=shaped, arguments=arguments, diff=shown_diff, marker=marker, advice=advice),
+            ctx,
         )
 
     async def _ran(self, tool: Tool, outcome: ToolOutcome, ctx: ToolContext) -> ToolOutcome:
@@ -224,20 +240,30 @@ class ToolBox:
                 outcome = outcome.model_copy(update={"output": outcome.output + "\n" + _shape(added, ctx)})
         return outcome
 
+    def cancelled(self, call: ToolCall, partial: str, ctx: ToolContext) -> ToolOutcome:
+        """The outcome of a call cancelled while it ran (or before it could): what it had produced so far
+        (`partial`, a command's output), masked, capped and marked like any output, and a line saying so."""
+        tool = self._tools.get(call.name)
+        marked = self.mark_data and tool is not None and tool.untrusted_output and partial
+        marker = data_marker(call.name, tool.data_source) if marked and tool is not None else ""
+        output = (_shape(partial, ctx) + "\n" if partial else "") + CANCELLED
+        return ToolOutcome(ok=False, output=output, arguments=arguments_or_raw(call.arguments), marker=marker)
+
     async def _blocked(
         self, tool: Tool, args: Any, arguments: Mapping[str, Any], ctx: ToolContext, blocked: SandboxBlocked
-    ) -> str:
+    ) -> tuple[str, str]:
         """The sandbox stopped a command: the gate may let it run once outside (what the user is asked in
-        `ask` mode); otherwise the command's output says plainly what happened."""
+        `ask` mode); otherwise the command's output says plainly what happened (and the model is told not to
+        try again). The output, and the advice for the model alone."""
         if self.gate is None:
-            return blocked.result()
+            return blocked.result(), ""
         note = await self.gate.escalate(tool, arguments, ctx, blocked.reason)
         if note is not None:
-            return blocked.result(note)
+            return blocked.result(note), DO_NOT_RETRY
         outside = dataclasses.replace(ctx, sandbox=None)
         await self._tell_observers(tool, arguments, outside)  # it now runs as the user: not held to its files
         output: str = await tool.run(args, outside)
-        return f"[it failed in the sandbox ({blocked.reason}); the user let it run outside]\n{output}"
+        return f"[it failed in the sandbox ({blocked.reason}); the user let it run outside]\n{output}", ""
 
     async def _tell_observers(self, tool: Tool, arguments: Mapping[str, Any], ctx: ToolContext) -> None:
         for observer in self._observers:
@@ -250,8 +276,8 @@ class ToolBox:
         return self._failure(message, arguments, ctx)
 
     @staticmethod
-    def _failure(message: str, arguments: dict[str, Any] | str, ctx: ToolContext) -> ToolOutcome:
-        return ToolOutcome(ok=False, output=_shape(ERROR_PREFIX + message, ctx), arguments=arguments)
+    def _failure(message: str, arguments: dict[str, Any] | str, ctx: ToolContext, advice: str = "") -> ToolOutcome:
+        return ToolOutcome(ok=False, output=_shape(ERROR_PREFIX + message, ctx), arguments=arguments, advice=advice)
 
 
 def describe_validation_error(tool: Tool, error: ValidationError) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -9,9 +10,12 @@ import pytest
 
 from paicli.agent.react import BUDGET_SPENT_PROMPT, ReactLoop
 from paicli.common.errors import AgentError
-from paicli.common.events import ListSink
+from paicli.common.events import ApprovalWaited, ListSink
 from paicli.llm.client import LLMClient
-from paicli.tools.base import ToolContext
+from paicli.plan.executor import ReactTaskRunner
+from paicli.plan.model import Plan, Task, TaskAction, TaskType
+from paicli.policy.approval import ApprovalPolicy
+from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 from paicli.tools.toolbox import ToolBox
 from tests.fakellm import FakeLLM, Reply, has_tool_result, no_tools
 
@@ -99,3 +103,28 @@ async def test_one_good_call_resets_the_malformed_count(fake: FakeLLM, llm: LLMC
     fake.on("mixed", bad, bad, good, bad, bad, Reply.text("ok"))
     result = await loop(llm, workspace, ListSink()).run(start("mixed"))
     assert result.content == "ok"
+
+
+async def test_the_wait_for_the_users_answer_is_reported_and_kept_out_of_the_tasks_time(workspace: Path) -> None:
+    """Issue 32: a task's timer ran while it waited for an approval. The loop times each question (the plan
+    executor keeps it on the task, the live view leaves it out)."""
+    (workspace / "a.txt").write_text("x\n")
+
+    async def slow_user(request: ApprovalRequest) -> ApprovalDecision:
+        await asyncio.sleep(0.2)
+        return ApprovalDecision(allowed=True, how="user")
+
+    tools = ToolBox.default(gate=ApprovalPolicy(workspace, mode="ask"))
+    sink = ListSink()
+    ctx = ToolContext(workspace=workspace, task_id="t1", approve=slow_user)
+    task = Task(
+        id="t1",
+        description="remove a.txt",
+        type=TaskType.COMMAND,
+        action=TaskAction(tool="execute_command", args={"command": "rm a.txt"}),
+    )
+    runner = ReactTaskRunner("sys", lambda task: ReactLoop(llm=None, tools=tools, ctx=ctx, sink=sink))  # type: ignore[arg-type]
+    await runner(Plan(goal="tidy", tasks=[task]), task)
+    assert not (workspace / "a.txt").exists()
+    (waited,) = [event for event in sink.events if isinstance(event, ApprovalWaited)]
+    assert waited.task_id == "t1" and waited.seconds >= 0.2 and task.waited == pytest.approx(waited.seconds, abs=0.01)

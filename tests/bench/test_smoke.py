@@ -73,6 +73,15 @@ def tokens_job_is_done_by_every_mode_with_the_scripted_requests(tokens: Result) 
     shared = runs["direct actions"]["tool_lists"]["one shared list, cached from 1024 tokens"]
     per_type = runs["direct actions"]["tool_lists"]["per type, cached from 1024 tokens"]
     assert per_type["prompt_tokens"] < shared["prompt_tokens"] and per_type["cached_tokens"] < shared["cached_tokens"]
+    calibration = tokens.details["2 KB files, calibration"]
+    fresh, learned = (
+        calibration["analyses that read, not calibrated"],
+        calibration["analyses that read, after the same shape"],
+    )
+    assert (
+        fresh["over_run"][0] < 1 and fresh["estimate"]["uncalibrated"] > 0
+    )  # the rule counts one request per analysis
+    assert learned["over_run"][0] == 1.0 and learned["in_range"] and learned["estimate"]["uncalibrated"] == 0
 
 
 def makespan_completes_every_task(makespan: Result) -> None:

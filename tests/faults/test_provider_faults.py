@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from paicli.common.events import ListSink, PlanFinished
 from paicli.common.values import Retries, Usage
 from paicli.config import Settings
-from paicli.headless import final_report
+from paicli.headless import usage_line
 from paicli.runtime import build_plan_session, build_runtime
 from tests.conftest import TEST_KEY, paicli_env, run_paicli
 from tests.fakellm import STORM, FakeLLM, Reply, has_tool_result, has_tools
@@ -119,6 +119,6 @@ def test_the_headless_report_says_what_was_retried() -> None:
         usage=Usage(prompt_tokens=100, completion_tokens=7),
         retries=Retries(rate_limited=3, errors=1, waited_seconds=2.0),
     )
-    assert final_report(finished) == [
+    assert usage_line(finished) == (
         "Plan COMPLETED · ↑ 100 ↓ 7 tokens · retried 3 rate limited, 1 error (waits summing to 2.0 s)"
-    ]
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -12,7 +13,9 @@ import httpx2
 import pytest
 
 from paicli.common.errors import ModelProtocolError
+from paicli.common.values import Usage
 from paicli.llm.client import LLMClient
+from paicli.llm.tokens import estimate_prompt, estimate_text
 from tests.fakellm import FakeLLM, Reply
 
 KEY = "sk-test-0123456789abcdef"
@@ -210,7 +213,8 @@ async def test_parallel_chats_share_one_client(fake: FakeLLM, client: LLMClient)
 async def test_cancelling_the_caller_closes_the_stream_at_once(fake: FakeLLM, client: LLMClient, reply: Reply) -> None:
     fake.on("hello", reply)
     deltas: list[str] = []
-    task = asyncio.create_task(client.chat(USER, on_text=deltas.append))
+    spent: list[Usage] = []
+    task = asyncio.create_task(client.chat(USER, on_text=deltas.append, on_spent=spent.append))
     while not fake.requests:
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.2)
@@ -223,6 +227,25 @@ async def test_cancelling_the_caller_closes_the_stream_at_once(fake: FakeLLM, cl
     assert record.disconnected
     assert record.finished is not None and record.finished - cancelled_at < 1.0
     assert len(fake.requests) == 1
+    # it reached the server, so it counts (issue 32): the prompt and what had streamed, estimated
+    (usage,) = spent
+    assert usage.prompt_tokens == estimate_prompt(USER) and usage.estimated
+    assert usage.completion_tokens == estimate_text("".join(deltas)) and usage.by_model["fake-model"].prompt_tokens
+
+
+async def test_a_request_cancelled_before_it_reached_the_server_costs_nothing() -> None:
+    with socket.socket() as listener:  # accepts connections (the kernel does) but never reads a byte
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        llm = LLMClient(base_url=f"http://127.0.0.1:{listener.getsockname()[1]}/v1", api_key=KEY, model="m")
+        spent: list[Usage] = []
+        task = asyncio.create_task(llm.chat([{"role": "user", "content": "x" * 32_000_000}], on_spent=spent.append))
+        await asyncio.sleep(0.3)  # the body fills the socket's buffers and waits
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await llm.aclose()
+    assert spent == []
 
 
 async def test_wait_for_timeout_cancels_the_request(fake: FakeLLM, client: LLMClient) -> None:

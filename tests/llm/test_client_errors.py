@@ -13,7 +13,9 @@ import pytest
 
 from paicli.common.errors import ModelError, ModelHTTPError, ModelProtocolError
 from paicli.common.events import ListSink, Notice
+from paicli.common.values import Usage
 from paicli.llm.client import LLMClient
+from paicli.llm.tokens import estimate_prompt, estimate_text
 from tests.fakellm import FakeLLM, Reply, any_request
 
 KEY = "sk-test-0123456789abcdef"
@@ -172,11 +174,58 @@ async def test_a_stream_that_keeps_dropping_fails_after_the_attempts(fake: FakeL
     assert caught.value.retries is not None and caught.value.retries["streams"] == 2
 
 
-async def test_a_stream_that_ends_cleanly_but_early_is_an_error(fake: FakeLLM, client: LLMClient) -> None:
-    chunk = {"choices": [{"index": 0, "delta": {"content": "half"}, "finish_reason": None}]}
-    fake.on("hello", Reply.raw([b"data: " + json.dumps(chunk).encode() + b"\n\n"]))
-    with pytest.raises(ModelProtocolError, match="ended before the reply was complete"):
-        await client.chat(USER)
+async def test_a_stream_that_ends_cleanly_mid_text_is_asked_again_and_its_tokens_count(
+    fake: FakeLLM, client: LLMClient, sink: ListSink
+) -> None:
+    """Issue 32: a proxy's time-out closes the stream as if it had ended (no finish_reason, no [DONE])."""
+    fake.on("hello", Reply.cut(2, content="partial answer here"), Reply.text("whole answer"))
+    deltas: list[str] = []
+    reply = await client.chat(USER, on_text=deltas.append, on_restart=lambda: deltas.append("<restart>"))
+    assert reply.content == "whole answer" and reply.retries.streams == 1
+    assert deltas == ["partial", " answer", "<restart>", "whole a", "nswer"]
+    assert len(fake.requests) == 2 and not fake.requests[0].disconnected  # it ended, nothing was dropped
+    assert "ended before the reply was complete" in _notices(sink)[0] and "asking again in" in _notices(sink)[0]
+    # the cut request counts: its prompt and what it streamed, estimated (the server said nothing of it)
+    whole = fake.requests[1].body
+    assert whole is not None
+    prompt = estimate_prompt(whole["messages"])
+    assert reply.usage.prompt_tokens == prompt + len(json.dumps(whole["messages"])) // 4
+    assert reply.usage.completion_tokens == estimate_text("partial answer") + len("whole answer") // 4
+    assert reply.usage.estimated and reply.usage.by_model["m"].prompt_tokens == reply.usage.prompt_tokens
+
+
+async def test_a_stream_that_ends_cleanly_mid_tool_call_is_asked_again(fake: FakeLLM, client: LLMClient) -> None:
+    call = [("read_file", {"path": "src/app.py"})]
+    fake.on("hello", Reply.cut(3, content="", calls=call, chunk=5), Reply.tool_calls(call))
+    reply = await client.chat(USER, tools=[])
+    assert [(c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [("read_file", {"path": "src/app.py"})]
+    assert len(fake.requests) == 2 and reply.retries.streams == 1
+
+
+async def test_a_cut_streams_own_usage_counts_when_the_server_sent_it(fake: FakeLLM, client: LLMClient) -> None:
+    sent = {"prompt_tokens": 1000, "completion_tokens": 7}
+    fake.on("hello", Reply.cut(1, usage=sent), Reply.text("ok", usage={"prompt_tokens": 1000, "completion_tokens": 1}))
+    reply = await client.chat(USER)
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (2000, 8) and not reply.usage.estimated
+
+
+async def test_a_request_that_keeps_ending_early_fails_and_tells_what_it_cost(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.cut(1, content="partial"), repeat=True)
+    spent: list[Usage] = []
+    with pytest.raises(ModelProtocolError, match="ended before the reply was complete") as caught:
+        await client.chat(USER, on_spent=spent.append)
+    assert "gave up after 3 attempts" in str(caught.value) and len(fake.requests) == 3
+    (usage,) = spent
+    assert usage.prompt_tokens == 3 * estimate_prompt(USER) and usage.completion_tokens == 3 * estimate_text("partial")
+    assert usage.estimated
+
+
+async def test_an_error_answer_costs_nothing(fake: FakeLLM, client: LLMClient) -> None:
+    fake.on("hello", Reply.error(500, "boom"), repeat=True)
+    spent: list[Usage] = []
+    with pytest.raises(ModelHTTPError):
+        await client.chat(USER, on_spent=spent.append)
+    assert spent == []
 
 
 @pytest.mark.parametrize("status", [200, 404])

@@ -51,7 +51,7 @@ def test_the_model_calls_an_mcp_tool_and_events_name_it(
     calls, results = done.of("tool_call"), done.of("tool_result")
     assert [c["name"] for c in calls] == ["mcp__t__add", "mcp__t__leak"] and calls[0]["arguments"] == {"a": 2, "b": 40}
     assert [r["name"] for r in results] == ["mcp__t__add", "mcp__t__leak"] and all(r["ok"] for r in results)
-    assert results[0]["output"].endswith("\n42")
+    assert results[0]["output"] == "42"  # the tool's own text: the data marker is the model's only
     audit = [json.loads(line) for file in (home / ".paicli" / "audit").glob("*.jsonl") for line in file.open()]
     # read-only by its trusted hint: allowed like read_file; leak is risky: yolo approved it
     decisions = [(d["tool"], d["decision"]) for d in audit]
@@ -71,7 +71,7 @@ def test_auto_refuses_a_risky_mcp_tool_and_a_failed_server_is_a_notice(
     refused = run(fake, workspace, home, "add")
     assert refused.code == 0, refused.stderr
     (result,) = refused.of("tool_result")
-    assert not result["ok"] and "needs the user's approval" in result["output"]
+    assert not result["ok"] and "needs approval" in result["output"]
     assert "approval mode is auto" in result["output"] and 'allow = ["mcp__t__add"]' in result["output"]
     assert "add" not in read_marks(marks, "calls")
     audit = [json.loads(line) for file in (home / ".paicli" / "audit").glob("*.jsonl") for line in file.open()]
@@ -159,7 +159,7 @@ def test_a_plan_uses_mcp_tools_in_tasks_and_as_direct_actions(
         "check": "COMPLETED",
         "think": "COMPLETED",
     }
-    assert finished["sum"]["result"].endswith("\n5") and finished["check"]["result"].endswith("echo: done")
+    assert finished["sum"]["result"] == "5" and finished["check"]["result"].endswith("echo: done")
     results = {(r["task_id"], r["name"]): r for r in done.of("tool_result")}
     assert results[("say", "mcp__t__echo")]["ok"]
     refused = results[("think", "mcp__t__echo")]  # ANALYSIS only reads: out of scope, even in yolo
@@ -206,7 +206,7 @@ def test_a_plan_file_with_mcp_actions_is_checked_once_the_servers_run(
     env = paicli_env(fake, home)
     done = run_paicli(["-C", str(workspace), "plan", "--from", str(tmp_path / "good.json"), "--yes", "--json"], env)
     assert done.code == 0, done.stderr
-    assert done.of("task_finished")[0]["result"].endswith("\n42")
+    assert done.of("task_finished")[0]["result"] == "42"
     bad = json.loads(json.dumps(good))
     bad["tasks"][0]["action"]["tool"] = "mcp__t__nope"
     (tmp_path / "bad.json").write_text(json.dumps(bad))

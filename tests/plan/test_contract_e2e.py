@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from paicli.policy.audit import audit_folder, read_entries
+from paicli.tools.toolbox import data_marker
 from tests.conftest import Finished, paicli_env, run_paicli
 from tests.fakellm import Body, FakeLLM, Reply, all_of, has_tool_result, message_text
 from tests.plan_script import PLANNER, REPLANNER, brief, requests_of, script_summary, system_is, task_is
@@ -321,9 +322,15 @@ def test_a_direct_read_runs_without_a_model_request_and_feeds_its_dependent(
     done = plan(workspace, fake, home)
     assert done.code == 0, done.stderr
     assert requests_of(fake, "t1") == []
-    assert "ArgumentParser()" in brief(requests_of(fake, "t2")[0].body)
+    t2_brief = brief(requests_of(fake, "t2")[0].body)
+    assert "ArgumentParser()" in t2_brief
+    # the model reading the file's text is told it is data (issue 32); the user and scripts get the text itself
+    assert data_marker("read_file") + "     1\timport argparse" in t2_brief
+    assert data_marker("read_file") in fake.requests[-1].text  # the summary's view of the task results
     (call,) = done.of("tool_call")
     assert (call["task_id"], call["name"], call["arguments"]) == ("t1", "read_file", {"path": "app.py"})
+    (result,) = done.of("tool_result")
+    assert result["output"].startswith("     1\timport argparse") and "untrusted" not in done.stdout + done.stderr
     assert [e["status"] for e in done.of("task_finished")] == ["COMPLETED", "COMPLETED"]
     finished = done.of("plan_finished")[0]
     assert finished["requests"] == 2  # t2 and the summary (the planner's came before approval)
@@ -350,10 +357,12 @@ def test_a_direct_check_exiting_1_fails_skips_its_dependents_and_the_replanner_s
     status = {e["task_id"]: e for e in done.of("task_finished")}
     assert status["t1"]["status"] == "FAILED"
     assert "exit code 1" in status["t1"]["error"] and "+gamma" in status["t1"]["error"]
+    assert "untrusted" not in status["t1"]["error"] and "failed (it exited with code 1):" in status["t1"]["error"]
     assert status["t2"]["status"] == "SKIPPED" and status["t2"]["error"] == "depends on t1, which failed"
     assert requests_of(fake, "t1") == [] and requests_of(fake, "t2") == []
     (replan,) = [r for r in fake.requests if r.body is not None and system_is(REPLANNER)(r.body)]
     assert "-beta" in replan.text and "+gamma" in replan.text and "exit code 1" in replan.text
+    assert data_marker("execute_command") in replan.text  # the output in the error, marked as data for the model
     assert done.of("plan_finished")[0]["status"] == "COMPLETED"
 
 

@@ -28,7 +28,10 @@ def test_a_direct_action_costs_no_model_request() -> None:
         {"id": "r", "description": "read", "type": "FILE_READ", "action": {"tool": "read_file", "args": {"path": "a"}}}
     )
     assert estimator.task(plan(direct), direct) == Estimate()
-    assert estimator(plan(direct)) == Estimate(requests=1, prompt_tokens=500 + CLOSING_TOKENS)
+    closing = 500 + CLOSING_TOKENS
+    assert estimator(plan(direct)) == Estimate(
+        requests=1, prompt_tokens=closing, prompt_tokens_low=int(closing * 0.7), prompt_tokens_high=int(closing * 1.5)
+    )
 
 
 def test_model_tasks_cost_their_types_requests_and_grow_with_each_step() -> None:
@@ -125,7 +128,15 @@ def test_rounds_add_up_and_an_unpriced_round_makes_the_cost_unknown() -> None:
 def test_an_estimator_without_routes_counts_as_before() -> None:
     estimate = Estimator(fixed_tokens=2_000)(mixed_plan())
     assert estimate.by_model == {} and estimate.task_models == {} and estimate.cost is None
-    assert estimate.model_dump() == {"requests": 4, "prompt_tokens": estimate.prompt_tokens}
+    assert set(estimate.model_dump()) == {
+        "requests",
+        "prompt_tokens",
+        "prompt_tokens_low",
+        "prompt_tokens_high",
+        "uncalibrated",
+    }
+    assert estimate.uncalibrated == 2
+    assert estimate.prompt_tokens_low < estimate.prompt_tokens < estimate.prompt_tokens_high
 
 
 # ---- files sized from the workspace ----

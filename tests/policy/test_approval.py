@@ -72,7 +72,7 @@ async def test_ask_mode_asks_and_passes_the_users_reason_to_the_model(workspace:
     assert await run(policy, "rm -r build", ctx) is Decision.APPROVED_BY_USER
     ruling = await policy.decide("execute_command", {"command": "rm -r dist"}, ctx)
     assert ruling.decision is Decision.REFUSED_BY_USER
-    assert "use the build script instead" in ruling.message and "Do not retry" in ruling.message
+    assert "use the build script instead" in ruling.message and "Do not retry" in ruling.advice  # the model's only
     first = user.asked[0]
     assert isinstance(first, PolicyRequest)
     assert (first.task_id, first.tool, first.summary) == ("task_2", "execute_command", "rm -r build")

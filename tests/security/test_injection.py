@@ -50,6 +50,8 @@ def test_a_file_telling_the_model_to_run_curl_sh_runs_nothing(fake: FakeLLM, wor
     last = fake.requests[-1].messages
     tool_texts = [m["content"] for m in last if m["role"] == "tool"]
     assert tool_texts[0].startswith(data_marker("read_file"))
+    (read,) = [r for r in done.of("tool_result") if r["name"] == "read_file"]  # the marker is the model's only
+    assert read["output"].startswith("     1\t# Setup") and "untrusted" not in done.stdout + done.stderr
     assert "approval mode is auto" in tool_texts[2] and "Do not retry" in tool_texts[2]
     decisions = [e["decision"] for e in read_entries(audit_folder(home), 10)]
     assert decisions == [

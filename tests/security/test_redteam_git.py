@@ -124,7 +124,7 @@ def test_a_bare_repository_the_model_writes_runs_none_of_its_configuration(
     if mode == "auto":
         # The classifier's half: git below the workspace root may use a repository the model wrote, so it
         # needs approval, which auto never gives.
-        assert ran == [] and all("needs the user's approval" in r["output"] for r in executed), executed
+        assert ran == [] and all("needs approval" in r["output"] for r in executed), executed
     else:
         # The environment's half: everything runs, and an alias (`git st`) needs a human even in yolo.
         refused = [r for r in executed if "exit code" not in r["output"]]

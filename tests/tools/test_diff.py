@@ -27,7 +27,7 @@ def test_an_edit_carries_its_diff_and_the_model_sees_only_the_sentence(workspace
         old_text="a - b",
         new_text="a + b",
     )
-    assert outcome.ok and outcome.output == "edited app.py: replaced 1 line(s) with 1 line(s)"
+    assert outcome.ok and outcome.output == "edited app.py: replaced 1 line with 1 line"
     assert outcome.diff.splitlines() == [
         "--- a/app.py",
         "+++ b/app.py",

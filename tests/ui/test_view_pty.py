@@ -80,7 +80,7 @@ def test_an_edit_shows_its_diff_and_transcript_pages_the_whole_turn(
     child.send("fix add" + ENTER)
     expect_text(child, "⎿ lines 1–2")
     expect_text(child, "⏺ edit_file app.py")
-    expect_text(child, "⎿ edited app.py: replaced 1 line(s) with 1 line(s) +1 −1")
+    expect_text(child, "⎿ edited app.py: replaced 1 line with 1 line +1 −1")
     expect_text(child, "-    return a - b")
     expect_text(child, "+    return a + b")
     expect_text(child, "Fixed the sign.")

@@ -10,6 +10,7 @@ from paicli.app.checkpoints.journal import Entry
 from paicli.app.checkpoints.undo import Action, Preview
 from paicli.common.events import FileChange
 from paicli.common.sanitize import terminal_safe
+from paicli.common.wording import counted
 
 SHOWN_FILES = 6
 ACTION_WORDS = {"remove": "remove", "create": "recreate", "restore": "restore"}
@@ -65,15 +66,18 @@ def refusal_lines(preview: Preview, *, force_hint: str) -> list[str]:
     lines = []
     if preview.changed_since:
         what = "the undo" if preview.redo else preview.entry.id
-        lines.append(f"refused: {len(preview.changed_since)} file(s) changed after {what}:")
+        lines.append(f"refused: {counted(len(preview.changed_since), 'file')} changed after {what}:")
         lines += [f"  {shown(path)}" for path in preview.changed_since]
     if preview.shared:
-        lines.append(f"refused: {len(preview.shared)} file(s) of {preview.task_id} were changed by other tasks too:")
+        were = "was" if len(preview.shared) == 1 else "were"
+        lines.append(
+            f"refused: {counted(len(preview.shared), 'file')} of {preview.task_id} {were} changed by other tasks too:"
+        )
         lines += [f"  {shown(path)} (also {', '.join(others)})" for path, others in preview.shared.items()]
     if preview.unattributed:
         lines.append(
-            f"refused: {len(preview.unattributed)} file(s) may have been changed by someone else (you, another "
-            f"program or another paicli process), not {preview.task_id or preview.entry.id}:"
+            f"refused: {counted(len(preview.unattributed), 'file')} may have been changed by someone else (you, "
+            f"another program or another paicli process), not {preview.task_id or preview.entry.id}:"
         )
         lines += [f"  {shown(path)}" for path in preview.unattributed]
     lines.append(force_hint)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from paicli.common.wording import counted
 from paicli.tools.atomic import atomic_write
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.beneath import NotRegularFile, open_regular
@@ -96,7 +97,7 @@ def _edit(root: Path, path: Path, shown: str, old_text: str, new_text: str) -> s
     removed = old.count("\n") + 1
     added = (new.count("\n") + 1) if new else 0
     diff = file_diff(shown, text, text.replace(old, new, 1))
-    return Changed(f"edited {shown}: replaced {removed} line(s) with {added} line(s)", diff)
+    return Changed(f"edited {shown}: replaced {counted(removed, 'line')} with {counted(added, 'line')}", diff)
 
 
 def _read_bytes(root: Path, path: Path, shown: str) -> bytes:

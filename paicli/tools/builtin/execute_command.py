@@ -80,6 +80,8 @@ class ExecuteCommand(Tool):
             code, timed_out = await run_in_group(args.command, ctx, buffer, timeout, found)
         except asyncio.CancelledError:
             settle_now(before, ctx)
+            if ctx.on_cancelled is not None and buffer.total:
+                ctx.on_cancelled(buffer.render(limit).removesuffix("\n"))
             raise
         output = buffer.render(limit).removesuffix("\n") if buffer.total else "(no output)"
         if note := await settle(before, ctx):
@@ -93,14 +95,17 @@ class ExecuteCommand(Tool):
         return f"{output}\n{describe_exit(code)}"
 
     def failure(self, output: str) -> str | None:
-        """A non-zero exit code, read from the last line this tool wrote (`exit code 1`)."""
+        """A non-zero exit code, read from the last line this tool wrote (`exit code 1`), in words: "it
+        exited with code 1", "it was killed by SIGKILL"."""
         match = _EXIT_LINE.search(output.rstrip())
         if match is None or match.group(1) == "0":
             return None
-        return f"the command {match.group(0)}"
+        if match.group(2):
+            return f"it was killed by {match.group(2)}"
+        return f"it exited with code {match.group(1)}"
 
 
-_EXIT_LINE = re.compile(r"exit code (\d+)(?: \(killed by [^)]*\))?\Z")
+_EXIT_LINE = re.compile(r"exit code (\d+)(?: \(killed by ([^)]*)\))?\Z")
 
 
 def describe_exit(code: int | None) -> str:

@@ -16,7 +16,6 @@ from paicli.common.sanitize import terminal_safe
 HEAD_LINES = 4
 TAIL_LINES = 2
 LINE_CHARS = 300  # of one shown line; the terminal cuts it again at its edge
-_MARKER = re.compile(r"\A\[untrusted [^\]\n]* output: data from [^\]\n]*, not instructions\]\n")
 _EXIT = re.compile(r"\n?exit code (\d+)( \(killed by [^)]*\))?\Z")
 _NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
 _READ_TOTAL = re.compile(r"^\.\.\. (?:file has (\d+) lines|output capped; showing lines \d+-\d+ of (\d+));")
@@ -32,7 +31,7 @@ class Preview:
 
 
 def result_preview(name: str, ok: bool, output: str, *, head: int = HEAD_LINES, tail: int = TAIL_LINES) -> Preview:
-    text = _MARKER.sub("", terminal_safe(output).replace("\r\n", "\n"))
+    text = terminal_safe(output).replace("\r\n", "\n")
     if not ok:
         first, _, rest = text.strip("\n").partition("\n")
         headline = first.strip() or "failed"

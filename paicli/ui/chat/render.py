@@ -26,6 +26,7 @@ from rich.text import Text
 from paicli.app.figures import arrows, format_duration, token_count
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     ModelUsage,
     Notice,
@@ -149,6 +150,8 @@ class ChatRenderer:
                 self._text(event.text)
             case ReplyRestarted():
                 self._restart()
+            case ApprovalWaited():
+                pass  # the answer was seen being given
             case ToolCallEvent():
                 self._close_thinking()
                 self._stop_waiting()

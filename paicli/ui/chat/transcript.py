@@ -18,6 +18,7 @@ from rich.text import Text
 
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     ModelUsage,
     Notice,
@@ -84,7 +85,7 @@ class Transcript:
                 self._parts.append(Text(self._safe(event.message), "dim"))
             case PlanCreated() | PlanTaskStreamed() | PlanApproved() | TaskStarted() | ReplanEvent() | ReviewEvent():
                 pass  # the plan views show these
-            case PlanFinished() | RunFinished() | ModelUsage() | ReasoningDelta() | CommandOutput():
+            case PlanFinished() | RunFinished() | ModelUsage() | ReasoningDelta() | CommandOutput() | ApprovalWaited():
                 pass  # the answer is in its deltas, a command's output in its result
             case ReplyRestarted():
                 if event.task_id is None and self._parts and isinstance(self._parts[-1], str):

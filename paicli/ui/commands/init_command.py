@@ -16,6 +16,7 @@ from typing import assert_never
 from paicli.agent.context import load_prompt
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     EventSink,
     ModelUsage,
@@ -59,7 +60,7 @@ class WithoutText:
                 pass  # the proposed file, shown as a diff once it is whole
             case ToolCallEvent() | ToolResultEvent() | CommandOutput() | ReasoningDelta() | ReplyRestarted():
                 self.inner.emit(event)
-            case ModelUsage() | Notice() | RunFinished():
+            case ModelUsage() | Notice() | RunFinished() | ApprovalWaited():
                 self.inner.emit(event)
             case PlanCreated() | PlanApproved() | TaskStarted() | TaskFinished() | ReplanEvent() | ReviewEvent():
                 self.inner.emit(event)

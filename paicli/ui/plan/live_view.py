@@ -38,6 +38,7 @@ from rich.text import Text
 from paicli.app.figures import format_duration
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     ModelUsage,
     Notice,
@@ -157,6 +158,7 @@ class LivePlanView:
                 round=task.round,
                 started=task.started_at,
                 finished=task.finished_at,
+                waited=task.waited,
                 usage=task.usage,
                 result=self._safe(task.result or ""),
                 error=self._safe(task.error or ""),
@@ -177,7 +179,7 @@ class LivePlanView:
                 self._update_display()
             case TaskStarted():
                 row = row or self._new_row(event.task_id)
-                row.status, row.started, row.finished = TaskStatus.RUNNING, event.ts, None
+                row.status, row.started, row.finished, row.waited = TaskStatus.RUNNING, event.ts, None, 0.0
                 row.activity, row.activity_failed, row.error = "", False, ""
                 self._plain(Text.assemble(status_icon(row.status), " ", (row.id, "bold"), " started"))
             case ToolCallEvent():
@@ -214,6 +216,9 @@ class LivePlanView:
                 self._say(Text(self._safe(event.message), style=NOTICE_STYLES[event.level]))
             case PlanFinished():
                 self._plan_finished(event)
+            case ApprovalWaited():
+                if row is not None:  # its timer does not count the wait for the user
+                    row.waited += event.seconds
             case ReplyRestarted():
                 if event.task_id is None:  # the planner's reply is asked again: its tasks so far are void
                     for task_id in self._streamed:

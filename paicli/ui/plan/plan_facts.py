@@ -144,11 +144,15 @@ def _requests(count: int) -> str:
 
 def estimate_line(estimate: Estimate, cost: float | None = None, map_share: tuple[int, int] | None = None) -> Text:
     """`Estimate: 7 model requests · ~31k prompt tokens · ~$0.01` above the plan under review, and
-    `Planned with a repository map of ~2.9k of the request's ~4.1k tokens (71 %)` under it when known."""
+    `Planned with a repository map of ~2.9k of the request's ~4.1k tokens (71 %)` under it when known. The
+    range says how sure the estimate is, and whether this server's runs calibrated it yet."""
     line = Text("Estimate: ", style="bold")
     line.append(f"{_requests(estimate.requests)} · {tokens_text(estimate.prompt_tokens)} prompt tokens")
     if cost is not None:
         line.append(f" · {price_text(cost)}")
+    if estimate.prompt_tokens_high:
+        line.append(f" ({token_range(estimate)} tokens", style="dim")
+        line.append("; not calibrated for this server yet)" if estimate.uncalibrated else ")", style="dim")
     if map_share is not None and map_share[1] > 0:
         shown, whole = map_share
         line.append(f"\nPlanned with a repository map of {tokens_text(shown)} of the request's {tokens_text(whole)}")
@@ -156,10 +160,16 @@ def estimate_line(estimate: Estimate, cost: float | None = None, map_share: tupl
     return line
 
 
+def token_range(estimate: Estimate) -> str:
+    """`~20k–45k`: where the prompt tokens are expected (paicli/plan/calibration.py)."""
+    return f"{tokens_text(estimate.prompt_tokens_low)}–{tokens_text(estimate.prompt_tokens_high).lstrip('~')}"
+
+
 def estimate_vs_actual(estimate: Estimate, requests: int | None, usage: Usage) -> str:
     """`Used 6 model requests · 28,410 prompt tokens (estimated 7 · ~31k)` after the run."""
     used = f"{_requests(requests)} · " if requests is not None else ""
     return (
         f"Used {used}{usage.prompt_tokens:,} prompt tokens "
-        f"(estimated {estimate.requests} · {tokens_text(estimate.prompt_tokens)})"
+        f"(estimated {estimate.requests} · {tokens_text(estimate.prompt_tokens)}"
+        + (f", {token_range(estimate)})" if estimate.prompt_tokens_high else ")")
     )

@@ -31,6 +31,7 @@ class TaskRow:
     round: int = 1
     started: float | None = None
     finished: float | None = None
+    waited: float = 0.0  # seconds of it spent waiting for the user's answers (not counted)
     activity: str = ""  # the last tool call of a running task
     activity_failed: bool = False
     usage: Usage = field(default_factory=Usage)
@@ -40,7 +41,7 @@ class TaskRow:
     def elapsed(self, now: float) -> float | None:
         if self.started is None:
             return None
-        return max(0.0, (self.finished if self.finished is not None else now) - self.started)
+        return max(0.0, (self.finished if self.finished is not None else now) - self.started - self.waited)
 
 
 def task_lines(

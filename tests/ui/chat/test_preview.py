@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from paicli.tools.toolbox import data_marker
 from paicli.ui.chat.preview import Preview, result_preview
 
 
 def test_a_failing_command_shows_its_exit_code_and_the_error_it_printed() -> None:
     error = "ls: cannot access 'nonexistent_dir': No such file or directory"
-    output = data_marker("execute_command") + error + "\nexit code 2"
+    output = error + "\nexit code 2"
     assert result_preview("execute_command", True, output) == Preview("exit code 2 · 1 line", [error], failed=True)
 
 
@@ -27,10 +26,10 @@ def test_a_silent_command_and_a_killed_one() -> None:
 
 
 def test_grep_shows_its_matches_and_read_file_the_lines_read() -> None:
-    grep = data_marker("grep_code") + "a.py:3: # TODO x\nb.py:10: # TODO y"
+    grep = "a.py:3: # TODO x\nb.py:10: # TODO y"
     assert result_preview("grep_code", True, grep) == Preview("2 matches", ["a.py:3: # TODO x", "b.py:10: # TODO y"])
     assert result_preview("grep_code", True, "no matches for 'zzz' in .").headline == "no matches for 'zzz' in ."
-    read = data_marker("read_file") + "     7\tdef add(a, b):\n     8\t    return a + b"
+    read = "     7\tdef add(a, b):\n     8\t    return a + b"
     assert result_preview("read_file", True, read) == Preview("lines 7–8")
     more = read + "\n... file has 1200 lines; use offset=9 to read more"
     assert result_preview("read_file", True, more).headline == "lines 7–8 of 1,200"
@@ -40,8 +39,8 @@ def test_grep_shows_its_matches_and_read_file_the_lines_read() -> None:
 
 def test_listings_count_entries_and_writes_keep_their_sentence() -> None:
     assert result_preview("list_dir", True, "a.py\nsrc/").headline == "2 entries"
-    assert result_preview("edit_file", True, "edited a.py: replaced 1 line(s) with 2 line(s)") == Preview(
-        "edited a.py: replaced 1 line(s) with 2 line(s)"
+    assert result_preview("edit_file", True, "edited a.py: replaced 1 line with 2 lines") == Preview(
+        "edited a.py: replaced 1 line with 2 lines"
     )
 
 

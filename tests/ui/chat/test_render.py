@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import io
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
+from paicli.agent.react import ReactLoop
 from paicli.common.events import ModelUsage, Notice, ReplyRestarted, TextDelta, ToolCallEvent, ToolResultEvent
 from paicli.common.values import Usage
+from paicli.llm.client import LLMClient
+from paicli.tools.base import ToolContext
 from paicli.tools.toolbox import ToolBox
 from paicli.ui.chat.render import RESTARTED, ChatRenderer, MarkdownBlocks, tool_summary
+from tests.fakellm import FakeLLM, Reply
 
 
 def make_renderer(**kwargs: object) -> tuple[ChatRenderer, io.StringIO]:
@@ -247,3 +252,24 @@ async def test_thinking_is_shown_until_the_model_answers() -> None:
     renderer.end_turn()
     assert "Thinking…" not in out.getvalue()[shown:]
     assert "Here it is." in out.getvalue()
+
+
+async def test_a_reply_whose_stream_ended_early_is_asked_again_and_shown_once(fake: FakeLLM, tmp_path: Path) -> None:
+    """Issue 32, over the fake server: the stream ends cleanly mid-text (no finish_reason, no [DONE]); the loop
+    asks again and the screen shows the answer once, with both requests' tokens."""
+    answer = "First paragraph.\n\nSecond paragraph, whole this time.\n"
+    fake.on("hi", Reply.cut(4, content=answer, chunk=6), Reply.text(answer, chunk=6))
+    renderer, out = make_renderer()
+    llm = LLMClient(base_url=fake.base_url, api_key="k", model="m", backoff_base=0.01, sink=renderer)
+    loop = ReactLoop(llm=llm, tools=ToolBox.default(), ctx=ToolContext(tmp_path), sink=renderer)
+    try:
+        await loop.run([{"role": "user", "content": "hi"}])
+    finally:
+        await llm.aclose()
+    renderer.end_turn()
+    text = out.getvalue()
+    assert len(fake.requests) == 2
+    assert text.count("First paragraph.") == 1 and text.count("Second paragraph, whole this time.") == 1
+    assert RESTARTED not in text and "ended before the reply was complete" in text
+    assert renderer.session_usage.prompt_tokens > 2 * len("hi")  # both requests counted
+    assert renderer.session_usage == loop.spent

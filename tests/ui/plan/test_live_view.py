@@ -12,6 +12,7 @@ from rich.console import Console
 from paicli.app.figures import format_duration, format_tokens
 from paicli.common.events import (
     AnyEvent,
+    ApprovalWaited,
     CommandOutput,
     ModelUsage,
     Notice,
@@ -443,3 +444,15 @@ def test_off_a_terminal_each_streamed_task_is_one_plain_line() -> None:
     view = LivePlanView(console)
     view.emit(PlanTaskStreamed(round=1, task=plan().tasks[0].view(), tokens=50, elapsed=0.4))
     assert "task_1 planned: Read src/app.py" in out.getvalue()
+
+
+def test_a_tasks_time_leaves_out_its_wait_for_the_users_answer() -> None:
+    console, out = plain_console()
+    view = LivePlanView(console)
+    start = time.time()
+    view.emit(PlanCreated(round=1, plan=plan().view()))
+    view.emit(PlanApproved(round=1))
+    view.emit(TaskStarted(task_id="task_3", ts=start))
+    view.emit(ApprovalWaited(task_id="task_3", seconds=40.0))
+    view.emit(TaskFinished(task_id="task_3", status="COMPLETED", result="ran", ts=start + 42.5))
+    assert "✓ task_3 completed in 2.5s: ran" in out.getvalue().splitlines()

@@ -120,3 +120,16 @@ def test_other_tools_show_their_line_breaks_and_an_unknown_tool_all_its_argument
 def test_the_estimate_says_how_much_of_the_planner_request_was_the_repository_map() -> None:
     line = str(estimate_line(Estimate(requests=3, prompt_tokens=9_000), None, (2_950, 4_100)))
     assert line.splitlines()[1] == "Planned with a repository map of ~3.0k of the request's ~4.1k tokens (71 %)"
+
+
+def test_the_estimate_says_its_range_and_whether_this_server_calibrated_it() -> None:
+    new = Estimate(requests=7, prompt_tokens=12_000, prompt_tokens_low=3_600, prompt_tokens_high=36_000, uncalibrated=3)
+    line = str(estimate_line(new, 0.02))
+    assert line == (
+        "Estimate: 7 model requests · ~12k prompt tokens · ~$0.02 "
+        "(~3.6k–36k tokens; not calibrated for this server yet)"
+    )
+    known = new.model_copy(update={"prompt_tokens_low": 9_000, "prompt_tokens_high": 15_000, "uncalibrated": 0})
+    assert str(estimate_line(known)).endswith("~12k prompt tokens (~9.0k–15k tokens)")
+    used = estimate_vs_actual(known, 6, Usage(prompt_tokens=11_000))
+    assert used == "Used 6 model requests · 11,000 prompt tokens (estimated 7 · ~12k, ~9.0k–15k)"
