@@ -84,11 +84,12 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 async def fetch(url: str, tmp_path: Path, **arguments: object) -> tuple[bool, str]:
+    """ok, and the output as the model reads it (the data marker first, as the ReAct loop puts it)."""
     box = ToolBox.default(mark_data=True)
     outcome = await box.execute(
         ToolCall(id="1", name="fetch_url", arguments=json.dumps({"url": url, **arguments})), ToolContext(tmp_path)
     )
-    return outcome.ok, outcome.output
+    return outcome.ok, outcome.marker + outcome.output
 
 
 async def test_a_page_comes_as_readable_markdown_marked_as_data(server: str, tmp_path: Path) -> None:
@@ -167,7 +168,7 @@ async def test_it_asks_by_host_and_an_allow_rule_naming_the_host_lets_it_run(ser
     assert [r.reason for r in asks.seen] == ["fetch_url reads 127.0.0.1 from the network"]  # type: ignore[attr-defined]
     auto = ToolBox.default(gate=ApprovalPolicy(tmp_path, mode="auto"))
     refused = await auto.execute(call, ToolContext(tmp_path))
-    assert not refused.ok and "needs the user's approval" in refused.output
+    assert not refused.ok and "needs approval (fetch_url reads 127.0.0.1 from the network)" in refused.output
     allowed = ToolBox.default(gate=ApprovalPolicy(tmp_path, mode="auto", rules=Rules(["fetch_url(127.0.0.*)"])))
     assert (await allowed.execute(call, ToolContext(tmp_path))).ok
     other = ToolBox.default(gate=ApprovalPolicy(tmp_path, mode="auto", rules=Rules(["fetch_url(docs.python.org)"])))
