@@ -26,6 +26,7 @@ from paicli.cli import build_parser
 from paicli.config import ENV_FIELDS, LISTS, OPENAI_FALLBACKS, TABLES, Settings
 from paicli.llm.price import Price
 from paicli.mcp.server_config import McpServerConfig
+from paicli.policy.hook_config import HookConfig
 from paicli.trust import PROTECTIONS, SPENDING_LIMITS, UNLIMITED_WHEN_UNSET, requires_trust
 
 TARGET = Path(__file__).resolve().parent / "configuration.md"
@@ -92,6 +93,29 @@ cached_input = 0.07
 ```
 """
 
+HOOKS_INTRO = """
+### `[[hooks.EVENT]]`: hooks
+
+Commands paicli runs at five points: `before_tool` (may allow, ask or refuse the call), `after_tool` (e.g. a
+formatter on the file just written), `turn_end`, `plan_end` and `plan_approved`; each point takes a list,
+run in order. What a hook is given on stdin and may answer is in
+[contract.md](contract.md#hooks). The lists of your own file and a repository's (once trusted) add up,
+yours first. The keys of one hook (`HookConfig` in `paicli/policy/hook_config.py`):
+"""
+
+HOOKS_EXAMPLE = """
+```toml
+[[hooks.before_tool]]
+command = "python3 scripts/guard.py"
+tools = ["execute_command"]
+
+[[hooks.after_tool]]
+command = 'ruff format "$PAICLI_PATH"'
+tools = ["write_file", "edit_file"]
+to_model = true
+```
+"""
+
 MCP_INTRO = """### `[mcp_servers.NAME]`: MCP servers
 
 The keys of one server (`McpServerConfig` in `paicli/mcp/server_config.py`); [mcp.md](mcp.md) explains
@@ -111,7 +135,7 @@ def type_name(annotation: Any) -> str:
         return " / ".join(f'"{arg}"' for arg in args)
     if origin is list:
         return f"list of {type_name(args[0])}"
-    if origin is dict:
+    if origin is dict or (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
         return "table"
     names = {str: "string", int: "integer", float: "number", bool: "true/false", Path: "path", SecretStr: "string"}
     if annotation in names:
@@ -219,6 +243,9 @@ def generated() -> str:
         PRICES_EXAMPLE,
         MCP_INTRO,
         *model_table(McpServerConfig),
+        HOOKS_INTRO,
+        *model_table(HookConfig),
+        HOOKS_EXAMPLE,
     ]
     return "\n".join(parts).rstrip("\n") + "\n"
 

@@ -165,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="one ReAct turn, no plan; the final answer goes to stdout",
         description="One ReAct turn without a plan: the final answer goes to stdout, progress to stderr.",
     )
-    run.add_argument("prompt", help="what to do")
+    run.add_argument("prompt", help="what to do, or /NAME: a custom command (~/.paicli/commands, .paicli/commands)")
+    run.add_argument("arguments", nargs="*", metavar="ARGS", help="after /NAME: the custom command's arguments")
     run.add_argument("--json", action="store_true", help="JSON-lines events on stdout instead")
     _global_options(run, suppress=True)
     plan = commands.add_parser(
@@ -294,6 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             from paicli.headless import run_command
 
+            if args.arguments:  # `paicli run /NAME ARGS`: as if typed in the REPL
+                if not args.prompt.startswith("/"):
+                    raise ConfigError("paicli run takes one PROMPT: quote it (ARGS follow a /NAME custom command)")
+                import shlex
+
+                args.prompt = " ".join([args.prompt, shlex.join(map(well_formed, args.arguments))])
             return run_command(
                 settings, args.prompt, json_mode=args.json, continue_last=bool(getattr(args, "continue_last", None))
             )

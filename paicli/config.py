@@ -31,8 +31,10 @@ from paicli.common.errors import ConfigError
 from paicli.llm.price import Price
 from paicli.llm.providers import PROVIDERS, Provider, find_provider, on_loopback
 from paicli.mcp.server_config import McpServerConfig, check_server_name, servers_from_mcp_json
+from paicli.policy.hook_config import HooksConfig, merged_hooks
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
+    COMMANDS,
     CONFIG_FILE,
     MAX_REPO_FILE_BYTES,
     ConfirmTrust,
@@ -42,6 +44,7 @@ from paicli.trust import (
     read_repo_file,
     screen_prompt_overrides,
     screen_repo_file,
+    screen_repo_folder,
     screen_workspace_config,
 )
 
@@ -135,6 +138,10 @@ class Settings(BaseModel):
     )
     mcp_servers: dict[str, McpServerConfig] = Field(
         default_factory=dict, description="[mcp_servers.NAME] MCP servers whose tools the model gets (paicli/mcp/)"
+    )
+    hooks: HooksConfig = Field(
+        default_factory=HooksConfig,
+        description="[[hooks.EVENT]] commands run around tool calls, at a turn's or plan's end, at a plan's approval",
     )
 
     @field_validator("models", mode="before")
@@ -304,6 +311,7 @@ def load_settings(
             repository = _repository_config(root, home, {**_defaults(), **merged}, confirm_trust, warn)
             _merge_config(merged, repository, levels, WORKSPACE_LEVEL)
         screen_prompt_overrides(root, home=home, confirm=confirm_trust, warn=warn)
+        screen_repo_folder(root, COMMANDS, home=home, confirm=confirm_trust, warn=warn)  # custom slash commands
     if from_json := _workspace_mcp_servers(root, home, confirm_trust, warn):
         merged["mcp_servers"] = {**from_json, **merged.get("mcp_servers", {})}  # a config file's server wins
     _merge_config(merged, env_values(env), levels, ENV_LEVEL)
@@ -373,6 +381,8 @@ def _merge_config(merged: dict[str, Any], values: Mapping[str, Any], levels: dic
         levels[key] = level
         if key in LISTS and isinstance(value, list) and isinstance(merged.get(key), list):
             merged[key] = [*merged[key], *value]
+        elif key == "hooks":  # each point's hooks add up, the earlier file's first
+            merged[key] = merged_hooks(merged.get(key), value)
         elif key in TABLES and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:

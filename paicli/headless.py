@@ -17,6 +17,7 @@ from paicli.app.checkpoints.command import undo_answer
 from paicli.app.checkpoints.report import changed_line
 from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints, open_store
 from paicli.app.conversations import ConversationLog, latest_session, restore, session_store
+from paicli.app.custom_commands import invocation
 from paicli.app.driver import run_plan, run_turn, run_with_signals
 from paicli.app.figures import arrows, retries_line
 from paicli.app.jsonl import JsonLinesSink
@@ -199,19 +200,30 @@ async def with_runtime(settings: Settings, sink: EventSink, body: Callable[[Runt
 
 
 def run_command(settings: Settings, prompt: str, *, json_mode: bool, continue_last: bool = False) -> int:
-    """`paicli run`: one turn, saved as a conversation (`continue_last`: the workspace's last one goes on)."""
+    """`paicli run`: one turn, saved as a conversation (`continue_last`: the workspace's last one goes on).
+    `paicli run /NAME ARGS` sends a custom command's prompt (paicli/app/custom_commands.py), or plans it
+    as `paicli plan --yes` would when the command says `plan: true`."""
     settings.require_key()
+    custom = invocation(prompt, settings.workspace, user_home())
+    allowed = custom.command.allowed_tools if custom is not None else None
+    if custom is not None and custom.command.plan:
+        if continue_last:
+            raise ConfigError(f"{custom.command.name} plans (plan: true): -c/--continue goes with a chat turn")
+        request = PlanRequest(custom.text, notices=custom.notices, allowed_tools=allowed)
+        return plan_command(settings, request, json_mode=json_mode)
     sink = make_sink(settings, json_mode)
 
     async def body(runtime: Runtime) -> int:
+        for notice in custom.notices if custom is not None else ():
+            sink.emit(Notice(level="warning", message=notice))
         log, earlier = saved_conversation(runtime, sink, continue_last)
         messages = [
             {"role": "system", "content": runtime.system_prompt(None)},
             *earlier,
-            {"role": "user", "content": prompt},
+            {"role": "user", "content": custom.text if custom is not None else prompt},
         ]
         with closing_checkpoints(attach_checkpoints(runtime, sink)) as checkpoints:
-            turn = await run_turn(runtime, sink, messages, checkpoints=checkpoints)
+            turn = await run_turn(runtime, sink, messages, checkpoints=checkpoints, allowed_tools=allowed)
         log.save(turn.messages, turn.result.usage.total if turn.result is not None else 0)
         tell_changes(turn.changes, json_mode)
         if turn.error is not None:
@@ -263,6 +275,7 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
                 plan=request.plan,
                 plan_id=request.plan_id,
                 checkpoints=checkpoints,
+                allowed_tools=request.allowed_tools,
             )
         # stdout ends with the answer, as for `run`; the rest, once, on stderr (each task's error came as it failed)
         if isinstance(sink, ProgressSink):

@@ -26,6 +26,7 @@ from paicli.mcp import sdk
 from paicli.mcp.server_config import expand
 from paicli.policy.approval import ApprovalPolicy
 from paicli.policy.audit import AuditLog, audit_folder
+from paicli.policy.hooks import Hooks
 from paicli.policy.rules import Rules
 from paicli.sandbox import SandboxChoice, choose_sandbox
 from paicli.tools.base import Approver, PathLocks, ToolContext
@@ -72,6 +73,7 @@ class Runtime:
     policy: ApprovalPolicy | None = None  # the gate of `tools`; /approval changes its mode
     sandbox: SandboxChoice = field(default_factory=lambda: SandboxChoice("off", None))  # what contains commands
     mcp: McpManager | None = None  # the MCP servers, when any is configured; their tools join `tools` when ready
+    hooks: Hooks | None = None  # the configuration's [hooks] (paicli/policy/hooks.py); None: none configured
     _builtin: ToolBox | None = field(default=None, repr=False)  # `tools` without MCP tools
     last_map: PlannerMap | None = None  # the repository map of the latest plan session
 
@@ -85,7 +87,9 @@ class Runtime:
             self._secrets = secret_values(self.settings)
         return self._secrets
 
-    def tool_context(self, task_id: str | None = None, scope: TaskScope | None = None) -> ToolContext:
+    def tool_context(
+        self, task_id: str | None = None, scope: TaskScope | None = None, *, sink: EventSink | None = None
+    ) -> ToolContext:
         return ToolContext(
             workspace=self.workspace,
             task_id=task_id,
@@ -95,6 +99,7 @@ class Runtime:
             command_timeout=self.settings.command_timeout,
             scope=scope,
             sandbox=self.sandbox.sandbox,
+            sink=sink,
         )
 
     def start_mcp(self) -> None:
@@ -182,7 +187,7 @@ class Runtime:
         return ReactLoop(
             llm=model,
             tools=tools or self.tools,
-            ctx=self.tool_context(task_id, scope),
+            ctx=self.tool_context(task_id, scope, sink=sink),
             sink=sink,
             max_steps=self.settings.max_steps,
             answer_on_budget=answer_on_budget,
@@ -234,7 +239,11 @@ def build_runtime(
         )
     policy = build_policy(s, home)
     tools = ToolBox.default(gate=policy, mark_data=True)
-    return Runtime(settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy, sandbox=sandbox)
+    if policy.hooks:
+        tools.after_call(policy.hooks.after_call)
+    return Runtime(
+        settings=s, sink=sink, llm=llm, tools=tools, home=home, policy=policy, sandbox=sandbox, hooks=policy.hooks
+    )
 
 
 def build_sandbox(settings: Settings, home: Path) -> SandboxChoice:
@@ -261,8 +270,14 @@ def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:
     """The approval policy of a session: mode and rules from the settings, auditing to ~/.paicli/audit/."""
     audit = AuditLog(audit_folder(home), secrets=secret_values(settings), workspace=settings.workspace)
     rules = Rules(settings.allow, settings.deny, workspace=settings.workspace)
+    hooks = Hooks(settings.hooks, audit=audit) if settings.hooks else None
     return ApprovalPolicy(
-        settings.workspace, mode=settings.approval, rules=rules, audit=audit, unsandboxed=settings.unsandboxed
+        settings.workspace,
+        mode=settings.approval,
+        rules=rules,
+        audit=audit,
+        unsandboxed=settings.unsandboxed,
+        hooks=hooks,
     )
 
 
@@ -272,13 +287,15 @@ def build_plan_session(
     *,
     approve: Approve | None = None,
     plan_id: str | None = None,
+    tools: ToolBox | None = None,
     early: bool = False,
 ) -> PlanSession:
     """Everything one plan needs, sharing the runtime's client and locks. Its own usage meter (with the
     hard budget) wraps the client, so the plan's usage and budget count only this plan's requests. The
     planner, each task, the summarizer and the reviewer name the model paicli/plan/routing.py gives them.
     `approve`: who approves the plan (default: approved unasked). `early`: read-only tasks start while the
-    first plan streams (paicli/plan/early.py); only for a plan approved unasked."""
+    first plan streams (paicli/plan/early.py); only for a plan approved unasked. `tools`: the plan's tool
+    set (default: the runtime's now)."""
     from paicli.plan.contract import held_to_files, scope_of
     from paicli.plan.early import EarlyStart, HeldEvents
     from paicli.plan.executor import ReactTaskRunner
@@ -298,7 +315,7 @@ def build_plan_session(
     meter = MeteredModel(runtime.llm, budget=s.max_budget_tokens)
     executor_prompt = runtime.system_prompt("executor")
     summarizer_prompt = runtime.system_prompt("summarizer")
-    tools = runtime.tools  # the plan's tool set: MCP servers that get ready later do not change it
+    tools = tools or runtime.tools  # the plan's tool set: MCP servers that get ready later do not change it
     catalogue = tool_catalogue(tools.tools)
     sandboxed = runtime.sandbox.sandbox is not None
     held = HeldEvents(sink) if early else None

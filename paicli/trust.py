@@ -1,12 +1,13 @@
-"""Trust in what a repository ships in its own `.paicli/`: its config.toml and its prompt overrides.
+"""Trust in what a repository ships in its own `.paicli/`: its config.toml, prompt overrides and commands.
 
 A repository is someone else's text. Its config may choose timeouts, deny rules, ... but some settings
 apply only once the user has confirmed that file for that repository, some only downwards and some only
 upwards:
 
 Trust-only (`requires_trust`): ignored with a warning until trusted.
-- where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`, and
-  `mcp_servers` (programs paicli starts); a workspace's `.mcp.json` as a whole (`screen_repo_file`);
+- where the key goes and what runs unasked: `base_url`, `api_key`, `provider`, `approval`, `allow`,
+  `mcp_servers` (programs paicli starts) and `hooks` (commands it runs); a workspace's `.mcp.json` as a
+  whole (`screen_repo_file`);
 - how commands are contained: `sandbox`, `sandbox_network`, `sandbox_writable`, `sandbox_hide`,
   `unsandboxed` (even `sandbox_hide`, which only narrows: one rule for the whole family);
 - model names (`model`, `reviewer_model`, any other `*_model`, the `[models]` table) and prices (any key
@@ -61,7 +62,7 @@ from paicli.mcp.server_config import TrustField, server_fields
 from paicli.tools.atomic import atomic_write
 from paicli.tools.confined import UnsafeFile, kind_of, open_folder, read_below, read_path
 
-SENSITIVE_KEYS = ("base_url", "api_key", "provider", "approval", "allow", "mcp_servers")
+SENSITIVE_KEYS = ("base_url", "api_key", "provider", "approval", "allow", "mcp_servers", "hooks")
 SPENDING_LIMITS = frozenset(
     {
         "max_rounds",
@@ -85,9 +86,10 @@ LIMITS = SPENDING_LIMITS | PROTECTIONS  # compared with the user's own value; sh
 UNLIMITED_WHEN_UNSET = frozenset({"max_budget_tokens"})
 CONFIG_FILE = ".paicli/config.toml"
 PROMPTS_FOLDER = ".paicli/prompts"
+COMMANDS_FOLDER = ".paicli/commands"
 MAX_REPO_FILE_BYTES = 1 << 20  # a config or a prompt override larger than this is refused unread
 MAX_TRUST_FILE_BYTES = 8 << 20
-MAX_PROMPT_FILES = 500  # entries of .paicli/prompts looked at
+MAX_PROMPT_FILES = 500  # entries of .paicli/prompts (or .paicli/commands) looked at
 
 
 def requires_trust(key: str) -> bool:
@@ -288,22 +290,36 @@ def lowers(value: Any, current: Any) -> bool:
     return not value >= current
 
 
-# ---- prompt overrides -------------------------------------------------------------------------------
+# ---- folders of Markdown files: prompt overrides, custom commands ------------------------------------
 
 
-def prompt_overrides(workspace: Path) -> tuple[list[str], list[str]]:
-    """(the `.md` files under `.paicli/prompts` that may be used, the entries refused: symlinks and
-    special files), as paths relative to that folder. UnsafeFile when `.paicli` or `prompts` itself is a
-    symlink. Nothing is followed: a symlinked folder inside is refused, not walked."""
+@dataclass(frozen=True)
+class RepoFolder:
+    """A folder of a repository's `.paicli/` whose `.md` files are used only once trusted, each file
+    remembered by repository, name and hash: what it is called in warnings and questions."""
+
+    relative: str  # ".paicli/prompts"
+    plural: str  # "prompt overrides"
+    singular: str  # "prompt override"
+
+
+PROMPTS = RepoFolder(PROMPTS_FOLDER, "prompt overrides", "prompt override")
+COMMANDS = RepoFolder(COMMANDS_FOLDER, "custom commands", "custom command")
+
+
+def markdown_files(workspace: Path, folder: str = PROMPTS_FOLDER) -> tuple[list[str], list[str]]:
+    """(the `.md` files under `folder` (below the workspace) that may be used, the entries refused:
+    symlinks and special files), as paths relative to that folder. UnsafeFile when `.paicli` or the folder
+    itself is a symlink. Nothing is followed: a symlinked folder inside is refused, not walked."""
     root = Path(os.path.realpath(workspace))
     try:
-        folder = open_folder(root, PROMPTS_FOLDER.split("/"))
+        opened = open_folder(root, folder.split("/"))
     except (FileNotFoundError, NotADirectoryError):
         return [], []
     usable: list[str] = []
     refused: list[str] = []
     try:
-        for current, folders, files, current_fd in os.fwalk(".", dir_fd=folder, follow_symlinks=False):
+        for current, folders, files, current_fd in os.fwalk(".", dir_fd=opened, follow_symlinks=False):
             for name in sorted([*folders, *files]):
                 relative = os.path.normpath(os.path.join(current, name))
                 try:
@@ -319,48 +335,61 @@ def prompt_overrides(workspace: Path) -> tuple[list[str], list[str]]:
             if len(usable) + len(refused) >= MAX_PROMPT_FILES:
                 break
     finally:
-        os.close(folder)
+        os.close(opened)
     return usable, refused
 
 
 def screen_prompt_overrides(workspace: Path, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn) -> None:
     """A repository's `.paicli/prompts/*.md` replace paicli's own prompts, so they are applied only once
-    trusted (see `trusted_prompt`); asked here together, each file remembered by repository, name and
-    hash. Symlinked ones are refused with a warning and never asked about."""
+    trusted (see `trusted_prompt`)."""
+    screen_repo_folder(workspace, PROMPTS, home=home, confirm=confirm, warn=warn)
+
+
+def screen_repo_folder(
+    workspace: Path, folder: RepoFolder, *, home: Path, confirm: ConfirmTrust | None = None, warn: Warn
+) -> None:
+    """The `.md` files of a repository's `folder` that are not trusted yet are asked about here together,
+    each file remembered by repository, name and hash (`trusted_text` reads one back). Symlinked ones are
+    refused with a warning and never asked about."""
     try:
-        usable, refused = prompt_overrides(workspace)
+        usable, refused = markdown_files(workspace, folder.relative)
     except (UnsafeFile, OSError) as error:
         reason = error if isinstance(error, UnsafeFile) else error.strerror or error
-        warn(f"ignoring this repository's prompt overrides: {reason}")
+        warn(f"ignoring this repository's {folder.plural}: {reason}")
         return
     if refused:
-        warn(f"ignoring prompt overrides {', '.join(refused)}: only regular files in .paicli/prompts are used")
+        warn(f"ignoring {folder.plural} {', '.join(refused)}: only regular files in {folder.relative} are used")
     store = TrustStore(home)
     untrusted: list[RepoFile] = []
     for relative in usable:
         try:
-            file = read_repo_file(workspace, f"{PROMPTS_FOLDER}/{relative}")
+            file = read_repo_file(workspace, f"{folder.relative}/{relative}")
         except (UnsafeFile, OSError) as error:
-            warn(f"ignoring the prompt override {relative}: {error}")
+            warn(f"ignoring the {folder.singular} {relative}: {error}")
             continue
         if file is not None and not store.is_trusted(file):
             untrusted.append(file)
     if not untrusted:
         return
-    names = ", ".join(file.relative.removeprefix(PROMPTS_FOLDER + "/") for file in untrusted)
+    names = ", ".join(file.relative.removeprefix(folder.relative + "/") for file in untrusted)
     root = untrusted[0].workspace
-    if confirm is not None and confirm(TrustRequest(root / PROMPTS_FOLDER, {"prompt overrides": names})):
+    if confirm is not None and confirm(TrustRequest(root / folder.relative, {folder.plural: names})):
         for file in untrusted:
             store.trust(file)
         return
-    warn(f"ignoring this repository's prompt overrides ({names}): not trusted yet")
+    warn(f"ignoring this repository's {folder.plural} ({names}): not trusted yet")
 
 
 def trusted_prompt(workspace: Path, home: Path, name: str) -> str | None:
-    """The text of `.paicli/prompts/<name>` when the user trusts that file as it is now; else None. What
-    is checked is what is returned: the bytes read once, hashed and decoded."""
+    """The text of `.paicli/prompts/<name>` when the user trusts that file as it is now; else None."""
+    return trusted_text(workspace, home, f"{PROMPTS_FOLDER}/{name}")
+
+
+def trusted_text(workspace: Path, home: Path, relative: str) -> str | None:
+    """The text of the repository's file `relative` when the user trusts that file as it is now; else
+    None. What is checked is what is returned: the bytes read once, hashed and decoded."""
     try:
-        file = read_repo_file(workspace, f"{PROMPTS_FOLDER}/{name}")
+        file = read_repo_file(workspace, relative)
     except (UnsafeFile, OSError):
         return None
     if file is None or not TrustStore(home).is_trusted(file):
@@ -381,6 +410,19 @@ def _shown(key: str, value: Any) -> str:
         return "(a key; its value is not shown)"
     if key == "mcp_servers" and isinstance(value, dict):  # each field follows (TrustRequest.fields)
         return f"{len(value)} server{'s' if len(value) != 1 else ''}: {', '.join(map(str, value))} (every field below)"
+    if key == "hooks" and isinstance(value, dict):  # every command whole: they run at every tool call
+        return "; ".join(f"{event}: {_hook(hook)}" for event, hooks in value.items() for hook in _listed(hooks))
     if key in LIMITS and isinstance(value, str):
         return json.dumps(value)  # "false", quoted: a string, not the boolean
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _hook(hook: Any) -> str:
+    """A hook as the trust question shows it: its command, and that it runs uncontained."""
+    if not isinstance(hook, dict):
+        return repr(hook)
+    return str(hook.get("command")) + (" (outside the sandbox)" if hook.get("sandbox") is False else "")

@@ -23,6 +23,7 @@ CHECK_NAMES = [
     "json_schema",
     "json_object",
     "reasoning",
+    "vision",
     "sandbox",
     "mcp",
 ]
@@ -189,3 +190,21 @@ def test_the_sandbox_check_says_whether_commands_are_contained(fake: FakeLLM, ho
     require_bwrap()
     working = checks(doctor(fake, home, "--json"))["sandbox"]
     assert working["ok"] is True and "commands are contained (bubblewrap" in working["detail"]
+
+
+def test_vision_is_probed_with_an_image_and_a_refusal_is_remembered(fake: FakeLLM, home: Path) -> None:
+    fake.on(lambda body: "image_url" in json.dumps(body), Reply.error(400, "image input is not supported"), repeat=True)
+    script_capable_server(fake, schema=Reply.text('{"answer": "yes"}'), usage=True)
+    found = checks(doctor(fake, home, "--json"))
+    assert found["vision"]["ok"] is False and "takes no images" in found["vision"]["detail"]
+    remembered = json.loads((home / ".paicli" / "capabilities.json").read_text())
+    (entry,) = remembered["entries"].values()
+    assert "vision" in entry["rejected"]
+
+
+def test_a_model_that_takes_the_image_shows_vision_ok(fake: FakeLLM, home: Path) -> None:
+    script_capable_server(fake, schema=Reply.text('{"answer": "yes"}'), usage=True)
+    found = checks(doctor(fake, home, "--json"))
+    assert found["vision"]["ok"] is True
+    [image] = [r for r in fake.requests if r.body and "image_url" in json.dumps(r.body)]
+    assert image.messages[0]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")

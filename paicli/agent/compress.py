@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from paicli.llm.images import IMAGE_TOKENS, image_data_left_out, images_in
 from paicli.llm.reasoning import without_reasoning
 from paicli.llm.types import ChatModel, Message
 
@@ -17,8 +18,10 @@ TRIGGER = 0.8  # compress once the estimate passes this share of the budget
 
 
 def estimate_tokens(messages: list[Message]) -> int:
-    """A cheap, deterministic estimate (about four characters a token) that needs no tokenizer."""
-    return len(json.dumps(messages, ensure_ascii=False)) // 4
+    """A cheap, deterministic estimate (about four characters a token) that needs no tokenizer; an image
+    counts IMAGE_TOKENS, whatever the size of its data."""
+    text = json.dumps(image_data_left_out(messages), ensure_ascii=False)
+    return len(text) // 4 + IMAGE_TOKENS * images_in(messages)
 
 
 def turn_starts(messages: list[Message], first: int) -> list[int]:
@@ -68,6 +71,7 @@ class Compressor:
 
     async def _summarize(self, head: list[Message], older: list[Message]) -> str:
         kept = [without_reasoning(message) for message in [*head[1:], *older]]  # thinking is no part of the state
+        kept = image_data_left_out(kept)  # an image is "[image]" in the transcript, never its base64
         transcript = json.dumps(kept, ensure_ascii=False, indent=1)
         request: list[Message] = [
             {"role": "system", "content": self.prompt},

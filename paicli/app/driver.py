@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import signal
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -16,8 +16,10 @@ from paicli.agent.conversation import answered_part
 from paicli.agent.react import ReactResult
 from paicli.app.checkpoints.plan_steps import CheckpointedRunner, PlanSteps
 from paicli.app.checkpoints.service import Checkpoints
+from paicli.app.custom_commands import narrowed
+from paicli.app.hook_points import approving, plan_ended, turn_ended
 from paicli.common.errors import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE, ConfigError, PaicliError
-from paicli.common.events import EventSink, FileChange
+from paicli.common.events import EventSink, FileChange, Notice
 from paicli.llm.types import Message
 from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
@@ -26,6 +28,7 @@ from paicli.plan.session import Review
 from paicli.runtime import Runtime, build_plan_session
 from paicli.tools.effect import Effect
 from paicli.tools.task_scope import TaskScope
+from paicli.tools.toolbox import ToolBox
 
 T = TypeVar("T")
 READ_ONLY = TaskScope("this turn", "read-only", frozenset({Effect.READ}))
@@ -66,12 +69,14 @@ async def run_plan(
     watch: CancelWatch | None = None,
     checkpoints: Checkpoints | None = None,
     attached: str = "",
+    allowed_tools: Sequence[str] | None = None,
     early: bool | None = None,
 ) -> PlanOutcome:
     """Plans `goal` (or runs `plan`) to the end. Without `review` every plan is approved unasked (--yes),
     and with `early` (default: the setting early_start) its read-only tasks start while it is planned.
     With `checkpoints`, every task that may write is checkpointed and the outcome (and `plan_finished`)
-    carries the files the plan changed. A bug (not a PaicliError) is raised, never hidden."""
+    carries the files the plan changed; `allowed_tools` (a custom command's) narrows the plan's tool set.
+    A bug (not a PaicliError) is raised, never hidden."""
     if plan is not None and (problems := runtime.contract().problems(plan, require_files=False)):
         # a saved or hand-written plan was checked before its MCP tools were known (paicli/app/plan_inputs.py)
         return PlanOutcome(
@@ -81,7 +86,8 @@ async def run_plan(
             configuration=True,
         )
     early = (runtime.settings.early_start if early is None else early) and review is None and plan is None
-    session = build_plan_session(runtime, sink, plan_id=plan_id, early=early)
+    tools = narrowed_tools(runtime, sink, allowed_tools)
+    session = build_plan_session(runtime, sink, plan_id=plan_id, early=early, tools=tools)
     steps = None
     if checkpoints is not None:
         checkpoints.warm_up()  # while the planner thinks
@@ -95,16 +101,16 @@ async def run_plan(
             return await reviewing(candidate, session.planner.amend)
 
         session.approve = approve
+    session.approve = approving(runtime, sink, session.approve)
     try:
         job = await until_done(session.run(goal, plan=plan, attached=attached), watch)
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await steps.finish() if steps is not None else None
     if job.cancelled():
         cancelled = PlanOutcome.cancelled(session.current, session.saved_id(), session.usage)
-        return dataclasses.replace(cancelled, changes=changes)
-    error = job.exception()
-    if isinstance(error, PaicliError):  # raised after the plan ended, e.g. its last save failed
-        return PlanOutcome(
+        outcome = dataclasses.replace(cancelled, changes=changes)
+    elif isinstance(error := job.exception(), PaicliError):  # raised after the plan ended, e.g. its last save failed
+        outcome = PlanOutcome(
             PlanStatus.FAILED,
             session.current,
             failure=str(error),
@@ -112,7 +118,10 @@ async def run_plan(
             changes=changes,
             saved_id=session.saved_id(),
         )
-    return dataclasses.replace(job.result(), changes=changes)
+    else:
+        outcome = dataclasses.replace(job.result(), changes=changes)
+    await plan_ended(runtime, sink, outcome)
+    return outcome
 
 
 @dataclass(frozen=True)
@@ -142,26 +151,43 @@ async def run_turn(
     watch: CancelWatch | None = None,
     checkpoints: Checkpoints | None = None,
     scope: TaskScope | None = None,
+    allowed_tools: Sequence[str] | None = None,
 ) -> TurnOutcome:
     """One ReAct turn on `messages` (the last one is the user's). With `checkpoints` the workspace is
     checkpointed before and after, and the outcome carries the files the turn changed; `scope` limits
-    what its tool calls may do (READ_ONLY: /init). A bug is raised, never hidden."""
+    what its tool calls may do (READ_ONLY: /init), `allowed_tools` (a custom command's) which tools it
+    has. A bug is raised, never hidden."""
+    tools = narrowed_tools(runtime, sink, allowed_tools)
     start = len(messages) - 1
     recording = None
     if checkpoints is not None:
         content = messages[-1].get("content")
         recording = await checkpoints.begin_turn(content if isinstance(content, str) else "")
     try:
-        job = await until_done(runtime.react(sink, scope=scope).run(messages), watch)
+        job = await until_done(runtime.react(sink, scope=scope, tools=tools).run(messages), watch)
     finally:  # cancelled from outside too (SIGTERM): what ran stays undoable
         changes = await checkpoints.finish(recording) if checkpoints is not None and recording is not None else None
     if job.cancelled():
+        await turn_ended(runtime, sink, "cancelled", None)
         return TurnOutcome(answered_part(messages, start), cancelled=True, changes=changes)
     error = job.exception()
     if isinstance(error, PaicliError):
+        await turn_ended(runtime, sink, "failed", None)
         return TurnOutcome(answered_part(messages, start), error=error, changes=changes)
     result = job.result()  # re-raises a bug
+    await turn_ended(runtime, sink, "answered", result.content)
     return TurnOutcome(result.messages, result, changes=changes)
+
+
+def narrowed_tools(runtime: Runtime, sink: EventSink, allowed: Sequence[str] | None) -> ToolBox | None:
+    """The runtime's tools narrowed to `allowed` (None: not narrowed), with a notice for each entry that
+    names no tool."""
+    if allowed is None:
+        return None
+    tools, unmatched = narrowed(runtime.tools, allowed)
+    if unmatched:
+        sink.emit(Notice(level="warning", message=f"allowed-tools: no tool is named {', '.join(unmatched)}"))
+    return tools
 
 
 def run_with_signals(main: Callable[[], Coroutine[Any, Any, int]]) -> int:

@@ -26,6 +26,7 @@ class PlanRequest:
     plan_id: str | None = None  # a resumed plan keeps its id (and its files)
     notices: tuple[str, ...] = field(default=())  # what the user should know before it runs
     attached: str = ""  # what `@path` mentions in the goal attached: for the planner only
+    allowed_tools: tuple[str, ...] | None = None  # a custom command's `allowed-tools`: the plan's only tools
     go: bool = False  # approved unasked, read-only tasks starting while it is planned (the REPL's /plan --go)
 
 

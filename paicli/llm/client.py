@@ -35,6 +35,8 @@ from paicli.llm.attempts import RequestState, RetryLater, fault_kind
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.endpoint import Admission, Endpoint, RateStatus
+from paicli.llm.images import CAPABILITY as VISION
+from paicli.llm.images import without_images
 from paicli.llm.rate_gate import Closing, RateBudgetSpent
 from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
@@ -258,7 +260,8 @@ class LLMClient:
         name = model or self.model
         accepts = self.capabilities.for_model(name).accepts
         rule = rule_for(name, required=not accepts("reasoning.required"), refused=not accepts("reasoning.refused"))
-        body: dict[str, Any] = {"model": name, "messages": outgoing(messages, rule), "stream": True}
+        sent = outgoing(messages, rule) if accepts(VISION) else without_images(outgoing(messages, rule))
+        body: dict[str, Any] = {"model": name, "messages": sent, "stream": True}
         if accepts("stream_options"):
             body["stream_options"] = {"include_usage": True}
         if tools:
@@ -372,6 +375,9 @@ class LLMClient:
         if field in ("stream_options", "temperature", "parallel_tool_calls", "max_tokens"):
             what = "`max_tokens` (sending `max_completion_tokens`)" if field == "max_tokens" else f"`{field}`"
             self._notify(f"the model server does not accept {what}; sending the request without it", "info")
+            return True
+        if field == VISION:
+            self._notify(f"{body['model']} does not take images: sending the message without them", "warning")
             return True
         if field == "reasoning.required":
             self.capabilities.allow("reasoning.refused", body["model"])

@@ -11,6 +11,7 @@ the key.
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ import httpx2
 from paicli import __version__
 from paicli.common.errors import ModelError
 from paicli.llm.capabilities import Capabilities
+from paicli.llm.images import CAPABILITY as VISION
+from paicli.llm.images import image_part, text_part
 from paicli.llm.reasoning import rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import read_stream, server_message, whole_reply
@@ -55,6 +58,9 @@ ANSWER_SCHEMA: dict[str, Any] = {
 }
 CONTEXT_KEYS = ("context_length", "context_window", "max_context_length", "max_model_len", "n_ctx", "n_ctx_train")
 MAX_TOKENS = 200  # enough for a short answer; a reasoning model may spend it thinking, which still shows
+
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"  # 1×1 red PNG
 
 
 @dataclass(frozen=True)
@@ -114,13 +120,15 @@ class Prober:
                 "json_schema",
                 "json_object",
                 "reasoning",
+                "vision",
             )
             return [chat, models, *(Check(name, None, "not probed: chat does not work") for name in rest)]
         streaming, usage = await self.streaming()
         tools, parallel = await self.tool_calls()
         schema = await self.structured("json_schema", ANSWER_SCHEMA)
         json_object = await self.structured("json_object", {"type": "json_object"})
-        return [chat, models, streaming, usage, tools, parallel, schema, json_object, self.reasoning()]
+        vision = await self.vision()
+        return [chat, models, streaming, usage, tools, parallel, schema, json_object, self.reasoning(), vision]
 
     # ---- the checks ----------------------------------------------------------------------------------
 
@@ -214,6 +222,16 @@ class Prober:
         self.capabilities.allow(f"response_format.{kind}")
         return Check(kind, True, f"a JSON object: {snippet(answer.response.content, 60)}")
 
+    async def vision(self) -> Check:
+        """Whether the model takes an image part (remembered, so the REPL knows before sending one)."""
+        answer = await self._ask("What colour is this one-pixel image? One word.", image=True)
+        if answer.response is None:
+            if answer.rejected == VISION:
+                return Check("vision", False, "the model takes no images: attached ones are left out")
+            return Check("vision", False, self._failure(answer))
+        self.capabilities.allow(VISION)
+        return Check("vision", True, f"an image was taken: {snippet(answer.response.content, 40)!r}")
+
     def reasoning(self) -> Check:
         if not self._reasoning_seen:
             return Check("reasoning", None, "no reasoning seen (not a reasoning model, or its thinking is hidden)")
@@ -234,10 +252,12 @@ class Prober:
         usage: bool = False,
         tools: bool = False,
         format: dict[str, Any] | None = None,
+        image: bool = False,
     ) -> Answer:
         """One tiny request; a refused field the probe added itself is dropped and the request sent again."""
         for _ in range(3):
-            messages = [{"role": "user", "content": prompt}]
+            content: Any = [text_part(prompt), image_part(base64.b64decode(PIXEL), "image/png")] if image else prompt
+            messages = [{"role": "user", "content": content}]
             body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": stream}
             body["max_tokens" if self.capabilities.accepts("max_tokens") else "max_completion_tokens"] = MAX_TOKENS
             if stream and usage and self.capabilities.accepts("stream_options"):

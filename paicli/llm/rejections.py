@@ -9,14 +9,17 @@ Statuses that are about something else (401, 403, 404, 408, 429) are never read 
 
 The names returned are the capability names of `paicli.llm.capabilities`: a request field
 (`stream_options`, `temperature`, `max_tokens`, `parallel_tool_calls`, `tools`), a field's value
-(`response_format.json_schema`, `response_format.json_object`), or what the server wants of reasoning
-sent back (`reasoning.refused`: it rejects it; `reasoning.required`: it insists on it).
+(`response_format.json_schema`, `response_format.json_object`), what the server wants of reasoning
+sent back (`reasoning.refused`: it rejects it; `reasoning.required`: it insists on it), or `vision`: it
+takes no image parts (paicli/llm/images.py).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from paicli.llm.images import images_in
 
 NOT_ABOUT_FIELDS = frozenset({401, 403, 404, 408, 429})
 REFUSAL_WORDS = (  # how a 5xx says "not supported" (a 4xx naming the field is enough)
@@ -33,6 +36,7 @@ REFUSAL_WORDS = (  # how a 5xx says "not supported" (a 4xx naming the field is e
 )
 REQUIRED_WORDS = ("must be passed", "must be included", "required", "missing", "must pass", "need to pass")
 CLIENT_FIELDS = ("stream_options", "temperature", "parallel_tool_calls")  # the client drops these itself
+IMAGE_WORDS = ("image", "vision", "multimodal", "multi-modal")  # how a server refuses image parts
 
 
 def rejected_field(status: int, message: str, body: dict[str, Any]) -> str | None:
@@ -59,6 +63,8 @@ def rejected_field(status: int, message: str, body: dict[str, Any]) -> str | Non
         return "max_tokens"
     if body.get("tools") and (_names(text, "tools") or _names(text, "tool_choice") or "tool choice" in text):
         return "tools"
+    if images_in(body.get("messages") or []) and any(word in text for word in IMAGE_WORDS):
+        return "vision"
     return None
 
 

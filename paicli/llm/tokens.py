@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from paicli.common.values import Usage
+from paicli.llm.images import IMAGE_TOKENS, is_image
 from paicli.llm.types import Message, ToolSpec
 
 CHARS_PER_TOKEN = 4
@@ -39,6 +40,9 @@ def estimate_prompt(messages: Iterable[Message], tools: list[ToolSpec] | None = 
     total = REQUEST_OVERHEAD
     for message in messages:
         total += MESSAGE_OVERHEAD + sum(estimate_text(part) for part in _message_texts(message))
+        content = message.get("content")
+        if isinstance(content, list):  # an image part: a fixed guess, never its base64 (paicli/llm/images.py)
+            total += IMAGE_TOKENS * sum(1 for part in content if is_image(part))
     if tools:
         total += estimate_text(json.dumps(tools, ensure_ascii=False, separators=(",", ":")))
     return total

@@ -39,7 +39,7 @@ from paicli.tools.toolbox import describe_validation_error
 
 EFFECTS: dict[TaskType, frozenset[Effect]] = {
     TaskType.FILE_READ: frozenset({Effect.READ}),
-    TaskType.ANALYSIS: frozenset({Effect.READ}),
+    TaskType.ANALYSIS: frozenset({Effect.READ, Effect.NETWORK}),  # research may read the web (fetch_url)
     TaskType.COMMAND: frozenset({Effect.READ, Effect.EXECUTE}),
     TaskType.VERIFICATION: frozenset({Effect.READ, Effect.EXECUTE}),
     TaskType.FILE_WRITE: frozenset({Effect.READ, Effect.WRITE}),
@@ -89,7 +89,7 @@ def unheld_commands(plan: Plan, *, sandboxed: bool) -> list[str]:
 
 def may_write(task: Task) -> bool:
     """Whether running the task may change files (a checkpoint before it is worth taking)."""
-    return bool(EFFECTS[task.type] - {Effect.READ})
+    return bool(EFFECTS[task.type] - {Effect.READ, Effect.NETWORK})
 
 
 @dataclass(frozen=True)

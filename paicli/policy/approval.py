@@ -3,14 +3,17 @@
 The order of the checks, first match wins:
  0. outside the plan task's scope (its type, its `files`)    → refused_out_of_scope (every mode)
  1. a deny rule from the configuration                       → refused_by_rule     (every mode)
+ 1a. a before_tool hook that refuses (policy/hooks.py)        → refused_by_hook     (every mode)
  1b. a file write on a git-controlled path (policy/git_guard.py) → asks the user     (every mode)
  2. the hard denylist (rm -rf /, curl | sh, mkfs, ...)        → refused_by_denylist (every mode)
+ 2b. a before_tool hook that asks                            → asks the user       (every mode)
  3. nothing risky (read-only tools, file edits in the workspace, read-only commands) → allowed
  3b. a command that runs in the sandbox and would only ask     → allowed_in_sandbox  (every mode)
      because it writes or runs project code (not one that destroys work: rm, git clean, ...;
      nor one that reads outside the workspace: what it reads reaches the model)
  4. mode yolo, and paicli understood the command              → approved_by_mode
  5. allow rules covering every risky part                     → approved_by_rule
+    (a before_tool hook that allows counts as such a rule     → approved_by_hook)
  6. an "always" answer given earlier in this session          → approved_by_session
  7. mode ask with a user to ask (ctx.approve)                 → approved_by_user / refused_by_user
     (a call too large to show the user whole, paicli/common/shown.py → refused_by_policy, never asked)
@@ -45,6 +48,7 @@ from paicli.policy.assess import assess, contained, facts_of, name_of
 from paicli.policy.audit import AuditLog
 from paicli.policy.classify import Risk, classify_command
 from paicli.policy.git_guard import GitPathsMemo, git_write_reason, keep_reason
+from paicli.policy.hooks import Hooks
 from paicli.policy.reach import beyond, changes_environment
 from paicli.policy.rules import Rule, Rules, parse_command_prefixes, starts_with
 from paicli.policy.ruling import (
@@ -88,8 +92,10 @@ class ApprovalPolicy:
         rules: Rules | None = None,
         audit: AuditLog | None = None,
         unsandboxed: tuple[str, ...] | list[str] = (),
+        hooks: Hooks | None = None,
     ) -> None:
         self.workspace = workspace
+        self.hooks = hooks  # the before_tool hooks have their say on every call that gets that far
         self.mode: Mode | None = mode
         self.rules = rules or Rules(workspace=workspace)
         self.audit = audit
@@ -197,6 +203,10 @@ class ApprovalPolicy:
                 f"refused by the deny rule {rule.text!r} in the configuration.",
                 DO_NOT_RETRY,
             )
+        hook = await self.hooks.before_tool(name, arguments, ctx) if self.hooks else None
+        if hook is not None and hook.decision == "refuse":
+            why = hook.reason or "a hook refused it"
+            return refuse(Decision.REFUSED_BY_HOOK, why, f"refused by the project's hook: {why}. {DO_NOT_RETRY}")
         why = git_write_reason(facts, arguments, self.workspace, ctx.scope, self.git_paths)
         if why or facts is None or not facts.confined:
             self.git_paths.forget()  # a command, an MCP call or this write may change what git reads
@@ -207,8 +217,14 @@ class ApprovalPolicy:
         if found.risk is Risk.OPAQUE and found.classification is not None and self.rules.denies_commands:
             reason = f"{found.reason}, so it cannot be checked against the deny rules"
             return refuse(Decision.REFUSED_BY_RULE, reason, f"refused: {reason}. Write the command out plainly.")
+        if hook is not None and hook.decision == "ask":
+            why = "a hook asks: " + (hook.reason or "it wants your approval")
+            return await self._ask_in_every_mode(name, dataclasses.replace(found, risk=Risk.ASK, reason=why), ctx)
         outside = self.runs_outside(found, ctx)
-        ruling = await self._judge(name, arguments, found, ctx, path_argument, outside)
+        if hook is not None and hook.decision == "allow" and found.risk is Risk.ASK:
+            ruling = Ruling(Decision.APPROVED_BY_HOOK, "hook: " + (hook.reason or "allowed"))
+        else:
+            ruling = await self._judge(name, arguments, found, ctx, path_argument, outside)
         return dataclasses.replace(ruling, outside=outside) if ruling.allowed and outside else ruling
 
     def runs_outside(self, found: Assessment, ctx: ToolContext) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 from paicli.policy.classify import Classification, Risk, classify_command
 from paicli.policy.ruling import Assessment
 from paicli.tools.base import Effect, Tool
+from paicli.tools.builtin.fetch_url import url_host
 from paicli.tools.toolbox import builtin_tool
 
 
@@ -21,6 +22,15 @@ def assess(tool: Tool | str, arguments: Mapping[str, Any], workspace: Path) -> A
     if facts is not None and (facts.effect is Effect.READ or (facts.effect is Effect.WRITE and facts.confined)):
         # reads, and writes the workspace guard confines (.git and .paicli protected): nothing to ask
         return Assessment(Risk.SAFE, "", path_summary(facts, arguments))
+    if facts is not None and facts.effect is Effect.NETWORK:  # judged by host: `fetch_url(docs.python.org)`
+        host = url_host(arguments) or "?"
+        return Assessment(
+            Risk.ASK,
+            f"{name} reads {host} from the network",
+            f"{name} {arguments.get(facts.path_argument or 'url')}",
+            grant_keys=(f"net:{name}:{host}",),
+            always_label=f"every {name} call to {host}",
+        )
     if facts is None or facts.command_argument is None:
         why = f"{name} is not a built-in tool" if facts is None else f"{name} can change things"
         return Assessment(

@@ -5,8 +5,9 @@
 
 A rule is one of:
     TOOL              every call of that tool (read_file, write_file, edit_file, ..., execute_command)
-    TOOL(PATTERN)     for execute_command a command prefix; for the other tools a glob on the path,
-                      relative to the workspace (`*` also matches `/`: `src/*` is everything below src/)
+    TOOL(PATTERN)     for execute_command a command prefix; for fetch_url a glob on the URL's host
+                      (`fetch_url(*.python.org)`); for the other tools a glob on the path, relative to
+                      the workspace (`*` also matches `/`: `src/*` is everything below src/)
     COMMAND PREFIX    short for execute_command(COMMAND PREFIX)
     mcp__PATTERN      MCP tools whose name matches the glob (`mcp__git__*`): paicli/policy/tool_patterns.py
 
@@ -37,6 +38,7 @@ from paicli.policy.tool_patterns import check_tool_pattern, is_tool_pattern, nam
 from paicli.shell.parse import parse_script
 from paicli.shell.syntax import SimpleCommand
 from paicli.tools.builtin.execute_command import ExecuteCommand
+from paicli.tools.builtin.fetch_url import url_host
 from paicli.tools.toolbox import BUILTIN_TOOLS
 
 COMMAND_TOOL = ExecuteCommand.name  # what a rule without a tool name is about
@@ -174,6 +176,9 @@ class Rules:
         if path_argument is None:
             return False
         raw = arguments.get(path_argument)
+        if path_argument == "url":  # a network tool (fetch_url): the rule's glob is on the URL's host
+            host = url_host(arguments)
+            return host is not None and fnmatch.fnmatchcase(host, rule.path_glob.lower())
         spellings = self._spellings(raw if isinstance(raw, str) and raw.strip() else ".")
         hits = [fnmatch.fnmatchcase(path, rule.path_glob) for path in spellings]
         return any(hits) if any_spelling else all(hits)

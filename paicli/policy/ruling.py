@@ -32,6 +32,8 @@ class Decision(enum.StrEnum):
     REFUSED_BY_RULE = "refused_by_rule"
     REFUSED_BY_DENYLIST = "refused_by_denylist"
     REFUSED_OUT_OF_SCOPE = "refused_out_of_scope"  # outside what the plan task declared (the plan contract)
+    REFUSED_BY_HOOK = "refused_by_hook"  # a before_tool hook of the configuration said no
+    APPROVED_BY_HOOK = "approved_by_hook"
     OUTSIDE_BY_USER = "outside_by_user"  # failed in the sandbox; the user let it run once outside
     OUTSIDE_BY_SESSION = "outside_by_session"  # the same, by an "always" answer given earlier
     REFUSED_OUTSIDE = "refused_outside"  # failed in the sandbox and may not run outside
@@ -49,6 +51,7 @@ _ALLOWING = {
     Decision.APPROVED_BY_RULE,
     Decision.APPROVED_BY_SESSION,
     Decision.APPROVED_BY_MODE,
+    Decision.APPROVED_BY_HOOK,
     Decision.OUTSIDE_BY_USER,
     Decision.OUTSIDE_BY_SESSION,
 }

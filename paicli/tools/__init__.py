@@ -1,7 +1,8 @@
 """The tools the model calls and what they share.
 
-builtin/            the seven tools, one a module (read_file, write_file, edit_file, list_dir, glob_files,
-                    grep_code, execute_command)
+builtin/            the eight tools, one a module (read_file, write_file, edit_file, list_dir, glob_files,
+                    grep_code, execute_command, fetch_url)
+readable.py         a web page's readable content as Markdown (fetch_url's)
 denylist.py         the hard denylist: commands refused in every mode
 task_scope.py       what a plan task's type and write set let its tools touch
 file_lister.py      the workspace's files as git shows them (the model's view, the checkpoint view)

@@ -17,13 +17,16 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
 from paicli.sandbox.containment import Sandbox
 from paicli.tools.effect import Effect as Effect  # re-exported: tools import their facts from here
 from paicli.tools.task_scope import TaskScope
+
+if TYPE_CHECKING:  # the events load with the first turn, not before the first prompt
+    from paicli.common.events import EventSink
 
 # What the model is told after a refusal, and the user never sees (ToolOutcome.advice).
 DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
@@ -100,6 +103,7 @@ class ToolContext:
     on_cancelled: Callable[[str], None] | None = None
     # Asked whether to keep git-controlled paths a sandboxed command made (a new `.git`); None: never kept.
     keep_added: Callable[[list[str]], Awaitable[bool]] | None = None
+    sink: EventSink | None = None  # where what a hook says is shown (paicli/policy/hooks.py); None: nowhere
     # Told a one-line warning the user must see beside the result (a `.git` the sandbox removed): the agent
     # makes it a Notice event (REPL, headless stderr, `--json`); None: the result alone says it.
     notice: Callable[[str], None] | None = None

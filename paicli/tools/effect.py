@@ -11,3 +11,4 @@ class Effect(enum.Enum):
     READ = "read"  # nothing: reads files or lists them
     WRITE = "write"  # the files named by its path argument
     EXECUTE = "execute"  # anything: runs programs, or acts outside paicli's view (MCP)
+    NETWORK = "network"  # nothing here: reads from the network (fetch_url), judged by host

@@ -21,6 +21,8 @@ class TaskScope:
     def describe(self) -> str:
         """`task_3 (FILE_WRITE) may read, and change only app.py, tests/`."""
         can = ["read"]
+        if Effect.NETWORK in self.effects:
+            can.append("fetch web pages")
         if Effect.WRITE in self.effects:
             can.append("change " + ("only " + ", ".join(self.writable) if self.writable is not None else "files"))
         if Effect.EXECUTE in self.effects:

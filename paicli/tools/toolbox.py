@@ -30,7 +30,7 @@ import copy
 import dataclasses
 import functools
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -48,6 +48,7 @@ from paicli.tools.base import (
 )
 from paicli.tools.builtin.edit_file import EditFile
 from paicli.tools.builtin.execute_command import ExecuteCommand
+from paicli.tools.builtin.fetch_url import FetchUrl
 from paicli.tools.builtin.glob_files import GlobFiles
 from paicli.tools.builtin.grep_code import GrepCode
 from paicli.tools.builtin.list_dir import ListDir
@@ -59,7 +60,16 @@ from paicli.tools.output import MASK, mask_secrets, truncate_middle
 ERROR_PREFIX = "Error: "
 CANCELLED = "[cancelled by the user]"
 FRAGMENT_MIN = 8  # characters: a shorter piece of a secret gives little away, and masking it would hit ordinary text
-BUILTIN_TOOLS: tuple[type[Tool], ...] = (ReadFile, WriteFile, EditFile, ListDir, GlobFiles, GrepCode, ExecuteCommand)
+BUILTIN_TOOLS: tuple[type[Tool], ...] = (
+    ReadFile,
+    WriteFile,
+    EditFile,
+    ListDir,
+    GlobFiles,
+    GrepCode,
+    ExecuteCommand,
+    FetchUrl,
+)
 _BUILTIN_BY_NAME = {tool.name: tool() for tool in BUILTIN_TOOLS}
 
 
@@ -94,6 +104,8 @@ class Gate(Protocol):
 
 # Told about an admitted call before its tool runs: (tool, parsed arguments, context).
 ToolObserver = Callable[[Tool, Mapping[str, Any], ToolContext], Awaitable[None]]
+# Told about a call that ran, with its outcome; what it returns is added to the result the model sees.
+AfterCall = Callable[[Tool, Mapping[str, Any], ToolContext, ToolOutcome], Awaitable[str]]
 
 
 class ToolBox:
@@ -101,6 +113,7 @@ class ToolBox:
         self.gate = gate
         self.mark_data = mark_data
         self._observers: list[ToolObserver] = []
+        self._after: list[AfterCall] = []
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in self._tools:
@@ -111,11 +124,16 @@ class ToolBox:
 
     @classmethod
     def default(cls, *, gate: Gate | None = None, mark_data: bool = False) -> ToolBox:
-        """The seven tools of the contract, in contract order."""
+        """The eight tools of the contract, in contract order."""
         return cls([tool() for tool in BUILTIN_TOOLS], gate=gate, mark_data=mark_data)
 
     def observe(self, observer: ToolObserver) -> None:
         self._observers.append(observer)
+
+    def after_call(self, after: AfterCall) -> None:
+        """`after` is awaited once a call has run (ok or failed; not a refused or invalid one): the after_tool
+        hooks (paicli/policy/hooks.py). One that fails is passed over."""
+        self._after.append(after)
 
     def with_tools(self, tools: Sequence[Tool]) -> ToolBox:
         """A new box with this one's tools followed by `tools` (MCP tools), the same gate and marking.
@@ -128,6 +146,14 @@ class ToolBox:
             extended._tools[tool.name] = tool
         extended._specs = [*self._specs, *(frozen(tool.spec()) for tool in tools)]
         return extended
+
+    def only(self, names: Collection[str]) -> ToolBox:
+        """A new box with only the tools named (in this box's order), the same gate, marking and observers:
+        a custom command's `allowed-tools` (paicli/app/custom_commands.py). A call to any other is unknown."""
+        narrowed = copy.copy(self)
+        narrowed._tools = {name: tool for name, tool in self._tools.items() if name in names}
+        narrowed._specs = [spec for name, spec in zip(self._tools, self._specs, strict=True) if name in names]
+        return narrowed
 
     @property
     def tools(self) -> list[Tool]:
@@ -186,14 +212,33 @@ class ToolBox:
         except asyncio.CancelledError:
             raise
         except ToolFailure as failure:
-            return self._failure(str(failure) or f"{tool.name} failed", arguments, ctx)
+            return await self._ran(tool, self._failure(str(failure) or f"{tool.name} failed", arguments, ctx), ctx)
         except Exception as error:
-            return self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
+            failed = self._failure(f"{tool.name} failed: {type(error).__name__}: {error}", arguments, ctx)
+            return await self._ran(tool, failed, ctx)
         diff = getattr(output, "diff", "")  # a write's diff (paicli/tools/diff.py), for the display
         marker = data_marker(tool.name, tool.data_source) if self.mark_data and tool.untrusted_output and output else ""
         shown_diff = mask_fragments(mask_secrets(diff, ctx.secrets), ctx.secrets) if diff else ""
         shaped = _shape(output, ctx)
-        return ToolOutcome(ok=True, output=shaped, arguments=arguments, diff=shown_diff, marker=marker, advice=advice)
+        return await self._ran(
+            tool,
+            ToolOutcome(ok=True, output=shaped, arguments=arguments, diff=shown_diff, marker=marker, advice=advice),
+            ctx,
+        )
+
+    async def _ran(self, tool: Tool, outcome: ToolOutcome, ctx: ToolContext) -> ToolOutcome:
+        """The outcome with what the `after_call`s add to it."""
+        arguments = outcome.arguments if isinstance(outcome.arguments, dict) else {}
+        for after in self._after:
+            try:
+                added = await after(tool, arguments, ctx, outcome)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a broken hook never breaks the call
+                continue
+            if added:
+                outcome = outcome.model_copy(update={"output": outcome.output + "\n" + _shape(added, ctx)})
+        return outcome
 
     def cancelled(self, call: ToolCall, partial: str, ctx: ToolContext) -> ToolOutcome:
         """The outcome of a call cancelled while it ran (or before it could): what it had produced so far

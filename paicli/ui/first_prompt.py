@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from paicli.app.checkpoints.service import Checkpoints
+    from paicli.app.custom_commands import CustomCommands
     from paicli.common.events import AnyEvent, EventSink
     from paicli.config import Settings
     from paicli.runtime import Runtime
@@ -119,7 +120,7 @@ async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt)
     the event loop. Then its completion joins the first prompt and the MCP servers start. A failure (a
     configuration the runtime refuses) ends the first prompt with that error."""
     try:
-        console, renderer, runtime, checkpoints, held = await asyncio.to_thread(_load, settings, sandbox)
+        console, renderer, runtime, checkpoints, held, custom = await asyncio.to_thread(_load, settings, sandbox)
         from paicli.ui.repl import Repl
 
         first.modes.attach(runtime.policy)  # a mode chosen at the first prompt (Shift+Tab) holds
@@ -130,6 +131,7 @@ async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt)
             checkpoints=checkpoints,
             modes=first.modes,
             history=first.session.history,
+            custom=custom,
             interrupts=first.interrupts,
         )
     except Exception as error:
@@ -147,13 +149,15 @@ async def _build(settings: Settings, sandbox: SandboxChoice, first: FirstPrompt)
 
 def _load(
     settings: Settings, sandbox: SandboxChoice
-) -> tuple[Console, ChatRenderer, Runtime, Checkpoints | None, HeldSink]:
+) -> tuple[Console, ChatRenderer, Runtime, Checkpoints | None, HeldSink, CustomCommands]:
     """Imports and builds what the REPL needs beyond its prompt (rich's console among it). In a worker
     thread, so nothing is shown from here: what the checkpoints have to say waits in a `HeldSink` until
     the event loop shows it."""
     from rich.console import Console
 
     from paicli.app.checkpoints.service import attach_checkpoints
+    from paicli.app.custom_commands import load_custom_commands
+    from paicli.common.events import Notice
     from paicli.runtime import build_runtime, secret_values
     from paicli.ui.chat.render import ChatRenderer
 
@@ -161,7 +165,10 @@ def _load(
     renderer = ChatRenderer(console, secrets=secret_values(settings))
     runtime = build_runtime(settings, renderer, announce=False, sandbox=sandbox)  # the banner says it
     held = HeldSink(renderer)
-    return console, renderer, runtime, attach_checkpoints(runtime, held), held
+    custom = load_custom_commands(runtime.workspace, user_home())
+    for notice in custom.notices:
+        held.emit(Notice(level="warning", message=notice))
+    return console, renderer, runtime, attach_checkpoints(runtime, held), held, custom
 
 
 class HeldSink:

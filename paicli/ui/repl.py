@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -23,6 +24,7 @@ from rich.console import Console, RenderableType
 
 from paicli.app.checkpoints.service import Checkpoints
 from paicli.app.conversations import ConversationLog, Restored, restore, session_store
+from paicli.app.custom_commands import CustomCommands, load_custom_commands
 from paicli.app.driver import READ_ONLY, TurnOutcome, run_turn
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import start_servers_after_this_step
@@ -31,11 +33,13 @@ from paicli.common.errors import EXIT_OK, PaicliError
 from paicli.common.events import FileChange, TextDelta
 from paicli.common.sanitize import one_line
 from paicli.config import user_home
+from paicli.llm.images import text_part
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
 from paicli.runtime import Runtime
 from paicli.ui.chat.render import ChatRenderer
 from paicli.ui.commands.context import Outcome, SlashCompleter, find_command, split_command
+from paicli.ui.commands.custom_command import custom_table
 from paicli.ui.commands.expand import add_expand_key
 from paicli.ui.commands.repl_views import ReplViews
 from paicli.ui.commands.shell_escape import shell_command
@@ -68,6 +72,7 @@ class Repl(ReplViews):
         checkpoints: Checkpoints | None = None,
         modes: ModeSwitch | None = None,
         history: History | None = None,  # the first prompt's: one copy of the history in memory
+        custom: CustomCommands | None = None,  # the custom slash commands, else loaded here
         interrupts: DoubleInterrupt | None = None,  # the first prompt's: a Ctrl+C there counts
     ) -> None:
         self.runtime = runtime
@@ -86,6 +91,7 @@ class Repl(ReplViews):
         self.conversations = ConversationLog(store, model=self.model, notify=lambda text: self.say(text, "yellow"))
         self.clear_conversation()
         home = user_home()
+        self.commands = [*COMMANDS, *custom_table(custom or load_custom_commands(runtime.workspace, home))]
         self.modes = modes or ModeSwitch(runtime.policy)  # Shift+Tab; the toolbar shows the mode
         self.context_meter = ContextMeter(runtime.settings.context_tokens)
         keys = prompt_keys()
@@ -104,7 +110,7 @@ class Repl(ReplViews):
             history=history or history_file(home, runtime.workspace),
             multiline=True,
             key_bindings=merge_key_bindings([keys, self.modes.keys()]),
-            completer=merge_completers([SlashCompleter(COMMANDS), mentions]),
+            completer=merge_completers([SlashCompleter(self.commands), mentions]),
             complete_while_typing=True,
             bottom_toolbar=self.toolbar,
             prompt_continuation="  ",
@@ -280,20 +286,25 @@ class Repl(ReplViews):
             return Outcome.CONTINUE
         if text.lstrip().startswith("/"):
             name, arg = split_command(text)
-            command = find_command(name, COMMANDS)
+            command = find_command(name, self.commands)
             if command is None:
                 self.error(f"unknown command {name} — /help lists the commands")
                 return Outcome.CONTINUE
             return await command.run(self, arg)
-        if (sent := await self.with_mentions(text)) is not None:
-            await self.run_turn(sent)
+        await self.send(text)
         return Outcome.CONTINUE
 
-    async def with_mentions(self, text: str) -> str | None:
-        """`text` with what its `@path` mentions attach; None (after one error line) when one is refused."""
+    async def send(self, text: str, *, allowed_tools: tuple[str, ...] | None = None) -> None:
+        if (sent := await self.with_mentions(text)) is not None:
+            await self.run_turn(sent, allowed_tools=allowed_tools, typed=text)
+
+    async def with_mentions(self, text: str) -> str | list[dict[str, Any]] | None:
+        """`text` with what its `@path` mentions attach (images as image parts when the model takes them);
+        None (after one error line) when one is refused."""
         from paicli.ui.prompt.mentions import mentioned
 
-        if (sent := await mentioned(text, self.runtime.tool_context(), self.say)) is None:
+        vision = self.runtime.llm.capabilities.accepts("vision")
+        if (sent := await mentioned(text, self.runtime.tool_context(), self.say, vision=vision)) is None:
             self.typeahead = text  # nothing is lost: the message waits in the prompt to be fixed
         return sent
 
@@ -304,20 +315,25 @@ class Repl(ReplViews):
         if (message := await shell_escape(command, self.runtime.tool_context(), self.say, self._watch)) is not None:
             self.messages.append(message)
 
-    async def run_turn(self, text: str) -> None:
-        """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it."""
-        self.transcript.begin(text)
+    async def run_turn(
+        self, content: str | list[dict[str, Any]], *, allowed_tools: tuple[str, ...] | None = None, typed: str = ""
+    ) -> None:
+        """One ReAct turn on the conversation; ESC or Ctrl-C cancels it, a model error ends it. `content`:
+        the message's text, or its parts (text, images); `typed`: what the user typed, for the transcript."""
+        self.transcript.begin(typed or (content if isinstance(content, str) else ""))
         if self._notes:
-            text = "\n".join(self._notes) + "\n\n" + text
+            notes = "\n".join(self._notes) + "\n\n"
+            content = notes + content if isinstance(content, str) else [text_part(notes), *content]
             self._notes.clear()
         self.renderer.begin_wait()
         try:
             turn = await run_turn(
                 self.runtime,
                 self.renderer,
-                [*self.messages, {"role": "user", "content": text}],
+                [*self.messages, {"role": "user", "content": content}],
                 watch=self._watch,
                 checkpoints=self._checkpoints,
+                allowed_tools=allowed_tools,
             )
         except Exception as error:  # a bug: shown in full, and the REPL goes on
             from rich.traceback import Traceback  # only for bugs: not worth its import time at start

@@ -24,6 +24,7 @@ FACTS = {  # name: (effect, confined, path argument, command argument, untrusted
     "glob_files": (Effect.READ, True, "path", None, False),
     "grep_code": (Effect.READ, True, "path", None, True),
     "execute_command": (Effect.EXECUTE, False, None, "command", True),
+    "fetch_url": (Effect.NETWORK, False, "url", None, True),  # rules match the URL's host
 }
 
 

@@ -23,6 +23,7 @@ CONTRACT = {
     "glob_files": ({"pattern"}, {"pattern", "path", "include_ignored"}),  # optional additions are allowed
     "grep_code": ({"pattern"}, {"pattern", "path", "glob", "include_ignored"}),
     "execute_command": ({"command"}, {"command", "timeout"}),
+    "fetch_url": ({"url"}, {"url", "offset"}),
 }
 
 
@@ -36,7 +37,7 @@ def box() -> ToolBox:
     return ToolBox.default()
 
 
-def test_default_box_has_the_seven_contract_tools_in_order(box: ToolBox) -> None:
+def test_default_box_has_the_eight_contract_tools_in_order(box: ToolBox) -> None:
     assert [spec["function"]["name"] for spec in box.specs()] == list(CONTRACT)
 
 

@@ -33,7 +33,7 @@ def may_write(task: Task) -> bool:
     if task.action is None:
         return False
     tool = builtin_tool(task.action.tool)
-    return tool is None or tool.effect is not Effect.READ
+    return tool is None or tool.effect not in (Effect.READ, Effect.NETWORK)
 
 
 class PlanSteps:

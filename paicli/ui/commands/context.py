@@ -135,6 +135,16 @@ class CommandContext(Protocol):
 
     def plan_next_message(self) -> None: ...
 
+    @property
+    def commands(self) -> Sequence[Command]:
+        """Every slash command: the built-in ones (table.py), then the custom ones (custom_command.py)."""
+        ...
+
+    async def send(self, text: str, *, allowed_tools: tuple[str, ...] | None = None) -> None:
+        """Sends `text` as the user's next message (its `@path` mentions attach); `allowed_tools` (a
+        custom command's) are the only tools of that turn."""
+        ...
+
     async def run_plan(self, request: PlanRequest) -> None: ...
 
 

@@ -5,6 +5,8 @@ handlers get a `CommandContext` (paicli/ui/commands/context.py), never the REPL 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.padding import Padding
 from rich.table import Table
@@ -17,7 +19,7 @@ from paicli.ui.prompt.approval_prompt import approval_command, audit_command
 
 
 async def show_help(ctx: CommandContext, arg: str) -> Outcome:
-    ctx.show(HelpText())
+    ctx.show(HelpText(ctx.commands))
     return Outcome.CONTINUE
 
 
@@ -25,10 +27,13 @@ class HelpText:
     """The commands and keys, wrapped at spaces at any width: two columns on a wide screen, each summary
     under its command on a narrow one (under 72 columns)."""
 
+    def __init__(self, commands: Sequence[Command] | None = None) -> None:
+        self.commands = COMMANDS if commands is None else commands
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         rows = [
             (f"{c.name} {c.usage}".strip(), c.summary + (f" (also {', '.join(c.aliases)})" if c.aliases else ""))
-            for c in COMMANDS
+            for c in self.commands
         ]
         if options.max_width >= NARROW:
             grid = Table.grid(padding=(0, 2))

@@ -174,6 +174,7 @@ async def plan_on_screen(
             checkpoints=checkpoints,
             attached=request.attached,
             early=True if request.go else None,
+            allowed_tools=request.allowed_tools,
         )
     finally:
         await screen.closed()
