@@ -24,7 +24,7 @@ from typing import Any, Unpack
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.types import ChatModel, ChatOptions, ChatResponse, Message
 
-CALLBACKS = ("on_text", "on_reasoning", "on_restart")
+CALLBACKS = ("on_text", "on_reasoning", "on_restart", "on_spent")  # not sent: a new closure each call
 
 
 def request_key(messages: list[Message], options: ChatOptions) -> str:

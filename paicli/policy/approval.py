@@ -206,7 +206,7 @@ class ApprovalPolicy:
         hook = await self.hooks.before_tool(name, arguments, ctx) if self.hooks else None
         if hook is not None and hook.decision == "refuse":
             why = hook.reason or "a hook refused it"
-            return refuse(Decision.REFUSED_BY_HOOK, why, f"refused by the project's hook: {why}. {DO_NOT_RETRY}")
+            return refuse(Decision.REFUSED_BY_HOOK, why, f"refused by the project's hook: {why}.", DO_NOT_RETRY)
         why = git_write_reason(facts, arguments, self.workspace, ctx.scope, self.git_paths)
         if why or facts is None or not facts.confined:
             self.git_paths.forget()  # a command, an MCP call or this write may change what git reads

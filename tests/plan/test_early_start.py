@@ -379,3 +379,17 @@ async def test_a_writers_early_request_still_running_when_planning_fails_is_clos
         assert request.wait_finished(5) and request.disconnected
     assert not (runtime.workspace / "out.txt").exists()
     assert kinds(sink.events) == ["plan_finished"]
+
+
+def test_a_requests_key_leaves_out_its_callbacks_the_meter_and_loop_make_anew_each_call() -> None:
+    """A meter passes its own `on_spent` closure on each request: the kept reply must still match (merge of
+    the usage of failed requests with early first requests)."""
+    from paicli.plan.prefetch import request_key
+
+    messages = [{"role": "user", "content": "do w"}]
+
+    def key() -> str:
+        return request_key(messages, {"model": "m", "on_spent": lambda usage: None, "on_text": lambda text: None})
+
+    assert key() == key()
+    assert key() != request_key(messages, {"model": "other"})

@@ -126,6 +126,7 @@ async def test_a_hook_refusal_reaches_the_model_and_the_call_never_runs(
     turn = await run_turn(runtime, ListSink(), conversation("write the notes"))
     [result] = tool_results(turn.messages)
     assert "refused by the project's hook: not on a Friday" in result
+    assert "Do not retry" in result  # the model's advice (ToolOutcome.advice), apart from what the user sees
     assert not (runtime.workspace / "notes.txt").exists()
     assert ("hook:before_tool", "hook_refuse") in audited(runtime)
     assert ("write_file", "refused_by_hook") in audited(runtime)

@@ -92,7 +92,7 @@ async def test_tool_output_reaches_the_model_marked_as_data(tmp_path: Path) -> N
         return outcome.for_model
 
     marked = {tool.name for tool in map(box.tool, box.names) if tool is not None and tool.untrusted_output}
-    assert marked == {"read_file", "grep_code", "execute_command"}
+    assert marked == {"read_file", "grep_code", "execute_command", "fetch_url"}
     for name, arguments in [
         ("read_file", {"path": "README.md"}),
         ("grep_code", {"pattern": "Ignore"}),
