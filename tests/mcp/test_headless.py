@@ -101,7 +101,7 @@ def test_sigint_cancels_a_slow_mcp_call_tells_the_server_and_leaves_no_process(
     env = paicli_env(fake, home)
     process = start_paicli(["-C", str(workspace), "run", "wait", "--json", "--approval", "yolo"], env)
     try:
-        assert wait_for_mark(marks, "calls"), "the slow call never reached the server"
+        assert wait_for_mark(marks, "calls", timeout=60), "the slow call never reached the server"
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=30)
     finally:
