@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,18 +18,10 @@ from paicli.tools.grep_search import Selection, select
 from paicli.tools.grep_walk import Scope, _git_ignored, _missed, _plain_excludes, search_tree
 from paicli.tools.regex_syntax import compile_pattern
 from tests.tools.builtin.test_grep_parity import CORPUS, PATTERNS
+from tests.tools.test_file_lister import git
 
 RG = shutil.which("rg")
 needs_rg = pytest.mark.skipif(RG is None, reason="rg is not on PATH: only the in-process engine can run here")
-
-
-def git(folder: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", *args],
-        cwd=folder,
-        check=True,
-        capture_output=True,
-    )
 
 
 def write(root: Path, files: dict[str, bytes]) -> None:
