@@ -9,17 +9,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.conftest import Finished, paicli_env, run_paicli, start_paicli
 from tests.fakellm import FakeLLM, Reply, all_of
 from tests.plan_script import PLANNER, script_summary, system_is, task_is
 from tests.sandboxing import require_bwrap
 
 
-def command_plan(command: str, task_id: str = "cmd", files: list[str] | None = None) -> Reply:
-    """A plan of one COMMAND task; `files`: what its command writes (without, it writes nothing in the
-    sandbox: issue 29)."""
+def command_task(command: str, task_id: str = "cmd", files: list[str] | None = None) -> dict[str, Any]:
+    """A COMMAND task; `files`: what its command writes (without, it writes nothing in the sandbox: issue 29)."""
     task: dict[str, Any] = {
         "id": task_id,
         "description": "run it",
@@ -29,7 +26,12 @@ def command_plan(command: str, task_id: str = "cmd", files: list[str] | None = N
     }
     if files is not None:
         task["files"] = files
-    return Reply.text(json.dumps({"summary": "s", "tasks": [task]}))
+    return task
+
+
+def command_plan(command: str, task_id: str = "cmd", files: list[str] | None = None) -> Reply:
+    """A plan of one COMMAND task."""
+    return Reply.text(json.dumps({"summary": "s", "tasks": [command_task(command, task_id, files)]}))
 
 
 def waiting_for(path: str) -> str:
@@ -117,18 +119,17 @@ def test_what_the_user_does_during_a_read_only_command_is_not_the_plans(
     assert (workspace / "README.md").read_text() == "edited by the user\n" and (workspace / "notes.txt").exists()
 
 
-@pytest.mark.xfail(
-    reason="flaky under load (2026-12-02): at load 7-17 out/b.txt was once unmarked and once out/a.txt marked "
-    "too; the attribution window against another paicli's journal is timing-dependent; to fix next session",
-    strict=False,
-)
 def test_a_change_made_while_another_plan_ran_a_command_is_marked_and_undo_wants_force(
     fake: FakeLLM, workspace: Path, home: Path
 ) -> None:
     """Both commands may write out/: paicli cannot tell whose out/b.txt is (its own command could have
-    written it too), so it is kept, marked, and undo wants --force."""
-    fake.on(planner_for("goal one"), command_plan(waiting_for("out/b.txt") + "echo a > out/a.txt", files=["out/"]))
-    fake.on(planner_for("goal two"), command_plan("mkdir -p out && echo b > out/b.txt", "other", ["out/"]))
+    written it too), so it is kept, marked, and undo wants --force. The second plan's next task (it starts
+    once the first one's step is in the journal) writes c.txt, which the first command waits for: its own
+    out/a.txt is written after the other command could write out/, so it is its own, unmarked."""
+    fake.on(planner_for("goal one"), command_plan(waiting_for("c.txt") + "echo a > out/a.txt", files=["out/"]))
+    writes_b = command_task("mkdir -p out && echo b > out/b.txt", "other", ["out/"])
+    then_c = {**command_task("echo c > c.txt", "later", ["c.txt"]), "dependencies": ["other"]}
+    fake.on(planner_for("goal two"), Reply.text(json.dumps({"summary": "s", "tasks": [writes_b, then_c]})))
     script_summary(fake)
     first = start_plan(workspace, fake, home, "goal one")
     wait_for_start(workspace, "cmd")
@@ -144,6 +145,7 @@ def test_a_change_made_while_another_plan_ran_a_command_is_marked_and_undo_wants
     forced = undo(workspace, fake, home, plan_id(workspace, "goal-one"), "--force")
     assert forced.code == 0, forced.stderr
     assert not (workspace / "out/a.txt").exists() and not (workspace / "out/b.txt").exists()
+    assert (workspace / "c.txt").read_text() == "c\n"  # the other plan's
 
 
 def test_what_the_user_does_while_a_writing_command_runs_is_not_the_plans(

@@ -107,8 +107,16 @@ def _unavailable(mode: SandboxMode, problem: str) -> SandboxChoice:
 
 def probe(sandbox: BwrapSandbox, workspace: Path) -> str | None:
     """None when `true` runs under the sandbox's real options in this workspace; else bwrap's complaint."""
-    argv, _ = sandbox.command(["true"], {}, Containment(Path(os.path.realpath(workspace))))
-    return _run_probe(tuple(argv))
+    containment = Containment(Path(os.path.realpath(workspace)))
+    argv, _ = sandbox.command(["true"], {}, containment)
+    problem = _run_probe(tuple(argv))
+    if problem is not None:
+        # a socket it covers may have gone (with its folder) between the scan and bwrap, which then cannot
+        # make the mount point: the options built again leave it out
+        again, _ = sandbox.command(["true"], {}, containment)
+        if again != argv:
+            problem = _run_probe(tuple(again))
+    return problem
 
 
 @functools.lru_cache(maxsize=16)

@@ -5,6 +5,7 @@ cases; a real one the working case."""
 from __future__ import annotations
 
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,25 @@ def test_a_bwrap_inside_the_workspace_is_never_used(workspace: Path, tmp_path: P
     choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=f"{planted}:.:{empty}")
     assert choice.sandbox is None and "not installed" in (choice.notice or "")
     assert not (tmp_path / "pwned").exists()
+
+
+def test_a_socket_gone_between_the_scan_and_the_probe_does_not_turn_the_sandbox_off(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A socket covered with /dev/null whose folder is removed before bwrap starts (a test server, a build
+    daemon stopping) made bwrap fail to make the mount point, and auto mode ran without a sandbox."""
+    home = tmp_path / "home"
+    folder = home / ".daemon" / "run"
+    folder.mkdir(parents=True)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(folder / "d.sock"))
+    sock.close()
+    script = (
+        f'for arg in "$@"; do if [ "$arg" = {folder}/d.sock ]; then rm -rf {folder}; '
+        f'echo "bwrap: Can\'t mkdir parents for {folder}/d.sock: Read-only file system" >&2; exit 1; fi; done\n'
+        f"echo probed >> {tmp_path}/probes\n"
+    )
+    path = stub_bwrap(tmp_path / "bin", script)
+    choice = choose_sandbox("auto", workspace=workspace, home=home, search_path=path)
+    assert isinstance(choice.sandbox, BwrapSandbox), choice.problem
+    assert not folder.exists() and (tmp_path / "probes").read_text() == "probed\n"

@@ -103,6 +103,7 @@ class Recording:
         self.begin_step(task_id)
         if (step := self.open.get(task_id)) is None:
             return
+        known = (step.executed, step.declared, step.held)
         if not step.executed:
             step.declared, step.held = (list(declared) if declared is not None else None), held
         else:  # a later command of the same step: the step could write what any of them could
@@ -110,6 +111,9 @@ class Recording:
                 step.declared = None if declared is None else sorted({*step.declared, *declared})
             step.held = step.held and held
         step.executed = True
+        if (step.executed, step.declared, step.held) != known:
+            with self._op():  # other paicli processes must know a command may write here before it runs
+                self.store.journal.save(self.entry)
 
     def end_step(self, task_id: str | None) -> None:
         step = self.open.pop(task_id, None)
