@@ -230,7 +230,8 @@ async def ripgrep_hits(
     outputs = await asyncio.gather(*runs)  # the chunks at once: rg is parallel, but starts slowly
     if any(output is None for output in outputs):
         return None
-    return parse_rg_output([output or b"" for output in outputs], keep)
+    # off the loop: millions of matching lines take seconds to parse, and a signal must not wait for them
+    return await off_loop(lambda: parse_rg_output([output or b"" for output in outputs], keep))
 
 
 def parse_rg_output(outputs: Sequence[bytes], keep: int) -> dict[str, FileHits]:

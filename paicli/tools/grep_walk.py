@@ -137,7 +137,7 @@ async def _walk(rg: str | None, root: Path, scope: Scope, pattern: LinePattern, 
     assert rg is not None
     excluded: list[str] = []
     if not scope.include_ignored:
-        ignored = await asyncio.to_thread(_git_ignored, root)
+        ignored = await off_loop(lambda: _git_ignored(root))  # never waited for at exit, as to_thread is
         if ignored is None:
             return None
         prefix = scope.folder + "/" if scope.folder else ""
@@ -149,7 +149,7 @@ async def _walk(rg: str | None, root: Path, scope: Scope, pattern: LinePattern, 
     output = await run_rg(rg, root, arguments)
     if output is None:
         return None
-    return _Walked(parse_rg_output([output], keep), frozenset(excluded))
+    return _Walked(await off_loop(lambda: parse_rg_output([output], keep)), frozenset(excluded))  # see ripgrep_hits
 
 
 def _git_ignored(root: Path) -> list[str] | None:
