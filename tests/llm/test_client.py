@@ -233,6 +233,26 @@ async def test_cancelling_the_caller_closes_the_stream_at_once(fake: FakeLLM, cl
     assert usage.completion_tokens == estimate_text("".join(deltas)) and usage.by_model["fake-model"].prompt_tokens
 
 
+async def test_a_cancelled_stream_counts_the_usage_the_server_had_sent(fake: FakeLLM, client: LLMClient) -> None:
+    """Issue 32: a server that reports usage as it streams (vLLM's continuous usage stats) said what the cut
+    request cost: that counts, as reported, not paicli's estimate."""
+    sent = {"prompt_tokens": 1234, "completion_tokens": 5}
+    text = {"choices": [{"index": 0, "delta": {"content": "thinking"}, "finish_reason": None}], "usage": sent}
+    started = _frame({"role": "assistant", "content": ""}) + b"data: " + json.dumps(text).encode() + b"\n\n"
+    fake.on("hello", Reply.raw([started, _frame({}, "stop") + b"data: [DONE]\n\n"], chunk_delay=60))
+    deltas: list[str] = []
+    spent: list[Usage] = []
+    task = asyncio.create_task(client.chat(USER, on_text=deltas.append, on_spent=spent.append))
+    while not deltas:  # the text has arrived, and with it (in the same chunk) the usage so far
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (usage,) = spent
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.estimated) == (1234, 5, False)
+    assert usage.by_model["fake-model"].prompt_tokens == 1234
+
+
 async def test_a_request_cancelled_before_it_reached_the_server_costs_nothing() -> None:
     with socket.socket() as listener:  # accepts connections (the kernel does) but never reads a byte
         listener.bind(("127.0.0.1", 0))

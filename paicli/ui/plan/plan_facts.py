@@ -144,8 +144,9 @@ def _requests(count: int) -> str:
 
 def estimate_line(estimate: Estimate, cost: float | None = None, map_share: tuple[int, int] | None = None) -> Text:
     """`Estimate: 7 model requests · ~31k prompt tokens · ~$0.01` above the plan under review, and
-    `Planned with a repository map of ~2.9k of the request's ~4.1k tokens (71 %)` under it when known. The
-    range says how sure the estimate is, and whether this server's runs calibrated it yet."""
+    `Planned with a repository map of ~2.9k of the request's ~4.1k tokens (71%)` under it when known (no
+    space in `71%`: a wrapped line never leaves the `%` alone on the next row). The range says how sure the
+    estimate is, and whether this server's runs calibrated it yet."""
     line = Text("Estimate: ", style="bold")
     line.append(f"{_requests(estimate.requests)} · {tokens_text(estimate.prompt_tokens)} prompt tokens")
     if cost is not None:
@@ -156,7 +157,7 @@ def estimate_line(estimate: Estimate, cost: float | None = None, map_share: tupl
     if map_share is not None and map_share[1] > 0:
         shown, whole = map_share
         line.append(f"\nPlanned with a repository map of {tokens_text(shown)} of the request's {tokens_text(whole)}")
-        line.append(f" tokens ({100 * shown // whole} %)", style="dim")
+        line.append(f" tokens ({100 * shown // whole}%)", style="dim")
     return line
 
 

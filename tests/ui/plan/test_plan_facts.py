@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+from rich.text import Text
+
 from paicli.common.values import Estimate, Usage
 from paicli.plan.model import Task, TaskAction
 from paicli.ui.plan.plan_facts import (
@@ -12,6 +17,12 @@ from paicli.ui.plan.plan_facts import (
     task_facts,
     tokens_text,
 )
+
+
+def render(text: Text, width: int) -> list[str]:
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None).print(text)
+    return out.getvalue().splitlines()
 
 
 def task(**fields: object) -> Task:
@@ -119,7 +130,17 @@ def test_other_tools_show_their_line_breaks_and_an_unknown_tool_all_its_argument
 
 def test_the_estimate_says_how_much_of_the_planner_request_was_the_repository_map() -> None:
     line = str(estimate_line(Estimate(requests=3, prompt_tokens=9_000), None, (2_950, 4_100)))
-    assert line.splitlines()[1] == "Planned with a repository map of ~3.0k of the request's ~4.1k tokens (71 %)"
+    assert line.splitlines()[1] == "Planned with a repository map of ~3.0k of the request's ~4.1k tokens (71%)"
+
+
+def test_the_maps_share_stays_whole_when_the_line_wraps() -> None:
+    """Issue 32: at 70 columns the share wrapped as `(2` / `%)`."""
+    line = estimate_line(Estimate(requests=2, prompt_tokens=3_100), None, (40, 1_800))
+    whole = str(line).splitlines()[1]
+    assert whole.endswith(" tokens (2%)")
+    for width in range(40, len(whole) + 1):
+        rows = render(line, width)
+        assert "(2%)" in "\n".join(rows) and all(len(row) <= width for row in rows), (width, rows)
 
 
 def test_the_estimate_says_its_range_and_whether_this_server_calibrated_it() -> None:
