@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -16,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from paicli.secret_handoff import is_secret_name
 from tests.fakellm import FakeLLM
+from tests.forkserver import ForkServer
 
 
 def _share_a_bytecode_cache() -> None:
@@ -93,6 +96,25 @@ class Finished:
         return [e for e in self.events() if e["event"] == kind]
 
 
+_FORK_SERVER: list[ForkServer] = []
+
+
+def fork_server() -> ForkServer | None:
+    """This worker's fork server, started on first use (None when runs are real spawns)."""
+    if os.environ.get("PAICLI_TEST_SPAWN") == "1":
+        return None
+    if not _FORK_SERVER:
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith(("PAICLI_", "OPENAI_")) and not is_secret_name(name)
+        }
+        folder = Path(tempfile.mkdtemp(prefix="paicli-fork-"))
+        _FORK_SERVER.append(ForkServer(folder, env, Path(__file__).resolve().parent.parent))
+        atexit.register(_FORK_SERVER[0].close)
+    return _FORK_SERVER[0]
+
+
 def start_paicli(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     """paicli running in the background (to be signalled), its output captured."""
     return subprocess.Popen(
@@ -105,7 +127,14 @@ def start_paicli(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60) -> Finished:
+def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60, spawn: bool = False) -> Finished:
+    """`python -m paicli ARGS` to its end, as a fork of a process that has paicli imported (tests/forkserver.py);
+    `spawn` (or PAICLI_TEST_SPAWN=1): a real spawn, for what happens before paicli's first import and what
+    /proc shows of its process."""
+    server = None if spawn else fork_server()
+    if server is not None:
+        done = server.run(args, env, timeout)
+        return Finished(done.returncode, done.stdout, done.stderr)
     proc = subprocess.run(
         [sys.executable, "-m", "paicli", *args],
         env=env,

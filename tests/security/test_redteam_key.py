@@ -6,6 +6,8 @@ no key. Every run uses a fresh random key and token, so paicli processes of othe
 machine cannot be mistaken for a leak, and every request the fake server received is scanned for them
 in every encoding of tests/security/leaks.py. A control run proves that the same commands do leak
 the key from a paicli that keeps it in its environment, and that the scanner catches the encodings.
+Every paicli here is a real spawn (`run_paicli(spawn=True)`), not a fork of the suite's fork server: what
+a command reads of /proc is what the process was started with.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def run_attempts(
     script(fake)
     env = paicli_env(fake, home, PAICLI_API_KEY=key, OPENAI_API_KEY=key[::-1], DEPLOY_TOKEN=token)
     args = ["-C", str(workspace), "run", "find the key", "--json", "--approval", mode, "--sandbox", sandbox]
-    return run_paicli(args, env)
+    return run_paicli(args, env, spawn=True)
 
 
 @pytest.mark.parametrize("mode", ["auto", "yolo"])
@@ -113,7 +115,7 @@ def test_the_key_from_the_config_file_still_works(fake: FakeLLM, workspace: Path
     env = paicli_env(fake, home)
     del env["PAICLI_API_KEY"]
 
-    done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env)
+    done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env, spawn=True)
 
     assert done.code == 0, done.stderr
     assert fake.requests[0].headers["authorization"] == f"Bearer {key}"
@@ -142,7 +144,7 @@ def test_handed_over_keys_keep_their_precedence(
         | {name: "" for name, value in variables.items() if not value}
     )
 
-    done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env)
+    done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env, spawn=True)
 
     assert done.code == 0, done.stderr
     assert fake.requests[0].headers["authorization"] == f"Bearer {keys[expected]}"
@@ -151,20 +153,22 @@ def test_handed_over_keys_keep_their_precedence(
 def test_no_key_anywhere_still_names_the_variables(fake: FakeLLM, workspace: Path, home: Path) -> None:
     env = paicli_env(fake, home, DEPLOY_TOKEN=random_key(), PAICLI_BASE_URL="https://api.example.invalid/v1")
     del env["PAICLI_API_KEY"]  # a remote endpoint: a server on the loopback needs no key
-    done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env)
+    done = run_paicli(["-C", str(workspace), "run", "hello", "--json"], env, spawn=True)
     assert done.code == 2 and "PAICLI_API_KEY" in done.stderr and fake.requests == []
 
 
 def test_version_and_help_answer_before_any_restart(home: Path, fake: FakeLLM) -> None:
     env = paicli_env(fake, home, PAICLI_KEY_FD="not a number")  # a restarted paicli would refuse this
-    version, usage = run_paicli(["--version"], env), run_paicli(["--help"], env)
+    version, usage = run_paicli(["--version"], env, spawn=True), run_paicli(["--help"], env, spawn=True)
     assert version.code == 0 and version.stdout.startswith("paicli ")
     assert usage.code == 0 and "usage: paicli" in usage.stdout
 
 
 def test_a_broken_handover_stops_paicli_with_a_clear_message(home: Path, fake: FakeLLM, workspace: Path) -> None:
     for value in ("not a number", "1", "999"):
-        done = run_paicli(["-C", str(workspace), "run", "hello"], paicli_env(fake, home, PAICLI_KEY_FD=value))
+        done = run_paicli(
+            ["-C", str(workspace), "run", "hello"], paicli_env(fake, home, PAICLI_KEY_FD=value), spawn=True
+        )
         assert done.code == 2 and done.stderr.startswith("paicli: ") and len(done.stderr.splitlines()) == 1
     assert fake.requests == []
 

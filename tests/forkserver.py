@@ -1,0 +1,255 @@
+"""A fork server for the suite's headless paicli runs: most of a spawned paicli's cost (0.3-0.6 s of CPU) is
+importing paicli, paid again by each of several hundred runs. The server, one per test worker, imports
+paicli once; each run is a fork of it that becomes the command `python -m paicli ARGS` would start: its
+own process with its stdin, stdout and stderr on the test's pipes, its environment, working folder and
+arguments, and paicli's real entry point. What it skips is the interpreter's start, the imports, and the
+re-exec that takes secrets out of the environment: the fork hands them over through a pipe exactly as
+that re-exec does (paicli/secret_handoff.py), so paicli's own receiving side runs.
+
+What a forked run cannot show (what paicli does before its first import, /proc/PID/environ, a run's
+process group) is tested with real spawns: `start_paicli`, the pty tests, tests/test_secret_handoff.py,
+and PAICLI_TEST_SPAWN=1 makes every run a real spawn (the suite passes both ways).
+
+Protocol (a Unix socket): the client sends 8 bytes (the header's length) with its three descriptors
+(SCM_RIGHTS), then the JSON header {argv, env, cwd}; the server answers a line with the run's pid, then a
+line with its exit code (as subprocess gives it: -N for a signal).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import locale
+import os
+import random
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+PRELOADED = (
+    "paicli.cli",
+    "paicli.headless",
+    "paicli.runtime",
+    "paicli.app.driver",
+    "paicli.doctor",
+    "paicli.map_command",
+    "paicli.config",
+)
+OPTIONAL = ("mcp", "mcp.client.stdio")  # the mcp extra, when installed (dev installs it)
+
+
+def serve(path: str) -> None:
+    for name in PRELOADED:
+        __import__(name)
+    for name in OPTIONAL:
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the supervisors are reaped by the kernel
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    selector.register(sys.stdin, selectors.EVENT_READ)  # closed when the test worker goes: so do we
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    while True:
+        for key, _ in selector.select():
+            if key.fileobj is sys.stdin:
+                os._exit(0)
+            connection, _ = listener.accept()
+            if os.fork() == 0:
+                listener.close()
+                selector.close()
+                _supervise(connection)
+            connection.close()
+
+
+def _supervise(connection: socket.socket) -> None:
+    """In a child of the server: receive one run, fork it, report its pid and its exit code."""
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        raw, fds, _, _ = socket.recv_fds(connection, 8, 3)
+        (length,) = struct.unpack("!Q", raw)
+        body = b""
+        while len(body) < length:
+            chunk = connection.recv(length - len(body))
+            if not chunk:
+                os._exit(1)
+            body += chunk
+        header = json.loads(body)
+        pid = os.fork()
+        if pid == 0:
+            connection.close()
+            _become_paicli(header, fds)
+        for fd in fds:
+            os.close(fd)
+        connection.sendall(f"{pid}\n".encode())
+        _, status = os.waitpid(pid, 0)
+        connection.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
+    finally:
+        os._exit(0)
+
+
+def _become_paicli(header: dict[str, Any], fds: list[int]) -> None:
+    code = 1
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.chdir(header["cwd"])
+        env: dict[str, str] = header["env"]
+        from paicli.secret_handoff import HANDOFF_VARIABLE, _write_all, is_secret_name
+
+        secrets = {name: value for name, value in env.items() if is_secret_name(name)}
+        if secrets and HANDOFF_VARIABLE not in env:  # what restart_if_secrets does before its execve
+            read_end, write_end = os.pipe()
+            try:
+                _write_all(write_end, json.dumps(secrets).encode())
+            finally:
+                os.close(write_end)
+            env = {name: value for name, value in env.items() if name not in secrets}
+            env[HANDOFF_VARIABLE] = str(read_end)
+        os.environ.clear()
+        os.environ.update(env)
+        import paicli
+
+        main_file = str(Path(paicli.__file__).with_name("__main__.py"))
+        sys.argv = [main_file, *header["argv"]]
+        sys.orig_argv = [sys.executable, "-m", "paicli", *header["argv"]]
+        random.seed()  # a new process's own random state, not the server's
+        import paicli.__main__ as main_module  # noqa: F401  (imports run entry(): never reached here)
+    except SystemExit as done:
+        code = _exit_code(done.code)
+    except BaseException:
+        traceback.print_exc()
+    _end(code)
+
+
+def _exit_code(value: object) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        return value
+    print(value, file=sys.stderr)
+    return 1
+
+
+def _end(code: int) -> None:
+    """The interpreter's exit: wait for non-daemon threads, run atexit, flush, end."""
+    with contextlib.suppress(Exception):
+        threading._shutdown()  # type: ignore[attr-defined]
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+class ForkServer:
+    """The client: one server process per test worker, started on first use."""
+
+    def __init__(self, folder: Path, env: dict[str, str], cwd: Path) -> None:
+        self.path = str(folder / "paicli-fork.sock")
+        self.last_pid: int | None = None
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", f"from tests.forkserver import serve; serve({self.path!r})"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,
+            env=env,
+            cwd=cwd,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        ready = self.process.stdout.readline()
+        if ready != "ready\n":
+            raise RuntimeError(f"the paicli fork server did not start: {ready!r}")
+
+    def run(
+        self, args: list[str], env: dict[str, str], timeout: float, stdin: bytes | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """What subprocess.run([python, -m, paicli, *args], capture_output, text, stdin=DEVNULL) gives."""
+        if stdin is None:  # as subprocess.DEVNULL: a character device, not an empty pipe
+            in_read, in_write = os.open(os.devnull, os.O_RDONLY), None
+        else:
+            in_read, in_write = os.pipe()
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            connection.connect(self.path)
+            header = json.dumps({"argv": args, "env": env, "cwd": os.getcwd()}).encode()
+            socket.send_fds(connection, [struct.pack("!Q", len(header))], [in_read, out_write, err_write])
+            connection.sendall(header)
+        finally:
+            for fd in (in_read, out_write, err_write):
+                os.close(fd)
+        if in_write is not None:
+            threading.Thread(target=_feed, args=(in_write, stdin or b""), daemon=True).start()
+        replies = connection.makefile("r")
+        pid = self.last_pid = int(replies.readline())
+        out: list[bytes] = []
+        err: list[bytes] = []
+        readers = [
+            threading.Thread(target=_drain, args=(out_read, out), daemon=True),
+            threading.Thread(target=_drain, args=(err_read, err), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+        connection.settimeout(timeout)
+        try:
+            code_line = replies.readline()
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            for reader in readers:
+                reader.join(5)
+            raise subprocess.TimeoutExpired(
+                [sys.executable, "-m", "paicli", *args], timeout, _text(out), _text(err)
+            ) from None
+        finally:
+            connection.close()
+        for reader in readers:
+            reader.join()
+        command = [sys.executable, "-m", "paicli", *args]
+        return subprocess.CompletedProcess(command, int(code_line), _text(out), _text(err))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+        with contextlib.suppress(Exception):
+            self.process.wait(5)
+
+
+def _feed(fd: int, data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    os.close(fd)
+
+
+def _drain(fd: int, into: list[bytes]) -> None:
+    with os.fdopen(fd, "rb") as stream:
+        while chunk := stream.read1(1 << 16):
+            into.append(chunk)
+
+
+def _text(chunks: list[bytes]) -> str:
+    """As subprocess's text mode decodes (the locale's encoding, universal newlines)."""
+    data = b"".join(chunks).decode(locale.getpreferredencoding(False))
+    return data.replace("\r\n", "\n").replace("\r", "\n")

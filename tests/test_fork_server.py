@@ -1,0 +1,48 @@
+"""The suite's fork server (tests/forkserver.py) gives what a real spawn of `python -m paicli` gives: the same
+exit code, output and requests, the key handed over, a time limit that ends the run."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KEY, fork_server, paicli_env, run_paicli
+from tests.fakellm import FakeLLM, Reply
+
+
+def comparable(events: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    return [(e["event"], e.get("name"), e.get("content"), e.get("ok")) for e in events]
+
+
+def test_a_forked_run_is_a_spawned_run(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    if fork_server() is None:
+        pytest.skip("PAICLI_TEST_SPAWN=1: every run is a spawn")
+    (workspace / "notes.txt").write_text("forty-two\n")
+    fake.on("forty-two", Reply.text("It says forty-two."), repeat=True)
+    fake.on("read the notes", Reply.tool_calls([("read_file", {"path": "notes.txt"})]), repeat=True)
+    args = ["-C", str(workspace), "run", "read the notes", "--json"]
+    forked = run_paicli(args, paicli_env(fake, home))
+    spawned = run_paicli(args, paicli_env(fake, home), spawn=True)
+    assert forked.code == spawned.code == 0, forked.stderr + spawned.stderr
+    assert comparable(forked.events()) == comparable(spawned.events())
+    assert forked.events()[-1]["content"] == "It says forty-two."
+    assert [r.headers.get("authorization") for r in fake.requests] == [f"Bearer {TEST_KEY}"] * 4
+    usage = run_paicli(["--no-such-flag"], paicli_env(fake, home))
+    assert usage.code == run_paicli(["--no-such-flag"], paicli_env(fake, home), spawn=True).code == 2
+
+
+def test_a_forked_run_past_its_time_limit_is_killed(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    server = fork_server()
+    if server is None:
+        pytest.skip("PAICLI_TEST_SPAWN=1: every run is a spawn")
+    fake.on("wait", Reply.text("late", latency=30))
+    with pytest.raises(subprocess.TimeoutExpired):
+        server.run(["-C", str(workspace), "run", "wait"], paicli_env(fake, home), timeout=2)
+    assert server.last_pid is not None
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{server.last_pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)  # killed at once; its supervisor reaps it
+    assert not Path(f"/proc/{server.last_pid}").exists()
