@@ -16,7 +16,7 @@ import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,13 +35,14 @@ class AgentResult:
     ending: Ending = "exited"
     exit_code: int | None = None
     requests: int = 0
+    planning_requests: int = 0  # requests before the plan was approved (plan_finished counts those after)
+    approved: bool = False
     prompt_tokens: int = 0
     completion_tokens: int = 0
     replans: int = 0
     final_usage: Usage | None = None  # from plan_finished / run_finished: split by model, for the cost
     wall_s: float = 0.0
     stderr_tail: str = ""
-    changes: list[str] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:
@@ -162,15 +163,18 @@ def take(event: dict[str, Any], result: AgentResult) -> None:
         usage = _usage(event.get("usage"))
         if usage is not None:
             result.requests += 1
+            result.planning_requests += not result.approved
             result.prompt_tokens += usage.prompt_tokens
             result.completion_tokens += usage.completion_tokens
+    elif kind == "plan_approved":
+        result.approved = True
     elif kind == "replan":
         result.replans += 1
     elif kind in ("plan_finished", "run_finished"):
         result.final_usage = _usage(event.get("usage"))
-        changes = event.get("changes")
-        if isinstance(changes, list):
-            result.changes = [str(c.get("path")) for c in changes if isinstance(c, dict) and c.get("path")]
+        after = event.get("requests")  # plan_finished: the requests after approval, the summary's too
+        if isinstance(after, int) and not isinstance(after, bool) and 0 <= after < 1_000_000:
+            result.requests = max(result.requests, result.planning_requests + after)
 
 
 def _usage(raw: object) -> Usage | None:
