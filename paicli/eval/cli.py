@@ -140,7 +140,7 @@ def run_command(settings: Settings, args: argparse.Namespace) -> int:
             base=base,
             containing=containing,
             passed=passed_options(args),
-            env=dict(os.environ),
+            env=agent_environment(settings),
             home=home,
             prices=settings.prices,
             agent_hide=(*hidden, base / "checks"),
@@ -189,6 +189,18 @@ async def _drive(setup: Any, runs: Any, jobs: int, progress: Any, finished: list
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
     return interrupted
+
+
+def agent_environment(settings: Settings) -> dict[str, str]:
+    """This process's environment for the agents, with the key: paicli took it out of its own environment
+    at start-up (paicli/secret_handoff.py) and each agent does the same with it."""
+    from paicli.secret_handoff import HANDOFF_VARIABLE
+
+    env = {name: value for name, value in os.environ.items() if name != HANDOFF_VARIABLE}
+    key = settings.require_key()
+    if key:
+        env["PAICLI_API_KEY"] = key
+    return env
 
 
 def hidden_paths(suite_root: Path, out: Path, base: Path) -> tuple[Path, ...]:

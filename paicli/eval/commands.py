@@ -1,6 +1,8 @@
 """The suite's own commands of a run: the setup (before the agent, with the network) and the hidden check
 (after it, without), each `bash -c` in the run's folder, contained by the same bubblewrap sandbox the
-agent's commands use (paicli/sandbox) unless `eval` runs `--unsandboxed`. Neither sees the API key."""
+agent's commands use (paicli/sandbox) unless `eval` runs `--unsandboxed`. Neither gets the API key or
+any other variable whose name looks like a credential (`*KEY*`, `*TOKEN*`, ...), as the agent's commands
+do not."""
 
 from __future__ import annotations
 
@@ -13,12 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.llm.providers import KEY_VARIABLES
 from paicli.sandbox import Containment, SandboxChoice, choose_sandbox
+from paicli.secret_handoff import HANDOFF_VARIABLE, is_secret_name
 
 TAIL_LINES = 40
 OUTPUT_LIMIT = 1 << 20  # bytes of a command's output kept (the end)
-KEYS = frozenset({*KEY_VARIABLES, "PAICLI_API_KEY", "OPENAI_API_KEY", "PAICLI_KEY_FD"})
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Containing:
 
 
 def without_keys(env: Mapping[str, str]) -> dict[str, str]:
-    return {name: value for name, value in env.items() if name not in KEYS}
+    return {name: value for name, value in env.items() if not is_secret_name(name) and name != HANDOFF_VARIABLE}
 
 
 async def run_command(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import paicli_env
+from tests.conftest import TEST_KEY, paicli_env
 from tests.eval.suites import answer_task, eval_env, json_lines, results, run_eval, script_writer, write_suite
 from tests.fakellm import FakeLLM, Reply
 from tests.sandboxing import require_bwrap
@@ -64,6 +64,8 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_does_the_rest_four_at_a_time(
     kept = results(out)
     assert len(kept) == events[-1]["done"] >= 2 and all(r["outcome"] == "pass" for r in kept)
     assert processes_holding(tag) == []  # no agent (its goal names the tag) outlived the eval
+    # paicli moved the key out of its environment at start-up (secret_handoff.py): the agents got it all the same
+    assert {request.headers.get("authorization") for request in fake.requests} == {f"Bearer {TEST_KEY}"}
 
     eval_env(monkeypatch, fake, home)
     capsys.readouterr()
