@@ -44,7 +44,10 @@ def load_suite(path: Path) -> Suite:
         suite = Suite.model_validate({**data, "root": root})
     except ValidationError as err:
         raise SuiteError(path, [_problem(error, data) for error in err.errors()]) from None
-    problems = [problem for task in suite.tasks for problem in task_problems(suite, task, Path(os.path.realpath(path)))]
+    problems = ["defaults.check holds a NUL character"] if "\0" in suite.defaults.check else []
+    problems += [
+        problem for task in suite.tasks for problem in task_problems(suite, task, Path(os.path.realpath(path)))
+    ]
     if problems:
         raise SuiteError(path, problems)
     return suite
@@ -72,6 +75,11 @@ def _problem(error: object, data: dict[str, object]) -> str:
 def task_problems(suite: Suite, task: TaskSpec, suite_file: Path) -> list[str]:
     """What is wrong with the folders `task` names (none: an empty list)."""
     problems: list[str] = []
+    if task.goal.startswith("/"):
+        problems.append(f"task {task.id}: a goal may not start with / (chat mode would take it for a custom command)")
+    for name in ("goal", "setup", "check", "repo", "commit"):
+        if "\0" in (getattr(task, name) or ""):
+            problems.append(f"task {task.id}: {name} holds a NUL character")
     hidden, hidden_problem = inside(suite.root, task.hidden)
     if hidden_problem:
         problems.append(f"task {task.id}: hidden = {task.hidden!r}: {hidden_problem}")

@@ -91,3 +91,12 @@ def test_bad_toml_and_a_git_option_as_commit_are_refused(tmp_path: Path) -> None
     assert problems(suite_folder(tmp_path, body)) == [
         "task g: commit = '--upload-pack=evil' is not a commit name (hex, a tag or a branch)"
     ]
+
+
+def test_a_goal_that_chat_mode_would_misread_or_argv_cannot_carry_is_refused(tmp_path: Path) -> None:
+    body = 'name = "s"\n' + TASK.replace('goal = "do it"', 'goal = "/init"')
+    body += TASK.replace('id = "t"', 'id = "u"').replace("t/", "u/").replace('goal = "do it"', 'goal = "a\\u0000b"')
+    assert problems(suite_folder(tmp_path, body)) == [
+        "task t: a goal may not start with / (chat mode would take it for a custom command)",
+        "task u: goal holds a NUL character",
+    ]
