@@ -13,6 +13,7 @@ Cancelled (Ctrl+C), the running agents are stopped and what finished is kept."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import os
 import shutil
@@ -33,6 +34,7 @@ from paicli.eval.records import RunRecord, Suite
 from paicli.eval.results import ResultsFile
 from paicli.eval.workdir import StartError, changed_files, copy_hidden, make_start, snapshot
 from paicli.llm.price import Price, cost_of
+from paicli.repomap.index import index_folder
 
 SETUP_TIMEOUT = 1800.0  # seconds: installs may be slow, but a setup that hangs must not hang the eval
 CHECK_FLOOR = 60.0  # a check gets the task's time limit, at least this
@@ -185,8 +187,12 @@ def _timed(record: RunRecord, began: float, measured: float) -> RunRecord:
 
 
 def _clean(setup: EvalSetup, index: int, work: Path) -> None:
-    """The run's folders, and what paicli kept of its workspace under ~/.paicli (conversations, checkpoints)."""
-    for path in (sessions_folder(setup.home, work), store_folder(setup.home, work)):
+    """The run's folders, and what paicli kept of its workspace under ~/.paicli (conversations, checkpoints
+    and their lock, the repository map's index)."""
+    checkpoints = store_folder(setup.home, work)
+    for path in (sessions_folder(setup.home, work), checkpoints, index_folder(setup.home, work)):
         shutil.rmtree(path, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        checkpoints.with_name(checkpoints.name + ".lock").unlink()
     for name in ("runs", "checks"):
         shutil.rmtree(setup.base / name / str(index), ignore_errors=True)

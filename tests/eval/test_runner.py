@@ -68,6 +68,8 @@ def test_right_wrong_hanging_greedy_and_broken_tasks_get_their_outcomes(
     assert records["greedy"].error is not None and records["greedy"].error.startswith("hit the token limit of 10")
     assert records["broken"].error == "setup exited with 3" and "installing" in records["broken"].check_tail
     assert not any("for broken" in r.text for r in fake.requests)  # no agent after a failed setup
+    kept = [path.name for name in ("sessions", "checkpoints", "index") for path in (home / ".paicli" / name).glob("*")]
+    assert kept == []  # what the agents kept of their temporary workspaces went with them
     events = json_lines(capsys.readouterr().out)
     assert events[0]["event"] == "eval_started" and events[0]["total"] == 5
     assert events[-1] == {**events[-1], "event": "eval_finished", "done": 5, "passed": 1, "cancelled": False}
