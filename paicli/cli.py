@@ -92,7 +92,8 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
     parser.add_argument(
         "--sandbox-hide",
-        dest="sandbox_hide",
+        # a subcommand's values would replace the main parser's (argparse copies its namespace over): kept apart
+        dest="sandbox_hide_after" if suppress else "sandbox_hide",
         action="append",
         metavar="PATH",
         default=default,
@@ -241,8 +242,9 @@ def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
         flags["approval"] = "yolo"
     if getattr(args, "early", None):
         flags["early_start"] = True
-    if getattr(args, "sandbox_hide", None):
-        flags["sandbox_hide"] = list(args.sandbox_hide)
+    hide = [*(getattr(args, "sandbox_hide", None) or ()), *(getattr(args, "sandbox_hide_after", None) or ())]
+    if hide:
+        flags["sandbox_hide"] = hide
     return flags
 
 
