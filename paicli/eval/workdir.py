@@ -41,7 +41,8 @@ Snapshot = dict[str, FileState]
 def make_start(suite: Suite, task: TaskSpec, work: Path, env: dict[str, str]) -> None:
     """The task's starting state in `work` (which must not exist yet). Symlinks are copied as symlinks:
     the agent's tools refuse what resolves outside its workspace, and the sandbox decides what a command
-    reaches."""
+    reaches. A repository is fetched at its commit alone (`--depth 1`, no tags): its later history, which
+    may hold the very change the task asks for, is not there to read."""
     if task.start is not None:
         try:
             shutil.copytree(suite.root / task.start, work, symlinks=True)
@@ -49,13 +50,21 @@ def make_start(suite: Suite, task: TaskSpec, work: Path, env: dict[str, str]) ->
             raise StartError(f"cannot copy {task.start}: {err}") from None
         return
     assert task.repo is not None
-    source = task.repo if "://" in task.repo or task.repo.startswith("git@") else str(suite.root / task.repo)
-    _git(["clone", "--quiet", "--no-hardlinks", "--", source, str(work)], None, env)
-    if task.commit is not None:
-        _git(["-c", "advice.detachedHead=false", "checkout", "--quiet", task.commit, "--"], work, env)
+    remote = "://" in task.repo or task.repo.startswith("git@")
+    source = task.repo if remote else (suite.root / task.repo).as_uri()
+    revision = task.commit or "HEAD"
+    if not remote:  # a short hash is found in a local repository only
+        revision = _git(
+            ["rev-parse", "--verify", "--end-of-options", f"{revision}^{{commit}}"], suite.root / task.repo, env
+        )
+    work.mkdir()
+    _git(["init", "--quiet"], work, env)
+    _git(["fetch", "--quiet", "--depth", "1", "--no-tags", "--", source, revision], work, env)
+    _git(["checkout", "--quiet", "-B", "main", "FETCH_HEAD"], work, env)
 
 
-def _git(args: list[str], cwd: Path | None, env: dict[str, str]) -> None:
+def _git(args: list[str], cwd: Path, env: dict[str, str]) -> str:
+    """git's output; StartError with its last line when it fails."""
     try:
         done = subprocess.run(
             ["git", *args],
@@ -73,6 +82,7 @@ def _git(args: list[str], cwd: Path | None, env: dict[str, str]) -> None:
     if done.returncode != 0:
         said = [line for line in done.stderr.splitlines() if line.strip()]
         raise StartError(f"git {args[0]} failed: {said[-1].strip() if said else f'exit {done.returncode}'}")
+    return done.stdout.strip()
 
 
 def snapshot(work: Path) -> Snapshot:

@@ -18,7 +18,7 @@ def git(folder: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def test_a_repository_is_cloned_at_the_commit(tmp_path: Path) -> None:
+def test_a_repository_is_fetched_at_the_commit_without_its_later_history(tmp_path: Path) -> None:
     repo = tmp_path / "suite" / "repo"
     repo.mkdir(parents=True)
     git(repo, "init", "-q")
@@ -28,11 +28,11 @@ def test_a_repository_is_cloned_at_the_commit(tmp_path: Path) -> None:
     first = git(repo, "rev-parse", "HEAD")
     (repo / "a.txt").write_text("two\n")
     git(repo, "commit", "-qam", "two")
-    suite = Suite(
-        name="s", tasks=(TaskSpec(id="t", goal="g", repo="repo", commit=first, hidden="h"),), root=tmp_path / "suite"
-    )
+    task = TaskSpec(id="t", goal="g", repo="repo", commit=first[:8], hidden="h")  # a short hash
+    suite = Suite(name="s", tasks=(task,), root=tmp_path / "suite")
     make_start(suite, suite.tasks[0], tmp_path / "work", dict(os.environ))
     assert (tmp_path / "work" / "a.txt").read_text() == "one\n"
+    assert git(tmp_path / "work", "log", "--format=%s", "--all") == "one"  # the later commit is not there to read
 
 
 def test_changed_files_are_created_deleted_or_different(tmp_path: Path) -> None:
