@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paicli.config import Settings
+    from paicli.eval.records import Suite
 
 AddGlobals = Callable[[argparse.ArgumentParser], None]
 # The global options an agent is given as the user gave them to `eval` (the workspace, approvals and the
@@ -30,6 +31,9 @@ PASSED: tuple[tuple[str, str], ...] = (
     ("max_replans", "--max-replans"),
     ("schedule", "--schedule"),
 )
+
+
+MAX_JOBS, MAX_REPEAT = 256, 1000
 
 
 def add_eval_parser(commands: Any, add_globals: AddGlobals) -> argparse.ArgumentParser:
@@ -100,14 +104,12 @@ def run_command(settings: Settings, args: argparse.Namespace) -> int:
     from paicli.eval.suite_file import load_suite
     from paicli.sandbox import choose_sandbox
 
-    if args.jobs < 1 or args.repeat < 1:
-        raise ConfigError("--jobs and --repeat take a number of at least 1")
+    if not 1 <= args.jobs <= MAX_JOBS or not 1 <= args.repeat <= MAX_REPEAT:
+        raise ConfigError(f"--jobs takes 1 to {MAX_JOBS}, --repeat 1 to {MAX_REPEAT}")
     modes, shard = parse_modes(args.mode), parse_shard(args.shard)
     models = parse_models(args.models) if args.models else (settings.model,)
     suite = load_suite(Path(args.suite))
-    out = Path(os.path.realpath(args.out))
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {args.out}: not a folder")
+    out = results_folder(args.out, suite)
     home = user_home()
     out.mkdir(parents=True, exist_ok=True)
     records, unreadable = recorded(out)
@@ -201,6 +203,20 @@ def agent_environment(settings: Settings) -> dict[str, str]:
     if key:
         env["PAICLI_API_KEY"] = key
     return env
+
+
+def results_folder(given: str, suite: Suite) -> Path:
+    """--out, resolved: a folder (or none yet) outside every task's starting state."""
+    from paicli.common.errors import ConfigError
+
+    out = Path(os.path.realpath(given))
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {given}: not a folder")
+    for task in suite.tasks:
+        for folder in (task.start, task.repo):
+            if folder is not None and "://" not in folder and out.is_relative_to(os.path.realpath(suite.root / folder)):
+                raise ConfigError(f"--out {given} is inside task {task.id}'s starting state: the agents would see it")
+    return out
 
 
 def hidden_paths(suite_root: Path, out: Path, base: Path) -> tuple[Path, ...]:

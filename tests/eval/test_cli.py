@@ -80,3 +80,29 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_does_the_rest_four_at_a_time(
     recorded = results(out)
     assert sorted(r["task"] for r in recorded) == sorted(ids)  # every run once
     assert all(r["outcome"] == "pass" for r in recorded)
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--jobs", "0"], "--jobs takes 1 to 256, --repeat 1 to 1000"),
+        (["--repeat", "100000"], "--jobs takes 1 to 256, --repeat 1 to 1000"),
+        (["--mode", "plan,react"], "--mode: 'react' is not a mode"),
+        (["--out", "{suite}/t/start/out"], "is inside task t's starting state: the agents would see it"),
+    ],
+)
+def test_bad_options_are_one_line_and_run_nothing(
+    extra: list[str],
+    said: str,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    suite = write_suite(tmp_path / "suite", [answer_task("t")])
+    monkeypatch.setenv("HOME", str(home))
+    argv = [str(suite), "--base-url", "http://127.0.0.1:9/v1", *(a.format(suite=suite.parent) for a in extra)]
+    assert run_eval(argv) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert said in line
+    assert not (suite.parent / "t" / "start" / "out").exists()
