@@ -132,15 +132,13 @@ async def run_one(setup: EvalSetup, run: PlannedRun) -> RunRecord:
         agent_s = agent.wall_s
         after = await asyncio.to_thread(snapshot, work)
         record = record.model_copy(update=_figures(agent, setup.prices, changed_files(before, after)))
-        if agent.ending != "exited":
-            limit = (
-                f"time limit of {suite.time_limit_of(task):g} s"
-                if agent.ending == "timeout"
-                else f"token limit of {suite.token_limit_of(task):,} ({agent.tokens:,} used)"
-            )
-            outcome = "timeout" if agent.ending == "timeout" else "over_budget"
-            update = {"outcome": outcome, "error": f"hit the {limit}"}
+        used = record.prompt_tokens + record.completion_tokens
+        if agent.ending == "timeout":
+            update = {"outcome": "timeout", "error": f"hit the time limit of {suite.time_limit_of(task):g} s"}
             return _timed(record.model_copy(update=update), began, setup_s + agent_s)
+        if agent.ending == "over_budget" or used > suite.token_limit_of(task):  # also when it ended just then
+            said = f"hit the token limit of {suite.token_limit_of(task):,} ({used:,} used)"
+            return _timed(record.model_copy(update={"outcome": "over_budget", "error": said}), began, setup_s + agent_s)
         if agent.exit_code == 2:  # a usage or configuration error: the agent never had a fair start
             update = {"error": f"paicli: {agent.last_error()}"}
             return _timed(record.model_copy(update=update), began, setup_s + agent_s)
