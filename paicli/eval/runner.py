@@ -82,7 +82,12 @@ async def run_all(setup: EvalSetup, runs: Sequence[PlannedRun], jobs: int, progr
     async def one(run: PlannedRun) -> None:
         async with gate:
             progress.started(run)
-            record = await run_one(setup, run)
+            try:
+                record = await run_one(setup, run)
+            except Exception as err:  # the harness's own failure (a disk full, a file it could not copy): this
+                # run is an `error` with the reason, the others go on
+                said = f"paicli eval: {type(err).__name__}: {err}".splitlines()[0][:300]
+                record = RunRecord(**run.key.model_dump(), outcome="error", error=said, paicli_version=__version__)
             results.append(record)
             finished.append(record)
             progress.finished(run, record)
