@@ -5,12 +5,13 @@ sees it. Without a working sandbox `eval run` refuses to start."""
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.eval.suites import eval_env, results, run_eval, write_suite
+from tests.eval.suites import answer_task, eval_env, results, run_eval, script_writer, write_suite
 from tests.fakellm import FakeLLM, Reply, has_tool_result
 from tests.sandboxing import require_bwrap
 
@@ -72,3 +73,24 @@ def test_without_a_sandbox_eval_refuses_unless_unsandboxed(
     assert len(said) == 1 and said[0].startswith("paicli: eval runs the agents' commands and the hidden checks in a")
     assert "--unsandboxed" in said[0]
     assert not (out / "results.jsonl").exists()
+
+
+def test_unsandboxed_runs_where_bubblewrap_cannot_be_found(
+    fake: FakeLLM, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--unsandboxed` where bubblewrap cannot be found: the agent runs with `--sandbox off`, the check
+    uncontained, and the run is recorded as any other."""
+    bin_folder = tmp_path / "bin"  # the commands a check needs, and no bwrap
+    bin_folder.mkdir()
+    for program in ("bash", "cat", "grep"):
+        found = shutil.which(program)
+        assert found is not None
+        (bin_folder / program).symlink_to(found)
+    suite = write_suite(tmp_path / "suite", [answer_task("loose")])
+    script_writer(fake, "for loose", "answer.txt", "42\n")
+    eval_env(monkeypatch, fake, home)
+    monkeypatch.setenv("PATH", str(bin_folder))
+    out = tmp_path / "out"
+    assert run_eval([str(suite), "--mode", "chat", "--out", str(out), "--unsandboxed"]) == 0
+    [record] = results(out)
+    assert record["outcome"] == "pass" and record["files_changed"] == ["answer.txt"]

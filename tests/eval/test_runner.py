@@ -80,7 +80,7 @@ def test_right_wrong_hanging_greedy_and_broken_tasks_get_their_outcomes(
 
 
 def test_plan_mode_runs_the_plan_path(
-    fake: FakeLLM, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeLLM, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     suite = write_suite(tmp_path / "suite", [answer_task("planned")])
     plan = {
@@ -101,3 +101,4 @@ def test_plan_mode_runs_the_plan_path(
     [record] = results(out)
     assert record["outcome"] == "pass" and record["mode"] == "plan"
     assert record["requests"] == len(fake.requests) and fake.requests[0].text.startswith(PLANNER)
+    assert "paicli eval done: 1 run finished, 1 passed" in capsys.readouterr().err  # the progress, on stderr
