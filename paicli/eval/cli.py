@@ -2,8 +2,10 @@
 `eval run`'s front end (options checked, the sandbox required, the runs driven, exit code).
 
 `eval report` and `eval from-commits` are stubs here, to be replaced by their own modules: each
-subcommand's parser sets `handler` ("module:function", imported on first use) and is called with
-(settings, args)."""
+subcommand's parser sets `handler` ("module:function", imported on first use), which `eval_command` calls
+with (settings, args) and whose int is the exit code. To build one, replace its two stub lines in
+`add_eval_parser` with a call to the module's own `add_parser(sub)` that adds the subcommand's arguments
+and sets its handler."""
 
 from __future__ import annotations
 
@@ -36,8 +38,10 @@ PASSED: tuple[tuple[str, str], ...] = (
 MAX_JOBS, MAX_REPEAT = 256, 1000
 
 
-def add_eval_parser(commands: Any, add_globals: AddGlobals) -> argparse.ArgumentParser:
-    """`paicli eval` and its subcommands, added to the main parser's subcommands."""
+def add_eval_parser(commands: Any, add_globals: AddGlobals | None = None) -> argparse.ArgumentParser:
+    """`paicli eval` and its subcommands, added to the main parser's subcommands. `add_globals` adds
+    paicli's global options to a parser (paicli/cli.py passes its own: this layer cannot import it)."""
+    add_globals = add_globals or (lambda parser: None)
     parser: argparse.ArgumentParser = commands.add_parser(
         "eval",
         help="plan against chat mode on tasks with hidden checks (docs/eval.md)",
