@@ -109,6 +109,7 @@ async def run_agent(
         for task in (stderr_task, events_task, exited):
             task.cancel()
     result.exit_code = process.returncode
+    _signal_group(process.pid, signal.SIGKILL)  # what the agent left running in its group (unsandboxed: `cmd &`)
     return result
 
 
