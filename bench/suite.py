@@ -12,6 +12,7 @@ from bench import (
     context,
     dag_ops,
     dispatch,
+    evalrun,
     fuzz_shell,
     grep,
     keys,
@@ -52,6 +53,7 @@ ORDER = (
     grep,
     context,
     streamplan,
+    evalrun,
 )
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

@@ -91,6 +91,15 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         help="contain commands with bubblewrap: when it works (auto, the default), always, never",
     )
     parser.add_argument(
+        "--sandbox-hide",
+        # a subcommand's values would replace the main parser's (argparse copies its namespace over): kept apart
+        dest="sandbox_hide_after" if suppress else "sandbox_hide",
+        action="append",
+        metavar="PATH",
+        default=default,
+        help="also hide this file or folder from sandboxed commands (repeatable; adds to sandbox_hide)",
+    )
+    parser.add_argument(
         "-c",
         "--continue",
         dest="continue_last",
@@ -159,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _global_options(parser, suppress=False)
     _plan_options(parser, suppress=False, hidden=True)
-    commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo,doctor,map}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,plan,undo,doctor,map,eval}")
     run = commands.add_parser(
         "run",
         help="one ReAct turn, no plan; the final answer goes to stdout",
@@ -216,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     repo_map.add_argument("--json", action="store_true", help="one JSON object on stdout")
     repo_map.add_argument("--tokens", type=int, default=None, metavar="N", help="the map's budget (map_tokens)")
     _global_options(repo_map, suppress=True)
+    from paicli.eval.cli import add_eval_parser  # `eval run`, `eval report`, `eval from-commits`
+
+    add_eval_parser(commands, lambda sub: _global_options(sub, suppress=True))
     return parser
 
 
@@ -230,6 +242,9 @@ def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
         flags["approval"] = "yolo"
     if getattr(args, "early", None):
         flags["early_start"] = True
+    hide = [*(getattr(args, "sandbox_hide", None) or ()), *(getattr(args, "sandbox_hide_after", None) or ())]
+    if hide:
+        flags["sandbox_hide"] = hide
     return flags
 
 
@@ -292,6 +307,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.tokens is not None:
                 settings = settings.model_copy(update={"map_tokens": max(0, args.tokens)})
             return map_command(settings, args.goal, json_mode=args.json)
+        if args.command == "eval":
+            from paicli.eval.cli import eval_command
+
+            return eval_command(settings, args)
         if args.command == "run":
             from paicli.headless import run_command
 

@@ -153,6 +153,11 @@ def reads_start_while_the_plan_streams_only_with_early_start(stream: Result) -> 
     assert sorted(figures["early"]["read_lags_ms"]) == [f"r{n}" for n in range(1, 9)]
 
 
+def every_eval_run_passes_with_the_oracle_and_records_its_harness_time(evalrun: Result) -> None:
+    assert metric(evalrun, "runs passed") == 2
+    assert all(record["harness_s"] >= 0 and record["outcome"] == "pass" for record in evalrun.details["records"])
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
     "dag": the_plan_contract_is_checked_on_a_thousand_writers,
     "makespan": makespan_completes_every_task,
@@ -170,6 +175,7 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "grep": grep_finds_the_real_matches_and_nothing_ignored,
     "context": the_context_benchmark_finds_the_changed_files_in_the_planner_request,
     "streamplan": reads_start_while_the_plan_streams_only_with_early_start,
+    "evalrun": every_eval_run_passes_with_the_oracle_and_records_its_harness_time,
 }
 
 
