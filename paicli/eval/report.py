@@ -13,10 +13,11 @@ from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from paicli.common.atomic_write import write_path
 from paicli.common.errors import EXIT_OK, EXIT_USAGE
-from paicli.common.sanitize import one_line, terminal_safe
+from paicli.common.sanitize import one_line
 from paicli.eval import report_format as fmt
 from paicli.eval.report_html import page
 from paicli.eval.report_md import markdown
@@ -33,11 +34,12 @@ def default_out(dirs: list[Path]) -> Path:
 
 def terminal_tables(summary: Summary, console: Console) -> None:
     for suite, task_ids in summary.tasks.items():
-        table = Table(title=terminal_safe(f"{one_line(suite, 80)} ({len(task_ids)} tasks)"), title_justify="left")
+        # Text, not str: a name from the records is shown as it is, never read as rich markup
+        table = Table(title=Text(f"{one_line(suite, 80)} ({len(task_ids)} tasks)"), title_justify="left")
         for index, column in enumerate(fmt.GROUP_COLUMNS):
             table.add_column(column, justify="left" if index < 2 else "right", overflow="fold")
         for group in (g for g in summary.groups if g.suite == suite):
-            table.add_row(*(one_line(value, 80) for value in fmt.group_row(group)))
+            table.add_row(*(Text(one_line(value, 80)) for value in fmt.group_row(group)))
         console.print(table)
         for paired in (p for p in summary.paired if p.suite == suite):
             console.print(

@@ -8,6 +8,8 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from paicli.eval.report import run_report
 from tests.eval.test_report import generated, record, write_jsonl
 
@@ -66,3 +68,13 @@ def test_control_characters_from_the_records_do_not_reach_the_terminal(tmp_path:
     assert run_report([folder], None, stdout=terminal) == 0
     assert "\x1b" not in terminal.getvalue() and "\x07" not in terminal.getvalue()
     assert "\x1b" not in (folder / "report.md").read_text(encoding="utf-8")
+
+
+def test_names_are_not_rich_markup_on_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the table's columns unfolded
+    folder = write_jsonl(tmp_path / "run", [record("a", "plan", "[red]m[/red]", "pass")])
+    folder_records = folder / "results.jsonl"
+    folder_records.write_text(folder_records.read_text().replace('"suite": "s"', '"suite": "[bold]s[/bold]"'))
+    terminal = io.StringIO()
+    assert run_report([folder], None, stdout=terminal) == 0
+    assert "[red]m[/red]" in terminal.getvalue() and "[bold]s[/bold]" in terminal.getvalue()
