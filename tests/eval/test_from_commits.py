@@ -197,3 +197,15 @@ def test_a_history_without_such_commits_is_said_so(tmp_path: Path) -> None:
 )
 def test_what_counts_as_a_test_file(path: str, is_test: bool) -> None:
     assert is_test_path(path) is is_test
+
+
+def test_a_hostile_commit_message_is_the_goal_as_written(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "origin")
+    r.commit("one", {"a.py": "1\n", "tests/test_a.py": "1\n"})
+    message = 'Fix \'\'\' and """ quoting\\n \\\\ [tasks]\n\nid = "x"\x7f \x1b]52;c;AAAA\x07 ünï €'
+    r.commit(message, {"a.py": "2\n", "tests/test_a.py": "2\n"})
+    shown = io.StringIO()
+    assert run_from_commits(r.path, None, 5, 'pytest -k "not slow"', tmp_path / "out", stdout=shown) == 0
+    (task,) = suite_of(tmp_path / "out").tasks
+    assert task.goal == message and "\x1b" not in shown.getvalue()
+    assert suite_of(tmp_path / "out").defaults.check == 'pytest -k "not slow"'
