@@ -200,3 +200,4 @@ def test_errors_are_counted_apart_from_the_pass_rate(tmp_path: Path) -> None:
     row = md_rows((folder / "report.md").read_text(encoding="utf-8"))[("plan", "m")]
     assert (row["runs"], row["errors"], row["passed"], row["pass rate"]) == ("12", "2", "7/10", "70 %")
     assert row["95 % interval"] == "40–89 %"
+    assert "plan ÷ chat" not in (folder / "report.md").read_text(encoding="utf-8")  # chat did not run
