@@ -1,0 +1,1 @@
+"""An arithmetic evaluator: to be written."""

@@ -1,0 +1,1 @@
+"""Bracket checking: to be written."""

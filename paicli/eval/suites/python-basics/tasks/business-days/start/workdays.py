@@ -1,0 +1,1 @@
+"""Business-day arithmetic: to be written."""

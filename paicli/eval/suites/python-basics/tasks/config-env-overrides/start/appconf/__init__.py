@@ -1,0 +1,1 @@
+"""A typed INI configuration."""

@@ -1,0 +1,2 @@
+class ConfigError(Exception):
+    """A configuration that cannot be used; the message says where and why."""

@@ -1,0 +1,1 @@
+"""Differences between nested dicts: to be written."""

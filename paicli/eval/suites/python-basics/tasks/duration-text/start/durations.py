@@ -1,0 +1,1 @@
+"""Durations as text: to be written."""

@@ -1,0 +1,1 @@
+"""A small cache whose entries expire: to be written."""

@@ -1,0 +1,1 @@
+"""Interval arithmetic: to be written."""

@@ -1,0 +1,9 @@
+"""People who borrow."""
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Member:
+    id: int
+    name: str

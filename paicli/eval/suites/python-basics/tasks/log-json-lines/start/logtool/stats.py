@@ -1,0 +1,13 @@
+"""Counting entries."""
+
+from collections import Counter
+
+
+def count_levels(entries) -> dict:
+    counts = Counter(entry.level for entry in entries)
+    return {level: counts[level] for level in sorted(counts)}
+
+
+def span(entries):
+    times = [entry.time for entry in entries]
+    return (min(times), max(times)) if times else None

@@ -1,0 +1,15 @@
+"""Finding ATX headings (`## Title`)."""
+
+import re
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+def headings(markdown: str) -> list:
+    """(level, text) of every heading, in order."""
+    found = []
+    for line in markdown.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            found.append((len(match.group(1)), match.group(2)))
+    return found

@@ -1,0 +1,1 @@
+"""Spiral walks over matrices: to be written."""

@@ -1,0 +1,5 @@
+"""Slugs for titles."""
+
+
+def slugify(title):
+    return "-".join(title.lower().split())

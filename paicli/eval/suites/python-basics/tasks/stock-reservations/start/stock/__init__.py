@@ -1,0 +1,1 @@
+"""A warehouse, its orders and its reports."""

@@ -1,0 +1,1 @@
+"""Ordering items by their dependencies: to be written."""

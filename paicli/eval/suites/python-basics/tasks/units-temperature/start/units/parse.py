@@ -1,0 +1,16 @@
+"""Reading a quantity such as "3.5 km"."""
+
+import re
+
+from units.registry import lookup
+
+_QUANTITY = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s+([A-Za-z]+)\s*")
+
+
+def parse_quantity(text: str):
+    match = _QUANTITY.fullmatch(text)
+    if not match:
+        raise ValueError(f"not a quantity: {text!r}")
+    value, unit = float(match.group(1)), match.group(2)
+    lookup(unit)
+    return value, unit

@@ -1,0 +1,1 @@
+"""Word frequencies: to be written."""

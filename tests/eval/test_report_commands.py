@@ -1,0 +1,41 @@
+"""The argparse side: `eval report` and `eval from-commits` parse into a handler that runs the command."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from paicli.eval.report_commands import add_report_and_from_commits
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="paicli eval")
+    add_report_and_from_commits(top.add_subparsers(dest="eval_command"))
+    return top
+
+
+def test_report_parses_and_runs(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    line = {"suite": "s", "task": "a", "mode": "plan", "model": "m", "repeat": 0, "outcome": "pass"}
+    (run / "results.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    args = parser().parse_args(["report", str(run), "--out", str(tmp_path / "out")])
+    with redirect_stdout(io.StringIO()):
+        assert args.eval_handler(args) == 0
+    assert (tmp_path / "out" / "report.html").is_file()
+
+
+def test_from_commits_needs_its_test_command_and_out(tmp_path: Path) -> None:
+    with redirect_stderr(io.StringIO()), pytest.raises(SystemExit):
+        parser().parse_args(["from-commits", str(tmp_path), "--out", str(tmp_path / "o")])
+    args = parser().parse_args(["from-commits", str(tmp_path), "-n", "3", "--test-command", "pytest", "--out", "o"])
+    assert (args.n, args.test_command, args.since) == (3, "pytest", None)
+    errors = io.StringIO()
+    with redirect_stderr(errors):
+        assert args.eval_handler(args) == 2  # not a git repository: a usage error
+    assert "not a git repository" in errors.getvalue()
