@@ -1,11 +1,9 @@
 """The `paicli eval` subcommands: their argparse wiring (`add_eval_parser`, called by paicli/cli.py) and
 `eval run`'s front end (options checked, the sandbox required, the runs driven, exit code).
 
-`eval report` and `eval from-commits` are stubs here, to be replaced by their own modules: each
-subcommand's parser sets `handler` ("module:function", imported on first use), which `eval_command` calls
-with (settings, args) and whose int is the exit code. To build one, replace its two stub lines in
-`add_eval_parser` with a call to the module's own `add_parser(sub)` that adds the subcommand's arguments
-and sets its handler."""
+`eval run`'s parser sets `handler` ("module:function", imported on first use), which `eval_command` calls
+with (settings, args); `eval report` and `eval from-commits` (paicli/eval/report_commands.py) set
+`eval_handler`, a function of the arguments alone. Each returns the exit code."""
 
 from __future__ import annotations
 
@@ -54,7 +52,9 @@ def add_eval_parser(commands: Any, add_globals: AddGlobals | None = None) -> arg
         help="run a suite: every task x mode x model x repeat, results in DIR/results.jsonl",
         description="Run every task of SUITE in each mode with each model, in a fresh copy, then its hidden check.",
     )
-    run.add_argument("suite", metavar="SUITE", help="the suite file (TOML, docs/eval.md)")
+    run.add_argument(
+        "suite", metavar="SUITE", help="a suite file (TOML, docs/eval.md) or a built-in suite's name (python-basics)"
+    )
     run.add_argument("--mode", default="plan,chat", help="plan, chat or plan,chat (default: both)")
     run.add_argument("--models", default=None, metavar="A,B", help="models to compare (default: the configured one)")
     run.add_argument("--jobs", type=int, default=1, metavar="N", help="runs at the same time (default 1)")
@@ -69,12 +69,9 @@ def add_eval_parser(commands: Any, add_globals: AddGlobals | None = None) -> arg
     run.add_argument("--json", action="store_true", help="progress as JSON lines on stdout")
     add_globals(run)
     run.set_defaults(handler="paicli.eval.cli:run_command")
-    report = sub.add_parser("report", help="(not built yet) the report of one or more result folders")
-    report.add_argument("dirs", nargs="*", metavar="DIR")
-    report.set_defaults(handler="paicli.eval.cli:not_built")
-    from_commits = sub.add_parser("from-commits", help="(not built yet) turn a repository's commits into tasks")
-    from_commits.add_argument("repo", nargs="?", metavar="REPO")
-    from_commits.set_defaults(handler="paicli.eval.cli:not_built")
+    from paicli.eval.report_commands import add_report_and_from_commits
+
+    add_report_and_from_commits(sub)
     return parser
 
 
@@ -84,6 +81,10 @@ def eval_command(settings: Settings, args: argparse.Namespace) -> int:
 
     from paicli.common.errors import ConfigError
 
+    direct = getattr(args, "eval_handler", None)
+    if callable(direct):  # report, from-commits: no model, no settings needed
+        code: int = direct(args)
+        return code
     handler = getattr(args, "handler", None)
     if not isinstance(handler, str):
         raise ConfigError("paicli eval needs a subcommand: run, report or from-commits (paicli eval --help)")
@@ -92,13 +93,9 @@ def eval_command(settings: Settings, args: argparse.Namespace) -> int:
     return function(settings, args)
 
 
-def not_built(settings: Settings, args: argparse.Namespace) -> int:
-    print(f"paicli eval {args.eval_command}: not built yet", file=sys.stderr)
-    return 2
-
-
 def run_command(settings: Settings, args: argparse.Namespace) -> int:
     from paicli.common.errors import EXIT_CANCELLED, EXIT_OK, ConfigError
+    from paicli.common.wording import counted
     from paicli.config import user_home
     from paicli.eval.commands import Containing
     from paicli.eval.matrix import matrix, parse_models, parse_modes, parse_shard, to_run
@@ -112,14 +109,14 @@ def run_command(settings: Settings, args: argparse.Namespace) -> int:
         raise ConfigError(f"--jobs takes 1 to {MAX_JOBS}, --repeat 1 to {MAX_REPEAT}")
     modes, shard = parse_modes(args.mode), parse_shard(args.shard)
     models = parse_models(args.models) if args.models else (settings.model,)
-    suite = load_suite(Path(args.suite))
+    suite = load_suite(suite_file(args.suite))
     out = results_folder(args.out, suite)
     home = user_home()
     out.mkdir(parents=True, exist_ok=True)
     records, unreadable = recorded(out)
     if unreadable:
         print(
-            f"paicli eval: {unreadable} line(s) of {out / 'results.jsonl'} unreadable: their runs run again",
+            f"paicli eval: {counted(unreadable, 'line')} of {out / 'results.jsonl'} unreadable: their runs run again",
             file=sys.stderr,
         )
     planned = matrix(suite, modes, models, args.repeat)
@@ -221,6 +218,17 @@ def results_folder(given: str, suite: Suite) -> Path:
             if folder is not None and "://" not in folder and out.is_relative_to(os.path.realpath(suite.root / folder)):
                 raise ConfigError(f"--out {given} is inside task {task.id}'s starting state: the agents would see it")
     return out
+
+
+def suite_file(given: str) -> Path:
+    """The suite file named on the command line: a path, or the name of a built-in suite when no file of
+    that name is here."""
+    from paicli.eval.builtin import builtin_suite
+
+    path = Path(given)
+    if not path.exists() and "/" not in given and (builtin := builtin_suite(given)) is not None:
+        return builtin
+    return path
 
 
 def hidden_paths(suite_root: Path, out: Path, base: Path) -> tuple[Path, ...]:

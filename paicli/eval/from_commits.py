@@ -27,6 +27,7 @@ from typing import TextIO
 from paicli.common.atomic_write import write_path
 from paicli.common.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from paicli.common.sanitize import one_line, well_formed
+from paicli.common.wording import counted
 from paicli.eval.commit_export import GitError, changes, git, write_hidden, write_start
 from paicli.eval.records import Suite
 
@@ -157,7 +158,7 @@ def run_from_commits(
             folder = out / "tasks" / task.id
             write_start(repo, task.parent, folder / "start")
             written = write_hidden(repo, task.commit, list(task.test_files), folder / "hidden")
-            print(f"{task.id}: {len(written)} hidden test file(s); {one_line(task.goal, 70)}", file=shown)
+            print(f"{task.id}: {counted(len(written), 'hidden test file')}; {one_line(task.goal, 70)}", file=shown)
         name = f"{repo.resolve().name or 'repo'}-commits"
         text = suite_text(name, f"{len(tasks)} commits of {repo.resolve().name}", test_command, tasks)
         Suite.model_validate({**tomllib.loads(text), "root": out})  # what the runner will read: valid
@@ -165,5 +166,5 @@ def run_from_commits(
     except (GitError, OSError) as err:
         print(f"paicli eval from-commits: {one_line(str(err), 300)}", file=errors)
         return EXIT_FAILED
-    print(f"wrote {one_line(str(out / SUITE_FILE), 200)} with {len(tasks)} task(s)", file=shown)
+    print(f"wrote {one_line(str(out / SUITE_FILE), 200)} with {counted(len(tasks), 'task')}", file=shown)
     return EXIT_OK

@@ -78,5 +78,11 @@ def run_report(
         return EXIT_USAGE
     console = Console(file=stdout or sys.stdout, highlight=False)
     terminal_tables(summary, console)
-    console.print(f"wrote {one_line(str(target / REPORT_MD), 200)} and {REPORT_HTML}", markup=False, highlight=False)
+    # soft_wrap: a path is shown whole, never broken inside a name
+    console.print(
+        f"wrote {one_line(str(target / REPORT_MD), 200)} and {REPORT_HTML}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
     return EXIT_OK

@@ -11,6 +11,7 @@ import html
 import math
 
 from paicli.common.sanitize import one_line
+from paicli.common.wording import counted
 from paicli.eval import report_format as fmt
 from paicli.eval.summary import GroupSummary, PairedRatios, Summary, TaskCell
 
@@ -178,9 +179,9 @@ def _cell_class(cell: TaskCell | None) -> tuple[str, str]:
     if cell is None:
         return "none", "not run"
     if cell.counted == 0:
-        return "err", f"{cell.errors} error run(s)"
+        return "err", counted(cell.errors, "error run")
     kind = "ok" if cell.passed == cell.counted else "no" if cell.passed == 0 else "some"
-    return kind, f"{cell.passed}/{cell.counted} passed" + (f", {cell.errors} error(s)" if cell.errors else "")
+    return kind, f"{cell.passed}/{cell.counted} passed" + (f", {counted(cell.errors, 'error')}" if cell.errors else "")
 
 
 def task_grid(summary: Summary, suite: str, groups: list[GroupSummary]) -> str:

@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from paicli.eval.builtin import builtin_suite
+from paicli.eval.cli import suite_file
 from paicli.eval.report_commands import add_report_and_from_commits
+from tests.conftest import paicli_env, run_paicli
+from tests.fakellm import FakeLLM
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,3 +43,23 @@ def test_from_commits_needs_its_test_command_and_out(tmp_path: Path) -> None:
     with redirect_stderr(errors):
         assert args.eval_handler(args) == 2  # not a git repository: a usage error
     assert "not a git repository" in errors.getvalue()
+
+
+def test_the_paicli_command_line_runs_report_without_a_key(tmp_path: Path, fake: FakeLLM, home: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    line = {"suite": "s", "task": "a", "mode": "chat", "model": "m", "repeat": 0, "outcome": "fail"}
+    (run / "results.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    env = {k: v for k, v in paicli_env(fake, home).items() if k != "PAICLI_API_KEY"}
+    done = run_paicli(["eval", "report", str(run), "--out", str(tmp_path / "out")], env)
+    assert done.code == 0, done.stderr
+    assert "report.md" in done.stdout and (tmp_path / "out" / "report.html").is_file()
+    assert fake.requests == []
+
+
+def test_a_built_in_suite_is_named_on_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert suite_file("python-basics") == builtin_suite("python-basics") and suite_file("python-basics").is_file()
+    (tmp_path / "python-basics").write_text("name = 'mine'\n")  # a file of that name here wins
+    assert suite_file("python-basics") == Path("python-basics")
+    assert suite_file("no-such-suite") == Path("no-such-suite")  # load_suite then says it is missing

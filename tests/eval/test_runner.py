@@ -101,4 +101,5 @@ def test_plan_mode_runs_the_plan_path(
     [record] = results(out)
     assert record["outcome"] == "pass" and record["mode"] == "plan"
     assert record["requests"] == len(fake.requests) and fake.requests[0].text.startswith(PLANNER)
-    assert "paicli eval done: 1 run finished, 1 passed" in capsys.readouterr().err  # the progress, on stderr
+    progress = " ".join(capsys.readouterr().err.split())  # on stderr, wrapped at the terminal's width
+    assert "paicli eval done: 1 run finished, 1 passed" in progress
