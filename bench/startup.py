@@ -125,8 +125,10 @@ def run(quick: bool = False) -> Result:
         mcp_home = Path(folder) / "mcp-home"
         (mcp_home / ".paicli").mkdir(parents=True)
         (mcp_home / ".paicli" / "config.toml").write_text(mcp_config())
-        env = repl_env(home, fake.base_url, PYTHONPYCACHEPREFIX=str(Path(folder) / "pycache"))
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = repl_env(home, fake.base_url)
+        if not quick:  # timed with bytecode written once and used after; quick: no figure counts, no compiling
+            env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
         mcp_env = {**env, "HOME": str(mcp_home)}
         plain_echoes: list[float] = []
         mcp_echoes: list[float] = []

@@ -19,7 +19,7 @@ from paicli.app.checkpoints.service import Checkpoints, attach_checkpoints, open
 from paicli.app.conversations import ConversationLog, latest_session, restore, session_store
 from paicli.app.custom_commands import invocation
 from paicli.app.driver import run_plan, run_turn, run_with_signals
-from paicli.app.figures import arrows, retries_line
+from paicli.app.figures import ESTIMATED_NOTE, arrows, retries_line
 from paicli.app.jsonl import JsonLinesSink
 from paicli.app.plan_inputs import PlanRequest
 from paicli.app.servers import settle_servers
@@ -173,7 +173,7 @@ def plan_lines(event: PlanCreated) -> list[str]:
 def usage_line(event: PlanFinished) -> str:
     """What `paicli plan --yes` prints on stderr at the end: the status, the tokens and the retries."""
     usage = event.usage
-    tokens = f"{arrows(usage)} tokens" + (" (~ estimated: the server reported no usage)" if usage.estimated else "")
+    tokens = f"{arrows(usage)} tokens" + (ESTIMATED_NOTE if usage.estimated else "")
     retried = retries_line(event.retries)
     return f"Plan {event.status} · {tokens}" + (f" · {retried}" if retried else "")
 

@@ -56,6 +56,8 @@ def test_the_headless_report_marks_estimated_tokens() -> None:
         summary="Done.",
         usage=Usage(prompt_tokens=12_345, completion_tokens=67, estimated=True),
     )
-    assert usage_line(guessed) == ("Plan COMPLETED · ↑ ~12.3k ↓ ~67 tokens (~ estimated: the server reported no usage)")
+    assert usage_line(guessed) == (
+        "Plan COMPLETED · ↑ ~12.3k ↓ ~67 tokens (~ estimated where the server reported no usage)"
+    )
     exact = PlanFinished(status=PlanStatus.COMPLETED, usage=Usage(prompt_tokens=12_345, completion_tokens=67))
     assert usage_line(exact) == "Plan COMPLETED · ↑ 12,345 ↓ 67 tokens"

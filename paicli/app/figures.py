@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from paicli.common.values import Retries, Usage
 
+# `estimated` means any part: the planner's request reported, a cancelled one counted by paicli, say
+ESTIMATED_NOTE = " (~ estimated where the server reported no usage)"
+
 
 def arrows(usage: Usage) -> str:
     """`↑ 1,234 ↓ 56`, or `↑ ~1.2k ↓ ~56` when any part was estimated."""

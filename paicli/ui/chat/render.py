@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, assert_never
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from paicli.app.figures import arrows, format_duration, token_count
+from paicli.app.figures import ESTIMATED_NOTE, arrows, format_duration, token_count
 from paicli.common.events import (
     AnyEvent,
     ApprovalWaited,
@@ -93,7 +93,7 @@ def usage_line(turn: Usage, session: Usage | None = None) -> str:
     if session is not None and session != turn:
         line += f" · session {arrows(session)}"
     if turn.estimated or (session is not None and session.estimated):
-        line += " (~ estimated: the server reported no usage)"
+        line += ESTIMATED_NOTE
     return line
 
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from paicli.app.figures import arrows
+from paicli.app.figures import ESTIMATED_NOTE, arrows
 from paicli.common.sanitize import one_line
 from paicli.common.values import ModelTokens, Usage
 from paicli.llm.price import Price, cost_of
 
-ESTIMATED = " (~ estimated: the server reported no usage)"
 PLAN_LABEL = 48  # characters of a plan's goal shown as its label
 
 
@@ -34,7 +33,7 @@ def format_cost(cost: float) -> str:
 
 
 def usage_report(session: Usage, plans: Sequence[PlanUsage], prices: Mapping[str, Price]) -> list[str]:
-    lines = [f"session: {arrows(session)} tokens" + ESTIMATED * session.estimated]
+    lines = [f"session: {arrows(session)} tokens" + ESTIMATED_NOTE * session.estimated]
     lines += _by_model(session.by_model, prices)
     if plans:
         lines += _by_plan(session, plans, prices)
