@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
+import resource
 import shutil
 import ssl
 import subprocess
@@ -96,6 +98,10 @@ class Finished:
         return [e for e in self.events() if e["event"] == kind]
 
 
+def _limit_memory(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 _FORK_SERVER: list[ForkServer] = []
 
 
@@ -127,13 +133,15 @@ def start_paicli(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60, spawn: bool = False) -> Finished:
+def run_paicli(
+    args: list[str], env: dict[str, str], *, timeout: float = 60, spawn: bool = False, memory_limit: int | None = None
+) -> Finished:
     """`python -m paicli ARGS` to its end, as a fork of a process that has paicli imported (tests/forkserver.py);
     `spawn` (or PAICLI_TEST_SPAWN=1): a real spawn, for what happens before paicli's first import and what
     /proc shows of its process."""
     server = None if spawn else fork_server()
     if server is not None:
-        done = server.run(args, env, timeout)
+        done = server.run(args, env, timeout, memory_limit=memory_limit)
         return Finished(done.returncode, done.stdout, done.stderr)
     proc = subprocess.run(
         [sys.executable, "-m", "paicli", *args],
@@ -142,6 +150,7 @@ def run_paicli(args: list[str], env: dict[str, str], *, timeout: float = 60, spa
         text=True,
         timeout=timeout,
         stdin=subprocess.DEVNULL,
+        preexec_fn=None if memory_limit is None else functools.partial(_limit_memory, memory_limit),
     )
     return Finished(proc.returncode, proc.stdout, proc.stderr)
 

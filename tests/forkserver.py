@@ -108,6 +108,10 @@ def _become_paicli(header: dict[str, Any], fds: list[int]) -> None:
             if fd > 2:
                 os.close(fd)
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if header.get("memory_limit"):  # as a spawn's preexec_fn would set it (RLIMIT_AS)
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (header["memory_limit"], header["memory_limit"]))
         os.chdir(header["cwd"])
         env: dict[str, str] = header["env"]
         from paicli.secret_handoff import HANDOFF_VARIABLE, _write_all, is_secret_name
@@ -179,9 +183,15 @@ class ForkServer:
             raise RuntimeError(f"the paicli fork server did not start: {ready!r}")
 
     def run(
-        self, args: list[str], env: dict[str, str], timeout: float, stdin: bytes | None = None
+        self,
+        args: list[str],
+        env: dict[str, str],
+        timeout: float,
+        stdin: bytes | None = None,
+        memory_limit: int | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """What subprocess.run([python, -m, paicli, *args], capture_output, text, stdin=DEVNULL) gives."""
+        """What subprocess.run([python, -m, paicli, *args], capture_output, text, stdin=DEVNULL) gives;
+        `memory_limit`: the run's address space (RLIMIT_AS), in bytes."""
         if stdin is None:  # as subprocess.DEVNULL: a character device, not an empty pipe
             in_read, in_write = os.open(os.devnull, os.O_RDONLY), None
         else:
@@ -191,7 +201,7 @@ class ForkServer:
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             connection.connect(self.path)
-            header = json.dumps({"argv": args, "env": env, "cwd": os.getcwd()}).encode()
+            header = json.dumps({"argv": args, "env": env, "cwd": os.getcwd(), "memory_limit": memory_limit}).encode()
             socket.send_fds(connection, [struct.pack("!Q", len(header))], [in_read, out_write, err_write])
             connection.sendall(header)
         finally:

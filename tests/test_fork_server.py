@@ -46,3 +46,11 @@ def test_a_forked_run_past_its_time_limit_is_killed(fake: FakeLLM, workspace: Pa
     while Path(f"/proc/{server.last_pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)  # killed at once; its supervisor reaps it
     assert not Path(f"/proc/{server.last_pid}").exists()
+
+
+def test_a_forked_run_is_held_to_its_memory_limit(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    fake.on("hello", Reply.text("Hi."), repeat=True)
+    args = ["-C", str(workspace), "run", "hello"]
+    assert run_paicli(args, paicli_env(fake, home), memory_limit=1 << 30).code == 0
+    starved = run_paicli(args, paicli_env(fake, home), memory_limit=16 << 20)  # less than paicli holds already
+    assert starved.code != 0 and "Traceback" in starved.stderr  # MemoryError, or a library that cannot map

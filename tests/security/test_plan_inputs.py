@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Finished, paicli_env
+from tests.conftest import Finished, paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply, has_tool_result
 from tests.plan_script import PLANNER, REVIEWER, plan_json, script_summary, system_is, task_is
 
@@ -38,16 +38,7 @@ def command(workspace: Path, *args: str) -> list[str]:
 
 def run_limited(workspace: Path, env: dict[str, str], *args: str, timeout: float = 60) -> Finished:
     _first_run(workspace)
-    done = subprocess.run(
-        command(workspace, *args),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        preexec_fn=limited,
-    )
-    result = Finished(done.returncode, done.stdout, done.stderr)
+    result = run_paicli(["-C", str(workspace), *args], env, timeout=timeout, memory_limit=MEMORY_LIMIT)
     assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr, result.stderr
     return result
 
