@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 
 from paicli.secret_handoff import is_secret_name
 from tests.fakellm import FakeLLM
-from tests.forkserver import ForkServer
+from tests.forkserver import ForkedSpawn, ForkServer
 
 
 def _share_a_bytecode_cache() -> None:
@@ -119,6 +120,15 @@ def fork_server() -> ForkServer | None:
         _FORK_SERVER.append(ForkServer(folder, env, Path(__file__).resolve().parent.parent))
         atexit.register(_FORK_SERVER[0].close)
     return _FORK_SERVER[0]
+
+
+def paicli_pty(args: list[str], **options: Any) -> pexpect.spawn:
+    """pexpect.spawn of `python -m paicli ARGS` (`options`: pexpect's), forked by the fork server
+    (PAICLI_TEST_SPAWN=1: spawned)."""
+    server = fork_server()
+    if server is None:
+        return pexpect.spawn(sys.executable, ["-m", "paicli", *args], **options)
+    return ForkedSpawn(server, sys.executable, ["-m", "paicli", *args], **options)
 
 
 def start_paicli(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:

@@ -1,41 +1,53 @@
-"""A fork server for the suite's headless paicli runs: most of a spawned paicli's cost (0.3-0.6 s of CPU) is
+"""A fork server for the suite's paicli runs: most of a spawned paicli's cost (0.3-0.6 s of CPU) is
 importing paicli, paid again by each of several hundred runs. The server, one per test worker, imports
 paicli once; each run is a fork of it that becomes the command `python -m paicli ARGS` would start: its
-own process with its stdin, stdout and stderr on the test's pipes, its environment, working folder and
-arguments, and paicli's real entry point. What it skips is the interpreter's start, the imports, and the
-re-exec that takes secrets out of the environment: the fork hands them over through a pipe exactly as
-that re-exec does (paicli/secret_handoff.py), so paicli's own receiving side runs.
+own process with its stdin, stdout and stderr on the test's pipes (`run_paicli`) or a pseudo-terminal
+that is its controlling terminal in a session of its own (`paicli_pty`, for pexpect), its environment,
+working folder and arguments, and paicli's real entry point. What it skips is the interpreter's start,
+the imports, and the re-exec that takes secrets out of the environment: the fork hands them over through
+a pipe exactly as that re-exec does (paicli/secret_handoff.py), so paicli's own receiving side runs.
 
-What a forked run cannot show (what paicli does before its first import, /proc/PID/environ, a run's
-process group) is tested with real spawns: `start_paicli`, the pty tests, tests/test_secret_handoff.py,
-and PAICLI_TEST_SPAWN=1 makes every run a real spawn (the suite passes both ways).
+What a forked run cannot show (what paicli does before its first import, /proc/PID/environ) is tested with
+real spawns: `run_paicli(spawn=True)` in the key red-team tests, `start_paicli` (signals), the few pty
+tests that call pexpect themselves, tests/test_secret_handoff.py; PAICLI_TEST_SPAWN=1 makes every run a
+real spawn (the suite passes both ways), and tests/test_fork_server.py compares the two.
 
-Protocol (a Unix socket): the client sends 8 bytes (the header's length) with its three descriptors
-(SCM_RIGHTS), then the JSON header {argv, env, cwd}; the server answers a line with the run's pid, then a
-line with its exit code (as subprocess gives it: -N for a signal).
+Protocol (a Unix socket): the client sends 8 bytes (the header's length) with the run's three descriptors
+(SCM_RIGHTS), then the JSON header {argv, env, cwd, memory_limit, tty}; the server answers a line with the
+run's pid, then a line with its raw wait status.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
+import io
 import json
 import locale
 import os
+import pty
 import random
+import select
 import selectors
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import termios
 import threading
 import traceback
 from pathlib import Path
 from typing import Any
 
+import pexpect
+import ptyprocess
+
 PRELOADED = (
     "paicli.cli",
+    "paicli.ui.first_prompt",
+    "paicli.ui.repl",
     "paicli.headless",
     "paicli.runtime",
     "paicli.app.driver",
@@ -94,7 +106,7 @@ def _supervise(connection: socket.socket) -> None:
             os.close(fd)
         connection.sendall(f"{pid}\n".encode())
         _, status = os.waitpid(pid, 0)
-        connection.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
+        connection.sendall(f"{status}\n".encode())  # the raw wait status
     finally:
         os._exit(0)
 
@@ -102,6 +114,9 @@ def _supervise(connection: socket.socket) -> None:
 def _become_paicli(header: dict[str, Any], fds: list[int]) -> None:
     code = 1
     try:
+        if header.get("tty"):  # its own session, the terminal its controlling one, as a pty spawn has
+            os.setsid()
+            fcntl.ioctl(fds[0], termios.TIOCSCTTY, 0)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         for fd in fds:
@@ -198,12 +213,8 @@ class ForkServer:
             in_read, in_write = os.pipe()
         out_read, out_write = os.pipe()
         err_read, err_write = os.pipe()
-        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            connection.connect(self.path)
-            header = json.dumps({"argv": args, "env": env, "cwd": os.getcwd(), "memory_limit": memory_limit}).encode()
-            socket.send_fds(connection, [struct.pack("!Q", len(header))], [in_read, out_write, err_write])
-            connection.sendall(header)
+            connection = self.start(args, env, os.getcwd(), [in_read, out_write, err_write], memory_limit=memory_limit)
         finally:
             for fd in (in_read, out_write, err_write):
                 os.close(fd)
@@ -235,7 +246,32 @@ class ForkServer:
         for reader in readers:
             reader.join()
         command = [sys.executable, "-m", "paicli", *args]
-        return subprocess.CompletedProcess(command, int(code_line), _text(out), _text(err))
+        code = os.waitstatus_to_exitcode(int(code_line))
+        return subprocess.CompletedProcess(command, code, _text(out), _text(err))
+
+    def start(
+        self,
+        args: list[str],
+        env: dict[str, str],
+        cwd: str,
+        fds: list[int],
+        *,
+        memory_limit: int | None = None,
+        tty: bool = False,
+    ) -> socket.socket:
+        """Starts one run on `fds` (stdin, stdout, stderr; the caller closes its copies); the connection
+        then gives its pid, then its wait status."""
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        header = json.dumps({"argv": args, "env": env, "cwd": cwd, "memory_limit": memory_limit, "tty": tty})
+        try:
+            connection.connect(self.path)
+            data = header.encode()
+            socket.send_fds(connection, [struct.pack("!Q", len(data))], fds)
+            connection.sendall(data)
+        except OSError:
+            connection.close()
+            raise
+        return connection
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -263,3 +299,57 @@ def _text(chunks: list[bytes]) -> str:
     """As subprocess's text mode decodes (the locale's encoding, universal newlines)."""
     data = b"".join(chunks).decode(locale.getpreferredencoding(False))
     return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class ForkedPty(ptyprocess.PtyProcess):  # type: ignore[misc]
+    """A forked run on a pseudo-terminal, for pexpect: not this process's child, so its end comes from its
+    supervisor (the wait status on the connection) instead of waitpid."""
+
+    def __init__(self, pid: int, fd: int, connection: socket.socket, replies: io.TextIOWrapper) -> None:
+        super().__init__(pid, fd)
+        self.connection = connection
+        self.replies = replies
+
+    def isalive(self) -> bool:
+        if self.terminated:
+            return False
+        # at the terminal's end of file the status is due: wait for it (as ptyprocess's blocking waitpid)
+        ready, _, _ = select.select([self.connection], [], [], None if self.flag_eof else 0)
+        if not ready:
+            return True
+        line = self.replies.readline()
+        self.status = int(line) if line.strip() else 0
+        if os.WIFSIGNALED(self.status):
+            self.exitstatus, self.signalstatus = None, os.WTERMSIG(self.status)
+        else:
+            self.exitstatus, self.signalstatus = os.WEXITSTATUS(self.status), None
+        self.terminated = True
+        self.connection.close()
+        return False
+
+    def wait(self) -> int | None:
+        while self.isalive():
+            select.select([self.connection], [], [])
+        return self.exitstatus  # type: ignore[no-any-return]
+
+
+class ForkedSpawn(pexpect.spawn):  # type: ignore[misc]
+    """pexpect.spawn of `python -m paicli ARGS` whose process is a fork of the fork server."""
+
+    def __init__(self, server: ForkServer, *args: Any, **kwargs: Any) -> None:
+        self.server = server
+        super().__init__(*args, **kwargs)
+
+    def _spawnpty(self, args: list[bytes | str], **kwargs: Any) -> ForkedPty:
+        argv = [a.decode() if isinstance(a, bytes) else a for a in args]
+        if argv[1:3] != ["-m", "paicli"]:
+            raise ValueError(f"the fork server runs `python -m paicli ARGS` only, not {argv}")
+        rows, columns = kwargs.get("dimensions") or (24, 80)
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        try:
+            connection = self.server.start(argv[3:], dict(kwargs["env"]), kwargs["cwd"], [slave] * 3, tty=True)
+        finally:
+            os.close(slave)
+        replies = connection.makefile("r")
+        return ForkedPty(int(replies.readline()), master, connection, replies)

@@ -3,14 +3,19 @@ exit code, output and requests, the key handed over, a time limit that ends the 
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import pexpect
 import pytest
 
-from tests.conftest import TEST_KEY, fork_server, paicli_env, run_paicli
+from tests.conftest import TEST_KEY, fork_server, paicli_env, paicli_pty, run_paicli
 from tests.fakellm import FakeLLM, Reply
+from tests.ui.conftest import PROMPT, REPO, pty_env
 
 
 def comparable(events: list[dict[str, object]]) -> list[tuple[object, ...]]:
@@ -54,3 +59,27 @@ def test_a_forked_run_is_held_to_its_memory_limit(fake: FakeLLM, workspace: Path
     assert run_paicli(args, paicli_env(fake, home), memory_limit=1 << 30).code == 0
     starved = run_paicli(args, paicli_env(fake, home), memory_limit=16 << 20)  # less than paicli holds already
     assert starved.code != 0 and "Traceback" in starved.stderr  # MemoryError, or a library that cannot map
+
+
+def test_a_forked_repl_has_the_terminal_a_spawned_one_has(fake: FakeLLM, workspace: Path, home: Path) -> None:
+    """Its own session led by it, the pty its controlling terminal, its size; Ctrl+D ends it with 0."""
+    env = pty_env(fake, home)
+    for spawn in (False, True):
+        options: dict[str, Any] = {"cwd": str(REPO), "env": env, "encoding": "utf-8", "dimensions": (33, 91)}
+        args = ["-C", str(workspace)]
+        child = (
+            pexpect.spawn(sys.executable, ["-m", "paicli", *args], **options) if spawn else paicli_pty(args, **options)
+        )
+        try:
+            child.expect_exact(PROMPT, timeout=20)
+            fields = Path(f"/proc/{child.pid}/stat").read_text().rpartition(")")[2].split()
+            session, tty_nr = int(fields[3]), int(fields[4])
+            assert session == child.pid and tty_nr != 0, (spawn, fields)
+            assert os.ttyname(child.child_fd) and child.getwinsize() == (33, 91)
+            child.sendcontrol("d")
+            child.expect(pexpect.EOF, timeout=20)
+            child.close()
+            assert child.exitstatus == 0, (spawn, child.exitstatus, child.signalstatus)
+        finally:
+            if child.isalive():
+                child.terminate(force=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 import pexpect
 import pytest
 
+from tests.conftest import paicli_pty
 from tests.fakellm import FakeLLM
 
 if TYPE_CHECKING:
@@ -52,9 +52,8 @@ def spawn_repl(fake: FakeLLM, workspace: Path, home: Path) -> Iterator[Spawn]:
 
     def start(*args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
         env = pty_env(fake, home) | (env or {})
-        child = pexpect.spawn(
-            sys.executable,
-            ["-m", "paicli", "-C", str(workspace), *args],
+        child = paicli_pty(
+            ["-C", str(workspace), *args],
             cwd=str(REPO),
             env=env,
             encoding="utf-8",

@@ -7,7 +7,6 @@ rows below it and draws its bottom toolbar (with PROMPT_TOOLKIT_NO_CPR it never 
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pexpect
 import pyte
 
+from tests.conftest import paicli_pty
 from tests.fakellm import FakeLLM
 from tests.ui.conftest import REPO, pty_env
 
@@ -102,9 +102,8 @@ def start_terminal(
     fake: FakeLLM, home: Path, workspace: Path, *args: str, rows: int = 30, columns: int = 100
 ) -> Terminal:
     env = pty_env(fake, home) | {"PROMPT_TOOLKIT_NO_CPR": "0", "TERM": "xterm-256color"}
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "paicli", "-C", str(workspace), *args],
+    child = paicli_pty(
+        ["-C", str(workspace), *args],
         cwd=str(REPO),
         env=env,
         encoding="utf-8",
