@@ -29,6 +29,7 @@ from paicli.sandbox.secret_files import SHELL_FILES, env_files, files_holding
 SandboxMode = Literal["auto", "bwrap", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "off")
 PROBE_TIMEOUT = 10.0
+PATIENCE = 4  # a probe that timed out is given this many times as long once more
 INSTALL_HINT = "install bubblewrap to contain them (Debian/Ubuntu: sudo apt install bubblewrap)"
 
 
@@ -109,18 +110,24 @@ def probe(sandbox: BwrapSandbox, workspace: Path) -> str | None:
     """None when `true` runs under the sandbox's real options in this workspace; else bwrap's complaint."""
     containment = Containment(Path(os.path.realpath(workspace)))
     argv, _ = sandbox.command(["true"], {}, containment)
-    problem = _run_probe(tuple(argv))
+    problem = _run_probe(tuple(argv), PROBE_TIMEOUT)
+    if problem == _too_slow(PROBE_TIMEOUT):  # a machine under load is not a broken bwrap: wait longer once
+        problem = _run_probe(tuple(argv), PROBE_TIMEOUT * PATIENCE)
     if problem is not None:
         # a socket it covers may have gone (with its folder) between the scan and bwrap, which then cannot
         # make the mount point: the options built again leave it out
         again, _ = sandbox.command(["true"], {}, containment)
         if again != argv:
-            problem = _run_probe(tuple(again))
+            problem = _run_probe(tuple(again), PROBE_TIMEOUT)
     return problem
 
 
+def _too_slow(timeout: float) -> str:
+    return f"bwrap did not finish a trivial command in {timeout:g} s"
+
+
 @functools.lru_cache(maxsize=16)
-def _run_probe(argv: tuple[str, ...]) -> str | None:
+def _run_probe(argv: tuple[str, ...], timeout: float) -> str | None:
     try:
         done = subprocess.run(
             argv,
@@ -128,12 +135,12 @@ def _run_probe(argv: tuple[str, ...]) -> str | None:
             capture_output=True,
             text=True,
             errors="replace",
-            timeout=PROBE_TIMEOUT,
+            timeout=timeout,
             env={"PATH": os.defpath},
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return f"bwrap did not finish a trivial command in {PROBE_TIMEOUT:g} s"
+        return _too_slow(timeout)
     except OSError as error:
         return f"bwrap could not start: {error.strerror or error}"
     if done.returncode == 0:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from paicli.common.errors import ConfigError
-from paicli.sandbox import BwrapSandbox, Containment, choose_sandbox
+from paicli.sandbox import BwrapSandbox, Containment, choose, choose_sandbox
 from paicli.sandbox.choose import diagnose
 from tests.sandboxing import bwrap_sandbox
 
@@ -110,3 +110,20 @@ def test_a_socket_gone_between_the_scan_and_the_probe_does_not_turn_the_sandbox_
     choice = choose_sandbox("auto", workspace=workspace, home=home, search_path=path)
     assert isinstance(choice.sandbox, BwrapSandbox), choice.problem
     assert not folder.exists() and (tmp_path / "probes").read_text() == "probed\n"
+
+
+def test_a_slow_probe_on_a_loaded_machine_is_waited_for_once_more(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trivial bwrap run that took longer than the probe's bound once (a machine under heavy load) is
+    given longer before auto mode gives up the sandbox; one that never ends is still a problem."""
+    monkeypatch.setattr(choose, "PROBE_TIMEOUT", 0.5)
+    slow_once = stub_bwrap(
+        tmp_path / "once", f"[ -e {tmp_path}/tried ] && exit 0\ntouch {tmp_path}/tried\nexec sleep 5\n"
+    )
+    choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=slow_once)
+    assert isinstance(choice.sandbox, BwrapSandbox), choice.problem
+    hangs = stub_bwrap(tmp_path / "hangs", "exec sleep 10\n")
+    choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=hangs)
+    assert choice.sandbox is None and choice.problem is not None
+    assert "did not finish a trivial command in 2 s" in choice.problem
