@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from paicli.app.figures import compact_count
 from paicli.eval.summary import GroupSummary
 
 MISSING = "—"
@@ -19,15 +20,8 @@ def interval(group: GroupSummary) -> str:
 
 
 def tokens(value: float | None) -> str:
-    if value is None:
-        return MISSING
-    if value >= 1_000_000:
-        return f"{value / 1_000_000:.2f} M"
-    if value >= 10_000:
-        return f"{value / 1000:.0f} k"
-    if value >= 1000:
-        return f"{value / 1000:.1f} k"
-    return f"{value:.0f}"
+    """As paicli shows token counts everywhere (`532`, `12.3k`, `1.2M`)."""
+    return MISSING if value is None else compact_count(round(value))
 
 
 def cost(value: float | None) -> str:

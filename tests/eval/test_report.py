@@ -114,7 +114,7 @@ def test_the_report_numbers_are_those_of_the_jsonl(tmp_path: Path) -> None:
         low, high = wilson_reference(passed, len(counted))
         assert row["95 % interval"] == f"{100 * low:.0f}–{100 * high:.0f} %"
         tokens = statistics.median(r["prompt_tokens"] + r["completion_tokens"] for r in counted)
-        assert row["median tokens"] == (f"{tokens / 1000:.0f} k" if tokens >= 10_000 else f"{tokens / 1000:.1f} k")
+        assert 1000 <= tokens < 1_000_000 and row["median tokens"] == f"{round(tokens) / 1000:.1f}k"
         wall = statistics.median(r["wall_s"] for r in counted)
         assert row["median wall"] == (f"{wall / 60:.1f} min" if wall >= 120 else f"{wall:.1f} s")
         if model == "m-large":
