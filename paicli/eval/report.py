@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
-from rich.table import Table
+from rich.padding import Padding
 from rich.text import Text
 
 from paicli.common.atomic_write import write_path
@@ -35,12 +35,25 @@ def default_out(dirs: list[Path]) -> Path:
 def terminal_tables(summary: Summary, console: Console) -> None:
     for suite, task_ids in summary.tasks.items():
         # Text, not str: a name from the records is shown as it is, never read as rich markup
-        table = Table(title=Text(f"{one_line(suite, 80)} ({len(task_ids)} tasks)"), title_justify="left")
-        for index, column in enumerate(fmt.GROUP_COLUMNS):
-            table.add_column(column, justify="left" if index < 2 else "right", overflow="fold")
+        # Lines, not an 11-column table: they wrap at spaces at any width (report.md and .html have the table)
+        console.print(Text(f"{one_line(suite, 80)} ({len(task_ids)} tasks)", style="bold"))
         for group in (g for g in summary.groups if g.suite == suite):
-            table.add_row(*(Text(one_line(value, 80)) for value in fmt.group_row(group)))
-        console.print(table)
+            cells = dict(zip(fmt.GROUP_COLUMNS, fmt.group_row(group), strict=True))
+            # a figure stays one word, as the live view writes `0.1s`: the line breaks only between figures
+            ratio, _, among = cells["passed"].partition(" ")  # `2/4 (1 timeout)`
+            figures = ("pass rate", "95 % interval", "median tokens", "median cost", "median wall")
+            cells = {name: value.replace(" ", "") if name in figures else value for name, value in cells.items()}
+            console.print(
+                Padding(
+                    Text(
+                        f"{cells['mode']} · {one_line(cells['model'], 80)}: {ratio} passed{' ' + among if among else ''}, "
+                        f"{cells['pass rate']} (95% interval {cells['95 % interval']}) · {cells['runs']} runs of "
+                        f"{cells['tasks']} tasks, {cells['errors']} errors · median per run: tokens "
+                        f"{cells['median tokens']}, cost {cells['median cost']}, wall {cells['median wall']}"
+                    ),
+                    (0, 0, 0, 2),
+                )
+            )
         for paired in (p for p in summary.paired if p.suite == suite):
             console.print(
                 f"plan ÷ chat, {one_line(paired.model, 80)}, on {paired.both_solved} tasks both solved: "

@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
-from paicli.eval.report import run_report
+from paicli.eval.records import RunRecord
+from paicli.eval.report import run_report, terminal_tables
 from paicli.eval.stats import wilson
+from paicli.eval.summary import summarize
 
 
 def record(task: str, mode: str, model: str, outcome: str, repeat: int = 0, **values: Any) -> dict[str, Any]:
@@ -201,3 +204,18 @@ def test_errors_are_counted_apart_from_the_pass_rate(tmp_path: Path) -> None:
     assert (row["runs"], row["errors"], row["passed"], row["pass rate"]) == ("12", "2", "7/10", "70 %")
     assert row["95 % interval"] == "40–89 %"
     assert "plan ÷ chat" not in (folder / "report.md").read_text(encoding="utf-8")  # chat did not run
+
+
+@pytest.mark.parametrize("width", [40, 70, 120])
+def test_the_terminal_summary_wraps_between_words_and_figures_only(width: int) -> None:
+    record = {"suite": "s", "task": "a", "mode": "plan", "model": "a-model-name", "repeat": 0}
+    records = [
+        RunRecord.model_validate({**record, "task": f"t{n}", "outcome": outcome, "wall_s": 2.0 + n})
+        for n, outcome in enumerate(["pass", "timeout", "fail", "pass"])
+    ]
+    shown = io.StringIO()
+    terminal_tables(summarize(records), Console(file=shown, width=width))
+    words = " ".join(shown.getvalue().split()).split(" ")
+    for whole in ("a-model-name:", "2/4", "(1", "timeout),", "50%", "3.5s"):
+        assert whole in words, (width, shown.getvalue())
+    assert all(len(line) <= width for line in shown.getvalue().splitlines())
