@@ -18,6 +18,7 @@ from rich.text import Text
 from paicli.common.atomic_write import write_path
 from paicli.common.errors import EXIT_OK, EXIT_USAGE
 from paicli.common.sanitize import one_line
+from paicli.common.wording import counted
 from paicli.eval import report_format as fmt
 from paicli.eval.report_html import page
 from paicli.eval.report_md import markdown
@@ -34,26 +35,23 @@ def default_out(dirs: list[Path]) -> Path:
 
 def terminal_tables(summary: Summary, console: Console) -> None:
     for suite, task_ids in summary.tasks.items():
+        # Lines, not an 11-column table: they wrap at spaces at any width (report.md and .html have the table);
         # Text, not str: a name from the records is shown as it is, never read as rich markup
-        # Lines, not an 11-column table: they wrap at spaces at any width (report.md and .html have the table)
-        console.print(Text(f"{one_line(suite, 80)} ({len(task_ids)} tasks)", style="bold"))
+        console.print(Text(f"{one_line(suite, 80)} ({counted(len(task_ids), 'task')})", style="bold"))
         for group in (g for g in summary.groups if g.suite == suite):
             cells = dict(zip(fmt.GROUP_COLUMNS, fmt.group_row(group), strict=True))
             # a figure stays one word, as the live view writes `0.1s`: the line breaks only between figures
-            ratio, _, among = cells["passed"].partition(" ")  # `2/4 (1 timeout)`
             figures = ("pass rate", "95 % interval", "median tokens", "median cost", "median wall")
             cells = {name: value.replace(" ", "") if name in figures else value for name, value in cells.items()}
-            console.print(
-                Padding(
-                    Text(
-                        f"{cells['mode']} · {one_line(cells['model'], 80)}: {ratio} passed{' ' + among if among else ''}, "
-                        f"{cells['pass rate']} (95% interval {cells['95 % interval']}) · {cells['runs']} runs of "
-                        f"{cells['tasks']} tasks, {cells['errors']} errors · median per run: tokens "
-                        f"{cells['median tokens']}, cost {cells['median cost']}, wall {cells['median wall']}"
-                    ),
-                    (0, 0, 0, 2),
-                )
+            ratio, _, among = cells["passed"].partition(" ")  # `2/4 (1 timeout)`
+            passed = f"{ratio} passed" + (f" {among}" if among else "")
+            line = (
+                f"{cells['mode']} · {one_line(cells['model'], 80)}: {passed}, {cells['pass rate']} (95% interval "
+                f"{cells['95 % interval']}) · {counted(group.runs, 'run')} of {counted(group.tasks, 'task')}, "
+                f"{counted(group.errors, 'error')} · median per run: tokens {cells['median tokens']}, cost "
+                f"{cells['median cost']}, wall {cells['median wall']}"
             )
+            console.print(Padding(Text(line), (0, 0, 0, 2)))
         for paired in (p for p in summary.paired if p.suite == suite):
             console.print(
                 f"plan ÷ chat, {one_line(paired.model, 80)}, on {paired.both_solved} tasks both solved: "
