@@ -29,6 +29,7 @@ from paicli.policy.audit import AuditLog, audit_folder
 from paicli.policy.hooks import Hooks
 from paicli.policy.rules import Rules
 from paicli.sandbox import SandboxChoice, choose_sandbox
+from paicli.sandbox.memos import FolderMemos
 from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import ToolBox
@@ -100,6 +101,7 @@ class Runtime:
             scope=scope,
             sandbox=self.sandbox.sandbox,
             sink=sink,
+            folders=self.sandbox.memos,
         )
 
     def start_mcp(self) -> None:
@@ -237,7 +239,7 @@ def build_runtime(
                 level="warning", message=f"MCP servers are configured ({', '.join(servers)}), but {sdk.NOT_INSTALLED}"
             )
         )
-    policy = build_policy(s, home)
+    policy = build_policy(s, home, sandbox.memos)
     tools = ToolBox.default(gate=policy, mark_data=True)
     if policy.hooks:
         tools.after_call(policy.hooks.after_call)
@@ -266,7 +268,7 @@ def capability_store(home: Path) -> CapabilityStore:
     return CapabilityStore(home / ".paicli" / CAPABILITIES_FILE)
 
 
-def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:
+def build_policy(settings: Settings, home: Path, memos: FolderMemos | None = None) -> ApprovalPolicy:
     """The approval policy of a session: mode and rules from the settings, auditing to ~/.paicli/audit/."""
     audit = AuditLog(audit_folder(home), secrets=secret_values(settings), workspace=settings.workspace)
     rules = Rules(settings.allow, settings.deny, workspace=settings.workspace)
@@ -278,6 +280,7 @@ def build_policy(settings: Settings, home: Path) -> ApprovalPolicy:
         audit=audit,
         unsandboxed=settings.unsandboxed,
         hooks=hooks,
+        folders=memos.git if memos is not None else None,
     )
 
 

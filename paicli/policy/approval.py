@@ -68,6 +68,7 @@ from paicli.policy.ruling import (
     refuse,
 )
 from paicli.policy.scope import out_of_scope
+from paicli.sandbox.folders import Folders
 from paicli.tools.base import Admission, Tool, ToolContext
 
 __all__ = [
@@ -93,6 +94,7 @@ class ApprovalPolicy:
         audit: AuditLog | None = None,
         unsandboxed: tuple[str, ...] | list[str] = (),
         hooks: Hooks | None = None,
+        folders: Folders | None = None,  # the session's walks of git-controlled paths (paicli/sandbox/memos.py)
     ) -> None:
         self.workspace = workspace
         self.hooks = hooks  # the before_tool hooks have their say on every call that gets that far
@@ -103,7 +105,7 @@ class ApprovalPolicy:
         self.grants: set[str] = set()
         self._asking = asyncio.Lock()
         self.waiting = 0  # questions queued behind the one being asked (the prompt shows "2 more waiting")
-        self.git_paths = GitPathsMemo(workspace)
+        self.git_paths = GitPathsMemo(workspace, folders=folders)
 
     def effective_mode(self, ctx: ToolContext) -> Mode:
         if self.mode is not None:

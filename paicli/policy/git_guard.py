@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from paicli.sandbox.gitdirs import GitPaths, declares, find_git_paths
+from paicli.sandbox.folders import Folders
+from paicli.sandbox.gitdirs import GitPaths, declares, find_git_paths, walk_folders
 from paicli.tools.base import Effect, Tool, ToolFailure
 from paicli.tools.guard import resolve_in_workspace
 from paicli.tools.task_scope import TaskScope
@@ -34,8 +35,16 @@ class GitPathsMemo:
     never takes more than a tenth of the time. A walk scans every folder (0.2-0.5 s at 10,000 entries);
     a run of plain file writes, in parallel tasks too, needs one."""
 
-    def __init__(self, workspace: Path, *, ttl: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        ttl: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        folders: Folders | None = None,
+    ) -> None:
         self.root = Path(os.path.realpath(workspace))
+        self.folders = folders if folders is not None else walk_folders()  # the session's, or its own
         self.ttl = ttl
         self.clock = clock
         self._found: GitPaths | None = None
@@ -46,7 +55,7 @@ class GitPathsMemo:
     def __call__(self) -> GitPaths:
         now = self.clock()
         if self._found is None or now - self._when >= self._fresh_for:
-            self._found = find_git_paths(self.root)
+            self._found = find_git_paths(self.root, folders=self.folders)
             self._when = self.clock()
             self._fresh_for = max(self.ttl, 10 * (self._when - now))
             self.walks += 1

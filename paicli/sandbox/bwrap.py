@@ -33,11 +33,12 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli.sandbox.containment import Containment, Placeholder
 from paicli.sandbox.gitdirs import GitPaths, declares, find_git_paths
+from paicli.sandbox.memos import FolderMemos
 from paicli.sandbox.sockets import find_sockets
 from paicli.sandbox.writable import READ_ONLY_IN_WORKSPACE, cache_environment, declared_writable, tool_caches
 
@@ -84,6 +85,8 @@ class BwrapSandbox:
     writable: tuple[str, ...] = ()  # sandbox_writable: more folders commands may write ("~/.m2")
     hide: tuple[str, ...] = ()  # sandbox_hide: more paths commands may not see ("~/.config/op")
     sizes: bool = True  # this bwrap knows --size (0.5 and later)
+    # the session's folder listings (memos.py): a walk or scan before a command reads only what changed
+    memos: FolderMemos = field(default_factory=FolderMemos, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -142,7 +145,7 @@ class BwrapSandbox:
             options += ["--bind", str(cache), str(cache)]
         if (found := containment.git_paths) is None:  # else the walk just before the command (gitdirs.py)
             env = {**os.environ, "PATH": search_path or os.environ.get("PATH", os.defpath)}
-            found = find_git_paths(workspace, env)  # the one walk of the workspace, tool caches found too
+            found = find_git_paths(workspace, env, self.memos.git)  # the one walk, tool caches found too
         options += _workspace_mounts(workspace, containment.writable, search_path, containment.placeholders, found)
         options += git_mounts(workspace, containment.writable, found)
         if not self.network:
@@ -162,7 +165,7 @@ class BwrapSandbox:
         (sockets.py; a `stat` per folder where nothing changed), so a listener started after paicli is
         covered too."""
         skip = (Path("/tmp"), *map(Path, RUNTIME_FOLDERS))
-        return tuple(find_sockets(self.home, skip=skip, away=(workspace,)))
+        return tuple(find_sockets(self.home, skip=skip, away=(workspace,), folders=self.memos.sockets))
 
     def _size(self, size: int) -> list[str]:
         return ["--size", str(size)] if self.sizes else []

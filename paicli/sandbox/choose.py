@@ -17,13 +17,14 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from paicli.common.errors import ConfigError
 from paicli.sandbox.bwrap import BwrapSandbox
 from paicli.sandbox.containment import Containment, Sandbox
+from paicli.sandbox.memos import FolderMemos
 from paicli.sandbox.secret_files import SHELL_FILES, env_files, files_holding
 
 SandboxMode = Literal["auto", "bwrap", "off"]
@@ -38,6 +39,8 @@ class SandboxChoice:
     mode: SandboxMode
     sandbox: Sandbox | None
     problem: str | None = None  # why bubblewrap is not used in `auto` (None: it is, or the mode is off)
+    # the session's folder listings (memos.py), the sandbox's own when there is one
+    memos: FolderMemos = field(default_factory=FolderMemos, compare=False, repr=False)
 
     @property
     def notice(self) -> str | None:
@@ -66,20 +69,21 @@ def choose_sandbox(
 ) -> SandboxChoice:
     """The sandbox of a session; ConfigError when `bwrap` is asked for and cannot run. `secrets`: values
     (the key) whose files outside the workspace are hidden too (paicli/sandbox/secret_files.py)."""
+    memos = FolderMemos()
     if mode == "off":
-        return SandboxChoice(mode, None)
+        return SandboxChoice(mode, None, memos=memos)
     hide = [*hide, *secret_paths(workspace, home, secrets)]
     program = _find_bwrap(workspace, os.environ.get("PATH", os.defpath) if search_path is None else search_path)
     if program is None:
-        return _unavailable(mode, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}")
-    sandbox = BwrapSandbox(os.path.realpath(program), home, network, tuple(writable), tuple(hide))
+        return _unavailable(mode, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}", memos)
+    sandbox = BwrapSandbox(os.path.realpath(program), home, network, tuple(writable), tuple(hide), memos=memos)
     failure = probe(sandbox, workspace)
     if failure is not None and "--size" in failure:  # an old bwrap without --size: caps left out
-        sandbox = BwrapSandbox(sandbox.program, home, network, tuple(writable), tuple(hide), sizes=False)
+        sandbox = BwrapSandbox(sandbox.program, home, network, tuple(writable), tuple(hide), False, memos)
         failure = probe(sandbox, workspace)
     if failure is not None:
-        return _unavailable(mode, diagnose(failure))
-    return SandboxChoice(mode, sandbox)
+        return _unavailable(mode, diagnose(failure), memos)
+    return SandboxChoice(mode, sandbox, memos=memos)
 
 
 def secret_paths(workspace: Path, home: Path, secrets: Sequence[str]) -> list[str]:
@@ -100,10 +104,10 @@ def _find_bwrap(workspace: Path, search_path: str) -> str | None:
     return shutil.which("bwrap", path=os.pathsep.join(folders)) if folders else None
 
 
-def _unavailable(mode: SandboxMode, problem: str) -> SandboxChoice:
+def _unavailable(mode: SandboxMode, problem: str, memos: FolderMemos) -> SandboxChoice:
     if mode == "bwrap":
         raise ConfigError(f"--sandbox bwrap: {problem}")
-    return SandboxChoice(mode, None, problem)
+    return SandboxChoice(mode, None, problem, memos)
 
 
 def probe(sandbox: BwrapSandbox, workspace: Path) -> str | None:

@@ -11,9 +11,9 @@ listing is not kept, and it is read again next time (git's "racily clean" rule).
 
 What a listing holds is what the walks look for: the sub-folders (symlinks are never followed), the
 entries with one of the names asked for (`.git`, ...), with whether each is a folder, and the socket
-files. The cache is a memo of the filesystem, shared by the sessions of a process (a plain dictionary:
-reads and writes of one key are atomic, and two threads that read the same folder at once only do the
-work twice); it forgets everything once it holds MAX_FOLDERS folders.
+files. The cache is a memo of the filesystem, one per session (memos.py passes it to whatever walks; a
+plain dictionary: reads and writes of one key are atomic, and two threads that read the same folder at
+once only do the work twice); it forgets everything once it holds MAX_FOLDERS folders.
 """
 
 from __future__ import annotations

@@ -43,7 +43,6 @@ _CONFIG_KEYS = re.compile(
 )
 _DRIVER = re.compile(r"^(filter|diff|merge)\.")
 _INCLUDES = re.compile(r"^(include\.path|includeif\..+\.path)$")
-# The walks' folder listings, shared by every walk of the process (a memo of the filesystem: folders.py).
 
 
 def walk_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
@@ -51,7 +50,6 @@ def walk_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
     return Folders(GIT_NAMES | ALWAYS_CONTROLLED | {ATTRIBUTES} | set(TOOL_CACHES), not_into=GIT_NAMES, clock=clock)
 
 
-FOLDERS = walk_folders()
 _CONFIGS: dict[tuple[object, ...], dict[str, list[str]]] = {}  # config reads, by the files' versions
 MAX_CONFIGS = 1000
 
@@ -108,7 +106,7 @@ def find_git_paths(workspace: Path, env: Mapping[str, str] | None = None, folder
     controlled: list[Path] = []
     attributes: list[Path] = []
     caches: list[Path] = []
-    walk = _Walk(root, FOLDERS if folders is None else folders)
+    walk = _Walk(root, walk_folders() if folders is None else folders)  # None: no memo, every folder read
     for where, name, is_dir in walk:
         if is_dir and name in TOOL_CACHES:
             caches.append(Path(where))

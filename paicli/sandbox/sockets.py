@@ -37,9 +37,6 @@ def scan_folders(clock: Callable[[], int] = time.time_ns) -> Folders:
     return Folders(not_into=SKIPPED, clock=clock)
 
 
-FOLDERS = scan_folders()  # the scans' folder listings, shared by the process (a memo of the filesystem)
-
-
 def find_sockets(
     home: Path,
     places: Iterable[str] = PLACES,
@@ -51,7 +48,7 @@ def find_sockets(
     folder is scanned wherever it is: under /tmp, the sandbox binds it over its private /tmp) nor of `away`
     (not even in the home folder: the workspace, whose sockets are its own). Folder listings come from
     `folders` (folders.py): scanning again costs a `stat` per folder where nothing changed."""
-    listed = FOLDERS if folders is None else folders
+    listed = scan_folders() if folders is None else folders  # None: no memo, every folder read
     kept_away = [str(Path(os.path.realpath(p))) for p in away]
     skipped = [Path(os.path.realpath(p)) for p in skip]
     found: list[Path] = []

@@ -27,6 +27,7 @@ from paicli.tools.task_scope import TaskScope
 
 if TYPE_CHECKING:  # the events load with the first turn, not before the first prompt
     from paicli.common.events import EventSink
+    from paicli.sandbox.memos import FolderMemos
 
 # What the model is told after a refusal, and the user never sees (ToolOutcome.advice).
 DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
@@ -107,6 +108,8 @@ class ToolContext:
     # Told a one-line warning the user must see beside the result (a `.git` the sandbox removed): the agent
     # makes it a Notice event (REPL, headless stderr, `--json`); None: the result alone says it.
     notice: Callable[[str], None] | None = None
+    # The session's folder listings (paicli/sandbox/memos.py) for the walks around a command; None: none kept.
+    folders: FolderMemos | None = None
 
 
 class Tool:

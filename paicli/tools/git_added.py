@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from paicli.common.shown import inline
+from paicli.sandbox.folders import Folders
 from paicli.sandbox.gitdirs import GitState, declares, git_state, remove_added
 from paicli.tools.base import ToolContext
 
@@ -24,7 +25,7 @@ async def before_command(ctx: ToolContext) -> GitState | None:
     """The git-controlled paths before a sandboxed command (None: no sandbox, nothing to compare)."""
     if ctx.sandbox is None:
         return None
-    return await asyncio.to_thread(git_state, ctx.workspace)
+    return await asyncio.to_thread(git_state, ctx.workspace, None, _git_folders(ctx))
 
 
 async def settle(before: GitState | None, ctx: ToolContext) -> str:
@@ -53,9 +54,13 @@ def settle_now(before: GitState | None, ctx: ToolContext) -> str:
 
 
 def _undeclared(before: GitState, ctx: ToolContext, root: Path) -> list[Path]:
-    added = before.added(git_state(ctx.workspace))
+    added = before.added(git_state(ctx.workspace, None, _git_folders(ctx)))
     declared = ctx.scope.writable if ctx.scope is not None else None
     return [path for path in added if declared is None or not declares(root, declared, path)]
+
+
+def _git_folders(ctx: ToolContext) -> Folders | None:
+    return ctx.folders.git if ctx.folders is not None else None
 
 
 def _names(paths: list[Path], root: Path) -> list[str]:
