@@ -15,8 +15,9 @@ included, leaving out:
 So rg reads a superset of the listing, minus exactly those paths. Its hits are kept for the listed
 regular files only (the lister is the judge: a path rg found that the model's view leaves out is
 dropped), and a listed file the walk left out (a tracked file in an ignored folder, a name with a line
-break) is searched as before, by name (paicli/tools/grep_search.py), as are symlinks and the large files
-rg reported. Outside a git repository (git's ignored paths unknown) everything goes by name, as before.
+break) is searched as before, by name (paicli/tools/grep_search.py), as are symlinks; a large file rg
+reported keeps its lines when it holds no NUL byte. Outside a git repository (git's ignored paths
+unknown) everything goes by name, as before.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from paicli.tools.grep_search import (
     Selection,
     off_loop,
     parse_rg_output,
+    rg_text_hits,
     run_rg,
     search,
 )
@@ -105,10 +107,9 @@ async def search_tree(
         hits, engine = await search(root, chosen, pattern, keep, rg)
         return Found(hits, engine, chosen.too_large)
     regular = set(chosen.regular)
-    kept = [hits for path, hits in walked.hits.items() if path in regular and path not in chosen.large]
+    kept = await rg_text_hits(root, {path: hits for path, hits in walked.hits.items() if path in regular}, chosen.large)
     missed = _missed(chosen.regular, walked.excluded)
-    large = [path for path in walked.hits if path in regular and path in chosen.large]
-    rest = Selection(regular=missed, links=[*chosen.links, *large], large=chosen.large)
+    rest = Selection(regular=missed, links=chosen.links, large=chosen.large)
     more, _ = await search(root, rest, pattern, keep, rg)
     return Found(sorted([*kept, *more], key=lambda hits: hits.path), "rg walk", chosen.too_large)
 
