@@ -15,7 +15,8 @@ global excludes (`$XDG_CONFIG_HOME/git/ignore`), and, in the model's view only, 
 (`node_modules/`, `.venv/`, caches: `DEFAULT_IGNORES`).
 
 git runs with the environment of paicli/tools/git_env.py, found outside the workspace: a repository's
-config cannot make it run a program (`core.fsmonitor`, hooks); its calls are in paicli/tools/git_listing.py.
+config cannot make it run a program (`core.fsmonitor`, hooks), nor the user's (the listing's commands need
+none of their values); its calls are in paicli/tools/git_listing.py.
 Symlinks are listed as files, as git lists them, and never descended; the model's view leaves out those
 that resolve outside the workspace. Whoever reads a listed file opens it below the workspace (beneath.py),
 so a link changed since the listing, or a file deleted since, is skipped there.
@@ -77,7 +78,7 @@ def list_files(
     root = Path(os.path.realpath(workspace))
     found = Found()
     base_rules = _base_rules(junk=view == "model")
-    where = _Where(git.get() if git is not None else Git.find(root), base_rules, worktree)
+    where = _Where(git.get() if git is not None else Git.find(root, lookup=False), base_rules, worktree)
     files, by_git = _list_folder(root, "", where, NESTED_DEPTH, found)
     links = found.links
     shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
@@ -121,7 +122,7 @@ def ignored_entries(
     prefix = folder.strip("/") + "/" if folder.strip("/") not in ("", ".") else ""
     given = list(entries)
     named = [(name, is_dir) for name, is_dir in given if name not in VCS_FOLDERS]
-    found_git = git.get() if git is not None else Git.find(root)
+    found_git = git.get() if git is not None else Git.find(root, lookup=False)
     ignored = found_git.check_ignore(root / prefix, named) if found_git is not None else None
     if ignored is None:
         ignored = _walk_rules_ignored(root, prefix, named)
@@ -149,7 +150,9 @@ def paicli_ignore(root: Path) -> GitIgnoreSpec | None:
 
 def git_output(workspace: Path, arguments: list[str], *, git: SharedGit | None = None) -> bytes | None:
     """The output of `git ARGUMENTS` run in the workspace with the listing's environment (nothing a
-    repository's config names is run), None without git, outside a repository or when git fails."""
+    repository's config names is run), None without git, outside a repository or when git fails. With
+    `git` (the listing's: paicli/tools/git_listing.py), for listing commands only; without, the user's
+    own values of the neutralised keys are looked up and kept."""
     root = Path(os.path.realpath(workspace))
     found_git = git.get() if git is not None else Git.find(root)
     return found_git.run(root, arguments) if found_git is not None else None

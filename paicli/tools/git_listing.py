@@ -1,9 +1,14 @@
 """The file lister's git: `ls-files` and `check-ignore` run with paicli's neutralised environment.
 
 git is found outside the workspace and runs with the environment of paicli/tools/git_env.py (a
-repository's config cannot make it run a program: `core.fsmonitor`, hooks), which takes one `git config`
-look-up. `SharedGit` makes that look-up once for all the git calls of one tool run, whichever thread
-makes them first (grep_code lists the files while rg's walk asks git for the ignored paths).
+repository's config cannot make it run a program: `core.fsmonitor`, hooks). That environment keeps the
+user's own values of the keys it neutralises (their ssh command, credential helper, signing program),
+which takes a `git config` look-up; the listing's own commands (`ls-files`, `check-ignore`, `rev-parse`)
+use none of those keys, so for them every key is set to its neutral value and nothing is looked up
+(`Git.find(root, lookup=False)`: a process less; the output is the same, a user's fsmonitor only made
+it faster). Other commands (`git log` for the repository map) keep the look-up. `SharedGit` is the
+listing's git for all the calls of one tool run, whichever thread makes them first (grep_code lists the
+files while rg's walk asks git for the ignored paths).
 
 `Git.listing` has two depths: checked against the work tree (`--deleted --modified`: git stats every
 tracked file, drops the deleted ones and says which are unchanged, with their object ids), or not (the
@@ -20,10 +25,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.tools.git_env import git_safety_environment, program_outside, read_git_config
+from paicli.tools.git_env import (
+    EXTERNAL_DIFF,
+    GitConfigView,
+    git_safety_environment,
+    program_outside,
+    read_git_config,
+)
 
 GIT_TIMEOUT = 60.0
 _DROPPED_GIT_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
+# No user value kept: every neutralised key at its neutral value, diff.external refused.
+ALL_NEUTRAL = GitConfigView(from_repository=frozenset({EXTERNAL_DIFF}))
 
 
 @dataclass
@@ -40,15 +53,16 @@ class Git:
     env: Mapping[str, str]
 
     @classmethod
-    def find(cls, root: Path) -> Git | None:
+    def find(cls, root: Path, *, lookup: bool = True) -> Git | None:
         """git from PATH (outside the workspace) with the environment that neutralises the configuration
-        seen from `root`; None without git."""
+        seen from `root`, keeping the user's own values (`lookup`: one `git config` run) or not (for the
+        listing's commands, which use none of those keys); None without git."""
         base = {name: value for name, value in os.environ.items() if name not in _DROPPED_GIT_VARIABLES}
         program = program_outside("git", root, base.get("PATH", os.defpath))
         if program is None:
             return None
         env = dict(base)
-        env.update(git_safety_environment(base, read_git_config(root, base)))
+        env.update(git_safety_environment(base, read_git_config(root, base) if lookup else ALL_NEUTRAL))
         env["GIT_OPTIONAL_LOCKS"] = "0"  # a listing never writes the index
         return cls(program, env)
 
@@ -141,9 +155,9 @@ class Git:
 
 
 class SharedGit:
-    """git for one workspace, looked up once (the program and its configuration) however many calls and
-    threads ask for it: for the git calls of one tool run. Not for longer: the user's configuration and
-    the repository's may change between runs."""
+    """The listing's git for one workspace (`Git.find(root, lookup=False)`: for ls-files, check-ignore
+    and rev-parse only), found once however many calls and threads ask for it: for the git calls of one
+    tool run. Not for longer: PATH may change between runs."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
@@ -154,6 +168,6 @@ class SharedGit:
     def get(self) -> Git | None:
         with self._lock:
             if not self._looked_up:
-                self._git = Git.find(self.root)
+                self._git = Git.find(self.root, lookup=False)
                 self._looked_up = True
             return self._git

@@ -1,10 +1,13 @@
-"""The lister's git: a listing checked against the work tree or not, and one configuration look-up for all
-the git calls of a grep_code run (counted by a git on PATH that writes down how it was called)."""
+"""The lister's git: a listing checked against the work tree or not, and no configuration look-up for
+the git calls of a listing or a grep_code run (counted by a git on PATH that writes down how it was
+called): every neutralised key at its neutral value, so neither a repository's nor the user's
+fsmonitor runs."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 
 from paicli.tools.base import ToolContext
 from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
+from paicli.tools.file_lister import ignored_entries, list_files
 from paicli.tools.git_listing import Found, Git, SharedGit
 from tests.tools.test_file_lister import git, write
 
@@ -76,7 +80,7 @@ def logging_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("path", [".", "src"])
-async def test_a_grep_code_run_looks_the_configuration_up_once_and_lists_without_statting(
+async def test_a_grep_code_run_looks_no_configuration_up_and_lists_without_statting(
     workspace: Path, logging_git: Path, path: str
 ) -> None:
     write(workspace, {"src/a.py": "def handler(): pass\n", "build/b.py": "def handler(): pass\n"})
@@ -87,13 +91,13 @@ async def test_a_grep_code_run_looks_the_configuration_up_once_and_lists_without
     output = await GrepCode().run(GrepCodeArgs(pattern="handler", path=path), ToolContext(workspace=workspace))
     assert output.splitlines()[0] == "src/a.py (1 match)" and "build/" not in output
     calls = logging_git.read_text().splitlines()
-    assert sum(call.startswith("config ") for call in calls) == 1
+    assert not any(call.startswith("config ") for call in calls)
     listings = [call for call in calls if call.startswith("ls-files") and "--cached" in call]
     assert any("--ignored" in call for call in calls), calls
     assert len(listings) == 1 and "--deleted" not in listings[0] and "--modified" not in listings[0]
 
 
-def test_shared_git_is_looked_up_once_whichever_thread_asks_first(workspace: Path, logging_git: Path) -> None:
+def test_shared_git_is_found_once_whichever_thread_asks_first(workspace: Path, logging_git: Path) -> None:
     git(workspace, "init", "-q")
     logging_git.write_text("")
     shared = SharedGit(workspace)
@@ -104,4 +108,27 @@ def test_shared_git_is_looked_up_once_whichever_thread_asks_first(workspace: Pat
     for thread in threads:
         thread.join()
     assert len(got) == 4 and got[0] is not None and all(one is got[0] for one in got)
-    assert sum(call.startswith("config ") for call in logging_git.read_text().splitlines()) == 1
+    assert not any(call.startswith("config ") for call in logging_git.read_text().splitlines())
+    assert got[0].env["GIT_CONFIG_COUNT"] != "0"  # the neutral values are set all the same
+
+
+def test_the_users_own_fsmonitor_does_not_run_for_a_listing_either(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "fsmonitor-ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    hook.chmod(0o755)
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[core]\n\tfsmonitor = {hook}\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    write(workspace, {"a.py": "", "b.log": "", ".gitignore": "*.log\n"})
+    git(workspace, "init", "-q")
+    git(workspace, "add", ".gitignore")
+    subprocess.run(["git", "ls-files", "--others"], cwd=workspace, capture_output=True, check=True)
+    assert marker.exists()  # the control: plain git runs the user's fsmonitor
+    marker.unlink()
+    assert list_files(workspace).files == (".gitignore", "a.py")
+    assert list_files(workspace, worktree=False).files == (".gitignore", "a.py")
+    assert ignored_entries(workspace, "", [("b.log", False)]) == {"b.log"}
+    assert not marker.exists()
