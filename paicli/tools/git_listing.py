@@ -13,7 +13,7 @@ files while rg's walk asks git for the ignored paths).
 `Git.listing` has two depths: checked against the work tree (`--deleted --modified`: git stats every
 tracked file, drops the deleted ones and says which are unchanged, with their object ids), or not (the
 index and the untracked files only: a deleted tracked file is still listed, for a caller that stats each
-file anyway, as grep_code does; about a third of the git CPU time).
+file anyway, as grep_code does; under half the git CPU time).
 """
 
 from __future__ import annotations
