@@ -6,8 +6,9 @@ folders, with a git-ignored `build/` folder holding as many files again, all ful
 grep_code runs the tool itself, in this process (listing by git, file selection, reading, RE2, the report);
 "rg" has rg on PATH, "in process" a PATH without it. GNU grep is given `--exclude-dir=build
 --exclude-dir=.git` so that it does the same search (it knows no .gitignore). Each search runs a few times,
-the median is reported. Checked besides the times: every engine finds the same matching lines, and no
-result names a path under `build/`.
+the median is reported, with the load average (rg runs on one thread when it is at least the number of
+cores). Checked besides the times: every engine finds the same matching lines, and no result names a path
+under `build/`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from paicli.tools.base import ToolContext
 from paicli.tools.builtin import grep_code
 from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
 from paicli.tools.git_env import program_outside
+from paicli.tools.grep_search import rg_threads
 
 NAME = "grep"
 TITLE = "grep_code: rg, in process, GNU grep"
@@ -97,6 +99,8 @@ def run(quick: bool = False) -> Result:
     files = 400 if quick else 4000
     rounds = 2 if quick else 5
     result = Result(NAME, TITLE)
+    load_before = os.getloadavg()[0]
+    threads = "one" if rg_threads() else "rg's choice"
     with tempfile.TemporaryDirectory() as folder:
         root = Path(os.path.realpath(folder))
         matching = make_tree(root, files, random.Random(30))
@@ -117,6 +121,7 @@ def run(quick: bool = False) -> Result:
         finally:
             shutil.rmtree(no_rg, ignore_errors=True)
         gnu, gnu_found = time_gnu_grep(root, rounds)
+    load_after = os.getloadavg()[0]
     found = reported_matches(fallback_out)
     leaked = sum(1 for line in (fallback_out + "\n" + rg_out).splitlines() if line.startswith("build/"))
     result.details = {
@@ -127,8 +132,13 @@ def run(quick: bool = False) -> Result:
         "rg_s": [rounded(s) for s in with_rg],
         "gnu_grep_s": [rounded(s) for s in gnu],
         "rg": rg or "",
+        "load_average": [round(load_before, 2), round(load_after, 2)],
+        "cores": os.cpu_count() or 1,
     }
     result.add("files searched (and as many git-ignored)", files)
+    load = f"{load_before:.1f} / {load_after:.1f} on {os.cpu_count()} cores"
+    result.add("load average (1 min), before / after", load)
+    result.add("rg threads at the start", threads)
     result.add("grep_code, in process: median", median(fallback) * 1000, "ms")
     if rg:
         result.add("grep_code, rg from PATH: median", median(with_rg) * 1000, "ms")

@@ -6,6 +6,7 @@ readable.py         a web page's readable content as Markdown (fetch_url's)
 denylist.py         the hard denylist: commands refused in every mode
 task_scope.py       what a plan task's type and write set let its tools touch
 file_lister.py      the workspace's files as git shows them (the model's view, the checkpoint view)
+git_listing.py      the lister's git calls (ls-files, check-ignore), one configuration look-up a tool run
 grep_search.py, regex_syntax.py   grep_code's search (rg or in process, the same hits) and its RE2 syntax
 grep_walk.py        grep_code's fast path: rg walks the folder while the lister lists it, the listing judges
 glob_pattern.py     glob patterns as regular expressions

@@ -15,24 +15,24 @@ global excludes (`$XDG_CONFIG_HOME/git/ignore`), and, in the model's view only, 
 (`node_modules/`, `.venv/`, caches: `DEFAULT_IGNORES`).
 
 git runs with the environment of paicli/tools/git_env.py, found outside the workspace: a repository's
-config cannot make it run a program (`core.fsmonitor`, hooks). Symlinks are listed as files, as git lists
-them, and never descended; the model's view leaves out those that resolve outside the workspace. Whoever
-reads a listed file opens it below the workspace (beneath.py), so a link changed since the listing, or a
-file deleted since, is skipped there.
+config cannot make it run a program (`core.fsmonitor`, hooks), nor the user's (the listing's commands need
+none of their values); its calls are in paicli/tools/git_listing.py.
+Symlinks are listed as files, as git lists them, and never descended; the model's view leaves out those
+that resolve outside the workspace. Whoever reads a listed file opens it below the workspace (beneath.py),
+so a link changed since the listing, or a file deleted since, is skipped there.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from paicli.tools.git_env import git_safety_environment, program_outside, read_git_config
+from paicli.tools.git_listing import Found, Git, SharedGit
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec  # imported when first needed: 20 to 80 ms (it loads its backends)
@@ -54,8 +54,6 @@ DEFAULT_IGNORES = (  # outside git, where no .gitignore says what is junk
 )
 NESTED_DEPTH = 8  # repositories inside repositories, listed this deep
 IGNORE_FILE_BYTES = 1 << 20  # a larger .gitignore or .paicliignore is not read
-GIT_TIMEOUT = 60.0
-_DROPPED_GIT_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
 
 
 @dataclass(frozen=True)
@@ -70,21 +68,18 @@ class Listing:
     versions: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class _Found:
-    """What a listing learns on the way: the symlinks among the files, the unchanged tracked files."""
-
-    links: set[str] = field(default_factory=set)
-    versions: dict[str, str] = field(default_factory=dict)
-
-
-def list_files(workspace: Path, *, view: View = "model") -> Listing:
-    """The workspace's files in one view (see the module docstring)."""
+def list_files(
+    workspace: Path, *, view: View = "model", git: SharedGit | None = None, worktree: bool = True
+) -> Listing:
+    """The workspace's files in one view (see the module docstring). `git`: the git of this tool run (one
+    configuration look-up for all its calls). `worktree` false: git does not check the tracked files
+    against the work tree, so a deleted one is still listed and `versions` is empty (for grep_code, which
+    stats every file anyway: paicli/tools/git_listing.py)."""
     root = Path(os.path.realpath(workspace))
-    git = _Git.find(root)
-    found = _Found()
+    found = Found()
     base_rules = _base_rules(junk=view == "model")
-    files, by_git = _list_folder(root, "", git, NESTED_DEPTH, base_rules, found)
+    where = _Where(git.get() if git is not None else Git.find(root, lookup=False), base_rules, worktree)
+    files, by_git = _list_folder(root, "", where, NESTED_DEPTH, found)
     links = found.links
     shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
     if view == "model":
@@ -117,7 +112,9 @@ def _every_file(root: Path) -> Iterator[str]:
         stack.extend(reversed(folders))
 
 
-def ignored_entries(workspace: Path, folder: str, entries: Iterable[tuple[str, bool]]) -> set[str]:
+def ignored_entries(
+    workspace: Path, folder: str, entries: Iterable[tuple[str, bool]], *, git: SharedGit | None = None
+) -> set[str]:
     """Of the `entries` (name, is a folder) of `folder` (relative, "" for the workspace), the names the
     model's view leaves out: ignored by git's rules (or, outside git, by the same rules read here), by
     `.paicliignore`, or inside a folder that is. list_dir marks them rather than hiding them."""
@@ -125,8 +122,8 @@ def ignored_entries(workspace: Path, folder: str, entries: Iterable[tuple[str, b
     prefix = folder.strip("/") + "/" if folder.strip("/") not in ("", ".") else ""
     given = list(entries)
     named = [(name, is_dir) for name, is_dir in given if name not in VCS_FOLDERS]
-    git = _Git.find(root)
-    ignored = git.check_ignore(root / prefix, named) if git is not None else None
+    found_git = git.get() if git is not None else Git.find(root, lookup=False)
+    ignored = found_git.check_ignore(root / prefix, named) if found_git is not None else None
     if ignored is None:
         ignored = _walk_rules_ignored(root, prefix, named)
     hidden = paicli_ignore(root)
@@ -136,13 +133,13 @@ def ignored_entries(workspace: Path, folder: str, entries: Iterable[tuple[str, b
     return ignored
 
 
-def is_ignored(workspace: Path, relative: str, *, is_dir: bool = False) -> bool:
+def is_ignored(workspace: Path, relative: str, *, is_dir: bool = False, git: SharedGit | None = None) -> bool:
     """Whether one file or folder (relative posix path) is out of the model's view: what grep_code refuses
     to search unless asked to include ignored files."""
     folder, _, name = relative.strip("/").rpartition("/")
     if any(part in VCS_FOLDERS for part in relative.split("/")):
         return True
-    return name in ignored_entries(workspace, folder, [(name, is_dir)])
+    return name in ignored_entries(workspace, folder, [(name, is_dir)], git=git)
 
 
 def paicli_ignore(root: Path) -> GitIgnoreSpec | None:
@@ -151,127 +148,34 @@ def paicli_ignore(root: Path) -> GitIgnoreSpec | None:
     return _spec(tuple(lines)) if lines else None
 
 
-def git_output(workspace: Path, arguments: list[str]) -> bytes | None:
+def git_output(workspace: Path, arguments: list[str], *, git: SharedGit | None = None) -> bytes | None:
     """The output of `git ARGUMENTS` run in the workspace with the listing's environment (nothing a
-    repository's config names is run), None without git, outside a repository or when git fails."""
+    repository's config names is run), None without git, outside a repository or when git fails. With
+    `git` (the listing's: paicli/tools/git_listing.py), for listing commands only; without, the user's
+    own values of the neutralised keys are looked up and kept."""
     root = Path(os.path.realpath(workspace))
-    git = _Git.find(root)
-    return git.run(root, arguments) if git is not None else None
-
-
-# ---- git ---------------------------------------------------------------------------------------------
+    found_git = git.get() if git is not None else Git.find(root)
+    return found_git.run(root, arguments) if found_git is not None else None
 
 
 @dataclass(frozen=True)
-class _Git:
-    program: str
-    env: Mapping[str, str]
+class _Where:
+    """How a listing goes, the same at every level: git (None: no git), the rules below every .gitignore,
+    and whether git checks tracked files against the work tree."""
 
-    @classmethod
-    def find(cls, root: Path) -> _Git | None:
-        base = {name: value for name, value in os.environ.items() if name not in _DROPPED_GIT_VARIABLES}
-        program = program_outside("git", root, base.get("PATH", os.defpath))
-        if program is None:
-            return None
-        env = dict(base)
-        env.update(git_safety_environment(base, read_git_config(root, base)))
-        env["GIT_OPTIONAL_LOCKS"] = "0"  # a listing never writes the index
-        return cls(program, env)
-
-    def run(self, folder: Path, arguments: list[str], stdin: bytes | None = None) -> bytes | None:
-        """The output of `git ARGUMENTS` in `folder`, None when git fails (not a repository, a timeout)."""
-        try:
-            done = subprocess.run(
-                [self.program, *arguments],
-                cwd=folder,
-                env=dict(self.env),
-                input=stdin,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout if done.returncode == 0 else None
-
-    def listing(self, folder: Path, found: _Found) -> tuple[list[str], list[str]] | None:
-        """(files, nested repositories and submodules) of the repository `folder` is in, relative to it;
-        the symlinks among the files and the unchanged tracked files are added to `found`."""
-        arguments = ["--stage", "-v", "--cached", "--deleted", "--modified", "--others", "--exclude-standard"]
-        output = self.run(folder, ["ls-files", "-z", *arguments])  # -v: lower-case tags for assume-unchanged
-        if output is None:
-            return None
-        files: dict[str, None] = {}
-        gone: set[str] = set()
-        changed: set[str] = set()
-        ids: dict[str, str] = {}
-        nested: list[str] = []
-        for record in output.split(b"\0"):
-            tag, _, rest = record.partition(b" ")
-            if not rest:
-                continue
-            if tag == b"?":  # untracked: a path, `dir/` for a repository inside
-                path = os.fsdecode(rest)
-                if path.endswith("/"):
-                    nested.append(path.rstrip("/"))
-                else:
-                    files[path] = None
-                    if os.path.islink(folder / path):
-                        found.links.add(path)
-                continue
-            meta, _, raw = rest.partition(b"\t")  # "mode object stage" TAB path
-            path = os.fsdecode(raw)
-            if tag in (b"R", b"S", b"r", b"s"):  # deleted from the work tree; skip-worktree (a sparse checkout)
-                gone.add(path)
-            elif tag in (b"C", b"c"):  # changed since git's index
-                changed.add(path)
-            elif meta.startswith(b"160000"):
-                nested.append(path)
-            else:
-                files[path] = None
-                mode, _, rest_of_meta = meta.partition(b" ")
-                object_id, _, stage = rest_of_meta.partition(b" ")
-                if tag == b"H" and stage == b"0":
-                    ids[path] = object_id.decode("ascii", "replace")
-                if mode == b"120000":
-                    found.links.add(path)
-        found.versions.update((path, oid) for path, oid in ids.items() if path not in changed and path not in gone)
-        return [path for path in files if path not in gone], nested
-
-    def check_ignore(self, folder: Path, entries: list[tuple[str, bool]]) -> set[str] | None:
-        """The names of `entries` (in `folder`) git ignores; None outside a repository."""
-        if self.run(folder, ["rev-parse", "--is-inside-work-tree"]) != b"true\n":
-            return None
-        if not entries:
-            return set()
-        names = b"".join(os.fsencode(name + ("/" if is_dir else "")) + b"\0" for name, is_dir in entries)
-        try:
-            done = subprocess.run(
-                [self.program, "check-ignore", "-z", "--stdin"],
-                cwd=folder,
-                env=dict(self.env),
-                input=names,
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if done.returncode not in (0, 1):  # 1: none is ignored
-            return None
-        return {os.fsdecode(name).rstrip("/") for name in done.stdout.split(b"\0") if name}
+    git: Git | None
+    rules: list[_Rules]
+    worktree: bool
 
 
-def _list_folder(
-    folder: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], found: _Found
-) -> tuple[list[str], bool]:
+def _list_folder(folder: Path, prefix: str, where: _Where, depth: int, found: Found) -> tuple[list[str], bool]:
     """The files below `folder` (relative to the workspace: `prefix` + path), by git when `folder` is in a
     repository, else by the rules read here; and whether git listed them."""
-    here = _Found()
-    listed = git.listing(folder, here) if git is not None else None
+    here = Found()
+    git = where.git
+    listed = git.listing(folder, here, worktree=where.worktree) if git is not None else None
     if listed is None:
-        return _walk(folder, prefix, git, depth, rules, found), False
+        return _walk(folder, prefix, where, depth, found), False
     files, nested = listed
     found.links.update(prefix + path for path in here.links)
     found.versions.update((prefix + path, object_id) for path, object_id in here.versions.items())
@@ -279,7 +183,7 @@ def _list_folder(
     for inner in nested:
         inside = folder / inner
         if depth > 0 and _is_real_folder(inside) and os.path.lexists(inside / ".git"):
-            out.extend(_list_folder(inside, f"{prefix}{inner}/", git, depth - 1, rules, found)[0])
+            out.extend(_list_folder(inside, f"{prefix}{inner}/", where, depth - 1, found)[0])
     return out, True
 
 
@@ -321,9 +225,9 @@ def _decision(rules: list[_Rules], path: str) -> bool:
     return False
 
 
-def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Rules], found: _Found) -> list[str]:
+def _walk(root: Path, prefix: str, where: _Where, depth: int, found: Found) -> list[str]:
     out: list[str] = []
-    stack: list[tuple[str, list[_Rules]]] = [("", rules)]
+    stack: list[tuple[str, list[_Rules]]] = [("", where.rules)]
     while stack:
         relative, inherited = stack.pop()
         folder = root / relative if relative else root
@@ -336,8 +240,8 @@ def _walk(root: Path, prefix: str, git: _Git | None, depth: int, rules: list[_Ru
                 if name in VCS_FOLDERS or _decision(levels, path + "/"):
                     continue
                 inside = folder / name
-                if git is not None and depth > 0 and os.path.lexists(inside / ".git"):
-                    out.extend(_list_folder(inside, f"{prefix}{path}/", git, depth - 1, rules, found)[0])
+                if where.git is not None and depth > 0 and os.path.lexists(inside / ".git"):
+                    out.extend(_list_folder(inside, f"{prefix}{path}/", where, depth - 1, found)[0])
                 else:
                     subfolders.append((path + "/", levels))
             elif kind in ("file", "link") and not _decision(levels, path):

@@ -10,10 +10,11 @@ the first few kept, with RE2 (paicli/tools/regex_syntax.py).
 it knows nothing of ignore rules, hidden files or its own config), its matching lines are the hits. Its
 binary rule for named files agrees with ours where it decides before searching, which is when the whole
 file fits its first buffer: a file with a NUL byte and a match is reported as "binary file matches" and
-dropped here. A file of `RG_WHOLE_BYTES` or more that rg reports is searched again here (rg decides per
-buffer there), as is a name with a line break (rg's output could not be parsed). When rg is absent,
-refuses the pattern or fails, every file is searched here. Symlinks are always searched here, so that rg
-never follows one.
+dropped here. rg decides per buffer in a file of `RG_WHOLE_BYTES` or more: the lines it reports of such a
+file stand when the file holds no NUL byte at all (read here, not searched again), else they are dropped.
+A name with a line break is searched here (rg's output could not be parsed). When rg is absent, refuses
+the pattern or fails, every file is searched here. Symlinks are always searched here, so that rg never
+follows one. On a loaded machine rg runs on one thread (`rg_threads`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import os
 import signal
 import stat
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -51,6 +52,7 @@ RG_OPTIONS = (
     "--color=never",
 )
 RG_BINARY = b": binary file matches ("
+RG_ONE_THREAD = "--threads=1"
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,17 @@ def read_hits(
     return found
 
 
-def _file_hits(
-    opener: _Opener, path: str, pattern: LinePattern, keep: int, cancelled: threading.Event
-) -> FileHits | None:
+def text_files(root: Path, paths: Sequence[str], cancelled: threading.Event) -> set[str]:
+    """Of `paths` (sorted), the files that are text when read now: within the size limit, no NUL byte. rg's
+    lines of a large file it reported stand when it is (rg decides binary per buffer beyond its first one,
+    this search by the whole file; the lines themselves are the same), so it is not searched twice."""
+    with _Opener(root) as opener:
+        return {path for path in paths if not cancelled.is_set() and _text(opener, path) is not None}
+
+
+def _text(opener: _Opener, path: str) -> bytes | None:
+    """The file's bytes when it is text: a regular file (or a link to one below the workspace) within the
+    size limit, without a NUL byte; None when it is not, or is gone."""
     try:
         with open(opener.open(path), "rb", buffering=0) as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -120,7 +130,14 @@ def _file_hits(
             data = handle.read(size + 1)  # a byte more than its size: no 5 MB buffer for a 3 KB file
     except (OSError, ValueError, OutsideRoot):
         return None  # gone, turned into a folder, a link out of the workspace (include_ignored lists those)
-    if len(data) > MAX_FILE_BYTES or b"\0" in data or pattern.first.search(data) is None:
+    return None if len(data) > MAX_FILE_BYTES or b"\0" in data else data
+
+
+def _file_hits(
+    opener: _Opener, path: str, pattern: LinePattern, keep: int, cancelled: threading.Event
+) -> FileHits | None:
+    data = _text(opener, path)
+    if data is None or pattern.first.search(data) is None:
         return None
     lines: list[tuple[int, str]] = []
     count, line_number, counted_to, previous = 0, 1, 0, -1
@@ -201,23 +218,34 @@ async def search(
 ) -> tuple[list[FileHits], str]:
     """The hits of every chosen file, in path order, and the engine that found them ("rg", "re2")."""
     engine = "re2"
-    found: list[FileHits] = []
+    by_rg: dict[str, FileHits] = {}
     here: Sequence[str] = [*chosen.regular, *chosen.links]
     plain = [path for path in chosen.regular if "\n" not in path and "\r" not in path]
     if rg is not None and plain:
-        by_rg = await ripgrep_hits(rg, root, pattern.source, plain, keep)
-        if by_rg is not None:
-            engine = "rg"
-            found = [hits for path, hits in by_rg.items() if path not in chosen.large]
+        from_rg = await ripgrep_hits(rg, root, pattern.source, plain, keep)
+        if from_rg is not None:
+            engine, by_rg = "rg", from_rg
             unparsable = [path for path in chosen.regular if "\n" in path or "\r" in path]
-            here = [*(path for path in by_rg if path in chosen.large), *unparsable, *chosen.links]
+            here = [*unparsable, *chosen.links]
     ordered = sorted(here)
+    found = await rg_text_hits(root, by_rg, chosen.large)
     cancelled = threading.Event()
     try:
         found += await off_loop(lambda: read_hits(root, ordered, pattern, keep, cancelled))
     finally:
         cancelled.set()  # a cancelled search stops before its next file
     return sorted(found, key=lambda hits: hits.path), engine
+
+
+async def rg_text_hits(root: Path, by_rg: Mapping[str, FileHits], large: set[str]) -> list[FileHits]:
+    """rg's hits, those of a large file kept only when it holds no NUL byte (`text_files`)."""
+    checked = sorted(path for path in by_rg if path in large)
+    cancelled = threading.Event()
+    try:
+        text = await off_loop(lambda: text_files(root, checked, cancelled)) if checked else set()
+    finally:
+        cancelled.set()
+    return [hits for path, hits in by_rg.items() if path not in large or path in text]
 
 
 async def ripgrep_hits(
@@ -273,6 +301,7 @@ async def run_rg(rg: str, root: Path, arguments: Sequence[str]) -> bytes | None:
     None when rg refused the pattern or could not run."""
     process = await asyncio.create_subprocess_exec(
         rg,
+        *rg_threads(),
         *arguments,
         cwd=root,
         stdin=asyncio.subprocess.DEVNULL,
@@ -291,6 +320,19 @@ async def run_rg(rg: str, root: Path, arguments: Sequence[str]) -> bytes | None:
     if process.returncode == 2 and not output:
         return None  # the pattern was refused (or rg could not run at all): search in process
     return output
+
+
+def rg_threads(load: float | None = None, cores: int | None = None) -> list[str]:
+    """rg's thread option: one thread when the machine is loaded (the last minute's load average at least
+    its number of cores), else rg's own choice. On a loaded machine rg's threads only wait for each other:
+    one spends about a fifth less CPU and no more wall time (BENCHMARKS.md, 17). The results are the same
+    (every file's lines come together, and the hits are sorted by path)."""
+    try:
+        load = os.getloadavg()[0] if load is None else load
+    except OSError:  # no load average on this system
+        return []
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    return [RG_ONE_THREAD] if load >= cores else []
 
 
 def _chunks(files: Sequence[str]) -> list[list[str]]:

@@ -15,8 +15,9 @@ included, leaving out:
 So rg reads a superset of the listing, minus exactly those paths. Its hits are kept for the listed
 regular files only (the lister is the judge: a path rg found that the model's view leaves out is
 dropped), and a listed file the walk left out (a tracked file in an ignored folder, a name with a line
-break) is searched as before, by name (paicli/tools/grep_search.py), as are symlinks and the large files
-rg reported. Outside a git repository (git's ignored paths unknown) everything goes by name, as before.
+break) is searched as before, by name (paicli/tools/grep_search.py), as are symlinks; a large file rg
+reported keeps its lines when it holds no NUL byte. Outside a git repository (git's ignored paths
+unknown) everything goes by name, as before.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli.tools.file_lister import git_output
+from paicli.tools.git_listing import SharedGit
 from paicli.tools.grep_search import (
     MAX_FILE_BYTES,
     RG_OPTIONS,
@@ -37,6 +39,7 @@ from paicli.tools.grep_search import (
     Selection,
     off_loop,
     parse_rg_output,
+    rg_text_hits,
     run_rg,
     search,
 )
@@ -79,11 +82,19 @@ class _Walked:
 
 
 async def search_tree(
-    root: Path, scope: Scope, choose: Callable[[], Selection], pattern: LinePattern, keep: int, rg: str | None
+    root: Path,
+    scope: Scope,
+    choose: Callable[[], Selection],
+    pattern: LinePattern,
+    keep: int,
+    rg: str | None,
+    git: SharedGit | None = None,
 ) -> Found:
     """The hits below `scope` in the files `choose()` selects (run in a thread meanwhile): by rg's walk
-    where it can run, else by file name or in process. An exception of `choose` stops the search."""
-    walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep)) if rg and _walkable(scope) else None
+    where it can run, else by file name or in process. An exception of `choose` stops the search. `git`:
+    the git of this run, shared with `choose` (one configuration look-up)."""
+    git = git if git is not None else SharedGit(root)
+    walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep, git)) if rg and _walkable(scope) else None
     try:
         chosen = await off_loop(choose)
         walked = await walking if walking is not None else None
@@ -96,10 +107,9 @@ async def search_tree(
         hits, engine = await search(root, chosen, pattern, keep, rg)
         return Found(hits, engine, chosen.too_large)
     regular = set(chosen.regular)
-    kept = [hits for path, hits in walked.hits.items() if path in regular and path not in chosen.large]
+    kept = await rg_text_hits(root, {path: hits for path, hits in walked.hits.items() if path in regular}, chosen.large)
     missed = _missed(chosen.regular, walked.excluded)
-    large = [path for path in walked.hits if path in regular and path in chosen.large]
-    rest = Selection(regular=missed, links=[*chosen.links, *large], large=chosen.large)
+    rest = Selection(regular=missed, links=chosen.links, large=chosen.large)
     more, _ = await search(root, rest, pattern, keep, rg)
     return Found(sorted([*kept, *more], key=lambda hits: hits.path), "rg walk", chosen.too_large)
 
@@ -132,12 +142,14 @@ def _folder_walked(folder: str, excluded: frozenset[str]) -> bool:
     return not any("/".join(parts[:depth]) + "/" in excluded for depth in range(1, len(parts) + 1))
 
 
-async def _walk(rg: str | None, root: Path, scope: Scope, pattern: LinePattern, keep: int) -> _Walked | None:
+async def _walk(
+    rg: str | None, root: Path, scope: Scope, pattern: LinePattern, keep: int, git: SharedGit
+) -> _Walked | None:
     """rg's hits over its walk of the scope's folder; None outside git or when rg fails or refuses."""
     assert rg is not None
     excluded: list[str] = []
     if not scope.include_ignored:
-        ignored = await off_loop(lambda: _git_ignored(root))  # never waited for at exit, as to_thread is
+        ignored = await off_loop(lambda: _git_ignored(root, git))  # never waited for at exit, as to_thread is
         if ignored is None:
             return None
         prefix = scope.folder + "/" if scope.folder else ""
@@ -152,11 +164,11 @@ async def _walk(rg: str | None, root: Path, scope: Scope, pattern: LinePattern, 
     return _Walked(await off_loop(lambda: parse_rg_output([output], keep)), frozenset(excluded))  # see ripgrep_hits
 
 
-def _git_ignored(root: Path) -> list[str] | None:
+def _git_ignored(root: Path, git: SharedGit | None = None) -> list[str] | None:
     """git's ignored untracked paths below the workspace (a folder where git stops at it, ending with
     "/"), None outside a repository."""
     arguments = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
-    output = git_output(root, arguments)
+    output = git_output(root, arguments, git=git)
     return None if output is None else [os.fsdecode(path) for path in output.split(b"\0") if path]
 
 

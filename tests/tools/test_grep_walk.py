@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.builtin.grep_code import _files
-from paicli.tools.grep_search import Selection, select
+from paicli.tools.file_lister import list_files
+from paicli.tools.grep_search import RG_ONE_THREAD, Selection, rg_threads, select
 from paicli.tools.grep_walk import Scope, _git_ignored, _missed, _plain_excludes, search_tree
 from paicli.tools.regex_syntax import compile_pattern
 from tests.tools.builtin.test_grep_parity import CORPUS, PATTERNS
@@ -238,3 +239,46 @@ def test_git_stops_at_an_ignored_folder_and_goes_into_one_holding_a_tracked_file
     assert ignored is not None
     assert "src/cache/" in ignored and "local/" in ignored and ".env" in ignored
     assert "build/" not in ignored and "build/out.py" in ignored  # build/keep.py is tracked
+
+
+def selected(root: Path, *, worktree: bool) -> Selection:
+    return select(root, list_files(root, worktree=worktree).files)
+
+
+def test_the_listing_unchecked_against_the_work_tree_selects_the_same_files(repo: Path, tmp_path: Path) -> None:
+    """grep_code's listing leaves the stat of each file to select(): a deleted tracked file, a tracked file
+    turned into a link (out of the workspace too) or a folder, a skip-worktree one are chosen as before."""
+    assert selected(repo, worktree=False) == selected(repo, worktree=True)
+    workspace = tmp_path / "changed"
+    names = ["gone.py", "to-link.py", "to-out.py", "to-folder.py", "sparse.py", "kept.py"]
+    write(workspace, {name: b"handler\n" for name in names})
+    git(workspace, "init", "-q")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "c")
+    git(workspace, "update-index", "--skip-worktree", "sparse.py")
+    (workspace / "gone.py").unlink()
+    (workspace / "to-link.py").unlink()
+    (workspace / "to-link.py").symlink_to("kept.py")
+    (workspace / "to-out.py").unlink()
+    (workspace / "to-out.py").symlink_to(tmp_path / "outside" / "secret.py")
+    (workspace / "to-folder.py").unlink()
+    write(workspace, {"to-folder.py/inner.py": b"handler\n"})
+    assert selected(workspace, worktree=False) == selected(workspace, worktree=True)
+    chosen = selected(workspace, worktree=False)
+    assert chosen.regular == ["kept.py", "to-folder.py/inner.py"]
+    assert chosen.links == ["to-link.py", "to-out.py"]  # searched in process, below the workspace only
+
+
+@needs_rg
+async def test_rg_on_one_thread_finds_the_same(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 1000.0, 1000.0))  # a loaded machine
+    assert rg_threads() == [RG_ONE_THREAD]
+    await both(repo, Scope(), "handler")
+    await both(repo, Scope(glob="*.py"), r"def \w+")
+
+
+def test_rg_runs_on_one_thread_on_a_loaded_machine_only() -> None:
+    assert rg_threads(load=2.0, cores=2) == [RG_ONE_THREAD]
+    assert rg_threads(load=7.5, cores=4) == [RG_ONE_THREAD]
+    assert rg_threads(load=1.9, cores=2) == []
+    assert rg_threads(load=0.0, cores=1) == []

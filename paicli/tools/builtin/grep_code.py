@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
 from paicli.tools.file_lister import all_files, is_ignored, list_files
 from paicli.tools.git_env import program_outside
+from paicli.tools.git_listing import SharedGit
 from paicli.tools.glob_pattern import glob_to_regex
 from paicli.tools.grep_search import FileHits, Selection, select
 from paicli.tools.grep_walk import Scope, search_tree
@@ -79,9 +80,10 @@ class GrepCode(Tool):
         root = Path(os.path.realpath(ctx.workspace))
         relative = os.path.relpath(os.path.realpath(base), root).replace(os.sep, "/")
         is_dir = base.is_dir()
+        git = SharedGit(root)  # one configuration look-up for the listing and rg's walk
 
         def choose() -> Selection:
-            files = _files(root, relative, is_dir, args.glob, args.include_ignored)
+            files = _files(root, relative, is_dir, args.glob, args.include_ignored, git)
             if files is None:
                 raise ToolFailure(
                     f"{shown_base} is ignored (.gitignore or .paicliignore); search it with include_ignored=true, "
@@ -91,18 +93,21 @@ class GrepCode(Tool):
 
         rg = program_outside("rg", root, os.environ.get("PATH", os.defpath))
         scope = Scope("" if relative == "." else relative, args.glob, args.include_ignored, walk=is_dir)
-        found = await search_tree(root, scope, choose, pattern, MAX_PER_FILE, rg)
+        found = await search_tree(root, scope, choose, pattern, MAX_PER_FILE, rg, git)
         return report(found.hits, args.pattern, shown_base, found.too_large)
 
 
-def _files(root: Path, relative: str, is_dir: bool, name_glob: str | None, include_ignored: bool) -> list[str] | None:
-    """The workspace files to search below `relative`; None when it is an ignored file or folder."""
-    if relative != "." and not include_ignored and is_ignored(root, relative, is_dir=is_dir):
+def _files(
+    root: Path, relative: str, is_dir: bool, name_glob: str | None, include_ignored: bool, git: SharedGit | None = None
+) -> list[str] | None:
+    """The workspace files to search below `relative`; None when it is an ignored file or folder. Tracked
+    files deleted from the work tree may be among them (the listing does not stat: select() does)."""
+    if relative != "." and not include_ignored and is_ignored(root, relative, is_dir=is_dir, git=git):
         return None
     if not is_dir:
         return [relative]
     prefix = "" if relative == "." else relative + "/"
-    listed = all_files(root) if include_ignored else list_files(root).files
+    listed = all_files(root) if include_ignored else list_files(root, git=git, worktree=False).files
     files = [path for path in listed if path.startswith(prefix)]
     if not name_glob:
         return files

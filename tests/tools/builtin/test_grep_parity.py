@@ -37,6 +37,8 @@ CORPUS: dict[str, bytes] = {
     "tests/test_x.py": b"def test_handler():\n    assert handler_test(1)\n",
     "big/text.md": b"handler first\n" + b"filler line of text 123\n" * 3000 + b"handler last\n",
     "big/late-nul.dat": b"handler early\n" + b"z" * 200_000 + b"\nno match here\x00\n",
+    "big/nul-then-match.dat": b"handler before\n" + b"q" * 100_000 + b"\x00\nhandler after\n",
+    "big/long-line.md": b"x" * 150_000 + b" handler in a long line\r\nhandler next\r\n" + b"1234 end\n" * 9000,
     "many.txt": b"handler x\n" * 30 + b"end 123\n",
     "odd\nname.txt": b"handler in an odd name\n",
 }
@@ -105,7 +107,15 @@ async def test_rg_reports_the_lines_itself_and_drops_what_it_calls_binary(corpus
     files = [path for path in select(corpus, list_files(corpus).files).regular if "\n" not in path]
     found = await ripgrep_hits(RG, corpus, "handler", files, 20)
     assert found is not None
-    assert set(found) == {"src/app.py", "-dash.txt", ".hidden/conf", "tests/test_x.py", "many.txt", "big/text.md"}
+    assert set(found) == {
+        "src/app.py",
+        "-dash.txt",
+        ".hidden/conf",
+        "tests/test_x.py",
+        "many.txt",
+        "big/text.md",
+        "big/long-line.md",
+    }
     assert found["tests/test_x.py"].lines == [(1, "def test_handler():"), (2, "    assert handler_test(1)")]
     assert found["many.txt"].count == 30 and len(found["many.txt"].lines) == 20
 
@@ -122,6 +132,7 @@ async def test_a_pattern_rg_refuses_is_searched_in_process(corpus: Path, tmp_pat
     assert [hit.path for hit in hits] == [
         "-dash.txt",
         ".hidden/conf",
+        "big/long-line.md",
         "big/text.md",
         "link.py",
         "many.txt",
@@ -138,3 +149,17 @@ def test_rg_is_looked_for_outside_the_workspace_only(workspace: Path) -> None:
     planted.chmod(0o755)
     found = program_outside("rg", workspace, f"{planted.parent}:/nonexistent")
     assert found is None
+
+
+def test_a_large_file_is_text_when_it_holds_no_nul_byte_and_is_still_there(corpus: Path, tmp_path: Path) -> None:
+    import threading
+
+    from paicli.tools.grep_search import text_files
+
+    (tmp_path / "outside.md").write_bytes(b"handler\n" * 10_000)
+    (corpus / "out.md").symlink_to(tmp_path / "outside.md")
+    paths = ["big/late-nul.dat", "big/long-line.md", "big/nul-then-match.dat", "big/text.md", "gone.md", "out.md"]
+    assert text_files(corpus, paths, threading.Event()) == {"big/long-line.md", "big/text.md"}
+    cancelled = threading.Event()
+    cancelled.set()
+    assert text_files(corpus, paths, cancelled) == set()
