@@ -151,7 +151,9 @@ async def run_one(setup: EvalSetup, run: PlannedRun) -> RunRecord:
         if agent.exit_code == 2:  # a usage or configuration error: the agent never had a fair start
             update = {"error": f"paicli: {agent.last_error()}"}
             return _timed(record.model_copy(update=update), began, setup_s + agent_s)
-        if not check_in_place(setup.base, setup.containing.sandboxed):
+        shown: list[str | Path] = [setup.home, *setup.env.get("PATH", "").split(os.pathsep)]
+        shown += setup.containing.writable
+        if not check_in_place(setup.base, setup.containing.sandboxed, shown):
             checked = setup.base / "checks" / str(run.index)
             checked.mkdir()
             await asyncio.to_thread(os.replace, work, checked / "work")
@@ -175,13 +177,22 @@ async def run_one(setup: EvalSetup, run: PlannedRun) -> RunRecord:
         await asyncio.shield(asyncio.to_thread(_clean, setup, run.index, folder / "work"))
 
 
-def check_in_place(base: Path, sandboxed: bool) -> bool:
+def check_in_place(base: Path, sandboxed: bool, shown: Sequence[str | Path] = ()) -> bool:
     """Whether a run's check can run in the folder its agent worked in. In the sandbox every command has
     a private /tmp: with the runs under /tmp no agent's commands see another run's folder (and the file
-    tools never leave their workspace). Elsewhere they would see it (the filesystem is readable), so the
-    copy moves to `<base>/checks`, hidden from every agent. Without a sandbox nothing is hidden from the
-    commands either way."""
-    return not sandboxed or base.is_relative_to(PRIVATE_TMP)
+    tools never leave their workspace), unless a folder the sandbox shows them holds the runs (`shown`:
+    the home folder, the PATH folders and the writable caches, bound over the private /tmp when they live
+    under it). Elsewhere they would see it (the filesystem is readable), so the copy moves to
+    `<base>/checks`, hidden from every agent. Without a sandbox nothing is hidden from the commands."""
+    if not sandboxed:
+        return True
+    if not base.is_relative_to(PRIVATE_TMP):
+        return False
+    for folder in shown:
+        real = Path(os.path.realpath(folder)) if os.path.isabs(folder) else None
+        if real is not None and real != PRIVATE_TMP and base.is_relative_to(real):
+            return False
+    return True
 
 
 def _figures(agent: AgentResult, prices: Mapping[str, Price], changed: tuple[str, ...]) -> dict[str, object]:

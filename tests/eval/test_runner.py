@@ -133,14 +133,16 @@ def test_the_check_runs_where_the_setup_and_the_agent_ran(
 
 
 @pytest.mark.parametrize(
-    ("base", "sandboxed", "in_place"),
+    ("base", "sandboxed", "shown", "in_place"),
     [
-        ("/tmp/paicli-eval-x", True, True),  # every sandboxed command has a private /tmp: no agent sees it
-        ("/var/tmp/paicli-eval-x", True, False),  # readable by other agents' commands: moved to checks/
-        ("/var/tmp/paicli-eval-x", False, True),  # no sandbox: nothing is hidden from commands anyway
+        ("/tmp/paicli-eval-x", True, ["/tmp", "/usr/bin", "~/.cache"], True),  # private /tmp: no agent sees it
+        ("/var/tmp/paicli-eval-x", True, [], False),  # readable by other agents' commands: moved to checks/
+        ("/var/tmp/paicli-eval-x", False, [], True),  # no sandbox: nothing is hidden from commands anyway
+        ("/tmp/home/tmp/paicli-eval-x", True, ["/usr/bin", "/tmp/home"], False),  # a home under /tmp is shown
+        ("/tmp/bin/paicli-eval-x", True, ["/tmp/bin"], False),  # so is a PATH folder
     ],
 )
 def test_the_check_moves_out_of_sight_only_where_other_agents_could_see_it(
-    base: str, sandboxed: bool, in_place: bool
+    base: str, sandboxed: bool, shown: list[str], in_place: bool
 ) -> None:
-    assert check_in_place(Path(base), sandboxed) is in_place
+    assert check_in_place(Path(base), sandboxed, shown) is in_place
