@@ -112,7 +112,7 @@ def test_an_agent_cannot_read_the_check_another_run_has_in_place(
     suite = write_suite(tmp_path / "suite", [checked, peek])
     script_writer(fake, "for quick", "answer.txt", "42\n")
     places = f"/tmp/paicli-eval-* /tmp /var/tmp {home}"  # the runs' folders first: /tmp may be large
-    command = f"sleep 2.5; grep -rEo '{pattern}' {places} 2>/dev/null | head -3; echo looked"
+    command = f"sleep 2.5; grep -rEo '{pattern}' {places} 2>/dev/null | head -3; echo looked-$((6 * 7))"
     fake.on(has_tool_result("execute_command"), Reply.text("Done."), repeat=True)
     fake.on("peek at the other run", Reply.tool_calls([("execute_command", {"command": command})]), repeat=True)
     eval_env(monkeypatch, fake, home)
@@ -120,6 +120,5 @@ def test_an_agent_cannot_read_the_check_another_run_has_in_place(
     assert run_eval([str(suite), "--mode", "chat", "--jobs", "2", "--out", str(out)]) == 0
     outcomes = {record["task"]: record["outcome"] for record in results(out)}
     assert outcomes == {"quick": "pass", "peek": "pass"}  # the marker was in place for the check
-    looked = [request.text for request in fake.requests if "looked" in request.text]
-    assert looked  # the command ran, and its output went to the model
+    assert any("looked-42" in request.text for request in fake.requests)  # the command ran, the model saw it
     assert all(marker not in request.text for request in fake.requests)
