@@ -8,8 +8,7 @@ the first N that change both test files and other files become tasks:
   versions: the commit's test changes are not there), no history of the original (commit_export.py);
 - goal: the commit message;
 - hidden: the commit's versions of the test files it added or changed;
-- check: the user's test command.
-
+- check: the user's test command (`{tests}` in it: the task's test files);
 - setup: the user's --setup command, when given (installing the project, say).
 
 A path is a test file when a folder on its way is named test, tests, testing, spec or __tests__, or its
@@ -43,6 +42,7 @@ TEST_NAME = re.compile(
     r"|.*\.(test|spec)\.[cm]?[jt]sx?)$"
 )
 SUITE_FILE = "suite.toml"
+TESTS_PLACEHOLDER = "{tests}"  # in --test-command: the task's own test files
 DOC_FOLDERS = {"doc", "docs", ".github", ".gitlab", ".circleci", "changelog.d", "newsfragments"}
 DOC_SUFFIXES = {".md", ".rst", ".txt", ".adoc", ".rdoc"}
 DOC_NAMES = re.compile(r"^(changes|changelog|history|news|authors|contributors|license|licence|copying|readme)$", re.I)
@@ -111,10 +111,18 @@ def toml_string(text: str) -> str:
 
 
 def check_of(task: CommitTask, test_command: str) -> str | None:
-    """The task's own check when the commit deletes test files: they go first (None: the suite's)."""
-    if not task.deleted_tests:
-        return None
-    return f"rm -f -- {' '.join(shlex.quote(path) for path in task.deleted_tests)} && {test_command}"
+    """The task's own check (None: the suite's): `{tests}` in the command becomes the commit's test files
+    (those named like tests, else their folders), and test files the commit deleted are removed first."""
+    command = test_command
+    if TESTS_PLACEHOLDER in command:
+        named = [path for path in task.test_files if TEST_NAME.match(PurePosixPath(path).name)]
+        named = [path for path in named if PurePosixPath(path).name != "conftest.py"]
+        chosen = named or sorted({str(PurePosixPath(path).parent) for path in task.test_files})
+        arguments = [shlex.quote(f"./{path}" if path.startswith("-") else path) for path in chosen]
+        command = command.replace(TESTS_PLACEHOLDER, " ".join(arguments))
+    if task.deleted_tests:
+        command = f"rm -f -- {' '.join(shlex.quote(path) for path in task.deleted_tests)} && {command}"
+    return None if command == test_command else command
 
 
 def suite_text(
@@ -125,7 +133,7 @@ def suite_text(
         f"description = {toml_string(description)}",
         "",
         "[defaults]",
-        f"check = {toml_string(test_command)}",
+        f"check = {toml_string(test_command.replace(TESTS_PLACEHOLDER, '.'))}",
     ]
     for task in tasks:
         lines += [

@@ -51,7 +51,12 @@ def add_report_and_from_commits(subparsers: Any) -> None:
     commits.add_argument(
         "-n", type=int, default=DEFAULT_COMMITS, metavar="N", help=f"tasks (default {DEFAULT_COMMITS})"
     )
-    commits.add_argument("--test-command", required=True, metavar="CMD", help="the command that runs the tests")
+    commits.add_argument(
+        "--test-command",
+        required=True,
+        metavar="CMD",
+        help="the command that runs the tests; {tests} in it becomes each task's own test files",
+    )
     commits.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder for the suite")
     commits.add_argument(
         "--setup", metavar="CMD", help="each task's setup command (with network, before the agent), e.g. an install"

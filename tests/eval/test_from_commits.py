@@ -46,11 +46,11 @@ class Repo:
         for name, text in files.items():
             path = self.path / name
             if text is None:
-                self.git("rm", "-q", name)
+                self.git("rm", "-q", "--", name)
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-            self.git("add", name)
+            self.git("add", "--", name)
         self.git("commit", "-q", "-m", message)
         return self.git("rev-parse", "HEAD")
 
@@ -134,12 +134,13 @@ def test_the_start_is_the_parent_without_history_and_the_hidden_folder_the_commi
     assert "test_div" in (hidden / "tests" / "test_div.py").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("only", ["", " {tests}"])  # the whole test suite, or the commit's test files
 def test_the_check_fails_on_the_start_and_passes_with_the_commits_code(
-    repo: tuple[Repo, dict[str, str]], tmp_path: Path
+    repo: tuple[Repo, dict[str, str]], tmp_path: Path, only: str
 ) -> None:
     r, ids = repo
     out = tmp_path / "suite"
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider" + only
     assert run_from_commits(r.path, ids["code"], 1, command, out, stdout=io.StringIO()) == 0
     (task,) = suite_of(out).tasks
     results = []
@@ -163,6 +164,30 @@ def test_the_check_fails_on_the_start_and_passes_with_the_commits_code(
     assert results[0] != 0 and results[1] == 0
     assert not (tmp_path / "work-True" / "tests" / "test_old.py").exists()
     assert (out / task.start / "tests" / "test_old.py").exists()  # type: ignore[operator]
+
+
+def test_tests_in_the_command_become_each_tasks_own_test_files(
+    repo: tuple[Repo, dict[str, str]], tmp_path: Path
+) -> None:
+    r, ids = repo
+    odd = r.commit(
+        "Odd names",
+        {"calc.py": "x = 1\n", "-x_test.py": "1\n", "tests/test_it's.py": "1\n", "tests/conftest.py": "\n"},
+    )
+    fixtures = r.commit("Fixtures only", {"calc.py": "x = 2\n", "tests/data/in.json": "{}\n"})
+    out = tmp_path / "suite"
+    assert run_from_commits(r.path, ids["merge"], 5, "pytest -q {tests}", out, stdout=io.StringIO()) == 0
+    suite = suite_of(out)
+    checks = {task.id: suite.check_of(task) for task in suite.tasks}
+    assert (
+        checks
+        == {
+            f"commit-{fixtures[:12]}": "pytest -q tests/data",  # no file named like a test: its folder
+            f"commit-{odd[:12]}": "pytest -q ./-x_test.py 'tests/test_it'\"'\"'s.py'",  # never an option
+            f"commit-{ids['last'][:12]}": "rm -f -- tests/test_old.py && pytest -q tests/test_div.py",
+        }
+    )
+    assert suite.defaults.check == "pytest -q ."  # a task added by hand runs them all
 
 
 def test_commits_whose_other_changes_are_documentation_are_passed_over_and_setup_is_written(tmp_path: Path) -> None:
