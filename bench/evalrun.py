@@ -1,13 +1,13 @@
 """evalrun. The harness of `paicli eval run` (issue 34): what it costs per run beyond the agent and the check.
 
 A suite of small tasks (each: write the answer into a file; the hidden check greps it) runs in chat mode
-against the fake server, whose scripted "oracle" writes the right answer, one run at a time (`--jobs 1`,
-so runs do not slow each other down). Every record carries `harness_s`: the run's time but the agent's
-process (`wall_s`), the check (`check_s`) and the setup (none here), that is making the copy, the
-snapshots before and after, moving the copy and copying the hidden files in, and the bookkeeping.
+against the fake server, whose scripted "oracle" writes the right answer, one run at a time (`--jobs 1`, so
+runs do not slow each other down). Every record carries `harness_s`: the run's time but the agent's process
+(`wall_s`), the check (`check_s`) and the setup (none here), that is making the copy, the snapshots before and
+after, copying the hidden files in (moving the copy first when TMPDIR is outside /tmp), and the bookkeeping.
 Target: at most 1 s per run (the median; the largest is shown too). The agent's and the check's times are
-shown beside it for scale: each is a `paicli` process / a sandboxed `bash`. With bubblewrap missing the
-suite runs `--unsandboxed` (and says so in the details).
+shown beside it for scale: each is a `paicli` process / a sandboxed `bash`. With bubblewrap missing the suite
+runs `--unsandboxed` (and says so in the details).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from bench import (
     dag_ops,
     dispatch,
     evalrun,
+    evalsuite,
     fuzz_shell,
     grep,
     keys,
@@ -54,6 +55,7 @@ ORDER = (
     context,
     streamplan,
     evalrun,
+    evalsuite,
 )
 BENCHMARKS: dict[str, ModuleType] = {module.NAME: module for module in ORDER}
 

@@ -8,16 +8,21 @@ the first N that change both test files and other files become tasks:
   versions: the commit's test changes are not there), no history of the original (commit_export.py);
 - goal: the commit message;
 - hidden: the commit's versions of the test files it added or changed;
-- check: the user's test command.
+- check: the user's test command (`{tests}` in it: the task's test files);
+- setup: the user's --setup command, when given (installing the project, say).
 
 A path is a test file when a folder on its way is named test, tests, testing, spec or __tests__, or its
 name looks like a test (test_*.py, *_test.py, *_test.go, *.test.js, *.spec.ts, conftest.py, ...). A commit
-that only deletes test files (nothing to hide) or has an empty message is passed over too."""
+that only deletes test files (nothing to hide) or has an empty message is passed over too, and so is one
+whose other files are all documentation or CI settings (docs/, .github/, *.md, *.rst, *.txt, a changelog,
+...): its tests would pass on the start as they are. Test files the commit deletes are in the start (the
+parent's files); its check removes them before the test command runs, as the commit did."""
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -37,11 +42,26 @@ TEST_NAME = re.compile(
     r"|.*\.(test|spec)\.[cm]?[jt]sx?)$"
 )
 SUITE_FILE = "suite.toml"
+TESTS_PLACEHOLDER = "{tests}"  # in --test-command: the task's own test files
+DOC_FOLDERS = {"doc", "docs", ".github", ".gitlab", ".circleci", "changelog.d", "newsfragments"}
+DOC_SUFFIXES = {".md", ".rst", ".txt", ".adoc", ".rdoc"}
+DOC_NAMES = re.compile(r"^(changes|changelog|history|news|authors|contributors|license|licence|copying|readme)$", re.I)
 
 
 def is_test_path(path: str) -> bool:
     parts = PurePosixPath(path).parts
     return any(part.lower() in TEST_FOLDERS for part in parts[:-1]) or bool(TEST_NAME.match(parts[-1]))
+
+
+def is_doc_path(path: str) -> bool:
+    """Documentation, a changelog or CI settings: a change to it alone cannot make a test pass."""
+    parts = PurePosixPath(path).parts
+    name = parts[-1]
+    return (
+        any(part.lower() in DOC_FOLDERS for part in parts[:-1])
+        or PurePosixPath(name).suffix.lower() in DOC_SUFFIXES
+        or bool(DOC_NAMES.match(name))
+    )
 
 
 @dataclass(frozen=True)
@@ -50,6 +70,7 @@ class CommitTask:
     parent: str
     goal: str
     test_files: tuple[str, ...]  # added or changed by the commit: the hidden check
+    deleted_tests: tuple[str, ...] = ()  # deleted by the commit: the check removes them
 
     @property
     def id(self) -> str:
@@ -71,13 +92,14 @@ def commit_tasks(repo: Path, since: str | None, n: int) -> list[CommitTask]:
             continue  # the root commit: no parent to start from
         changed = changes(repo, parents[0], commit)
         tests = [c for c in changed if is_test_path(c.path)]
-        if not tests or len(tests) == len(changed):
-            continue  # only code, or only tests
+        if not tests or all(is_test_path(c.path) or is_doc_path(c.path) for c in changed):
+            continue  # only code, or only tests (with documentation)
         kept = tuple(sorted(c.path for c in tests if c.status != "D"))
+        deleted = tuple(sorted({c.path for c in tests if c.status == "D"} - set(kept)))
         goal = _message(repo, commit)
         if not kept or not goal:
             continue
-        tasks.append(CommitTask(commit=commit, parent=parents[0], goal=goal, test_files=kept))
+        tasks.append(CommitTask(commit, parents[0], goal, kept, deleted))
         if len(tasks) == n:
             break
     return tasks
@@ -88,13 +110,30 @@ def toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def suite_text(name: str, description: str, test_command: str, tasks: list[CommitTask]) -> str:
+def check_of(task: CommitTask, test_command: str) -> str | None:
+    """The task's own check (None: the suite's): `{tests}` in the command becomes the commit's test files
+    (those named like tests, else their folders), and test files the commit deleted are removed first."""
+    command = test_command
+    if TESTS_PLACEHOLDER in command:
+        named = [path for path in task.test_files if TEST_NAME.match(PurePosixPath(path).name)]
+        named = [path for path in named if PurePosixPath(path).name != "conftest.py"]
+        chosen = named or sorted({str(PurePosixPath(path).parent) for path in task.test_files})
+        arguments = [shlex.quote(f"./{path}" if path.startswith("-") else path) for path in chosen]
+        command = command.replace(TESTS_PLACEHOLDER, " ".join(arguments))
+    if task.deleted_tests:
+        command = f"rm -f -- {' '.join(shlex.quote(path) for path in task.deleted_tests)} && {command}"
+    return None if command == test_command else command
+
+
+def suite_text(
+    name: str, description: str, test_command: str, tasks: list[CommitTask], setup: str | None = None
+) -> str:
     lines = [
         f"name = {toml_string(name)}",
         f"description = {toml_string(description)}",
         "",
         "[defaults]",
-        f"check = {toml_string(test_command)}",
+        f"check = {toml_string(test_command.replace(TESTS_PLACEHOLDER, '.'))}",
     ]
     for task in tasks:
         lines += [
@@ -106,14 +145,22 @@ def suite_text(name: str, description: str, test_command: str, tasks: list[Commi
             f'hidden = "tasks/{task.id}/hidden"',
             f'tags = ["from-commits", {toml_string("commit:" + task.commit)}]',
         ]
+        if setup:
+            lines.append(f"setup = {toml_string(setup)}")
+        if (check := check_of(task, test_command)) is not None:
+            lines.append(f"check = {toml_string(check)}")
     return "\n".join(lines) + "\n"
 
 
-def _usage_problem(repo: Path, since: str | None, n: int, test_command: str, out: Path) -> str | None:
+def _usage_problem(
+    repo: Path, since: str | None, n: int, test_command: str, out: Path, setup: str | None
+) -> str | None:
     if n < 1:
         return "-n must be at least 1"
     if not test_command.strip():
         return "--test-command is empty: give the command that runs the tests"
+    if setup is not None and not setup.strip():
+        return "--setup is empty: give the command that prepares a task (or leave it out)"
     if since is not None and (not since or since.startswith("-")):
         return f"--since {since!r} is not a git revision"
     if not repo.is_dir():
@@ -130,11 +177,12 @@ def run_from_commits(
     test_command: str,
     out: Path,
     *,
+    setup: str | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
     shown, errors = stdout or sys.stdout, stderr or sys.stderr
-    problem = _usage_problem(repo, since, n, test_command, out)
+    problem = _usage_problem(repo, since, n, test_command, out, setup)
     if problem is None:
         try:
             git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
@@ -160,7 +208,7 @@ def run_from_commits(
             written = write_hidden(repo, task.commit, list(task.test_files), folder / "hidden")
             print(f"{task.id}: {counted(len(written), 'hidden test file')}; {one_line(task.goal, 70)}", file=shown)
         name = f"{repo.resolve().name or 'repo'}-commits"
-        text = suite_text(name, f"{len(tasks)} commits of {repo.resolve().name}", test_command, tasks)
+        text = suite_text(name, f"{len(tasks)} commits of {repo.resolve().name}", test_command, tasks, setup)
         Suite.model_validate({**tomllib.loads(text), "root": out})  # what the runner will read: valid
         write_path(out / SUITE_FILE, text.encode("utf-8"))
     except (GitError, OSError) as err:

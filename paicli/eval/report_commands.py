@@ -23,7 +23,8 @@ def _from_commits(args: argparse.Namespace) -> int:
     from paicli.eval.from_commits import run_from_commits
 
     since = well_formed(args.since) if args.since is not None else None
-    return run_from_commits(Path(args.repo), since, args.n, well_formed(args.test_command), Path(args.out))
+    setup = well_formed(args.setup) if args.setup is not None else None
+    return run_from_commits(Path(args.repo), since, args.n, well_formed(args.test_command), Path(args.out), setup=setup)
 
 
 def add_report_and_from_commits(subparsers: Any) -> None:
@@ -50,6 +51,14 @@ def add_report_and_from_commits(subparsers: Any) -> None:
     commits.add_argument(
         "-n", type=int, default=DEFAULT_COMMITS, metavar="N", help=f"tasks (default {DEFAULT_COMMITS})"
     )
-    commits.add_argument("--test-command", required=True, metavar="CMD", help="the command that runs the tests")
+    commits.add_argument(
+        "--test-command",
+        required=True,
+        metavar="CMD",
+        help="the command that runs the tests; {tests} in it becomes each task's own test files",
+    )
     commits.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder for the suite")
+    commits.add_argument(
+        "--setup", metavar="CMD", help="each task's setup command (with network, before the agent), e.g. an install"
+    )
     commits.set_defaults(eval_handler=_from_commits)

@@ -4,8 +4,11 @@
 2. the setup command, with the network, outside the timed run (a failure: `error`);
 3. the agent, headless, in that copy (paicli/eval/agent.py), until it ends, its time limit (`timeout`)
    or its token limit (`over_budget`);
-4. the copy moved to `<base>/checks/<index>/work` (hidden from every agent), the hidden check's files
-   copied over it and the check command run contained: exit 0 `pass`, else `fail`;
+4. the hidden check's files copied over the copy and the check command run contained: exit 0 `pass`,
+   else `fail`. The check runs where the agent worked (`check_in_place`), so what the setup wrote with
+   absolute paths (an editable install, a virtual environment's scripts) still works, unless another
+   agent's commands could see that folder: then the copy first moves to `<base>/checks/<index>/work`,
+   hidden from every agent;
 5. one RunRecord appended to DIR/results.jsonl at once.
 
 Cancelled (Ctrl+C), the running agents are stopped and what finished is kept."""
@@ -38,6 +41,7 @@ from paicli.repomap.index import index_folder
 
 SETUP_TIMEOUT = 1800.0  # seconds: installs may be slow, but a setup that hangs must not hang the eval
 CHECK_FLOOR = 60.0  # a check gets the task's time limit, at least this
+PRIVATE_TMP = Path("/tmp")  # every sandboxed command gets a private one (paicli/sandbox/bwrap.py)
 
 
 class Progress(Protocol):
@@ -147,10 +151,13 @@ async def run_one(setup: EvalSetup, run: PlannedRun) -> RunRecord:
         if agent.exit_code == 2:  # a usage or configuration error: the agent never had a fair start
             update = {"error": f"paicli: {agent.last_error()}"}
             return _timed(record.model_copy(update=update), began, setup_s + agent_s)
-        checked = setup.base / "checks" / str(run.index)
-        checked.mkdir()
-        await asyncio.to_thread(os.replace, work, checked / "work")
-        work = checked / "work"
+        shown: list[str | Path] = [setup.home, *setup.env.get("PATH", "").split(os.pathsep)]
+        shown += setup.containing.writable
+        if not check_in_place(setup.base, setup.containing.sandboxed, shown):
+            checked = setup.base / "checks" / str(run.index)
+            checked.mkdir()
+            await asyncio.to_thread(os.replace, work, checked / "work")
+            work = checked / "work"
         await asyncio.to_thread(copy_hidden, suite.root / task.hidden, work)
         timeout = max(CHECK_FLOOR, suite.time_limit_of(task))
         check = await run_command(
@@ -168,6 +175,24 @@ async def run_one(setup: EvalSetup, run: PlannedRun) -> RunRecord:
         return _timed(record, began, setup_s + agent_s + check_s)
     finally:
         await asyncio.shield(asyncio.to_thread(_clean, setup, run.index, folder / "work"))
+
+
+def check_in_place(base: Path, sandboxed: bool, shown: Sequence[str | Path] = ()) -> bool:
+    """Whether a run's check can run in the folder its agent worked in. In the sandbox every command has
+    a private /tmp: with the runs under /tmp no agent's commands see another run's folder (and the file
+    tools never leave their workspace), unless a folder the sandbox shows them holds the runs (`shown`:
+    the home folder, the PATH folders and the writable caches, bound over the private /tmp when they live
+    under it). Elsewhere they would see it (the filesystem is readable), so the copy moves to
+    `<base>/checks`, hidden from every agent. Without a sandbox nothing is hidden from the commands."""
+    if not sandboxed:
+        return True
+    if not base.is_relative_to(PRIVATE_TMP):
+        return False
+    for folder in shown:
+        real = Path(os.path.realpath(folder)) if os.path.isabs(folder) else None
+        if real is not None and real != PRIVATE_TMP and base.is_relative_to(real):
+            return False
+    return True
 
 
 def _figures(agent: AgentResult, prices: Mapping[str, Price], changed: tuple[str, ...]) -> dict[str, object]:

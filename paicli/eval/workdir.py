@@ -1,9 +1,10 @@
 """A run's files: the fresh starting copy (a folder copied, or a git repository cloned at a commit), the
 snapshot taken before the agent runs, and the files it changed (the snapshot taken again and compared).
 
-A run lives in `<base>/runs/<index>/work` while the agent runs, and is moved to `<base>/checks/<index>/work`
-before its hidden check is copied in: `<base>/checks` is hidden from every agent's sandbox, so with
-`--jobs N` no agent can read another run's hidden check either."""
+A run lives in `<base>/runs/<index>/work` while the agent runs; its check runs there too, or, where other
+agents' commands could see that folder (runner.check_in_place), in `<base>/checks/<index>/work`, where it
+is moved before its hidden check is copied in: `<base>/checks` is hidden from every agent's sandbox, so
+with `--jobs N` no agent can read another run's hidden check either."""
 
 from __future__ import annotations
 

@@ -158,6 +158,17 @@ def every_eval_run_passes_with_the_oracle_and_records_its_harness_time(evalrun: 
     assert all(record["harness_s"] >= 0 and record["outcome"] == "pass" for record in evalrun.details["records"])
 
 
+def the_builtin_suite_passes_with_the_oracle_in_both_modes(evalsuite: Result) -> None:
+    from bench.evalsuite import solution_files
+
+    assert metric(evalsuite, "plan: runs passed") == metric(evalsuite, "chat: runs passed") == 1
+    runs = evalsuite.details["runs"]
+    assert [(r["task"], r["mode"]) for r in runs] == [tuple(key) for key in evalsuite.details["planned"]]
+    for record in runs:  # the oracle wrote the reference solution, and nothing else
+        assert record["outcome"] == "pass" and record["harness_s"] >= 0
+        assert sorted(record["files_changed"]) == sorted(solution_files(record["task"])), record
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
     "dag": the_plan_contract_is_checked_on_a_thousand_writers,
     "makespan": makespan_completes_every_task,
@@ -176,6 +187,7 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "context": the_context_benchmark_finds_the_changed_files_in_the_planner_request,
     "streamplan": reads_start_while_the_plan_streams_only_with_early_start,
     "evalrun": every_eval_run_passes_with_the_oracle_and_records_its_harness_time,
+    "evalsuite": the_builtin_suite_passes_with_the_oracle_in_both_modes,
 }
 
 

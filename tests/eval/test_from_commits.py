@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from paicli.eval.from_commits import is_test_path, run_from_commits
+from paicli.eval.from_commits import is_doc_path, is_test_path, run_from_commits
 from paicli.eval.records import Suite
 
 CALC_V1 = "def add(a, b):\n    return a + b\n"
 CALC_V2 = CALC_V1 + "\n\ndef sub(a, b):\n    return a - b\n"
 TEST_V1 = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+# a test the last commit deletes: it fails once div() exists
+TEST_OLD = "import calc\n\n\ndef test_no_div():\n    assert not hasattr(calc, 'div')\n"
 TEST_V2 = TEST_V1 + "\n\ndef test_sub():\n    from calc import sub\n\n    assert sub(5, 3) == 2\n"
 
 
@@ -44,11 +46,11 @@ class Repo:
         for name, text in files.items():
             path = self.path / name
             if text is None:
-                self.git("rm", "-q", name)
+                self.git("rm", "-q", "--", name)
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-            self.git("add", name)
+            self.git("add", "--", name)
         self.git("commit", "-q", "-m", message)
         return self.git("rev-parse", "HEAD")
 
@@ -57,7 +59,7 @@ class Repo:
 def repo(tmp_path: Path) -> tuple[Repo, dict[str, str]]:
     r = Repo(tmp_path / "origin")
     ids = {
-        "root": r.commit("first", {"calc.py": CALC_V1, "tests/test_calc.py": TEST_V1, "tests/test_old.py": "x = 1\n"}),
+        "root": r.commit("first", {"calc.py": CALC_V1, "tests/test_calc.py": TEST_V1, "tests/test_old.py": TEST_OLD}),
         "sub": r.commit("Add sub()\n\nSubtraction, with a test.", {"calc.py": CALC_V2, "tests/test_calc.py": TEST_V2}),
         "code": r.commit("Only code", {"calc.py": CALC_V2 + "# tidy\n"}),
         "tests": r.commit("Only tests", {"tests/test_calc.py": TEST_V2 + "# more\n"}),
@@ -93,7 +95,10 @@ def test_commits_changing_tests_and_code_become_tasks_newest_first(
     suite = suite_of(out)
     assert [t.id for t in suite.tasks] == [f"commit-{ids[k][:12]}" for k in ("last", "side", "sub")]
     assert suite.tasks[2].goal == "Add sub()\n\nSubtraction, with a test."
-    assert suite.check_of(suite.tasks[0]) == "python -m pytest -q"
+    # the last commit deletes tests/test_old.py: its check removes it first; the others run the command
+    assert suite.check_of(suite.tasks[0]) == "rm -f -- tests/test_old.py && python -m pytest -q"
+    assert suite.check_of(suite.tasks[1]) == suite.check_of(suite.tasks[2]) == "python -m pytest -q"
+    assert all(task.setup is None for task in suite.tasks)
     assert run_from_commits(r.path, None, 2, "pytest", tmp_path / "two", stdout=io.StringIO()) == 0
     assert len(suite_of(tmp_path / "two").tasks) == 2
     assert run_from_commits(r.path, ids["sub"], 10, "pytest", tmp_path / "since", stdout=io.StringIO()) == 0
@@ -129,12 +134,13 @@ def test_the_start_is_the_parent_without_history_and_the_hidden_folder_the_commi
     assert "test_div" in (hidden / "tests" / "test_div.py").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("only", ["", " {tests}"])  # the whole test suite, or the commit's test files
 def test_the_check_fails_on_the_start_and_passes_with_the_commits_code(
-    repo: tuple[Repo, dict[str, str]], tmp_path: Path
+    repo: tuple[Repo, dict[str, str]], tmp_path: Path, only: str
 ) -> None:
     r, ids = repo
     out = tmp_path / "suite"
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider" + only
     assert run_from_commits(r.path, ids["code"], 1, command, out, stdout=io.StringIO()) == 0
     (task,) = suite_of(out).tasks
     results = []
@@ -145,9 +151,79 @@ def test_the_check_fails_on_the_start_and_passes_with_the_commits_code(
             (work / "calc.py").write_text(r.git("show", f"{ids['last']}:calc.py") + "\n", encoding="utf-8")
         shutil.copytree(out / task.hidden, work, dirs_exist_ok=True)
         quick = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        check = subprocess.run(command.split(), cwd=work, capture_output=True, text=True, timeout=120, env=quick)
+        check = subprocess.run(
+            ["bash", "-c", suite_of(out).check_of(task)],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=quick,
+        )
         results.append(check.returncode)
+    # with the commit's code the deleted test_old.py would fail: the check removed it, as the commit did
     assert results[0] != 0 and results[1] == 0
+    assert not (tmp_path / "work-True" / "tests" / "test_old.py").exists()
+    assert (out / task.start / "tests" / "test_old.py").exists()  # type: ignore[operator]
+
+
+def test_tests_in_the_command_become_each_tasks_own_test_files(
+    repo: tuple[Repo, dict[str, str]], tmp_path: Path
+) -> None:
+    r, ids = repo
+    odd = r.commit(
+        "Odd names",
+        {"calc.py": "x = 1\n", "-x_test.py": "1\n", "tests/test_it's.py": "1\n", "tests/conftest.py": "\n"},
+    )
+    fixtures = r.commit("Fixtures only", {"calc.py": "x = 2\n", "tests/data/in.json": "{}\n"})
+    out = tmp_path / "suite"
+    assert run_from_commits(r.path, ids["merge"], 5, "pytest -q {tests}", out, stdout=io.StringIO()) == 0
+    suite = suite_of(out)
+    checks = {task.id: suite.check_of(task) for task in suite.tasks}
+    assert (
+        checks
+        == {
+            f"commit-{fixtures[:12]}": "pytest -q tests/data",  # no file named like a test: its folder
+            f"commit-{odd[:12]}": "pytest -q ./-x_test.py 'tests/test_it'\"'\"'s.py'",  # never an option
+            f"commit-{ids['last'][:12]}": "rm -f -- tests/test_old.py && pytest -q tests/test_div.py",
+        }
+    )
+    assert suite.defaults.check == "pytest -q ."  # a task added by hand runs them all
+
+
+def test_commits_whose_other_changes_are_documentation_are_passed_over_and_setup_is_written(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "origin")
+    r.commit("one", {"a.py": "1\n", "tests/test_a.py": "1\n", "CHANGES": "", "docs/conf.py": ""})
+    code = r.commit("Code, tests and notes", {"a.py": "2\n", "tests/test_a.py": "2\n", "CHANGES.md": "- two\n"})
+    r.commit("Tests and notes", {"tests/test_a.py": "3\n", "CHANGES.md": "- three\n", "docs/index.rst": "x\n"})
+    r.commit("Tests, changelog, CI", {"tests/test_a.py": "4\n", "CHANGES": "4\n", ".github/ci.yml": "on: push\n"})
+    r.commit("Tests and the docs' config", {"tests/test_a.py": "5\n", "docs/conf.py": "x = 5\n"})
+    out = tmp_path / "out"
+    setup = "python -m venv .venv && .venv/bin/pip install -e ."
+    assert run_from_commits(r.path, None, 5, "pytest", out, setup=setup, stdout=io.StringIO()) == 0
+    (task,) = suite_of(out).tasks
+    assert task.id == f"commit-{code[:12]}" and task.setup == setup
+    errors = io.StringIO()
+    assert run_from_commits(r.path, None, 5, "pytest", tmp_path / "o2", setup=" ", stderr=errors) == 2
+    assert "--setup is empty" in errors.getvalue() and not (tmp_path / "o2").exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "is_doc"),
+    [
+        ("CHANGES.md", True),
+        ("CHANGES", True),
+        ("docs/conf.py", True),
+        ("changelog.d/123.bugfix", True),
+        (".github/workflows/tests.yaml", True),
+        ("requirements/tests.txt", True),
+        ("src/pkg/changes.py", False),
+        ("src/pkg/news.py", False),
+        ("pyproject.toml", False),
+        ("src/pkg/data.json", False),
+    ],
+)
+def test_what_counts_as_documentation(path: str, is_doc: bool) -> None:
+    assert is_doc_path(path) is is_doc
 
 
 def test_bad_input_is_one_line_and_writes_nothing(repo: tuple[Repo, dict[str, str]], tmp_path: Path) -> None:

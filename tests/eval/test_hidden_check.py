@@ -94,3 +94,31 @@ def test_unsandboxed_runs_where_bubblewrap_cannot_be_found(
     assert run_eval([str(suite), "--mode", "chat", "--out", str(out), "--unsandboxed"]) == 0
     [record] = results(out)
     assert record["outcome"] == "pass" and record["files_changed"] == ["answer.txt"]
+
+
+def test_an_agent_cannot_read_the_check_another_run_has_in_place(
+    fake: FakeLLM, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `--jobs 2` one run's check runs in its agent's folder while the other agent still works: that
+    agent's commands look for the check's marker everywhere while it is there, and find nothing."""
+    require_bwrap()
+    marker = f"HIDDEN-CHECK-{uuid.uuid4().hex}"
+    pattern = "HIDDEN-CHECK-[0-9a-f]{32}"
+    checked = answer_task("quick")
+    checked["hidden"] = {**checked["hidden"], "secret.txt": marker + "\n"}
+    checked["check"] = f"grep -q {marker} secret.txt && sleep 5 && grep -qx 42 answer.txt"  # in place for 5 s
+    peek = {"id": "peek", "goal": "peek at the other run", "files": {"a.txt": "\n"}, "hidden": {"h": ""}}
+    peek["check"] = "true"
+    suite = write_suite(tmp_path / "suite", [checked, peek])
+    script_writer(fake, "for quick", "answer.txt", "42\n")
+    places = f"/tmp/paicli-eval-* /tmp /var/tmp {home}"  # the runs' folders first: /tmp may be large
+    command = f"sleep 2.5; grep -rEo '{pattern}' {places} 2>/dev/null | head -3; echo looked-$((6 * 7))"
+    fake.on(has_tool_result("execute_command"), Reply.text("Done."), repeat=True)
+    fake.on("peek at the other run", Reply.tool_calls([("execute_command", {"command": command})]), repeat=True)
+    eval_env(monkeypatch, fake, home)
+    out = tmp_path / "out"
+    assert run_eval([str(suite), "--mode", "chat", "--jobs", "2", "--out", str(out)]) == 0
+    outcomes = {record["task"]: record["outcome"] for record in results(out)}
+    assert outcomes == {"quick": "pass", "peek": "pass"}  # the marker was in place for the check
+    assert any("looked-42" in request.text for request in fake.requests)  # the command ran, the model saw it
+    assert all(marker not in request.text for request in fake.requests)

@@ -38,7 +38,9 @@ def test_from_commits_needs_its_test_command_and_out(tmp_path: Path) -> None:
     with redirect_stderr(io.StringIO()), pytest.raises(SystemExit):
         parser().parse_args(["from-commits", str(tmp_path), "--out", str(tmp_path / "o")])
     args = parser().parse_args(["from-commits", str(tmp_path), "-n", "3", "--test-command", "pytest", "--out", "o"])
-    assert (args.n, args.test_command, args.since) == (3, "pytest", None)
+    assert (args.n, args.test_command, args.since, args.setup) == (3, "pytest", None, None)
+    with_setup = parser().parse_args(["from-commits", "r", "--test-command", "t", "--out", "o", "--setup", "pip i"])
+    assert with_setup.setup == "pip i"
     errors = io.StringIO()
     with redirect_stderr(errors):
         assert args.eval_handler(args) == 2  # not a git repository: a usage error

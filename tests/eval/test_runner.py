@@ -11,7 +11,17 @@ from pathlib import Path
 import pytest
 
 from paicli.eval.records import RunRecord
-from tests.eval.suites import answer_task, eval_env, json_lines, results, run_eval, script_writer, write_suite
+from paicli.eval.runner import check_in_place
+from tests.eval.suites import (
+    ANSWER_CHECK,
+    answer_task,
+    eval_env,
+    json_lines,
+    results,
+    run_eval,
+    script_writer,
+    write_suite,
+)
 from tests.fakellm import FakeLLM, Reply, all_of, has_tool_result
 from tests.plan_script import PLANNER, script_summary, system_is, task_is
 from tests.sandboxing import require_bwrap
@@ -103,3 +113,36 @@ def test_plan_mode_runs_the_plan_path(
     assert record["requests"] == len(fake.requests) and fake.requests[0].text.startswith(PLANNER)
     progress = " ".join(capsys.readouterr().err.split())  # on stderr, wrapped at the terminal's width
     assert "paicli eval done: 1 run finished, 1 passed" in progress
+
+
+def test_the_check_runs_where_the_setup_and_the_agent_ran(
+    fake: FakeLLM, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a setup writes with absolute paths (an editable install's .pth, a virtual environment's scripts)
+    still points at the copy when the check runs: the check runs in the agent's folder."""
+    where = 'test "$(cat .setup-dir)" = "$(pwd)"'
+    task = answer_task("installed", setup="pwd > .setup-dir", check=f"{where} && {ANSWER_CHECK}")
+    suite = write_suite(tmp_path / "suite", [task])
+    script_writer(fake, "for installed", "answer.txt", "42\n")
+    eval_env(monkeypatch, fake, home)
+    out = tmp_path / "out"
+    assert run_eval([str(suite), "--mode", "chat", "--out", str(out)]) == 0
+    [record] = results(out)
+    assert record["outcome"] == "pass", record["check_tail"]
+    assert record["files_changed"] == ["answer.txt"]  # the setup's file is not the agent's work
+
+
+@pytest.mark.parametrize(
+    ("base", "sandboxed", "shown", "in_place"),
+    [
+        ("/tmp/paicli-eval-x", True, ["/tmp", "/usr/bin", "~/.cache"], True),  # private /tmp: no agent sees it
+        ("/var/tmp/paicli-eval-x", True, [], False),  # readable by other agents' commands: moved to checks/
+        ("/var/tmp/paicli-eval-x", False, [], True),  # no sandbox: nothing is hidden from commands anyway
+        ("/tmp/home/tmp/paicli-eval-x", True, ["/usr/bin", "/tmp/home"], False),  # a home under /tmp is shown
+        ("/tmp/bin/paicli-eval-x", True, ["/tmp/bin"], False),  # so is a PATH folder
+    ],
+)
+def test_the_check_moves_out_of_sight_only_where_other_agents_could_see_it(
+    base: str, sandboxed: bool, shown: list[str], in_place: bool
+) -> None:
+    assert check_in_place(Path(base), sandboxed, shown) is in_place
