@@ -21,6 +21,7 @@ from paicli.llm.endpoint import Endpoint
 from paicli.llm.meter import MeteredModel
 from paicli.llm.retry import Backoff
 from paicli.llm.routed import RoutedModel
+from paicli.llm.shared_gate import SharedClosure
 from paicli.llm.types import ChatModel
 from paicli.mcp import sdk
 from paicli.mcp.server_config import expand
@@ -223,7 +224,11 @@ def build_runtime(
         read_timeout=s.read_timeout,
         max_attempts=s.max_attempts,
         backoff_base=s.retry_backoff,
-        endpoint=Endpoint(max_in_flight=s.max_parallel, backoff=Backoff(base=s.retry_backoff)),
+        endpoint=Endpoint(
+            max_in_flight=s.max_parallel,
+            backoff=Backoff(base=s.retry_backoff),
+            shared=SharedClosure.from_environ(os.environ, s.base_url),
+        ),
         rate_limit_wait=s.rate_limit_wait,
         sink=sink,
         store=capability_store(home),

@@ -143,7 +143,7 @@ def run_command(settings: Settings, args: argparse.Namespace) -> int:
             base=base,
             containing=containing,
             passed=passed_options(args),
-            env=agent_environment(settings),
+            env=agent_environment(settings, base / "rate-gate"),
             home=home,
             prices=settings.prices,
             agent_hide=(*hidden, base / "checks"),
@@ -194,12 +194,16 @@ async def _drive(setup: Any, runs: Any, jobs: int, progress: Any, finished: list
     return interrupted
 
 
-def agent_environment(settings: Settings) -> dict[str, str]:
+def agent_environment(settings: Settings, rate_gate: Path | None = None) -> dict[str, str]:
     """This process's environment for the agents, with the key: paicli took it out of its own environment
-    at start-up (paicli/secret_handoff.py) and each agent does the same with it."""
+    at start-up (paicli/secret_handoff.py) and each agent does the same with it. `rate_gate`: the folder
+    where the agents tell each other of a rate limit (paicli/llm/shared_gate.py)."""
+    from paicli.llm.shared_gate import FOLDER_VARIABLE
     from paicli.secret_handoff import HANDOFF_VARIABLE
 
     env = {name: value for name, value in os.environ.items() if name != HANDOFF_VARIABLE}
+    if rate_gate is not None:
+        env[FOLDER_VARIABLE] = str(rate_gate)
     key = settings.require_key()
     if key:
         env["PAICLI_API_KEY"] = key

@@ -16,6 +16,7 @@ from typing import Literal
 from paicli.llm.concurrency import AdaptiveLimit, Slot
 from paicli.llm.rate_gate import Closing, RateGate
 from paicli.llm.retry import Backoff
+from paicli.llm.shared_gate import SharedClosure
 
 DEFAULT_MAX_IN_FLIGHT = 64  # a client made without an endpoint (tests, benchmarks): effectively unbounded
 
@@ -53,14 +54,18 @@ class Endpoint:
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         backoff: Backoff | None = None,
         clock: Callable[[], float] = time.monotonic,
+        shared: SharedClosure | None = None,
     ) -> None:
         self.gate = RateGate(backoff, clock)
         self.limit = AdaptiveLimit(max_in_flight)
         self.clock = clock
+        self.shared = shared  # other processes' rate limits on this endpoint (shared_gate.py); None: this one's
 
     async def admit(self, deadline: float | None = None) -> Admission:
         """Waits until this request may be sent (RateBudgetSpent past `deadline`); `finish` must follow."""
         while True:
+            if self.shared is not None and (left := self.shared.remaining()) > 0:
+                self.gate.hold(left)  # another process was told to wait: so are we
             probe = await self.gate.wait_turn(deadline)
             try:
                 slot = await self.limit.acquire()
@@ -84,7 +89,10 @@ class Endpoint:
             return None
         if outcome == "limited":
             self.limit.limited(admission.slot)
-            return self.gate.limited(retry_after, probe=admission.probe)
+            closing = self.gate.limited(retry_after, probe=admission.probe)
+            if self.shared is not None:
+                self.shared.close_for(closing.wait)
+            return closing
         if outcome == "ok":
             self.limit.succeeded()
         self.gate.passed(probe=admission.probe)

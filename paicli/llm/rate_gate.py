@@ -101,6 +101,16 @@ class RateGate:
         self._wake()
         return Closing(wait=max(0.0, self.until - now), news=news)
 
+    def hold(self, seconds: float) -> None:
+        """Closed for `seconds` from now because another process was rate limited (shared_gate.py): like
+        `limited` with the server's time, but not a rate-limited answer of this process's own."""
+        now = self.clock()
+        if self.closed and self.until >= now + seconds:
+            return
+        self.until = max(self.until, now + seconds) if self.closed else now + seconds
+        self.closed = True
+        self._wake()
+
     def passed(self, *, probe: bool) -> None:
         """An answer that was not a rate limit. It opens the gate only if it was the probe (or the gate was
         open when it was sent and still is): a late answer to a request sent before the gate closed says
