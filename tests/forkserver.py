@@ -44,26 +44,29 @@ from typing import Any
 import pexpect
 import ptyprocess
 
-PRELOADED = (
-    "paicli.cli",
-    "paicli.ui.first_prompt",
-    "paicli.ui.repl",
-    "paicli.headless",
-    "paicli.runtime",
-    "paicli.app.driver",
-    "paicli.doctor",
-    "paicli.map_command",
-    "paicli.config",
-)
-OPTIONAL = ("mcp", "mcp.client.stdio")  # the mcp extra, when installed (dev installs it)
+# Imported by the server: every paicli module (a run imports what it needs of them lazily: the plan's
+# executor, the reviewer...) and the libraries they load on first use; the forks then import nothing.
+SKIPPED = ("paicli.__main__",)  # importing it runs paicli
+LIBRARIES = ("httpcore2", "h11", "anyio", "re2", "pathspec", "ctypes", "mcp", "mcp.client.stdio")
+
+
+def preload() -> None:
+    import importlib
+    import pkgutil
+
+    import paicli
+
+    for info in pkgutil.walk_packages(paicli.__path__, "paicli."):
+        if info.name not in SKIPPED:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(info.name)
+    for name in LIBRARIES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def serve(path: str) -> None:
-    for name in PRELOADED:
-        __import__(name)
-    for name in OPTIONAL:
-        with contextlib.suppress(ImportError):
-            __import__(name)
+    preload()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
