@@ -20,12 +20,15 @@ from pathlib import Path
 from paicli.app.checkpoints.git import GitError, ShadowGit, split_z
 from paicli.app.checkpoints.images import UnsafePath, check_relative, look_in, parent_folder, read_all
 
-PAICLI_EXCLUDES = ("/.paicli/",)
+# paicli's own folder, and the temp files of its atomic writes and undos (a write under way in another task
+# or process: gone again by the time git reads it)
+PAICLI_EXCLUDES = ("/.paicli/", "*.paicli-tmp", "*.paicli-undo")
 USER_EXCLUDE_LIMIT = 1 << 20  # bytes of the user's .git/info/exclude read at most
 NESTED_DEPTH = 16
 BULK = 100  # new contents from this many paths on go into one pack
 BULK_REF = "refs/paicli-bulk"  # the first checkpoint's pack commit, for the moment it is written
 _RETRIES = 8
+_VANISHED = re.compile(r"error: ([^\n]+): does not exist and --remove not passed")  # gone since it was listed
 _UNREADABLE = re.compile(r"(?:unable to index file|open\(\"|Unable to process path|unable to stat) '?\"?([^'\"\n]+)")
 
 Notify = Callable[[str], None]
@@ -231,6 +234,10 @@ class Snapshotter:
                 if "index.lock" in str(error) and "exists" in str(error):
                     # Only paicli writes this index, and it holds the store's lock: the lock file is stale.
                     (self.git.git_dir / "paicli-index.lock").unlink(missing_ok=True)
+                    continue
+                gone = _VANISHED.search(str(error))
+                if gone is not None and gone.group(1) in paths:  # removed since it was listed: nothing to keep
+                    paths = [p for p in paths if p != gone.group(1)]
                     continue
                 bad = _UNREADABLE.search(str(error))
                 if bad is None or bad.group(1) not in paths:

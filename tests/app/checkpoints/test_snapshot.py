@@ -242,3 +242,26 @@ def test_a_checkpoint_takes_the_file_listers_checkpoint_view(
     taken = tree_of(store, store.snapshot("t"))
     assert sorted(taken) == list(list_files(workspace, view="checkpoint").files)
     assert "fixtures/f.json" in taken and "fixtures/f.json" not in list_files(workspace).files
+
+
+def test_temp_files_of_writes_under_way_are_not_taken_and_a_file_gone_since_listed_is_passed_over(
+    store: CheckpointStore, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another task's (or process's) atomic write leaves its temp file for a moment: a checkpoint listing it
+    then failed at update-index once the rename took it away, and checkpoints went off for the plan."""
+    (workspace / "app.py").write_text("x\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / ".guide.md.55367d02.paicli-tmp").write_text("half\n")
+    (workspace / ".a.py.0011aabb.paicli-undo").write_text("half\n")
+    assert sorted(tree_of(store, store.snapshot("t"))) == ["app.py"]
+    # a file listed, then gone before git reads it (an editor's own temp file, say)
+    (workspace / "soon-gone.txt").write_text("y\n")
+    listed = store.snapshots._changed_paths
+
+    def listed_then_removed() -> tuple[list[str], list[str]]:
+        adds, drops = listed()
+        (workspace / "soon-gone.txt").unlink()
+        return adds, drops
+
+    monkeypatch.setattr(store.snapshots, "_changed_paths", listed_then_removed)
+    assert sorted(tree_of(store, store.snapshot("t2"))) == ["app.py"]
