@@ -225,8 +225,11 @@ def _kept_under_tmp(home: Path, workspace: Path, search_path: str) -> list[Path]
         real = _real(candidate)
         if real == Path("/tmp") or not real.is_relative_to("/tmp") or not real.is_dir():
             continue
+        if (real.parent / "pyvenv.cfg").is_file() and real.parent != Path("/tmp"):
+            real = real.parent  # a virtual environment's bin: its programs need its lib/ (site-packages) too
         if real.is_relative_to(workspace) or any(real.is_relative_to(k) for k in kept):
             continue
+        kept = [k for k in kept if not k.is_relative_to(real)]
         kept.append(real)
     return kept
 

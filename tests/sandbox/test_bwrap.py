@@ -209,3 +209,21 @@ async def test_a_command_the_user_types_runs_as_the_user(ctx: ToolContext, fake_
     done = await run_shell("touch ~/mine.txt && echo made", ctx, shown.append)
     assert done.status == "exit code 0" and shown == ["made"]
     assert (fake_home / "mine.txt").exists()
+
+
+async def test_a_virtual_environment_under_tmp_on_path_works_whole_and_read_only(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout (and its venv) under /tmp, its `bin` on PATH: the private /tmp kept the `bin` and hid
+    its `lib`, so `python -m mypy` found no mypy. The venv is kept whole, read-only."""
+    venv = tmp_path / "checkout" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib" / "site-packages").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "lib" / "site-packages" / "tool.py").write_text("MARK = 1\n")
+    (tmp_path / "checkout" / "secret-notes.txt").write_text("not the venv's\n")
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    output = await run(ctx, f"cat {venv}/lib/site-packages/tool.py; cat {tmp_path}/checkout/secret-notes.txt")
+    assert "MARK = 1" in output and "not the venv's" not in output, output
+    output = await run(ctx, f"echo x > {venv}/lib/site-packages/planted.py")
+    assert "Read-only file system" in output and not (venv / "lib" / "site-packages" / "planted.py").exists()
