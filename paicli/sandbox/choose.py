@@ -114,15 +114,20 @@ def probe(sandbox: BwrapSandbox, workspace: Path) -> str | None:
     """None when `true` runs under the sandbox's real options in this workspace; else bwrap's complaint."""
     containment = Containment(Path(os.path.realpath(workspace)))
     argv, _ = sandbox.command(["true"], {}, containment)
-    problem = _run_probe(tuple(argv), PROBE_TIMEOUT)
-    if problem == _too_slow(PROBE_TIMEOUT):  # a machine under load is not a broken bwrap: wait longer once
-        problem = _run_probe(tuple(argv), PROBE_TIMEOUT * PATIENCE)
+    problem = _patient_probe(tuple(argv))
     if problem is not None:
         # a socket it covers may have gone (with its folder) between the scan and bwrap, which then cannot
         # make the mount point: the options built again leave it out
         again, _ = sandbox.command(["true"], {}, containment)
         if again != argv:
-            problem = _run_probe(tuple(again), PROBE_TIMEOUT)
+            problem = _patient_probe(tuple(again))
+    return problem
+
+
+def _patient_probe(argv: tuple[str, ...]) -> str | None:
+    problem = _run_probe(argv, PROBE_TIMEOUT)
+    if problem == _too_slow(PROBE_TIMEOUT):  # a machine under load is not a broken bwrap: wait longer once
+        problem = _run_probe(argv, PROBE_TIMEOUT * PATIENCE)
     return problem
 
 
