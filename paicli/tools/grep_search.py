@@ -316,10 +316,21 @@ async def run_rg(rg: str, root: Path, arguments: Sequence[str]) -> bytes | None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
-                await asyncio.shield(process.wait())
+                await asyncio.shield(_reaped(process))
     if process.returncode == 2 and not output:
         return None  # the pattern was refused (or rg could not run at all): search in process
     return output
+
+
+async def _reaped(process: asyncio.subprocess.Process) -> None:
+    """Waits for a killed rg. Its output is read to the end first: once more than the reader's buffer was
+    left unread, asyncio paused the pipe, never saw its end, and `wait()` never returned (the exit is only
+    reported once every pipe is closed): SIGTERM during a search with many matches hung paicli."""
+    if process.stdout is not None:
+        with contextlib.suppress(OSError, ValueError):
+            while await process.stdout.read(1 << 20):
+                pass
+    await process.wait()
 
 
 def rg_threads(load: float | None = None, cores: int | None = None) -> list[str]:
