@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from bench.common import Result, median, rounded
+from paicli.sandbox.memos import FolderMemos
 from paicli.tools.base import ToolContext
 from paicli.tools.builtin import grep_code
 from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
@@ -62,7 +63,7 @@ def time_tool(root: Path, path_env: str, rounds: int) -> tuple[list[float], str]
     saved = os.environ.get("PATH", "")
     os.environ["PATH"] = path_env
     try:
-        ctx = ToolContext(workspace=root)
+        ctx = ToolContext(workspace=root, folders=FolderMemos())  # a session's memos, as the runtime passes
         seconds, output = [], ""
         for _ in range(rounds):
             start = time.perf_counter()

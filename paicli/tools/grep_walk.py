@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,12 +90,16 @@ async def search_tree(
     keep: int,
     rg: str | None,
     git: SharedGit | None = None,
+    remembered: dict[Path, list[str]] | None = None,
 ) -> Found:
     """The hits below `scope` in the files `choose()` selects (run in a thread meanwhile): by rg's walk
     where it can run, else by file name or in process. An exception of `choose` stops the search. `git`:
-    the git of this run, shared with `choose` (one configuration look-up)."""
+    the git of this run, shared with `choose` (one configuration look-up). `remembered`: the session's
+    memo of git's ignored paths (see `_walk`)."""
     git = git if git is not None else SharedGit(root)
-    walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep, git)) if rg and _walkable(scope) else None
+    walking = None
+    if rg and _walkable(scope):
+        walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep, git, remembered))
     try:
         chosen = await off_loop(choose)
         walked = await walking if walking is not None else None
@@ -143,15 +148,33 @@ def _folder_walked(folder: str, excluded: frozenset[str]) -> bool:
 
 
 async def _walk(
-    rg: str | None, root: Path, scope: Scope, pattern: LinePattern, keep: int, git: SharedGit
+    rg: str | None,
+    root: Path,
+    scope: Scope,
+    pattern: LinePattern,
+    keep: int,
+    git: SharedGit,
+    remembered: dict[Path, list[str]] | None = None,
 ) -> _Walked | None:
-    """rg's hits over its walk of the scope's folder; None outside git or when rg fails or refuses."""
+    """rg's hits over its walk of the scope's folder; None outside git or when rg fails or refuses.
+
+    git's ignored paths become rg's exclusions. Asking git for them is the one step before rg can start;
+    with `remembered` (the session's memo), the last answer is used at once and git is asked again for
+    the next search. A stale answer changes no result: a listed file under a path it excludes is searched
+    by name (`_missed`), and a file it does not exclude that is ignored now is walked and dropped, as
+    every hit of a file the listing does not name is."""
     assert rg is not None
     excluded: list[str] = []
     if not scope.include_ignored:
-        ignored = await off_loop(lambda: _git_ignored(root, git))  # never waited for at exit, as to_thread is
+        ignored = remembered.get(root) if remembered is not None else None
         if ignored is None:
-            return None
+            ignored = await off_loop(lambda: _git_ignored(root, git))  # never waited for at exit, as to_thread is
+            if ignored is None:
+                return None
+            if remembered is not None:
+                remembered[root] = ignored
+        elif remembered is not None:
+            _ask_again(root, git, remembered)
         prefix = scope.folder + "/" if scope.folder else ""
         excluded = _plain_excludes(path for path in ignored if path.startswith(prefix))
     # A later glob wins over an earlier one: the name glob first, so that no exclusion is overridden.
@@ -162,6 +185,17 @@ async def _walk(
     if output is None:
         return None
     return _Walked(await off_loop(lambda: parse_rg_output([output], keep)), frozenset(excluded))  # see ripgrep_hits
+
+
+def _ask_again(root: Path, git: SharedGit, remembered: dict[Path, list[str]]) -> None:
+    """git's ignored paths asked for again in a daemon thread, for the next search (nobody waits for it)."""
+
+    def ask() -> None:
+        with contextlib.suppress(Exception):
+            if (ignored := _git_ignored(root, git)) is not None:
+                remembered[root] = ignored  # one assignment: a reader sees the old list or the new
+
+    threading.Thread(target=ask, name="paicli-grep-ignored", daemon=True).start()
 
 
 def _git_ignored(root: Path, git: SharedGit | None = None) -> list[str] | None:

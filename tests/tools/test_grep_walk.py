@@ -7,6 +7,7 @@ make rg's output put words in another file's mouth."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
@@ -282,3 +283,33 @@ def test_rg_runs_on_one_thread_on_a_loaded_machine_only() -> None:
     assert rg_threads(load=7.5, cores=4) == [RG_ONE_THREAD]
     assert rg_threads(load=1.9, cores=2) == []
     assert rg_threads(load=0.0, cores=1) == []
+
+
+@needs_rg
+async def test_a_remembered_ignored_list_that_went_stale_changes_no_result(tmp_path: Path) -> None:
+    """rg's walk starts with the session's last answer of git for the ignored paths (no wait for git);
+    the answer is stale once .gitignore changed: a folder no longer ignored is still excluded from the
+    walk, and one newly ignored is walked. Either way the results are those of a fresh search, and the
+    memo is asked again for the next one."""
+    root = tmp_path / "ws"
+    write(
+        root, {".gitignore": b"old/\n", "old/a.py": b"handler a\n", "new/b.py": b"handler b\n", "c.py": b"handler c\n"}
+    )
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    (root / "new" / "u.py").write_bytes(b"handler u, untracked\n")
+    remembered: dict[Path, list[str]] = {}
+    pattern = compile_pattern("handler")
+    first = await search_tree(root, Scope(), chooser(root, Scope()), pattern, 20, RG, remembered=remembered)
+    assert [hit.path for hit in first.hits] == ["c.py", "new/b.py", "new/u.py"] and remembered[root] == ["old/"]
+    (root / ".gitignore").write_text("new/\n")  # old/ comes back, new/'s untracked file goes (b.py is tracked)
+    stale = await search_tree(root, Scope(), chooser(root, Scope()), pattern, 20, RG, remembered=remembered)
+    fresh = await search_tree(root, Scope(), chooser(root, Scope()), pattern, 20, RG)
+    assert stale.engine == fresh.engine == "rg walk"
+    assert [hit.path for hit in fresh.hits] == ["c.py", "new/b.py", "old/a.py"]
+    assert stale.hits == fresh.hits
+    for _ in range(100):  # asked again in the background, for the next search
+        if remembered[root] == ["new/u.py"]:
+            break
+        await asyncio.sleep(0.05)
+    assert remembered[root] == ["new/u.py"]

@@ -93,7 +93,8 @@ class GrepCode(Tool):
 
         rg = program_outside("rg", root, os.environ.get("PATH", os.defpath))
         scope = Scope("" if relative == "." else relative, args.glob, args.include_ignored, walk=is_dir)
-        found = await search_tree(root, scope, choose, pattern, MAX_PER_FILE, rg, git)
+        remembered = ctx.folders.ignored if ctx.folders is not None else None
+        found = await search_tree(root, scope, choose, pattern, MAX_PER_FILE, rg, git, remembered)
         return report(found.hits, args.pattern, shown_base, found.too_large)
 
 
