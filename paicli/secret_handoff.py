@@ -40,6 +40,11 @@ def is_secret_name(name: str) -> bool:
     return any(part in name.upper() for part in SECRET_NAME_PARTS)
 
 
+def secrets_in(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables of `environ` whose names look secret (they are handed over, not inherited)."""
+    return {name: value for name, value in environ.items() if is_secret_name(name)}
+
+
 def secure_start(key_variables: Collection[str]) -> dict[str, str]:
     """Called once by the program's entry point. Either does not return (the process re-executes
     itself without its secret variables) or returns the API key variables (`key_variables`: PAICLI_API_KEY
@@ -62,7 +67,7 @@ def restart_if_secrets() -> None:
     nothing to do; the second process's `secure_start` then receives them."""
     if os.name != "posix" or HANDOFF_VARIABLE in os.environ:
         return
-    secrets = {name: value for name, value in os.environ.items() if is_secret_name(name)}
+    secrets = secrets_in(os.environ)
     if secrets:
         restart_without(secrets, os.environ, sys.executable, sys.orig_argv)
         raise AssertionError("unreachable: execve returned")  # pragma: no cover
@@ -74,15 +79,8 @@ def restart_without(
     """Write `secrets` into a pipe and execve `executable` with `argv[1:]`, without them in the environment."""
     if not executable or not argv:
         raise HandoffError("cannot restart paicli without its secret environment variables (no interpreter path)")
-    payload = json.dumps(dict(secrets)).encode()
-    read_end, write_end = os.pipe()
-    try:
-        _write_all(write_end, payload)
-    finally:
-        os.close(write_end)
-    os.set_inheritable(read_end, True)
-    env = {name: value for name, value in environ.items() if name not in secrets}
-    env[HANDOFF_VARIABLE] = str(read_end)
+    env = handoff_environment(secrets, environ)
+    read_end = int(env[HANDOFF_VARIABLE])
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -90,6 +88,23 @@ def restart_without(
     except OSError as error:
         os.close(read_end)
         raise HandoffError(f"cannot restart paicli without its secret environment variables: {error}") from None
+
+
+def handoff_environment(secrets: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` without `secrets`, plus HANDOFF_VARIABLE naming an inheritable pipe that holds them (what
+    the next image of paicli reads with `receive`)."""
+    read_end, write_end = os.pipe()
+    try:
+        _write_all(write_end, json.dumps(dict(secrets)).encode())
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    os.set_inheritable(read_end, True)
+    env = {name: value for name, value in environ.items() if name not in secrets}
+    env[HANDOFF_VARIABLE] = str(read_end)
+    return env
 
 
 def receive(environ: MutableMapping[str, str], key_variables: Collection[str]) -> dict[str, str]:

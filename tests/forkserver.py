@@ -132,17 +132,11 @@ def _become_paicli(header: dict[str, Any], fds: list[int]) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (header["memory_limit"], header["memory_limit"]))
         os.chdir(header["cwd"])
         env: dict[str, str] = header["env"]
-        from paicli.secret_handoff import HANDOFF_VARIABLE, _write_all, is_secret_name
+        from paicli.secret_handoff import HANDOFF_VARIABLE, handoff_environment, secrets_in
 
-        secrets = {name: value for name, value in env.items() if is_secret_name(name)}
-        if secrets and HANDOFF_VARIABLE not in env:  # what restart_if_secrets does before its execve
-            read_end, write_end = os.pipe()
-            try:
-                _write_all(write_end, json.dumps(secrets).encode())
-            finally:
-                os.close(write_end)
-            env = {name: value for name, value in env.items() if name not in secrets}
-            env[HANDOFF_VARIABLE] = str(read_end)
+        # what restart_if_secrets does, without its execve
+        if (secrets := secrets_in(env)) and HANDOFF_VARIABLE not in env:
+            env = handoff_environment(secrets, env)
         os.environ.clear()
         os.environ.update(env)
         import paicli

@@ -104,11 +104,10 @@ class RateGate:
     def hold(self, seconds: float) -> None:
         """Closed for `seconds` from now because another process was rate limited (shared_gate.py): like
         `limited` with the server's time, but not a rate-limited answer of this process's own."""
-        now = self.clock()
-        if self.closed and self.until >= now + seconds:
+        until = self.clock() + seconds
+        if self.closed and self.until >= until:
             return
-        self.until = max(self.until, now + seconds) if self.closed else now + seconds
-        self.closed = True
+        self.closed, self.until = True, until
         self._wake()
 
     def passed(self, *, probe: bool) -> None:
