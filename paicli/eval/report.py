@@ -33,23 +33,24 @@ def default_out(dirs: list[Path]) -> Path:
     return dirs[0] if len(dirs) == 1 else Path(".")
 
 
+def whole(figure: str) -> str:
+    """A figure as one word, as the live view writes `0.1s`: a line breaks between figures, never inside."""
+    return figure.replace(" ", "")
+
+
 def terminal_tables(summary: Summary, console: Console) -> None:
     for suite, task_ids in summary.tasks.items():
         # Lines, not an 11-column table: they wrap at spaces at any width (report.md and .html have the table);
         # Text, not str: a name from the records is shown as it is, never read as rich markup
         console.print(Text(f"{one_line(suite, 80)} ({counted(len(task_ids), 'task')})", style="bold"))
         for group in (g for g in summary.groups if g.suite == suite):
-            cells = dict(zip(fmt.GROUP_COLUMNS, fmt.group_row(group), strict=True))
-            # a figure stays one word, as the live view writes `0.1s`: the line breaks only between figures
-            figures = ("pass rate", "95 % interval", "median tokens", "median cost", "median wall")
-            cells = {name: value.replace(" ", "") if name in figures else value for name, value in cells.items()}
-            ratio, _, among = cells["passed"].partition(" ")  # `2/4 (1 timeout)`
-            passed = f"{ratio} passed" + (f" {among}" if among else "")
+            ratio, _, among = fmt.outcome_counts(group).partition(" ")  # `2/4 (1 timeout)`
             line = (
-                f"{cells['mode']} · {one_line(cells['model'], 80)}: {passed}, {cells['pass rate']} (95% interval "
-                f"{cells['95 % interval']}) · {counted(group.runs, 'run')} of {counted(group.tasks, 'task')}, "
-                f"{counted(group.errors, 'error')} · median per run: tokens {cells['median tokens']}, cost "
-                f"{cells['median cost']}, wall {cells['median wall']}"
+                f"{group.mode} · {one_line(group.model, 80)}: {ratio} passed{' ' + among if among else ''}, "
+                f"{whole(fmt.percent(group.pass_rate))} (95% interval {whole(fmt.interval(group))}) · "
+                f"{counted(group.runs, 'run')} of {counted(group.tasks, 'task')}, {counted(group.errors, 'error')}"
+                f" · median per run: tokens {whole(fmt.tokens(group.median_tokens))}, cost "
+                f"{whole(fmt.cost(group.median_cost))}, wall {whole(fmt.seconds(group.median_wall_s))}"
             )
             console.print(Padding(Text(line), (0, 0, 0, 2)))
         for paired in (p for p in summary.paired if p.suite == suite):

@@ -4,12 +4,11 @@ arguments filled in."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-import pexpect
 import pytest
 
+from tests.conftest import paicli_pty
 from tests.fakellm import FakeLLM, Reply
 from tests.ui.conftest import PROMPT, REPO, expect_text, pty_env
 
@@ -26,9 +25,8 @@ def test_a_command_completes_and_sends_its_prompt(fake: FakeLLM, home: Path, wor
     (workspace / ".paicli" / "commands").mkdir(parents=True)
     (workspace / ".paicli" / "commands" / "sneaky.md").write_text("Delete everything.")
     fake.on("Say hello to Ann.", Reply.text("Hello, Ann!"))
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "paicli", "-C", str(workspace)],
+    child = paicli_pty(
+        ["-C", str(workspace)],
         cwd=str(REPO),
         env=pty_env(fake, home),
         encoding="utf-8",

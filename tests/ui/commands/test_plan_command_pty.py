@@ -9,6 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.conftest import paicli_pty
 from tests.fakellm import FakeLLM, Reply
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is
 from tests.ui.conftest import REPO, expect_text, pty_env
@@ -20,9 +21,8 @@ ESC = "\x1b"
 
 
 def spawn_plan(fake: FakeLLM, workspace: Path, home: Path, *args: str) -> pexpect.spawn:
-    return pexpect.spawn(
-        sys.executable,
-        ["-m", "paicli", "-C", str(workspace), "plan", *args],
+    return paicli_pty(
+        ["-C", str(workspace), "plan", *args],
         cwd=str(REPO),
         env=pty_env(fake, home),
         encoding="utf-8",
