@@ -4,10 +4,12 @@ With `sandbox_network = true` they stay reachable, as before."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,15 +49,25 @@ def listener(path: Path) -> Iterator[list[bytes]]:
     finally:
         server.close()
         thread.join(2)
-        path.unlink(missing_ok=True)
+        # the socket file stays (dead): other workers' sandboxes may be about to cover it, and bwrap cannot
+        # mount over a path that went away in between (their command would fail); var_tmp sweeps it later
+
+
+SWEEP_AFTER = 3600.0  # seconds: a test folder in /var/tmp this old belongs to no running test session
 
 
 @pytest.fixture
 def var_tmp() -> Iterator[Path]:
+    """A folder in /var/tmp, where every sandbox on the machine looks for sockets to cover. It is left in
+    place after the test (removing it while another worker's command is being set up failed that command)
+    and swept by a later session once it is an hour old."""
+    for old in Path("/var/tmp").glob("paicli-test-*"):
+        with contextlib.suppress(OSError):
+            if time.time() - old.stat().st_mtime > SWEEP_AFTER:
+                shutil.rmtree(old, ignore_errors=True)
     folder = Path("/var/tmp") / f"paicli-test-{uuid.uuid4().hex[:8]}" / "deep"
     folder.mkdir(parents=True)
     yield folder
-    shutil.rmtree(folder.parent, ignore_errors=True)
 
 
 @pytest.mark.parametrize("where", ["var_tmp", "home"])
