@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 from bench.common import Result, median, rounded
-from paicli.sandbox.memos import FolderMemos
 from paicli.tools.base import ToolContext
 from paicli.tools.builtin import grep_code
 from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
 from paicli.tools.git_env import program_outside
 from paicli.tools.grep_search import rg_threads
+from paicli.tools.listing_memo import ListingMemo
 
 NAME = "grep"
 TITLE = "grep_code: rg, in process, GNU grep"
@@ -63,7 +63,7 @@ def time_tool(root: Path, path_env: str, rounds: int) -> tuple[list[float], str]
     saved = os.environ.get("PATH", "")
     os.environ["PATH"] = path_env
     try:
-        ctx = ToolContext(workspace=root, folders=FolderMemos())  # a session's memos, as the runtime passes
+        ctx = ToolContext(workspace=root, listings=ListingMemo())  # a session's memo, as the runtime passes
         seconds, output = [], ""
         for _ in range(rounds):
             start = time.perf_counter()

@@ -32,6 +32,7 @@ from paicli.policy.rules import Rules
 from paicli.sandbox import SandboxChoice, choose_sandbox
 from paicli.sandbox.memos import FolderMemos
 from paicli.tools.base import Approver, PathLocks, ToolContext
+from paicli.tools.listing_memo import ListingMemo
 from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import ToolBox
 
@@ -78,6 +79,7 @@ class Runtime:
     hooks: Hooks | None = None  # the configuration's [hooks] (paicli/policy/hooks.py); None: none configured
     _builtin: ToolBox | None = field(default=None, repr=False)  # `tools` without MCP tools
     last_map: PlannerMap | None = None  # the repository map of the latest plan session
+    listings: ListingMemo = field(default_factory=ListingMemo, repr=False)  # grep_code's, for the session
 
     @property
     def workspace(self) -> Path:
@@ -103,6 +105,7 @@ class Runtime:
             sandbox=self.sandbox.sandbox,
             sink=sink,
             folders=self.sandbox.memos,
+            listings=self.listings,
         )
 
     def start_mcp(self) -> None:

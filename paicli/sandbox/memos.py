@@ -7,7 +7,6 @@ folders that changed since the last one."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from paicli.sandbox.folders import Folders
 from paicli.sandbox.gitdirs import walk_folders
@@ -18,6 +17,3 @@ from paicli.sandbox.sockets import scan_folders
 class FolderMemos:
     git: Folders = field(default_factory=walk_folders)
     sockets: Folders = field(default_factory=scan_folders)
-    # grep_code's last answer of git for the ignored untracked paths of a workspace (paicli/tools/grep_walk.py):
-    # rg's walk starts with it at once while git is asked again for the next search
-    ignored: dict[Path, list[str]] = field(default_factory=dict)

@@ -28,6 +28,7 @@ from paicli.tools.task_scope import TaskScope
 if TYPE_CHECKING:  # the events load with the first turn, not before the first prompt
     from paicli.common.events import EventSink
     from paicli.sandbox.memos import FolderMemos
+    from paicli.tools.listing_memo import ListingMemo
 
 # What the model is told after a refusal, and the user never sees (ToolOutcome.advice).
 DO_NOT_RETRY = "Do not retry it; carry on without it, or finish and tell the user what to run themselves."
@@ -110,6 +111,8 @@ class ToolContext:
     notice: Callable[[str], None] | None = None
     # The session's folder listings (paicli/sandbox/memos.py) for the walks around a command; None: none kept.
     folders: FolderMemos | None = None
+    # The session's memo of the workspace's listing (paicli/tools/listing_memo.py) for grep_code; None: none.
+    listings: ListingMemo | None = None
 
 
 class Tool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,13 +158,16 @@ class Git:
 class SharedGit:
     """The listing's git for one workspace (`Git.find(root, lookup=False)`: for ls-files, check-ignore
     and rev-parse only), found once however many calls and threads ask for it: for the git calls of one
-    tool run. Not for longer: PATH may change between runs."""
+    tool run. Not for longer: PATH may change between runs. It also asks git once for the ignored untracked
+    paths (`ignored`), for whichever of the run's threads needs them first."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
         self._lock = threading.Lock()
         self._looked_up = False
         self._git: Git | None = None
+        self._ignored_lock = threading.Lock()
+        self._ignored: tuple[int, list[str] | None] | None = None
 
     def get(self) -> Git | None:
         with self._lock:
@@ -171,3 +175,17 @@ class SharedGit:
                 self._git = Git.find(self.root, lookup=False)
                 self._looked_up = True
             return self._git
+
+    def ignored(self) -> tuple[int, list[str] | None]:
+        """git's ignored untracked paths below the workspace (`ls-files --others --ignored --directory`: a
+        folder where git stops at it ends with "/"; None outside a repository), with when git was asked
+        (ns since the epoch): asked once for the run, the other threads wait for that answer."""
+        with self._ignored_lock:
+            if self._ignored is None:
+                asked = time.time_ns()
+                git = self.get()
+                arguments = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+                output = git.run(self.root, arguments) if git is not None else None
+                paths = None if output is None else [os.fsdecode(path) for path in output.split(b"\0") if path]
+                self._ignored = (asked, paths)
+            return self._ignored

@@ -26,16 +26,16 @@ import signal
 import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from paicli.tools.beneath import OutsideRoot, open_regular
+from paicli.tools.file_kinds import FOLDER_FLAGS, MAX_FILE_BYTES, Selection
 from paicli.tools.regex_syntax import LinePattern, for_ripgrep
 
 T = TypeVar("T")
 
-MAX_FILE_BYTES = 5 * 1024 * 1024
 RG_WHOLE_BYTES = 32 * 1024  # rg's first buffer holds 64 KB: below half of it, rg saw the file whole
 RG_ARGUMENT_BYTES = 512 * 1024  # file names given to one rg process (ARG_MAX is 2 MB or more on Linux)
 RG_OPTIONS = (
@@ -53,6 +53,7 @@ RG_OPTIONS = (
 )
 RG_BINARY = b": binary file matches ("
 RG_ONE_THREAD = "--threads=1"
+FEW_FILES = 64  # files whose size is looked up on the event loop: a thread costs more
 
 
 @dataclass(frozen=True)
@@ -60,40 +61,6 @@ class FileHits:
     path: str  # relative to the workspace
     count: int  # matching lines
     lines: list[tuple[int, str]]  # (line number, text) of the first matching lines kept
-
-
-@dataclass
-class Selection:
-    """The listed files sorted out before the search: what rg may read, what only this process may."""
-
-    regular: list[str] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)
-    too_large: int = 0
-    large: set[str] = field(default_factory=set)  # regular files of RG_WHOLE_BYTES or more
-
-
-def select(root: Path, files: Sequence[str]) -> Selection:
-    """Regular files and symlinks within the size limit; what is gone, special or too large is left out."""
-    chosen = Selection()
-    folder = os.open(root, _FOLDER_FLAGS)
-    try:
-        for path in files:
-            try:  # relative to the open folder: the kernel walks only the path's own parts
-                info = os.lstat(path, dir_fd=folder)
-            except (OSError, ValueError):
-                continue  # deleted since the listing
-            if stat.S_ISLNK(info.st_mode):
-                chosen.links.append(path)
-            elif stat.S_ISREG(info.st_mode):
-                if info.st_size > MAX_FILE_BYTES:
-                    chosen.too_large += 1
-                else:
-                    chosen.regular.append(path)
-                    if info.st_size >= RG_WHOLE_BYTES:
-                        chosen.large.add(path)
-    finally:
-        os.close(folder)
-    return chosen
 
 
 def read_hits(
@@ -191,10 +158,10 @@ class _Opener:
         if self._fd is not None and folder == self._folder:
             return self._fd
         self._close()
-        fd = os.open(self.root, _FOLDER_FLAGS)
+        fd = os.open(self.root, FOLDER_FLAGS)
         try:
             for part in folder.split("/") if folder else ():
-                inner = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+                inner = os.open(part, FOLDER_FLAGS, dir_fd=fd)
                 os.close(fd)
                 fd = inner
         except OSError:
@@ -210,7 +177,6 @@ class _Opener:
 
 
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 async def search(
@@ -228,24 +194,44 @@ async def search(
             unparsable = [path for path in chosen.regular if "\n" in path or "\r" in path]
             here = [*unparsable, *chosen.links]
     ordered = sorted(here)
-    found = await rg_text_hits(root, by_rg, chosen.large)
+    found = await rg_text_hits(root, by_rg)
     cancelled = threading.Event()
     try:
-        found += await off_loop(lambda: read_hits(root, ordered, pattern, keep, cancelled))
+        if ordered:
+            found += await off_loop(lambda: read_hits(root, ordered, pattern, keep, cancelled))
     finally:
         cancelled.set()  # a cancelled search stops before its next file
     return sorted(found, key=lambda hits: hits.path), engine
 
 
-async def rg_text_hits(root: Path, by_rg: Mapping[str, FileHits], large: set[str]) -> list[FileHits]:
-    """rg's hits, those of a large file kept only when it holds no NUL byte (`text_files`)."""
-    checked = sorted(path for path in by_rg if path in large)
+async def rg_text_hits(root: Path, by_rg: Mapping[str, FileHits]) -> list[FileHits]:
+    """rg's hits, those of a file of RG_WHOLE_BYTES or more (its size now) kept only when it holds no NUL
+    byte (`text_files`)."""
+    paths = sorted(by_rg)
+    large = _large(root, paths) if len(paths) <= FEW_FILES else await off_loop(lambda: _large(root, paths))
+    if not large:
+        return list(by_rg.values())
     cancelled = threading.Event()
     try:
-        text = await off_loop(lambda: text_files(root, checked, cancelled)) if checked else set()
+        text = await off_loop(lambda: text_files(root, sorted(large), cancelled))
     finally:
         cancelled.set()
     return [hits for path, hits in by_rg.items() if path not in large or path in text]
+
+
+def _large(root: Path, paths: Sequence[str]) -> set[str]:
+    """Of `paths` (sorted), those of RG_WHOLE_BYTES or more now; one gone since is not (rg's lines stand,
+    as those of a small file)."""
+    large: list[str] = []
+    folder = os.open(root, FOLDER_FLAGS)
+    try:
+        for path in paths:
+            with contextlib.suppress(OSError, ValueError):
+                if os.lstat(path, dir_fd=folder).st_size >= RG_WHOLE_BYTES:
+                    large.append(path)
+    finally:
+        os.close(folder)
+    return set(large)
 
 
 async def ripgrep_hits(

@@ -16,7 +16,7 @@ So rg reads a superset of the listing, minus exactly those paths. Its hits are k
 regular files only (the lister is the judge: a path rg found that the model's view leaves out is
 dropped), and a listed file the walk left out (a tracked file in an ignored folder, a name with a line
 break) is searched as before, by name (paicli/tools/grep_search.py), as are symlinks; a large file rg
-reported keeps its lines when it holds no NUL byte. Outside a git repository (git's ignored paths
+reported keeps its lines when it holds no NUL byte now. Outside a git repository (git's ignored paths
 unknown) everything goes by name, as before.
 """
 
@@ -24,26 +24,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.tools.file_lister import git_output
+from paicli.tools.file_kinds import MAX_FILE_BYTES, Selection
 from paicli.tools.git_listing import SharedGit
 from paicli.tools.grep_search import (
-    MAX_FILE_BYTES,
     RG_OPTIONS,
     FileHits,
-    Selection,
     off_loop,
     parse_rg_output,
     rg_text_hits,
     run_rg,
     search,
 )
+from paicli.tools.listing_memo import ListingMemo
 from paicli.tools.regex_syntax import LinePattern, for_ripgrep
 
 EXCLUDE_BYTES = 256 * 1024  # exclusion globs given to rg; git's ignored paths beyond that are walked
@@ -90,16 +87,17 @@ async def search_tree(
     keep: int,
     rg: str | None,
     git: SharedGit | None = None,
-    remembered: dict[Path, list[str]] | None = None,
+    memo: ListingMemo | None = None,
 ) -> Found:
     """The hits below `scope` in the files `choose()` selects (run in a thread meanwhile): by rg's walk
     where it can run, else by file name or in process. An exception of `choose` stops the search. `git`:
-    the git of this run, shared with `choose` (one configuration look-up). `remembered`: the session's
-    memo of git's ignored paths (see `_walk`)."""
+    the git of this run, shared with `choose` (one configuration look-up, one question for the ignored
+    paths). `memo`: the session's listings, whose last answer of git for the ignored paths the walk takes
+    (see `_walk`)."""
     git = git if git is not None else SharedGit(root)
     walking = None
     if rg and _walkable(scope):
-        walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep, git, remembered))
+        walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep, git, memo))
     try:
         chosen = await off_loop(choose)
         walked = await walking if walking is not None else None
@@ -112,9 +110,9 @@ async def search_tree(
         hits, engine = await search(root, chosen, pattern, keep, rg)
         return Found(hits, engine, chosen.too_large)
     regular = set(chosen.regular)
-    kept = await rg_text_hits(root, {path: hits for path, hits in walked.hits.items() if path in regular}, chosen.large)
+    kept = await rg_text_hits(root, {path: hits for path, hits in walked.hits.items() if path in regular})
     missed = _missed(chosen.regular, walked.excluded)
-    rest = Selection(regular=missed, links=chosen.links, large=chosen.large)
+    rest = Selection(regular=missed, links=chosen.links)
     more, _ = await search(root, rest, pattern, keep, rg)
     return Found(sorted([*kept, *more], key=lambda hits: hits.path), "rg walk", chosen.too_large)
 
@@ -154,27 +152,23 @@ async def _walk(
     pattern: LinePattern,
     keep: int,
     git: SharedGit,
-    remembered: dict[Path, list[str]] | None = None,
+    memo: ListingMemo | None = None,
 ) -> _Walked | None:
     """rg's hits over its walk of the scope's folder; None outside git or when rg fails or refuses.
 
     git's ignored paths become rg's exclusions. Asking git for them is the one step before rg can start;
-    with `remembered` (the session's memo), the last answer is used at once and git is asked again for
-    the next search. A stale answer changes no result: a listed file under a path it excludes is searched
-    by name (`_missed`), and a file it does not exclude that is ignored now is walked and dropped, as
-    every hit of a file the listing does not name is."""
+    with `memo`, the last answer is used at once (the listing made meanwhile, if one is, asks git again).
+    A stale answer changes no result: a listed file under a path it excludes is searched by name
+    (`_missed`), and a file it does not exclude that is ignored now is walked and dropped, as every hit of
+    a file the listing does not name is."""
     assert rg is not None
     excluded: list[str] = []
     if not scope.include_ignored:
-        ignored = remembered.get(root) if remembered is not None else None
+        ignored = memo.ignored(root) if memo is not None else None
         if ignored is None:
-            ignored = await off_loop(lambda: _git_ignored(root, git))  # never waited for at exit, as to_thread is
+            _, ignored = await off_loop(git.ignored)  # never waited for at exit, as to_thread is
             if ignored is None:
                 return None
-            if remembered is not None:
-                remembered[root] = ignored
-        elif remembered is not None:
-            _ask_again(root, git, remembered)
         prefix = scope.folder + "/" if scope.folder else ""
         excluded = _plain_excludes(path for path in ignored if path.startswith(prefix))
     # A later glob wins over an earlier one: the name glob first, so that no exclusion is overridden.
@@ -185,25 +179,6 @@ async def _walk(
     if output is None:
         return None
     return _Walked(await off_loop(lambda: parse_rg_output([output], keep)), frozenset(excluded))  # see ripgrep_hits
-
-
-def _ask_again(root: Path, git: SharedGit, remembered: dict[Path, list[str]]) -> None:
-    """git's ignored paths asked for again in a daemon thread, for the next search (nobody waits for it)."""
-
-    def ask() -> None:
-        with contextlib.suppress(Exception):
-            if (ignored := _git_ignored(root, git)) is not None:
-                remembered[root] = ignored  # one assignment: a reader sees the old list or the new
-
-    threading.Thread(target=ask, name="paicli-grep-ignored", daemon=True).start()
-
-
-def _git_ignored(root: Path, git: SharedGit | None = None) -> list[str] | None:
-    """git's ignored untracked paths below the workspace (a folder where git stops at it, ending with
-    "/"), None outside a repository."""
-    arguments = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
-    output = git_output(root, arguments, git=git)
-    return None if output is None else [os.fsdecode(path) for path in output.split(b"\0") if path]
 
 
 def _plain_excludes(paths: Iterable[str]) -> list[str]:

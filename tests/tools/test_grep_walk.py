@@ -7,17 +7,20 @@ make rg's output put words in another file's mouth."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
-from paicli.tools.builtin.grep_code import _files
-from paicli.tools.file_lister import list_files
-from paicli.tools.grep_search import RG_ONE_THREAD, Selection, rg_threads, select
-from paicli.tools.grep_walk import Scope, _git_ignored, _missed, _plain_excludes, search_tree
+from paicli.tools.builtin.grep_code import _in_scope
+from paicli.tools.file_kinds import Selection, select
+from paicli.tools.file_lister import all_files, list_files
+from paicli.tools.git_listing import SharedGit
+from paicli.tools.grep_search import RG_ONE_THREAD, rg_threads
+from paicli.tools.grep_walk import Scope, _missed, _plain_excludes, search_tree
+from paicli.tools.listing_memo import ListingMemo
 from paicli.tools.regex_syntax import compile_pattern
 from tests.tools.builtin.test_grep_parity import CORPUS, PATTERNS
 from tests.tools.test_file_lister import git
@@ -117,9 +120,9 @@ def make_repository(workspace: Path, tmp_path: Path) -> None:
 
 def chooser(root: Path, scope: Scope):  # type: ignore[no-untyped-def]
     def choose() -> Selection:
-        files = _files(root, scope.folder or ".", True, scope.glob, scope.include_ignored)
-        assert files is not None
-        return select(root, files)
+        keep = _in_scope(scope.folder or ".", True, scope.glob)
+        listed = all_files(root) if scope.include_ignored else list_files(root, worktree=False).files
+        return select(root, [path for path in listed if keep(path)])
 
     return choose
 
@@ -236,7 +239,7 @@ def test_what_the_walk_leaves_out_is_searched_by_name() -> None:
 
 
 def test_git_stops_at_an_ignored_folder_and_goes_into_one_holding_a_tracked_file(repo: Path) -> None:
-    ignored = _git_ignored(repo)
+    _, ignored = SharedGit(repo).ignored()
     assert ignored is not None
     assert "src/cache/" in ignored and "local/" in ignored and ".env" in ignored
     assert "build/" not in ignored and "build/out.py" in ignored  # build/keep.py is tracked
@@ -290,7 +293,7 @@ async def test_a_remembered_ignored_list_that_went_stale_changes_no_result(tmp_p
     """rg's walk starts with the session's last answer of git for the ignored paths (no wait for git);
     the answer is stale once .gitignore changed: a folder no longer ignored is still excluded from the
     walk, and one newly ignored is walked. Either way the results are those of a fresh search, and the
-    memo is asked again for the next one."""
+    listing made meanwhile (the memo's stamps changed) asked git again for the next one."""
     root = tmp_path / "ws"
     write(
         root, {".gitignore": b"old/\n", "old/a.py": b"handler a\n", "new/b.py": b"handler b\n", "c.py": b"handler c\n"}
@@ -298,18 +301,20 @@ async def test_a_remembered_ignored_list_that_went_stale_changes_no_result(tmp_p
     git(root, "init", "-q")
     git(root, "add", "-A")
     (root / "new" / "u.py").write_bytes(b"handler u, untracked\n")
-    remembered: dict[Path, list[str]] = {}
+    memo = ListingMemo(clock=lambda: time.time_ns() + 3 * 10**9)  # as if 3 s later: every stamp is settled
     pattern = compile_pattern("handler")
-    first = await search_tree(root, Scope(), chooser(root, Scope()), pattern, 20, RG, remembered=remembered)
-    assert [hit.path for hit in first.hits] == ["c.py", "new/b.py", "new/u.py"] and remembered[root] == ["old/"]
+
+    def choose() -> Selection:
+        remembered = memo.view(root, SharedGit(root))
+        assert remembered is not None
+        return remembered.selection(lambda path: True)
+
+    first = await search_tree(root, Scope(), choose, pattern, 20, RG, memo=memo)
+    assert [hit.path for hit in first.hits] == ["c.py", "new/b.py", "new/u.py"] and memo.ignored(root) == ["old/"]
     (root / ".gitignore").write_text("new/\n")  # old/ comes back, new/'s untracked file goes (b.py is tracked)
-    stale = await search_tree(root, Scope(), chooser(root, Scope()), pattern, 20, RG, remembered=remembered)
+    stale = await search_tree(root, Scope(), choose, pattern, 20, RG, memo=memo)
     fresh = await search_tree(root, Scope(), chooser(root, Scope()), pattern, 20, RG)
     assert stale.engine == fresh.engine == "rg walk"
     assert [hit.path for hit in fresh.hits] == ["c.py", "new/b.py", "old/a.py"]
     assert stale.hits == fresh.hits
-    for _ in range(100):  # asked again in the background, for the next search
-        if remembered[root] == ["new/u.py"]:
-            break
-        await asyncio.sleep(0.05)
-    assert remembered[root] == ["new/u.py"]
+    assert memo.made == 2 and memo.ignored(root) == ["new/u.py"]

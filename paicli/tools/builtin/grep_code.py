@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.tools.base import Effect, Tool, ToolContext, ToolFailure
+from paicli.tools.file_kinds import Selection, select
 from paicli.tools.file_lister import all_files, is_ignored, list_files
 from paicli.tools.git_env import program_outside
 from paicli.tools.git_listing import SharedGit
 from paicli.tools.glob_pattern import glob_to_regex
-from paicli.tools.grep_search import FileHits, Selection, select
+from paicli.tools.grep_search import FileHits
 from paicli.tools.grep_walk import Scope, search_tree
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.regex_syntax import PatternError, compile_pattern
@@ -83,39 +85,43 @@ class GrepCode(Tool):
         git = SharedGit(root)  # one configuration look-up for the listing and rg's walk
 
         def choose() -> Selection:
-            files = _files(root, relative, is_dir, args.glob, args.include_ignored, git)
-            if files is None:
+            if relative != "." and not args.include_ignored and is_ignored(root, relative, is_dir=is_dir, git=git):
                 raise ToolFailure(
                     f"{shown_base} is ignored (.gitignore or .paicliignore); search it with include_ignored=true, "
                     "or read it with read_file"
                 )
-            return select(root, files)
+            keep = _in_scope(relative, is_dir, args.glob)
+            if is_dir and not args.include_ignored and ctx.listings is not None:
+                remembered = ctx.listings.view(root, git)
+                if remembered is not None:
+                    return remembered.selection(keep)
+            if not is_dir:
+                listed = [relative]
+            elif args.include_ignored:
+                listed = all_files(root)
+            else:
+                listed = list(list_files(root, git=git, worktree=False).files)
+            return select(root, [path for path in listed if keep(path)])
 
         rg = program_outside("rg", root, os.environ.get("PATH", os.defpath))
         scope = Scope("" if relative == "." else relative, args.glob, args.include_ignored, walk=is_dir)
-        remembered = ctx.folders.ignored if ctx.folders is not None else None
-        found = await search_tree(root, scope, choose, pattern, MAX_PER_FILE, rg, git, remembered)
+        found = await search_tree(root, scope, choose, pattern, MAX_PER_FILE, rg, git, ctx.listings)
         return report(found.hits, args.pattern, shown_base, found.too_large)
 
 
-def _files(
-    root: Path, relative: str, is_dir: bool, name_glob: str | None, include_ignored: bool, git: SharedGit | None = None
-) -> list[str] | None:
-    """The workspace files to search below `relative`; None when it is an ignored file or folder. Tracked
-    files deleted from the work tree may be among them (the listing does not stat: select() does)."""
-    if relative != "." and not include_ignored and is_ignored(root, relative, is_dir=is_dir, git=git):
-        return None
+def _in_scope(relative: str, is_dir: bool, name_glob: str | None) -> Callable[[str], bool]:
+    """Whether a listed file (workspace-relative) is one to search: below the folder `relative` (or that
+    file), and matching the glob (a glob with `/` against the path below the folder, else the name).
+    Tracked files deleted from the work tree may be listed (the listing does not stat: select() does)."""
     if not is_dir:
-        return [relative]
+        return lambda path: path == relative
     prefix = "" if relative == "." else relative + "/"
-    listed = all_files(root) if include_ignored else list_files(root, git=git, worktree=False).files
-    files = [path for path in listed if path.startswith(prefix)]
     if not name_glob:
-        return files
+        return lambda path: path.startswith(prefix)
     if "/" in name_glob:
         matcher = glob_to_regex(name_glob.removeprefix("./"))
-        return [path for path in files if matcher.fullmatch(path[len(prefix) :])]
-    return [path for path in files if fnmatchcase(path.rsplit("/", 1)[-1], name_glob)]
+        return lambda path: path.startswith(prefix) and matcher.fullmatch(path[len(prefix) :]) is not None
+    return lambda path: path.startswith(prefix) and fnmatchcase(path.rsplit("/", 1)[-1], name_glob)
 
 
 def report(hits: list[FileHits], pattern: str, where: str, too_large: int) -> str:

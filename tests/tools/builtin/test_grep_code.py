@@ -16,7 +16,8 @@ from paicli.tools.base import ToolContext, ToolFailure
 from paicli.tools.builtin import grep_code
 from paicli.tools.builtin.grep_code import GrepCode, GrepCodeArgs
 from paicli.tools.builtin.read_file import ReadFile, ReadFileArgs
-from paicli.tools.grep_search import read_hits, select
+from paicli.tools.file_kinds import select
+from paicli.tools.grep_search import read_hits
 from paicli.tools.regex_syntax import compile_pattern
 
 

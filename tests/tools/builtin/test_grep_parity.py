@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from paicli.tools.file_kinds import select
 from paicli.tools.file_lister import list_files
 from paicli.tools.git_env import program_outside
-from paicli.tools.grep_search import search, select
+from paicli.tools.grep_search import search
 from paicli.tools.regex_syntax import compile_pattern, for_ripgrep
 
 RG = shutil.which("rg")

@@ -1,0 +1,199 @@
+"""grep_code's memo of the model's view of a workspace: the listing (file_lister.py, not checked against the
+work tree) and each listed file's kind, kept while nothing it was made from has changed, so that a search
+after the first one in a session does not wait for git's listing and a `stat` of every file.
+
+What a listing depends on is stamped (change time, inode, device; or "absent") when the memo is made, and
+checked, one `lstat` each, before it is used again:
+
+- every folder git walks for untracked files: the workspace's folders except `.git` and those git says are
+  ignored as a whole (a folder holding a tracked file is walked, as git walks it). Adding, removing or
+  renaming an entry changes its folder's change time, and so does replacing a file with a symlink;
+- each repository's git folder (`.git`, or the one a `.git` file names): git writes its index by renaming
+  a new one into it, which changes the folder's change time; and its `index`, `config`, `info/exclude`,
+  those of the common folder a linked worktree names;
+- the rules: every `.gitignore` in the walked folders, `.paicliignore`, the user's global git config and
+  excludes file at their default places.
+
+No unprivileged process can set a change time, so a command cannot make a changed folder look unchanged.
+Timestamps are coarse: a memo is kept only when every stamp is older than RACY_NS before its making began
+(sandbox/folders.py, git's "racily clean" rule), which also covers a change made while it was being made.
+Outside git (no ignored folders known) nothing is kept.
+
+Kinds (file or symlink) follow the folders' stamps. Sizes change in place: the memo's are used only for
+the count of files too large to search ("as when the listing was made"); every reader checks the size of
+what it reads. Not stamped (docs/security.md): a global excludes file at a place the user's config names.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from paicli.sandbox.folders import RACY_NS
+from paicli.tools.file_kinds import Selection, select
+from paicli.tools.file_lister import PAICLI_IGNORE, VCS_FOLDERS, list_files
+from paicli.tools.git_listing import SharedGit
+
+MAX_STAMPS = 50_000  # a workspace of more folders is listed afresh each time: checking would cost as much
+MAX_WORKSPACES = 8
+GIT_FILES = ("index", "config", "info/exclude")
+
+Stamp = tuple[str, int, int, int] | tuple[str, None, None, None]  # path, ctime_ns, inode, device
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The model's view of a workspace and its files sorted by kind."""
+
+    files: tuple[str, ...]
+    regular: tuple[str, ...]
+    links: tuple[str, ...]
+    oversized: tuple[str, ...]  # regular files over the size limit when the memo was made
+
+    def selection(self, keep: Callable[[str], bool]) -> Selection:
+        """The files `keep` names, sorted out as `select` would (sizes as when the memo was made)."""
+        return Selection(
+            regular=[path for path in self.regular if keep(path)],
+            links=[path for path in self.links if keep(path)],
+            oversized=[path for path in self.oversized if keep(path)],
+        )
+
+
+class ListingMemo:
+    """Remembered listings by workspace, each used while its stamps hold (see the module docstring)."""
+
+    def __init__(self, clock: Callable[[], int] = time.time_ns) -> None:
+        self.clock = clock  # now, in ns since the epoch (the timestamps' clock)
+        self._kept: dict[Path, tuple[tuple[Stamp, ...], Remembered]] = {}
+        self._ignored: dict[Path, list[str]] = {}  # git's last answer, kept or not
+        self.made = 0  # listings made, not taken from the memo (for tests and the benchmark)
+
+    def view(self, root: Path, git: SharedGit) -> Remembered | None:
+        """The model's view of `root` (a real path), remembered or made now; None outside git."""
+        kept = self._kept.get(root)
+        if kept is not None and _unchanged(kept[0]):
+            return kept[1]
+        self._kept.pop(root, None)
+        return self._make(root, git)
+
+    def ignored(self, root: Path) -> list[str] | None:
+        """git's ignored untracked paths as the last listing found them (grep's walk leaves them out)."""
+        return self._ignored.get(root)
+
+    def _make(self, root: Path, git: SharedGit) -> Remembered | None:
+        started = self.clock()
+        asked, ignored = git.ignored()  # perhaps asked a moment before by the run's other thread: from then on
+        started -= max(time.time_ns() - asked, 0)
+        if ignored is None:
+            return None
+        if len(self._ignored) >= MAX_WORKSPACES:
+            self._ignored.clear()
+        self._ignored[root] = ignored
+        listing = list_files(root, git=git, worktree=False)
+        chosen = select(root, listing.files)
+        remembered = Remembered(listing.files, tuple(chosen.regular), tuple(chosen.links), tuple(chosen.oversized))
+        self.made += 1
+        stamps = _stamps(root, ignored, listing.files)
+        if stamps is not None and all(stamp[1] is None or stamp[1] < started - RACY_NS for stamp in stamps):
+            if len(self._kept) >= MAX_WORKSPACES:
+                self._kept.clear()
+            self._kept[root] = (stamps, remembered)
+        return remembered
+
+
+def _unchanged(stamps: Sequence[Stamp]) -> bool:
+    return all(_stamp(stamp[0]) == stamp for stamp in stamps)
+
+
+def _stamp(path: str) -> Stamp:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return (path, None, None, None)
+    return (path, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def _stamps(root: Path, ignored: Sequence[str], files: Sequence[str]) -> tuple[Stamp, ...] | None:
+    """The stamps of what the listing depends on; None when there are more than MAX_STAMPS."""
+    skipped = {path[:-1] for path in ignored if path.endswith("/")}
+    paths = [str(root / PAICLI_IGNORE), *_user_git_files()]
+    for path in _walked(str(root), skipped, files):
+        paths.append(path)
+        if len(paths) > MAX_STAMPS:
+            return None
+    return tuple(_stamp(path) for path in paths)
+
+
+def _walked(root: str, skipped: set[str], files: Sequence[str]) -> Iterator[str]:
+    """The folders git walks below `root` (not into `skipped`, relative), the `.gitignore` files in them,
+    and each repository's git folder with the files of it the listing reads."""
+    holding: set[str] | None = None  # the folders of listed files: an ignored folder holding one is walked
+    stack = [""]
+    while stack:
+        folder = stack.pop()
+        where = f"{root}/{folder}" if folder else root
+        yield where
+        try:
+            entries = list(os.scandir(where))
+        except OSError:
+            continue
+        for entry in entries:
+            relative = f"{folder}/{entry.name}" if folder else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if entry.name == ".git":
+                yield from _git_folder(entry.path, is_dir)
+            elif is_dir and entry.name not in VCS_FOLDERS:
+                if relative in skipped:
+                    holding = holding if holding is not None else {path.rpartition("/")[0] for path in files}
+                    if not any(held == relative or held.startswith(relative + "/") for held in holding):
+                        continue
+                stack.append(relative)
+            elif entry.name == ".gitignore":
+                yield entry.path
+
+
+def _git_folder(path: str, is_dir: bool) -> Iterator[str]:
+    """A repository's git folder and the files of it a listing reads; for a `.git` file, the folder it
+    names (and its common folder, for a linked worktree)."""
+    yield path
+    folder = path if is_dir else _named_folder(path)
+    if folder is None:
+        return
+    if not is_dir:
+        yield folder
+    yield from (os.path.join(folder, name) for name in GIT_FILES)
+    common = _read_line(os.path.join(folder, "commondir"))
+    if common is not None:
+        common = os.path.normpath(os.path.join(folder, common))
+        yield common
+        yield from (os.path.join(common, name) for name in GIT_FILES[1:])
+
+
+def _named_folder(git_file: str) -> str | None:
+    line = _read_line(git_file)
+    if line is None or not line.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(os.path.dirname(git_file), line.removeprefix("gitdir:").strip()))
+
+
+def _read_line(path: str) -> str | None:
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.readline(4096).strip() or None
+    except OSError:
+        return None
+
+
+def _user_git_files() -> list[str]:
+    home = Path.home()
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    return [str(home / ".gitconfig"), str(config / "git" / "config"), str(config / "git" / "ignore")]
