@@ -34,7 +34,6 @@ from paicli.mcp.server_config import McpServerConfig, check_server_name, servers
 from paicli.policy.hook_config import HooksConfig, merged_hooks
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.trust import (
-    COMMANDS,
     CONFIG_FILE,
     MAX_REPO_FILE_BYTES,
     ConfirmTrust,
@@ -42,11 +41,10 @@ from paicli.trust import (
     Warn,
     mcp_fields,
     read_repo_file,
-    screen_prompt_overrides,
     screen_repo_file,
-    screen_repo_folder,
     screen_workspace_config,
 )
+from paicli.trusted_folders import COMMANDS, screen_prompt_overrides, screen_repo_folder
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MCP_JSON = ".mcp.json"  # a workspace's MCP servers in the format Claude Code uses
