@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from paicli.common.errors import ConfigError
-from paicli.config import Settings, load_settings
+from paicli.config import Settings
+from paicli.config_sources import load_settings
 from paicli.trust import RepoFile, TrustRequest, TrustStore, read_repo_file
 from paicli.trusted_folders import trusted_prompt
 from tests.conftest import unexpected_warning
