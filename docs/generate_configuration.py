@@ -1,6 +1,7 @@
 """Writes docs/configuration.md from the code: the `Settings` model's fields and descriptions
-(paicli/config.py), the environment variables that set them, the flags (paicli/cli.py), what a repository's
-own config may set before it is trusted (paicli/trust.py), and the tables' own models.
+(paicli/config.py), the environment variables that set them (paicli/config_sources.py), the flags
+(paicli/cli.py), what a repository's own config may set before it is trusted (paicli/trust.py), and the
+tables' own models.
 
     python docs/generate_configuration.py           # writes docs/configuration.md
     python docs/generate_configuration.py --check   # exit 1 when the file differs from what it would write
@@ -23,7 +24,8 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from paicli.cli import build_parser
-from paicli.config import ENV_FIELDS, LISTS, OPENAI_FALLBACKS, TABLES, Settings
+from paicli.config import Settings
+from paicli.config_sources import ENV_FIELDS, LISTS, OPENAI_FALLBACKS, TABLES
 from paicli.llm.price import Price
 from paicli.mcp.server_config import McpServerConfig
 from paicli.policy.hook_config import HookConfig

@@ -270,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"paicli: {err}", file=sys.stderr)
         return EXIT_USAGE
 
-    from paicli.config import load_settings
+    from paicli.config_sources import load_settings
 
     confirm: ConfirmTrust | None = None
     if args.command is None and sys.stdin.isatty():

@@ -18,7 +18,8 @@ The first registered rule that matches and still has replies serves its next rep
 once, and `repeat=True` keeps serving the last one. No rule matched → HTTP 500 "fakellm: no rule matched",
 recorded like any other request, so the test fails with a clear message.
 
-Replies (all take `latency`, seconds before the first byte; streamed ones also `chunk_delay`):
+Replies (all take `latency`, seconds before the first byte; streamed ones also `chunk_delay`; any reply's
+`.after(condition)` is held until `condition()` is true, then waits its latency):
     Reply.text(content, chunk=7, finish_reason="stop", usage=None)   usage: a dict to send, None to compute
                                     one, False to send none (like llama.cpp's server in a stream); a dict
                                     may carry `prompt_tokens_details: {"cached_tokens": n}` (a cache hit)
@@ -62,6 +63,7 @@ server ends every waiting reply at once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import random
@@ -106,6 +108,12 @@ class Reply:
     raw_parts: tuple[bytes, ...] = ()
     latency: float = 0.0
     chunk_delay: float = 0.0
+    held_until: Callable[[], bool] | None = field(default=None, compare=False)  # see `after`
+
+    def after(self, condition: Callable[[], bool]) -> Reply:
+        """This reply, held (before its latency) until `condition()` is true, polled every ~20 ms in the
+        handler's thread: a test orders one client's reply after what another client did."""
+        return dataclasses.replace(self, held_until=condition)
 
     @classmethod
     def text(
@@ -612,6 +620,8 @@ class _Handler(BaseHTTPRequestHandler):
         record.rule, reply = chosen
         record.reply = reply
         record.status = reply.status
+        while reply.held_until is not None and not reply.held_until():
+            self._wait(_POLL)
         self._wait(reply.latency)
         if reply.kind == "error":
             self._send(reply.status, reply.body, reply.content_type, dict(reply.headers))

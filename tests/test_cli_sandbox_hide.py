@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paicli.cli import build_parser, settings_flags
-from paicli.config import load_settings
+from paicli.config_sources import load_settings
 from tests.conftest import unexpected_warning
 
 

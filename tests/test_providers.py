@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from paicli.common.errors import ConfigError
-from paicli.config import Settings, load_settings
+from paicli.config import Settings
+from paicli.config_sources import load_settings
 from paicli.llm.providers import KEY_VARIABLES, PROVIDERS, on_loopback
 from tests.conftest import paicli_env, run_paicli
 from tests.fakellm import FakeLLM, Reply

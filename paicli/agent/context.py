@@ -8,7 +8,7 @@ from pathlib import Path
 from paicli.common.errors import ConfigError
 from paicli.tools.confined import read_path
 from paicli.tools.file_lister import list_files
-from paicli.trust import trusted_prompt
+from paicli.trusted_folders import trusted_prompt
 
 TOOL_MODES = (None, "executor")
 OVERVIEW_ENTRIES = 300  # the overview the planner had before the repository map (bench context compares)
@@ -26,7 +26,7 @@ def packaged_prompts_dir() -> Path:
 
 def load_prompt(name: str, workspace: Path, home: Path | None = None) -> str:
     """`name` like "system.md" or "modes/planner.md". A repository's `.paicli/prompts/<name>` wins, but
-    only once the user has trusted that file (paicli.trust; `home` holds the trust store)."""
+    only once the user has trusted that file (paicli/trusted_folders.py; `home` holds the trust store)."""
     override = trusted_prompt(workspace, home, name) if home is not None else None
     if override is not None:
         return override

@@ -2,7 +2,7 @@
 
 Where they come from: `~/.paicli/commands/` (the user's own) and the repository's `.paicli/commands/`,
 whose files count only once the user trusts each of them as it is now (asked with the repository's config
-at start-up, paicli/trust.py; untrusted ones are left out). A repository's command of the same name
+at start-up, paicli/trusted_folders.py; untrusted ones are left out). A repository's command of the same name
 replaces the user's, with a notice. A folder is a namespace: `frontend/review.md` is `/frontend:review`.
 A name of paicli's own commands (`/help`, `/plan`, ...) is refused with a notice: a file never changes
 what a built-in does.
@@ -34,7 +34,8 @@ from typing import Literal
 from paicli.common.errors import ConfigError
 from paicli.tools.confined import UnsafeFile, read_path
 from paicli.tools.toolbox import ToolBox
-from paicli.trust import COMMANDS_FOLDER, MAX_PROMPT_FILES, MAX_REPO_FILE_BYTES, markdown_files, trusted_text
+from paicli.trust import MAX_REPO_FILE_BYTES
+from paicli.trusted_folders import COMMANDS_FOLDER, MAX_PROMPT_FILES, markdown_files, trusted_text
 
 # The REPL's own commands (paicli/ui/commands/table.py; tests/ui/commands/test_custom_command.py keeps the
 # two equal): a custom command may not take one of these names, in the REPL or headless.

@@ -9,8 +9,8 @@ started streaming (or whose stream ended early: no finish reason, no `[DONE]`) i
 tells the caller its streamed text is void; what the attempt cost counts in the reply's usage (or, when the
 request ends without a reply, failed or cancelled, is told to `on_spent`: paicli/llm/attempts.py). Every failure
 leaves as a `paicli.common.errors.ModelError` whose message starts with "model request failed:" and carries the
-server's own words; the API key is scrubbed from every message. Cancelling the awaiting task closes the
-HTTP stream at once (the `async with` around it exits).
+server's own words (paicli/llm/failures.py words them); the API key is scrubbed from every message.
+Cancelling the awaiting task closes the HTTP stream at once (the `async with` around it exits).
 
 An error reply (4xx or 5xx) whose body names a request field or value the server does not support is
 recognised on the first reply (paicli/llm/rejections.py), never retried as it was: a field the client
@@ -29,32 +29,25 @@ from typing import Any, Literal
 import httpx2
 
 from paicli import __version__
-from paicli.common.errors import ModelError, ModelHTTPError, ModelProtocolError, UnsupportedRequest
+from paicli.common.errors import ModelError, ModelHTTPError, ModelProtocolError
 from paicli.common.events import EventSink, Notice, NullSink
 from paicli.llm.attempts import RequestState, RetryLater, fault_kind
 from paicli.llm.capabilities import Capabilities
 from paicli.llm.capability_store import CapabilityStore
 from paicli.llm.endpoint import Admission, Endpoint, RateStatus
+from paicli.llm.failures import budget_spent, final_error, http_error, redact, transport_error, unsupported
 from paicli.llm.images import CAPABILITY as VISION
 from paicli.llm.images import without_images
 from paicli.llm.rate_gate import Closing, RateBudgetSpent
 from paicli.llm.reasoning import outgoing, rule_for
 from paicli.llm.rejections import rejected_field
 from paicli.llm.replies import HTML_REPLY, read_stream, server_message, whole_reply
-from paicli.llm.retry import Backoff, is_rate_limit, is_retryable_status, parse_retry_after, quota_spent
-from paicli.llm.tls import not_trusted, tls_for, untrusted_certificate
+from paicli.llm.retry import Backoff, is_rate_limit
+from paicli.llm.tls import tls_for
 from paicli.llm.tokens import estimate_completion, estimate_prompt, fill_in
 from paicli.llm.types import ChatResponse, Message, RestartCallback, TextCallback, ToolSpec, UsageCallback
 
-KEY_HINT = "check PAICLI_API_KEY (or OPENAI_API_KEY)"
 MAX_ADAPTATIONS = 4  # request changes for one call, so a server that keeps changing its mind cannot loop
-
-
-_UNSUPPORTED = {
-    "response_format.json_schema": "the server does not support response_format json_schema",
-    "response_format.json_object": "the server does not support response_format json_object",
-    "tools": "the model (or its server) does not support tool calls; choose one that does (`paicli doctor` checks)",
-}
 
 
 class LLMClient:
@@ -167,8 +160,7 @@ class LLMClient:
                     if request.adaptations < MAX_ADAPTATIONS and self._adapt(field, body):
                         request.adaptations += 1
                         continue
-                    unsupported = UnsupportedRequest(f"{error} — {_UNSUPPORTED.get(field, field)}", error.status, field)
-                    raise self._final(unsupported, request) from error
+                    raise final_error(unsupported(error, field), request, self._api_key) from error
                 if isinstance(error, RetryLater) and is_rate_limit(error.status):
                     closing = self.endpoint.finish(admission, "limited", error.retry_after)
                     self._rate_limited(error, request, closing)
@@ -198,7 +190,7 @@ class LLMClient:
         try:
             return await self.endpoint.admit(deadline)
         except RateBudgetSpent as spent:
-            raise self._budget_spent(request, spent.reopens_in) from None
+            raise budget_spent(request, spent.reopens_in, self.rate_limit_wait, self._api_key) from None
         finally:
             if request.limited_since is not None:
                 request.waited += clock() - started
@@ -218,7 +210,7 @@ class LLMClient:
     async def _after_fault(self, error: ModelError, request: RequestState, on_restart: RestartCallback | None) -> None:
         """Returns when the request should go again (after the backoff), raises when it should not."""
         if not error.retryable or request.attempt >= self.max_attempts:
-            raise self._final(error, request) from error
+            raise final_error(error, request, self._api_key) from error
         request.count(fault_kind(error))
         retry_after = error.retry_after if isinstance(error, RetryLater) else None
         delay = self._backoff.delay(request.attempt, retry_after)
@@ -232,20 +224,6 @@ class LLMClient:
         await asyncio.sleep(delay)
         request.waited += delay
         request.attempt += 1
-
-    def _budget_spent(self, request: RequestState, reopens_in: float | None) -> ModelHTTPError:
-        last = request.last_limit
-        cause = str(last) if last is not None else "the endpoint is rate limited (HTTP 429 to other requests)"
-        budget = f"rate_limit_wait ({self.rate_limit_wait:g} s)"
-        # the server's own time (not a backoff of ours) beyond the whole budget: said as such, at once
-        asked = last.retry_after if last is not None else reopens_in
-        if asked is not None and asked > self.rate_limit_wait:
-            cause += f" — rate limited: the server asks for {asked:.0f} s more, which would pass {budget}"
-        else:
-            cause += f" — rate limited for {self.rate_limit_wait:g} s (rate_limit_wait); try again later"
-        error = self._final(ModelHTTPError(cause, last.status if last is not None else 429), request)
-        assert isinstance(error, ModelHTTPError)
-        return error
 
     # ---- one attempt ---------------------------------------------------------------------------------
 
@@ -291,7 +269,7 @@ class LLMClient:
                 request.answered(response.status_code)
                 if response.status_code >= 400:
                     await response.aread()
-                    raise self._http_error(response, body["model"])
+                    raise http_error(response, self._url, body["model"])
                 content_type = response.headers.get("content-type", "").lower()
                 if "html" in content_type:
                     raise ModelProtocolError(f"{HTML_REPLY} (POST {self._url})")
@@ -300,71 +278,11 @@ class LLMClient:
                     return whole_reply(response.text, assembler)
                 return await read_stream(response, assembler)
         except httpx2.HTTPError as exc:
-            raise self._transport_error(exc, assembler.started) from exc
+            raise transport_error(
+                exc, started=assembler.started, base_url=self.base_url, read_timeout=self._read_timeout
+            ) from exc
         except httpx2.InvalidURL as exc:
             raise ModelError(f"the base URL {self.base_url!r} is not a valid URL ({exc})") from exc
-
-    # ---- turning failures into messages --------------------------------------------------------------
-
-    def _http_error(self, response: httpx2.Response, model: str) -> ModelHTTPError:
-        status = response.status_code
-        explanation = server_message(response)
-        message = f"HTTP {status}: {explanation}"
-        if explanation == HTML_REPLY:
-            message += f" (POST {self._url})"
-        elif status == 401:
-            message += f" — the server rejected the API key; {KEY_HINT}"
-        elif status == 403:
-            message += " — the API key is not allowed to do this (model access, region or quota)"
-        elif status == 404:
-            message += f" — check the base URL (POST {self._url}) and the model name ({model!r})"
-        elif status == 429 and quota_spent(response.text):
-            return ModelHTTPError(
-                message + " — the account's quota or balance is spent (check its plan and billing)", status
-            )
-        if is_retryable_status(status):
-            return RetryLater(message, status, parse_retry_after(response.headers))
-        return ModelHTTPError(message, status)
-
-    def _transport_error(self, exc: httpx2.HTTPError, started: bool) -> ModelError:
-        detail = str(exc) or type(exc).__name__
-        if started and isinstance(exc, httpx2.ReadTimeout):
-            error = ModelError(f"the stream hung: no data for {self._read_timeout:g} s after the reply had started")
-            error.retryable = True
-            return error
-        if started:  # no tool of a reply runs before the whole reply arrived: asking again is safe
-            return ModelProtocolError(f"the stream broke off after the reply had started ({detail})", retryable=True)
-        if isinstance(exc, httpx2.UnsupportedProtocol):
-            return ModelError(f"the base URL {self.base_url!r} is not an http(s) URL")
-        if isinstance(exc, httpx2.ConnectError) and (reason := untrusted_certificate(exc)) is not None:
-            # not retried: asking again meets the same certificate
-            return ModelError(f"could not connect to {self.base_url}: {not_trusted(reason)}")
-        if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
-            error = ModelError(f"could not connect to {self.base_url} ({detail})")
-        elif isinstance(exc, httpx2.ReadTimeout):
-            error = ModelError(f"no answer within {self._read_timeout:g} s (read timeout)")
-        else:
-            error = ModelError(f"the stream broke off before the reply started ({detail})")
-        error.retryable = isinstance(exc, httpx2.TransportError)
-        return error
-
-    def _final(self, error: ModelError, request: RequestState) -> ModelError:
-        message = f"model request failed: {error}"
-        if request.attempt > 1:
-            message += f" (gave up after {request.attempt} attempts)"
-        message = self._redact(message)
-        final: ModelError
-        if isinstance(error, UnsupportedRequest):
-            final = UnsupportedRequest(message, error.status, error.field)
-        elif isinstance(error, ModelHTTPError):
-            final = ModelHTTPError(message, error.status, retryable=error.retryable)
-        elif isinstance(error, ModelProtocolError):
-            final = ModelProtocolError(message, retryable=error.retryable)
-        else:
-            final = ModelError(message)
-            final.retryable = error.retryable
-        final.retries = request.tally().model_dump()
-        return final
 
     def _adapt(self, field: str, body: dict[str, Any]) -> bool:
         """Records that the model's server rejects `field`; True when the request can go again without it
@@ -394,7 +312,7 @@ class LLMClient:
         self._sink.emit(Notice(level=level, message=self._redact(message)))
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if len(self._api_key) >= 4 else text
+        return redact(text, self._api_key)
 
 
 # ---- reading replies -----------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from paicli.agent.context import (
     system_prompt,
     workspace_overview,
 )
-from paicli.trust import TrustRequest, screen_prompt_overrides
+from paicli.trust import TrustRequest
+from paicli.trusted_folders import screen_prompt_overrides
 from tests.conftest import unexpected_warning
 
 

@@ -21,7 +21,8 @@ from paicli.app.custom_commands import (
 from paicli.app.driver import run_turn
 from paicli.common.errors import ConfigError
 from paicli.common.events import ListSink, Notice
-from paicli.config import Settings, load_settings
+from paicli.config import Settings
+from paicli.config_sources import load_settings
 from paicli.runtime import Runtime, build_runtime
 from paicli.trust import TrustRequest, TrustStore
 from tests.conftest import TEST_KEY

@@ -138,7 +138,7 @@ def test_sessions_live_under_the_workspace_id_of_the_checkpoints(tmp_path: Path)
 
 
 def test_a_repository_may_lower_sessions_keep_but_not_raise_it_untrusted(tmp_path: Path) -> None:
-    from paicli.config import load_settings
+    from paicli.config_sources import load_settings
 
     home, ws = tmp_path / "home", tmp_path / "ws"
     (ws / ".paicli").mkdir(parents=True)

@@ -214,6 +214,25 @@ def test_latency_delays_the_first_byte(fake: FakeLLM) -> None:
     assert record.finished is not None and record.finished - record.started >= 0.25
 
 
+def test_a_reply_after_a_condition_waits_for_it_while_other_requests_are_served(fake: FakeLLM) -> None:
+    went = threading.Event()
+    fake.on("first", Reply.text("after you", chunk=100).after(went.is_set))
+    fake.on("second", Reply.text("go"))
+    answers: list[str] = []
+    waiting = threading.Thread(
+        target=lambda: answers.append(httpx2.post(f"{fake.base_url}/chat/completions", json=_body("first")).text)
+    )
+    waiting.start()
+    fake.wait_for_requests(1)
+    assert httpx2.post(f"{fake.base_url}/chat/completions", json=_body("second")).status_code == 200
+    assert fake.requests[1].wait_finished(5) and answers == []  # the first is still held
+    went.set()
+    waiting.join(5)
+    assert len(answers) == 1 and "after you" in answers[0]
+    first, second = fake.requests
+    assert second.finished is not None and first.finished is not None and first.finished > second.finished
+
+
 def test_parallel_requests_each_get_their_own_reply(fake: FakeLLM) -> None:
     for n in range(6):
         fake.on(f"task {n}", Reply.text(f"answer {n}", latency=2.0))  # a wide margin for slow thread starts

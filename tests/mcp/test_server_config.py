@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from paicli.common.errors import ConfigError
-from paicli.config import load_settings
+from paicli.config_sources import load_settings
 from paicli.mcp.server_config import McpServerConfig, expand, expanded, servers_from_mcp_json
 from paicli.trust import TrustRequest
 from tests.conftest import unexpected_warning

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paicli.config import load_settings
+from paicli.config_sources import load_settings
 from paicli.mcp.server_config import server_fields
 from paicli.trust import TrustRequest, mcp_fields
 from paicli.ui.prompt.approval_prompt import trust_lines

@@ -11,7 +11,7 @@ import pytest
 
 from paicli.common.errors import ConfigError
 from paicli.common.events import ListSink
-from paicli.config import load_settings
+from paicli.config_sources import load_settings
 from paicli.policy.hook_config import HookConfig, HooksConfig
 from paicli.policy.hooks import Hooks, run_hook
 from paicli.tools.base import ToolContext

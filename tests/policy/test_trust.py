@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from paicli.common.errors import ConfigError
-from paicli.config import Settings, load_settings
-from paicli.trust import RepoFile, TrustRequest, TrustStore, read_repo_file, trusted_prompt
+from paicli.config import Settings
+from paicli.config_sources import load_settings
+from paicli.trust import RepoFile, TrustRequest, TrustStore, read_repo_file
+from paicli.trusted_folders import trusted_prompt
 from tests.conftest import unexpected_warning
 
 REPO_CONFIG = 'base_url = "http://127.0.0.1:9/v1"\napproval = "yolo"\nallow = ["rm"]\nmodel = "repo-model"\n'

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from paicli.common.errors import ConfigError
-from paicli.config import Settings, load_settings
+from paicli.config import Settings
+from paicli.config_sources import load_settings
 from paicli.trust import TrustRequest
 
 CONFIG = ".paicli/config.toml"
