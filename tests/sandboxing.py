@@ -4,18 +4,23 @@ process by a unique argument, a one-shot HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import http.server
 import os
+import shutil
+import socket
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
-from paicli.sandbox import BwrapSandbox, choose_sandbox
+from paicli.sandbox import BwrapSandbox, Containment, choose_sandbox
 
 REQUIRED = os.environ.get("PAICLI_REQUIRE_SANDBOX") == "1"
 
@@ -46,6 +51,70 @@ def require_bwrap() -> None:
         if REQUIRED:
             pytest.fail(f"PAICLI_REQUIRE_SANDBOX=1 but {problem}")
         pytest.skip(f"no working bubblewrap here: {problem}")
+
+
+def dead_socket(folder: Path) -> Path:
+    """A socket file (nobody listening) in `folder`, made with its parents: the sandbox covers it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "d.sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+    return path
+
+
+When = Literal["after the first build", "before the second build"]
+
+
+@dataclass(frozen=True)
+class FolderGoes(BwrapSandbox):
+    """A real bubblewrap sandbox that removes the folder `gone` (a daemon's, holding its socket) `when`:
+    just after it built a command's options the first time (so bwrap finds the socket's folder gone as it
+    sets up the sandbox: the race), or just before it builds them a second time."""
+
+    gone: Path = Path("/nonexistent")
+    when: When = "after the first build"
+    builds: list[int] = dataclasses.field(default_factory=list, compare=False)  # one entry per build
+
+    @classmethod
+    def of(cls, sandbox: BwrapSandbox, gone: Path, when: When = "after the first build") -> FolderGoes:
+        fields = {field.name: getattr(sandbox, field.name) for field in dataclasses.fields(sandbox)}
+        return cls(**fields, gone=gone, when=when)
+
+    def command(
+        self, argv: Sequence[str], env: Mapping[str, str], containment: Containment
+    ) -> tuple[list[str], dict[str, str]]:
+        self.builds.append(1)
+        if self.when == "before the second build" and len(self.builds) == 2:
+            shutil.rmtree(self.gone)
+        built = super().command(argv, env, containment)
+        if self.when == "after the first build" and len(self.builds) == 1:
+            shutil.rmtree(self.gone)
+        return built
+
+
+@dataclass(frozen=True)
+class MissingMountPoint(BwrapSandbox):
+    """A real bubblewrap sandbox whose options also bind /dev/null on a path in a folder that does not
+    exist in a read-only place: bwrap fails in its setup every time. `moving`: a new such path each build
+    (the options built again differ), else the same one."""
+
+    missing: Path = Path("/nonexistent")
+    moving: bool = False
+    builds: list[int] = dataclasses.field(default_factory=list, compare=False)
+
+    @classmethod
+    def of(cls, sandbox: BwrapSandbox, missing: Path, *, moving: bool = False) -> MissingMountPoint:
+        fields = {field.name: getattr(sandbox, field.name) for field in dataclasses.fields(sandbox)}
+        return cls(**fields, missing=missing, moving=moving)
+
+    def command(
+        self, argv: Sequence[str], env: Mapping[str, str], containment: Containment
+    ) -> tuple[list[str], dict[str, str]]:
+        self.builds.append(1)
+        built, environment = super().command(argv, env, containment)
+        target = self.missing / (f"build{len(self.builds)}" if self.moving else "same") / "x"
+        end = built.index("--")
+        return [*built[:end], "--ro-bind", "/dev/null", str(target), *built[end:]], environment
 
 
 def marker() -> str:

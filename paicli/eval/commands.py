@@ -11,11 +11,12 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.sandbox import Containment, SandboxChoice, choose_sandbox
+from paicli.sandbox.launch import Launch, retried, start
 from paicli.secret_handoff import HANDOFF_VARIABLE, is_secret_name
 
 TAIL_LINES = 40
@@ -56,21 +57,33 @@ def without_keys(env: Mapping[str, str]) -> dict[str, str]:
 async def run_command(
     command: str, work: Path, env: Mapping[str, str], containing: Containing, *, network: bool, timeout: float
 ) -> Finished:
-    """`bash -c command` in `work`, its output (stdout and stderr together) and exit code."""
-    argv: Sequence[str] = ["bash", "-c", command]
-    environment = without_keys(env)
+    """`bash -c command` in `work`, its output (stdout and stderr together) and exit code; started once more
+    when bubblewrap failed to set it up (it never ran: paicli/sandbox/launch.py)."""
     choice = containing.choice(work, network=network)
-    if choice is not None and choice.sandbox is not None:
-        argv, environment = choice.sandbox.command(argv, environment, Containment(Path(os.path.realpath(work))))
+    sandbox = choice.sandbox if choice is not None else None
+    containment = Containment(Path(os.path.realpath(work)))
     started = time.monotonic()
+    exit_code, text = await retried(
+        lambda: start(["bash", "-c", command], without_keys(env), sandbox, containment),
+        lambda launch: _run_once(launch, work, timeout),
+        lambda finished: finished[0],
+    )
+    if exit_code is None:
+        text += f"\n[paicli eval: stopped after {timeout:g} s]"
+    return Finished(exit_code, text, time.monotonic() - started)
+
+
+async def _run_once(launch: Launch, work: Path, timeout: float) -> tuple[int | None, str]:
+    """The exit code (None: it ran out of time) and output of one start."""
     process = await asyncio.create_subprocess_exec(
-        *argv,
+        *launch.argv,
         cwd=work,
-        env=environment,
+        env=launch.env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
+        pass_fds=launch.pass_fds,
     )
     output = bytearray()
 
@@ -93,7 +106,4 @@ async def run_command(
             await asyncio.shield(process.wait())
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(reader, 5)
-    text = output.decode("utf-8", "replace")
-    if exit_code is None:
-        text += f"\n[paicli eval: stopped after {timeout:g} s]"
-    return Finished(exit_code, text, time.monotonic() - started)
+    return exit_code, output.decode("utf-8", "replace")

@@ -37,6 +37,7 @@ from paicli.common.events import Notice
 from paicli.policy.audit import AuditLog
 from paicli.policy.hook_config import HookConfig, HookEvent, HooksConfig
 from paicli.sandbox import Containment
+from paicli.sandbox.launch import Launch, retried, start
 from paicli.tools.base import Tool, ToolContext, ToolOutcome
 from paicli.tools.builtin.execute_command import child_environment
 
@@ -175,49 +176,58 @@ def read_answer(finished: Finished) -> HookAnswer:
 
 async def run_hook(hook: HookConfig, event: HookEvent, payload: Mapping[str, Any], ctx: ToolContext) -> Finished:
     """Runs one hook with `payload` on its stdin; its code is None when it was killed at its time limit.
-    Cancelled, it is killed (its whole process group) before the cancellation goes on."""
+    Cancelled, it is killed (its whole process group) before the cancellation goes on. Started once more
+    when bubblewrap failed to set it up (it never ran: paicli/sandbox/launch.py)."""
     containment = Containment(ctx.workspace, ctx.scope.writable if ctx.scope is not None else None)
-    argv, env = await asyncio.to_thread(_command_line, hook, event, payload, ctx, containment)
     try:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=ctx.workspace,
-            env=env,
-            start_new_session=True,
+        return await retried(
+            lambda: _command_line(hook, event, payload, ctx, containment),
+            lambda launch: _run_once(launch, hook, payload, ctx),
+            lambda finished: finished.code,
         )
-        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-        reads = [asyncio.ensure_future(_read(process.stdout)), asyncio.ensure_future(_read(process.stderr))]
-        feed = asyncio.ensure_future(_feed(process.stdin, json.dumps(payload, ensure_ascii=False).encode() + b"\n"))
-        timed_out = False
-        try:
-            await asyncio.wait_for(process.wait(), hook.timeout)
-        except TimeoutError:
-            timed_out = True
-        except BaseException:  # cancelled (ESC): the whole group goes at once
-            _kill_group(process.pid)
-            for task in (feed, *reads):
-                task.cancel()
-            raise
-        _kill_group(process.pid)  # at the limit, and what it left running in the background
-        feed.cancel()
-        await asyncio.wait(reads, timeout=DRAIN_GRACE)
-        for read in reads:
-            read.cancel()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), DRAIN_GRACE)
-        out, err = (read.result() if read.done() and not read.cancelled() else b"" for read in reads)
-        code = None if timed_out else process.returncode
-        return Finished(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
     finally:
         containment.release()
 
 
+async def _run_once(launch: Launch, hook: HookConfig, payload: Mapping[str, Any], ctx: ToolContext) -> Finished:
+    process = await asyncio.create_subprocess_exec(
+        *launch.argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ctx.workspace,
+        env=launch.env,
+        start_new_session=True,
+        pass_fds=launch.pass_fds,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    reads = [asyncio.ensure_future(_read(process.stdout)), asyncio.ensure_future(_read(process.stderr))]
+    feed = asyncio.ensure_future(_feed(process.stdin, json.dumps(payload, ensure_ascii=False).encode() + b"\n"))
+    timed_out = False
+    try:
+        await asyncio.wait_for(process.wait(), hook.timeout)
+    except TimeoutError:
+        timed_out = True
+    except BaseException:  # cancelled (ESC): the whole group goes at once
+        _kill_group(process.pid)
+        for task in (feed, *reads):
+            task.cancel()
+        raise
+    _kill_group(process.pid)  # at the limit, and what it left running in the background
+    feed.cancel()
+    await asyncio.wait(reads, timeout=DRAIN_GRACE)
+    for read in reads:
+        read.cancel()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), DRAIN_GRACE)
+    out, err = (read.result() if read.done() and not read.cancelled() else b"" for read in reads)
+    code = None if timed_out else process.returncode
+    return Finished(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
+
 def _command_line(
     hook: HookConfig, event: HookEvent, payload: Mapping[str, Any], ctx: ToolContext, containment: Containment
-) -> tuple[list[str], dict[str, str]]:
+) -> Launch:
     env = child_environment(ctx.workspace)
     env["PAICLI_HOOK_EVENT"] = event
     if isinstance(tool := payload.get("tool"), str):
@@ -225,10 +235,7 @@ def _command_line(
     arguments = payload.get("arguments")
     if isinstance(arguments, dict) and isinstance(path := arguments.get("path"), str):
         env["PAICLI_PATH"] = path
-    argv = ["bash", "-c", hook.command]
-    if hook.sandbox and ctx.sandbox is not None:
-        return ctx.sandbox.command(argv, env, containment)
-    return argv, env
+    return start(["bash", "-c", hook.command], env, ctx.sandbox if hook.sandbox else None, containment)
 
 
 async def _read(stream: asyncio.StreamReader) -> bytes:

@@ -1,5 +1,6 @@
 """How a command is contained: the `Sandbox` seam (containment.py), bubblewrap (bwrap.py), the choice made at
-start-up (choose.py) and telling a failure caused by the sandbox (blocked.py).
+start-up (choose.py), starting a command and starting it once more when bubblewrap failed to set it up
+(launch.py) and telling a failure caused by the sandbox (blocked.py).
 
 Layer: below tools (execute_command wraps its `bash -c` with it); imports only errors.
 """

@@ -85,6 +85,7 @@ class BwrapSandbox:
     writable: tuple[str, ...] = ()  # sandbox_writable: more folders commands may write ("~/.m2")
     hide: tuple[str, ...] = ()  # sandbox_hide: more paths commands may not see ("~/.config/op")
     sizes: bool = True  # this bwrap knows --size (0.5 and later)
+    statuses: bool = True  # this bwrap knows --json-status-fd (0.3.2 and later; launch.py)
     # the session's folder listings (memos.py): a walk or scan before a command reads only what changed
     memos: FolderMemos = field(default_factory=FolderMemos, compare=False, repr=False)
 
@@ -100,6 +101,14 @@ class BwrapSandbox:
         if containment.writable is not None:  # the workspace read-only: caches it lacks go to the private /tmp
             environment.update(cache_environment(_real(containment.workspace), " ".join(argv), environment))
         return [self.program, *options, "--", *argv], environment
+
+    def with_status(self, argv: Sequence[str], fd: int) -> list[str] | None:
+        """`argv` as `command` built it, with bwrap writing its status to `fd` (`--json-status-fd`: a line
+        `{ "exit-code": N }` once the command has run and ended, paicli/sandbox/launch.py); None when this
+        bwrap cannot."""
+        if not self.statuses:
+            return None
+        return [argv[0], "--json-status-fd", str(fd), *argv[1:]]
 
     def describe(self) -> str:
         network = "network on" if self.network else "no network"

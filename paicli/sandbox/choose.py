@@ -12,18 +12,19 @@ A probe runs once per process for the same options (its answer is kept).
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import os
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from paicli.common.errors import ConfigError
 from paicli.sandbox.bwrap import BwrapSandbox
 from paicli.sandbox.containment import Containment, Sandbox
+from paicli.sandbox.launch import Launch, start
 from paicli.sandbox.memos import FolderMemos
 from paicli.sandbox.secret_files import SHELL_FILES, env_files, files_holding
 
@@ -78,8 +79,11 @@ def choose_sandbox(
         return _unavailable(mode, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}", memos)
     sandbox = BwrapSandbox(os.path.realpath(program), home, network, tuple(writable), tuple(hide), memos=memos)
     failure = probe(sandbox, workspace)
+    if failure is not None and "--json-status-fd" in failure:  # older than 0.3.2: a failed setup not retried
+        sandbox = dataclasses.replace(sandbox, statuses=False)
+        failure = probe(sandbox, workspace)
     if failure is not None and "--size" in failure:  # an old bwrap without --size: caps left out
-        sandbox = BwrapSandbox(sandbox.program, home, network, tuple(writable), tuple(hide), False, memos)
+        sandbox = dataclasses.replace(sandbox, sizes=False)
         failure = probe(sandbox, workspace)
     if failure is not None:
         return _unavailable(mode, diagnose(failure), memos)
@@ -111,35 +115,54 @@ def _unavailable(mode: SandboxMode, problem: str, memos: FolderMemos) -> Sandbox
 
 
 def probe(sandbox: BwrapSandbox, workspace: Path) -> str | None:
-    """None when `true` runs under the sandbox's real options in this workspace; else bwrap's complaint."""
+    """None when `true` runs under the sandbox's real options in this workspace; else bwrap's complaint.
+    When bwrap failed in its setup, once more with the options built again (launch.py): a socket they cover
+    may have gone with its folder between the scan and bwrap, which then cannot make the mount point."""
     containment = Containment(Path(os.path.realpath(workspace)))
-    argv, _ = sandbox.command(["true"], {}, containment)
-    problem = _patient_probe(tuple(argv))
-    if problem is not None:
-        # a socket it covers may have gone (with its folder) between the scan and bwrap, which then cannot
-        # make the mount point: the options built again leave it out
-        again, _ = sandbox.command(["true"], {}, containment)
-        if again != argv:
-            problem = _patient_probe(tuple(again))
-    return problem
+    with start(["true"], {}, sandbox, containment) as launch:
+        problem, never_ran = _patient_probe(launch)
+        again = launch.again() if never_ran else None
+    if again is None:
+        return problem
+    with again:
+        return _patient_probe(again).problem
 
 
-def _patient_probe(argv: tuple[str, ...]) -> str | None:
-    problem = _run_probe(argv, PROBE_TIMEOUT)
-    if problem == _too_slow(PROBE_TIMEOUT):  # a machine under load is not a broken bwrap: wait longer once
-        problem = _run_probe(argv, PROBE_TIMEOUT * PATIENCE)
-    return problem
+class _Probed(NamedTuple):
+    problem: str | None  # None: `true` ran and exited 0
+    never_ran: bool  # bwrap failed in its setup (launch.py)
+
+
+# The answers of this process's probes, by options, status pipe or not and time limit (the oldest forgotten
+# beyond PROBES_KEPT).
+_probed: dict[tuple[tuple[str, ...], bool, float], _Probed] = {}
+PROBES_KEPT = 16
+
+
+def _patient_probe(launch: Launch) -> _Probed:
+    answer = _run_probe(launch, PROBE_TIMEOUT)
+    if answer.problem == _too_slow(PROBE_TIMEOUT):  # a machine under load is not a broken bwrap: wait longer once
+        answer = _run_probe(launch, PROBE_TIMEOUT * PATIENCE)
+    return answer
 
 
 def _too_slow(timeout: float) -> str:
     return f"bwrap did not finish a trivial command in {timeout:g} s"
 
 
-@functools.lru_cache(maxsize=16)
-def _run_probe(argv: tuple[str, ...], timeout: float) -> str | None:
+def _run_probe(launch: Launch, timeout: float) -> _Probed:
+    key = (tuple(launch.built), launch.watched, timeout)
+    if (known := _probed.get(key)) is None:
+        known = _probed[key] = _probe_once(launch, timeout)
+        while len(_probed) > PROBES_KEPT:
+            del _probed[next(iter(_probed))]
+    return known
+
+
+def _probe_once(launch: Launch, timeout: float) -> _Probed:
     try:
         done = subprocess.run(
-            argv,
+            launch.argv,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -147,15 +170,17 @@ def _run_probe(argv: tuple[str, ...], timeout: float) -> str | None:
             timeout=timeout,
             env={"PATH": os.defpath},
             check=False,
+            pass_fds=launch.pass_fds,
         )
     except subprocess.TimeoutExpired:
-        return _too_slow(timeout)
+        return _Probed(_too_slow(timeout), False)
     except OSError as error:
-        return f"bwrap could not start: {error.strerror or error}"
+        return _Probed(f"bwrap could not start: {error.strerror or error}", False)
     if done.returncode == 0:
-        return None
+        return _Probed(None, False)
     lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-    return lines[-1][:300] if lines else f"bwrap exited with {done.returncode} and said nothing"
+    problem = lines[-1][:300] if lines else f"bwrap exited with {done.returncode} and said nothing"
+    return _Probed(problem, launch.setup_failed(done.returncode))
 
 
 def read_sysctl(name: str) -> str | None:

@@ -59,6 +59,12 @@ class Sandbox(Protocol):
         declared (so they can be made writable); blocking, but only a few system calls."""
         ...
 
+    def with_status(self, argv: Sequence[str], fd: int) -> list[str] | None:
+        """`argv` as `command` built it, made to write the sandbox's status to the descriptor `fd`: bwrap's
+        `--json-status-fd` JSON lines, one with "exit-code" only once the command itself has run
+        (paicli/sandbox/launch.py); None when this sandbox cannot tell."""
+        ...
+
     def describe(self) -> str:
         """What a contained command may do, in a few words, for the banner, `/approval` and doctor."""
         ...

@@ -5,7 +5,9 @@ file: `connect("/var/run/docker.sock")` reaches a daemon on the host, and the Do
 socket is root on the host. `/run`, `/var/run`, `$XDG_RUNTIME_DIR` and `/tmp` are hidden whole
 (bwrap.py); the sockets elsewhere are looked for in the usual places (`/var/lib`, `/var/snap`,
 `/var/tmp`, `/opt`, `/srv`, the home folder), a few levels deep and at most MAX_ENTRIES entries, and
-`/dev/null` is bound over each one: a connection to it is refused.
+`/dev/null` is bound over each one: a connection to it is refused. A socket whose folder is removed
+between the scan and bwrap's start makes bwrap fail in its setup; the start is made once more with the
+options built again (launch.py).
 
 Why not seccomp: a filter cannot read the path `connect(2)` is given, so it could only refuse every
 AF_UNIX socket, and builds and test suites make their own (servers on a socket in /tmp, language

@@ -109,6 +109,12 @@ class HeadTailBuffer:
         if len(self._tail) > 2 * self._tail_cap:
             del self._tail[: len(self._tail) - self._tail_cap]
 
+    def clear(self) -> None:
+        """Forgets what was fed: the buffer starts again."""
+        self._head.clear()
+        self._tail.clear()
+        self.total = 0
+
     def render(self, limit: int) -> str:
         """The captured text in at most `limit` characters; an omitted middle is reported in bytes."""
         tail = bytes(self._tail[-self._tail_cap :]) if self._tail_cap else b""

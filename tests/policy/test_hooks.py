@@ -18,10 +18,12 @@ from paicli.common.events import ListSink, Notice
 from paicli.config import Settings
 from paicli.policy.audit import audit_folder, read_entries
 from paicli.policy.hook_config import HookConfig, HooksConfig
+from paicli.policy.hooks import run_hook
 from paicli.runtime import Runtime, build_runtime
-from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 from tests.conftest import TEST_KEY
 from tests.fakellm import FakeLLM, Reply, has_tool_result
+from tests.sandboxing import FolderGoes, bwrap_sandbox, dead_socket
 
 # Logs the JSON it is given (and two variables) to the workspace's hooks.log, then does what its first
 # argument says.
@@ -282,3 +284,14 @@ async def test_the_turn_end_hook_is_told_how_the_turn_ended(fake: FakeLLM, build
         None,
     )
     assert any("not on a Friday" in notice for notice in notices(sink))
+
+
+async def test_a_sandboxed_hook_bwrap_could_not_set_up_is_started_once_more(workspace: Path, home: Path) -> None:
+    """A socket's folder gone between the sandbox's scan and bwrap's start: the hook still runs, once."""
+    folder = home / ".daemon" / "run"
+    dead_socket(folder)
+    racing = FolderGoes.of(bwrap_sandbox(workspace, home), folder)
+    hook = HookConfig(command='echo ran >> counter; cat > /dev/null; echo \'{"decision": "allow"}\'')
+    finished = await run_hook(hook, "before_tool", {"event": "before_tool"}, ToolContext(workspace, sandbox=racing))
+    assert (finished.code, finished.stdout, finished.stderr) == (0, '{"decision": "allow"}\n', "")
+    assert (workspace / "counter").read_text() == "ran\n" and len(racing.builds) == 2

@@ -69,6 +69,21 @@ def test_an_old_bwrap_without_size_is_used_without_the_caps(workspace: Path, tmp
     assert "--size" not in choice.sandbox.options(Containment(workspace))
 
 
+def test_an_old_bwrap_without_json_status_fd_is_used_without_the_retry(workspace: Path, tmp_path: Path) -> None:
+    """bwrap older than 0.3.2 cannot tell a failed setup (paicli/sandbox/launch.py): it still contains."""
+    real = bwrap_sandbox(workspace, tmp_path).program  # skips (or fails when required) without a working one
+    script = (
+        'for arg in "$@"; do [ "$arg" = --json-status-fd ] && '
+        '{ echo "bwrap: Unknown option --json-status-fd" >&2; exit 1; }; done\n'
+        f'exec {real} "$@"\n'
+    )
+    path = stub_bwrap(tmp_path / "old", script)
+    choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=path)
+    assert choice.notice is None and isinstance(choice.sandbox, BwrapSandbox), choice.problem
+    assert not choice.sandbox.statuses and choice.sandbox.sizes
+    assert choice.sandbox.with_status(["bwrap", "--", "true"], 5) is None
+
+
 def test_what_to_change_when_user_namespaces_are_refused() -> None:
     apparmor = diagnose(
         "bwrap: setting up uid map: Permission denied", {"kernel.apparmor_restrict_unprivileged_userns": "1"}.get

@@ -9,7 +9,8 @@ costs a few hundred KB of memory.
 With a sandbox on the tool context (paicli/sandbox/), `bash` runs inside it: bubblewrap is the group
 leader, and its PID namespace takes down everything the command started when it ends, `setsid`
 children included. A command that fails because of the sandbox (a read-only path, no network) raises
-SandboxBlocked, so the tool box can ask whether to run it once outside.
+SandboxBlocked, so the tool box can ask whether to run it once outside. One that bubblewrap failed to
+set up (it never ran: a socket's folder removed meanwhile) is started once more (paicli/sandbox/launch.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paicli.sandbox import Containment, blocked_by_sandbox
 from paicli.sandbox.gitdirs import GitPaths
+from paicli.sandbox.launch import Launch, retried, start
 from paicli.tools.base import Effect, SandboxBlocked, Tool, ToolContext, ToolFailure
 from paicli.tools.denylist import dangerous_reason
 from paicli.tools.git_added import before_command, settle, settle_now
@@ -162,17 +164,13 @@ class _Capture(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
-def command_line(
-    command: str, ctx: ToolContext, containment: Containment | None = None
-) -> tuple[list[str], dict[str, str]]:
-    """The argv and environment that run `command`: `bash -c` as the user, or inside ctx's sandbox (a plan
-    task's declared files the only writable part of the workspace). Blocking: runs `git config`."""
+def command_line(command: str, ctx: ToolContext, containment: Containment | None = None) -> Launch:
+    """How to start `command`: `bash -c` as the user, or inside ctx's sandbox (a plan task's declared files
+    the only writable part of the workspace). Blocking: runs `git config`."""
     argv, env = ["bash", "-c", command], child_environment(ctx.workspace)
-    if ctx.sandbox is None:
-        return argv, env
     if containment is None:
         containment = Containment(ctx.workspace, ctx.scope.writable if ctx.scope is not None else None)
-    return ctx.sandbox.command(argv, env, containment)
+    return start(argv, env, ctx.sandbox, containment)
 
 
 async def run_in_group(
@@ -191,18 +189,30 @@ async def run_in_group(
 async def _run_contained(
     command: str, ctx: ToolContext, buffer: HeadTailBuffer, timeout: float, containment: Containment
 ) -> tuple[int | None, bool]:
+    """Run once more when bubblewrap failed to set the command up (it never ran: paicli/sandbox/launch.py)."""
+    return await retried(
+        lambda: command_line(command, ctx, containment),
+        lambda launch: _run_once(launch, ctx, buffer, timeout),
+        lambda result: None if result[1] else result[0],
+    )
+
+
+async def _run_once(
+    launch: Launch, ctx: ToolContext, buffer: HeadTailBuffer, timeout: float
+) -> tuple[int | None, bool]:
     loop = asyncio.get_running_loop()
-    argv, env = await asyncio.to_thread(command_line, command, ctx, containment)
+    buffer.clear()  # a start bwrap failed to set up leaves its complaint only on the display
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: _Capture(buffer, ctx.on_output),
-            *argv,
+            *launch.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=ctx.workspace,
-            env=env,
+            env=launch.env,
             start_new_session=True,
+            pass_fds=launch.pass_fds,
         )
     )
     try:
