@@ -89,6 +89,7 @@ async def run_plan(
     tools = narrowed_tools(runtime, sink, allowed_tools)
     session = build_plan_session(runtime, sink, plan_id=plan_id, early=early, tools=tools)
     steps = None
+    runtime.listings.warm(runtime.workspace)  # while the planner thinks: for the tasks' searches
     if checkpoints is not None:
         checkpoints.warm_up()  # while the planner thinks
         steps = PlanSteps(checkpoints, session.saved_id, goal or (plan.goal if plan else ""))

@@ -26,8 +26,10 @@ what it reads. Not stamped (docs/security.md): a global excludes file at a place
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -70,6 +72,7 @@ class ListingMemo:
         self.clock = clock  # now, in ns since the epoch (the timestamps' clock)
         self._kept: dict[Path, tuple[tuple[Stamp, ...], Remembered]] = {}
         self._ignored: dict[Path, list[str]] = {}  # git's last answer, kept or not
+        self._stamping: dict[Path, threading.Thread] = {}
         self.made = 0  # listings made, not taken from the memo (for tests and the benchmark)
 
     def view(self, root: Path, git: SharedGit) -> Remembered | None:
@@ -79,6 +82,17 @@ class ListingMemo:
             return kept[1]
         self._kept.pop(root, None)
         return self._make(root, git)
+
+    def warm(self, workspace: Path) -> None:
+        """Makes the workspace's listing in a daemon thread (while the user types, or the planner thinks),
+        so that the session's first search is as quick as the later ones; nobody waits for it."""
+        root = Path(os.path.realpath(workspace))
+        if root not in self._kept and root not in self._stamping:
+            threading.Thread(target=self._warm, args=(root,), name="paicli-listing", daemon=True).start()
+
+    def _warm(self, root: Path) -> None:
+        with contextlib.suppress(Exception):  # a failure here is the first search's to report
+            self.view(root, SharedGit(root))
 
     def ignored(self, root: Path) -> list[str] | None:
         """git's ignored untracked paths as the last listing found them (grep's walk leaves them out)."""
@@ -96,13 +110,32 @@ class ListingMemo:
         listing = list_files(root, git=git, worktree=False)
         chosen = select(root, listing.files)
         remembered = Remembered(listing.files, tuple(chosen.regular), tuple(chosen.links), tuple(chosen.oversized))
+        if root not in self._stamping:  # the walk for the stamps is not waited for: the next search uses them
+            thread = threading.Thread(
+                target=self._keep, args=(root, ignored, remembered, started), name="paicli-stamps", daemon=True
+            )
+            self._stamping[root] = thread
+            thread.start()
         self.made += 1
-        stamps = _stamps(root, ignored, listing.files)
-        if stamps is not None and all(stamp[1] is None or stamp[1] < started - RACY_NS for stamp in stamps):
-            if len(self._kept) >= MAX_WORKSPACES:
-                self._kept.clear()
-            self._kept[root] = (stamps, remembered)
         return remembered
+
+    def settle(self) -> None:
+        """Waits for the stamps being taken (for tests and the benchmark)."""
+        for thread in list(self._stamping.values()):
+            thread.join()
+
+    def _keep(self, root: Path, ignored: list[str], remembered: Remembered, started: int) -> None:
+        """Keeps `remembered` with the stamps of what it was made from, unless one is newer than RACY_NS
+        before `started`: changed since the listing began, or too close to it to tell (taking the stamps
+        after the listing is safe for that reason)."""
+        try:
+            stamps = _stamps(root, ignored, remembered.files)
+            if stamps is not None and all(stamp[1] is None or stamp[1] < started - RACY_NS for stamp in stamps):
+                if len(self._kept) >= MAX_WORKSPACES:
+                    self._kept.clear()
+                self._kept[root] = (stamps, remembered)
+        finally:
+            self._stamping.pop(root, None)
 
 
 def _unchanged(stamps: Sequence[Stamp]) -> bool:

@@ -370,6 +370,7 @@ class Repl(ReplViews):
         start_servers_after_this_step(self.runtime)
         if self._checkpoints is not None:
             self._checkpoints.warm_up()  # while the user types the first message
+        self.runtime.listings.warm(self.runtime.workspace)  # grep_code's first search is then as quick as the next
 
     def _prompt(self) -> FormattedText:
         return prompt_text(planning=self.plan_next)

@@ -8,6 +8,7 @@ make rg's output put words in another file's mouth."""
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import time
 from pathlib import Path
@@ -227,15 +228,32 @@ def test_only_paths_a_glob_names_exactly_are_left_out_of_the_walk() -> None:
 
 
 def test_what_the_walk_leaves_out_is_searched_by_name() -> None:
-    listed = ["a.py", "build/keep.py", "build/deep/x.py", "builder/x.py", "q\nsrc/app.py", "sub/.git/config", "y.log"]
+    listed = sorted(
+        ["a.py", "build/keep.py", "build/deep/x.py", "builder/x.py", "q\nsrc/app.py", "sub/.git/config", "y.log"]
+    )
     excluded = frozenset({"build/", "y.log"})
     assert _missed(listed, excluded) == [
-        "build/keep.py",
         "build/deep/x.py",
+        "build/keep.py",
         "q\nsrc/app.py",
         "sub/.git/config",
         "y.log",
     ]
+
+
+def test_the_paths_left_out_are_those_one_check_per_path_finds() -> None:
+    """_missed bisects and scans the names joined; it finds what checking each path against each rule does."""
+    rng = random.Random(7)
+    parts = ["a", "b", "a b", "a.b", "a-b", ".git", "x\ny", "z\r", "build", "build0", "b/uild"]
+    listed = sorted({"/".join(rng.choices(parts, k=rng.randint(1, 4))) for _ in range(3000)})
+    folders = {path.rpartition("/")[0] + "/" for path in listed if "/" in path}
+    excluded = frozenset(rng.sample(sorted(folders), 40) + rng.sample(listed, 40) + ["nowhere/", "gone.py"])
+
+    def left_out(path: str) -> bool:
+        under = any(entry.endswith("/") and path.startswith(entry) for entry in excluded)
+        return under or path in excluded or "\n" in path or "\r" in path or ".git" in path.split("/")
+
+    assert _missed(listed, excluded) == [path for path in listed if left_out(path)]
 
 
 def test_git_stops_at_an_ignored_folder_and_goes_into_one_holding_a_tracked_file(repo: Path) -> None:
@@ -307,6 +325,7 @@ async def test_a_remembered_ignored_list_that_went_stale_changes_no_result(tmp_p
     def choose() -> Selection:
         remembered = memo.view(root, SharedGit(root))
         assert remembered is not None
+        memo.settle()
         return remembered.selection(lambda path: True)
 
     first = await search_tree(root, Scope(), choose, pattern, 20, RG, memo=memo)

@@ -30,6 +30,7 @@ def later() -> int:
 def view(memo: ListingMemo, root: Path) -> Remembered:
     remembered = memo.view(root, SharedGit(root))
     assert remembered is not None
+    memo.settle()  # the stamps are taken in the background
     return remembered
 
 
@@ -190,11 +191,25 @@ def test_sizes_changed_in_place_are_checked_when_read(
     write(repo, {"grow/big.py": "needle big\n", "grow/nul.py": "needle nul\n"})
     ctx = ToolContext(workspace=repo, listings=ListingMemo(clock=later))
     first = asyncio.run(GrepCode().run(GrepCodeArgs(pattern="needle"), ctx))
+    assert ctx.listings is not None
+    ctx.listings.settle()
     assert "grow/big.py" in first and "grow/nul.py" in first
     with open(repo / "grow" / "big.py", "a") as handle:
         handle.write("x" * (5 * 1024 * 1024) + "\nneedle again\n")
     with open(repo / "grow" / "nul.py", "a") as handle:
         handle.write("y" * 70_000 + "\0")
     again = asyncio.run(GrepCode().run(GrepCodeArgs(pattern="needle"), ctx))
-    assert ctx.listings is not None and ctx.listings.made == 1
+    assert ctx.listings.made == 1
     assert again.startswith("no matches") and "larger than 5 MB" not in again
+
+
+def test_a_warmed_memo_serves_the_first_search(repo: Path) -> None:
+    memo = ListingMemo(clock=later)
+    memo.warm(repo)
+    for _ in range(200):
+        if memo.made == 1:
+            break
+        time.sleep(0.02)
+    memo.settle()
+    assert view(memo, repo) == fresh(repo)
+    assert memo.made == 1
