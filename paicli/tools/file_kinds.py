@@ -1,16 +1,21 @@
 """The files of a listing sorted out before a search: regular files within the size limit, symlinks,
 and those too large to search; what is gone or special is left out. Each is looked at with one `lstat`
-relative to the open workspace folder (the kernel walks only the path's own parts)."""
+relative to the open workspace folder (the kernel walks only the path's own parts). And the session's
+verdicts on whether a large file is text (`TextVerdicts`)."""
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli.sandbox.folders import RACY_NS
+
 MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_VERDICTS = 100_000
 FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -44,3 +49,25 @@ def select(root: Path, files: Sequence[str]) -> Selection:
     finally:
         os.close(folder)
     return chosen
+
+
+TextKey = tuple[str, int, int, int, int, int]  # path, device, inode, size, mtime, ctime (ns)
+
+
+class TextVerdicts:
+    """Whether a large file is text (no NUL byte), remembered for a session by the file's identity, size
+    and times: writing a file moves its ctime, which no unprivileged process can set back. A verdict on a
+    file whose ctime lies within RACY_NS of now is not kept (it could change again within the same tick)."""
+
+    def __init__(self, clock: Callable[[], int] = time.time_ns) -> None:
+        self.clock = clock
+        self._known: dict[TextKey, bool] = {}
+
+    def get(self, key: TextKey) -> bool | None:
+        return self._known.get(key)
+
+    def put(self, key: TextKey, text: bool) -> None:
+        if key[5] < self.clock() - RACY_NS:
+            if len(self._known) >= MAX_VERDICTS:
+                self._known.clear()
+            self._known[key] = text

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from paicli.tools.beneath import OutsideRoot, open_regular
-from paicli.tools.file_kinds import FOLDER_FLAGS, MAX_FILE_BYTES, Selection
+from paicli.tools.file_kinds import FOLDER_FLAGS, MAX_FILE_BYTES, Selection, TextKey, TextVerdicts
 from paicli.tools.regex_syntax import LinePattern, for_ripgrep
 
 T = TypeVar("T")
@@ -180,7 +180,12 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_C
 
 
 async def search(
-    root: Path, chosen: Selection, pattern: LinePattern, keep: int, rg: str | None
+    root: Path,
+    chosen: Selection,
+    pattern: LinePattern,
+    keep: int,
+    rg: str | None,
+    verdicts: TextVerdicts | None = None,
 ) -> tuple[list[FileHits], str]:
     """The hits of every chosen file, in path order, and the engine that found them ("rg", "re2")."""
     engine = "re2"
@@ -194,7 +199,7 @@ async def search(
             unparsable = [path for path in chosen.regular if "\n" in path or "\r" in path]
             here = [*unparsable, *chosen.links]
     ordered = sorted(here)
-    found = await rg_text_hits(root, by_rg)
+    found = await rg_text_hits(root, by_rg, verdicts)
     cancelled = threading.Event()
     try:
         if ordered:
@@ -204,34 +209,43 @@ async def search(
     return sorted(found, key=lambda hits: hits.path), engine
 
 
-async def rg_text_hits(root: Path, by_rg: Mapping[str, FileHits]) -> list[FileHits]:
+async def rg_text_hits(
+    root: Path, by_rg: Mapping[str, FileHits], verdicts: TextVerdicts | None = None
+) -> list[FileHits]:
     """rg's hits, those of a file of RG_WHOLE_BYTES or more (its size now) kept only when it holds no NUL
-    byte (`text_files`)."""
+    byte (`text_files`; `verdicts`: the session's answers for files unchanged since)."""
     paths = sorted(by_rg)
     large = _large(root, paths) if len(paths) <= FEW_FILES else await off_loop(lambda: _large(root, paths))
-    if not large:
-        return list(by_rg.values())
-    cancelled = threading.Event()
-    try:
-        text = await off_loop(lambda: text_files(root, sorted(large), cancelled))
-    finally:
-        cancelled.set()
+    known = {path: verdicts.get(key) for path, key in large.items()} if verdicts is not None else {}
+    unknown = sorted(path for path in large if known.get(path) is None)
+    text: set[str] = set()
+    if unknown:
+        cancelled = threading.Event()
+        try:
+            text = await off_loop(lambda: text_files(root, unknown, cancelled))
+        finally:
+            cancelled.set()
+        if verdicts is not None:
+            for path in unknown:
+                verdicts.put(large[path], path in text)
+    text |= {path for path, is_text in known.items() if is_text}
     return [hits for path, hits in by_rg.items() if path not in large or path in text]
 
 
-def _large(root: Path, paths: Sequence[str]) -> set[str]:
-    """Of `paths` (sorted), those of RG_WHOLE_BYTES or more now; one gone since is not (rg's lines stand,
-    as those of a small file)."""
-    large: list[str] = []
+def _large(root: Path, paths: Sequence[str]) -> dict[str, TextKey]:
+    """Of `paths` (sorted), those of RG_WHOLE_BYTES or more now, with their keys; one gone since is not
+    (rg's lines stand, as those of a small file)."""
+    large: dict[str, TextKey] = {}
     folder = os.open(root, FOLDER_FLAGS)
     try:
         for path in paths:
             with contextlib.suppress(OSError, ValueError):
-                if os.lstat(path, dir_fd=folder).st_size >= RG_WHOLE_BYTES:
-                    large.append(path)
+                info = os.lstat(path, dir_fd=folder)
+                if info.st_size >= RG_WHOLE_BYTES:
+                    large[path] = (path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     finally:
         os.close(folder)
-    return set(large)
+    return large
 
 
 async def ripgrep_hits(

@@ -96,6 +96,7 @@ async def search_tree(
     paths). `memo`: the session's listings, whose last answer of git for the ignored paths the walk takes
     (see `_walk`)."""
     git = git if git is not None else SharedGit(root)
+    verdicts = memo.texts if memo is not None else None
     walking = None
     if rg and _walkable(scope):
         walking = asyncio.ensure_future(_walk(rg, root, scope, pattern, keep, git, memo))
@@ -108,13 +109,13 @@ async def search_tree(
             with contextlib.suppress(asyncio.CancelledError):
                 await walking
     if walked is None:
-        hits, engine = await search(root, chosen, pattern, keep, rg)
+        hits, engine = await search(root, chosen, pattern, keep, rg, verdicts)
         return Found(hits, engine, chosen.too_large)
     regular = set(chosen.regular)
-    kept = await rg_text_hits(root, {path: hits for path, hits in walked.hits.items() if path in regular})
+    kept = await rg_text_hits(root, {path: hits for path, hits in walked.hits.items() if path in regular}, verdicts)
     missed = _missed(chosen.regular, walked.excluded)
     rest = Selection(regular=missed, links=chosen.links)
-    more, _ = await search(root, rest, pattern, keep, rg)
+    more, _ = await search(root, rest, pattern, keep, rg, verdicts)
     return Found(sorted([*kept, *more], key=lambda hits: hits.path), "rg walk", chosen.too_large)
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.sandbox.folders import RACY_NS
-from paicli.tools.file_kinds import Selection, select
+from paicli.tools.file_kinds import Selection, TextVerdicts, select
 from paicli.tools.file_lister import PAICLI_IGNORE, VCS_FOLDERS, list_files
 from paicli.tools.git_listing import SharedGit
 
@@ -73,6 +73,7 @@ class ListingMemo:
         self._kept: dict[Path, tuple[tuple[Stamp, ...], Remembered]] = {}
         self._ignored: dict[Path, list[str]] = {}  # git's last answer, kept or not
         self._stamping: dict[Path, threading.Thread] = {}
+        self.texts = TextVerdicts(clock)  # whether the large files searched are text, for grep_code
         self.made = 0  # listings made, not taken from the memo (for tests and the benchmark)
 
     def view(self, root: Path, git: SharedGit) -> Remembered | None:
