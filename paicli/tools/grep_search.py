@@ -26,12 +26,12 @@ import signal
 import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from paicli.tools.beneath import OutsideRoot, open_regular
 from paicli.tools.file_kinds import FOLDER_FLAGS, MAX_FILE_BYTES, Selection, TextKey, TextVerdicts
+from paicli.tools.grep_hits import FileHits, parse_rg_output
 from paicli.tools.regex_syntax import LinePattern, for_ripgrep
 
 T = TypeVar("T")
@@ -51,16 +51,9 @@ RG_OPTIONS = (
     "--line-number",
     "--color=never",
 )
-RG_BINARY = b": binary file matches ("
 RG_ONE_THREAD = "--threads=1"
+PIECE_BYTES = 256 * 1024  # rg's output parsed a piece at a time, as it comes
 FEW_FILES = 64  # files whose size is looked up on the event loop: a thread costs more
-
-
-@dataclass(frozen=True)
-class FileHits:
-    path: str  # relative to the workspace
-    count: int  # matching lines
-    lines: list[tuple[int, str]]  # (line number, text) of the first matching lines kept
 
 
 def read_hits(
@@ -262,43 +255,12 @@ async def ripgrep_hits(
     return await off_loop(lambda: parse_rg_output([output or b"" for output in outputs], keep))
 
 
-def parse_rg_output(outputs: Sequence[bytes], keep: int) -> dict[str, FileHits]:
-    """rg's `--null --line-number` output: the files with a matching line (those rg calls binary left out),
-    each with its matching lines counted and the first `keep` kept. A path must hold no line break."""
-    counts: dict[bytes, int] = {}
-    lines: dict[bytes, list[bytes]] = {}
-    binary: set[bytes] = set()
-    for output in outputs:
-        for record in output.split(b"\n"):
-            name, nul, rest = record.partition(b"\0")
-            if not nul:
-                if RG_BINARY in record:
-                    binary.add(record.rpartition(RG_BINARY)[0])
-                continue
-            kept = lines.get(name)
-            if kept is None:
-                lines[name] = [rest]
-                counts[name] = 1
-            else:
-                counts[name] += 1
-                if len(kept) < keep:
-                    kept.append(rest)
-    found: dict[str, FileHits] = {}
-    for name, kept in lines.items():
-        if name in binary:
-            continue
-        path = os.fsdecode(name)
-        path = path[2:] if path.startswith("./") else path
-        pairs = [
-            (int(number), text.decode("utf-8", "replace")) for number, _, text in (r.partition(b":") for r in kept)
-        ]
-        found[path] = FileHits(path, counts[name], pairs)
-    return found
-
-
-async def run_rg(rg: str, root: Path, arguments: Sequence[str]) -> bytes | None:
+async def run_rg(
+    rg: str, root: Path, arguments: Sequence[str], sink: Callable[[bytes], None] | None = None
+) -> bytes | None:
     """rg's output, run in `root` in a session of its own (killed with it when the search is cancelled);
-    None when rg refused the pattern or could not run."""
+    None when rg refused the pattern or could not run. With `sink`, each piece of the output goes there
+    as it comes, and b"" is returned."""
     process = await asyncio.create_subprocess_exec(
         rg,
         *rg_threads(),
@@ -309,15 +271,24 @@ async def run_rg(rg: str, root: Path, arguments: Sequence[str]) -> bytes | None:
         stderr=asyncio.subprocess.DEVNULL,
         start_new_session=True,
     )
+    said = False
     try:
-        output, _ = await process.communicate()
+        if sink is None or process.stdout is None:
+            output, _ = await process.communicate()
+            said = bool(output)
+        else:
+            output = b""
+            while piece := await process.stdout.read(PIECE_BYTES):
+                said = True
+                sink(piece)
+            await process.wait()
     finally:
         if process.returncode is None:  # cancelled: the whole group goes, at once
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
                 await asyncio.shield(_reaped(process))
-    if process.returncode == 2 and not output:
+    if process.returncode == 2 and not said:
         return None  # the pattern was refused (or rg could not run at all): search in process
     return output
 

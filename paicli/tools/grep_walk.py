@@ -32,11 +32,10 @@ from pathlib import Path
 
 from paicli.tools.file_kinds import MAX_FILE_BYTES, Selection
 from paicli.tools.git_listing import SharedGit
+from paicli.tools.grep_hits import FileHits, RgOutput
 from paicli.tools.grep_search import (
     RG_OPTIONS,
-    FileHits,
     off_loop,
-    parse_rg_output,
     rg_text_hits,
     run_rg,
     search,
@@ -187,10 +186,11 @@ async def _walk(
     name_glob = [f"--glob={scope.glob}"] if scope.glob and PLAIN_NAME_GLOB.fullmatch(scope.glob) else []
     arguments = [*RG_OPTIONS, *name_glob, *WALK_OPTIONS, *(f"--glob=!/{path}" for path in excluded)]
     arguments += ["-e", for_ripgrep(pattern.source), "--", scope.folder or "."]
-    output = await run_rg(rg, root, arguments)
-    if output is None:
+    parsed = RgOutput(keep)
+    if await run_rg(rg, root, arguments, parsed.feed) is None:
         return None
-    return _Walked(await off_loop(lambda: parse_rg_output([output], keep)), frozenset(excluded))  # see ripgrep_hits
+    parsed.end()
+    return _Walked(parsed.hits(), frozenset(excluded))
 
 
 def _plain_excludes(paths: Iterable[str]) -> list[str]:

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from paicli.tools.file_kinds import MAX_FILE_BYTES, TextVerdicts, select
-from paicli.tools.grep_search import RG_WHOLE_BYTES, FileHits, rg_text_hits
+from paicli.tools.grep_hits import FileHits
+from paicli.tools.grep_search import RG_WHOLE_BYTES, rg_text_hits
 
 
 def test_files_are_sorted_out_by_kind_and_size(tmp_path: Path) -> None:

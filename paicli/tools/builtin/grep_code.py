@@ -24,7 +24,7 @@ from paicli.tools.file_lister import all_files, is_ignored, list_files
 from paicli.tools.git_env import program_outside
 from paicli.tools.git_listing import SharedGit
 from paicli.tools.glob_pattern import glob_to_regex
-from paicli.tools.grep_search import FileHits
+from paicli.tools.grep_hits import FileHits
 from paicli.tools.grep_walk import Scope, search_tree
 from paicli.tools.guard import display_path, resolve_in_workspace
 from paicli.tools.regex_syntax import PatternError, compile_pattern
