@@ -65,6 +65,11 @@ def dead_socket(folder: Path) -> Path:
 When = Literal["after the first build", "before the second build"]
 
 
+def fields_of(sandbox: BwrapSandbox) -> dict[str, object]:
+    """The sandbox's own settings, for a test sandbox made like it."""
+    return {field.name: getattr(sandbox, field.name) for field in dataclasses.fields(sandbox)}
+
+
 @dataclass(frozen=True)
 class FolderGoes(BwrapSandbox):
     """A real bubblewrap sandbox that removes the folder `gone` (a daemon's, holding its socket) `when`:
@@ -77,8 +82,7 @@ class FolderGoes(BwrapSandbox):
 
     @classmethod
     def of(cls, sandbox: BwrapSandbox, gone: Path, when: When = "after the first build") -> FolderGoes:
-        fields = {field.name: getattr(sandbox, field.name) for field in dataclasses.fields(sandbox)}
-        return cls(**fields, gone=gone, when=when)
+        return cls(**fields_of(sandbox), gone=gone, when=when)
 
     def command(
         self, argv: Sequence[str], env: Mapping[str, str], containment: Containment
@@ -104,8 +108,7 @@ class MissingMountPoint(BwrapSandbox):
 
     @classmethod
     def of(cls, sandbox: BwrapSandbox, missing: Path, *, moving: bool = False) -> MissingMountPoint:
-        fields = {field.name: getattr(sandbox, field.name) for field in dataclasses.fields(sandbox)}
-        return cls(**fields, missing=missing, moving=moving)
+        return cls(**fields_of(sandbox), missing=missing, moving=moving)
 
     def command(
         self, argv: Sequence[str], env: Mapping[str, str], containment: Containment
