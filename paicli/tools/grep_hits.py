@@ -40,6 +40,7 @@ class RgOutput:
         self._lines: dict[bytes, list[bytes]] = {}
         self._binary: set[bytes] = set()
         self._pending: list[bytes] = []  # the start of a record whose line break has not come yet
+        self._new: list[bytes] = []  # names first seen since `take_new`
 
     def feed(self, piece: bytes) -> None:
         cut = piece.rfind(b"\n")
@@ -67,20 +68,30 @@ class RgOutput:
             if kept is None:
                 lines[name] = [rest]
                 counts[name] = 1
+                self._new.append(name)
             else:
                 counts[name] += 1
                 if len(kept) < keep:
                     kept.append(rest)
+
+    def take_new(self) -> list[str]:
+        """The paths of the files first named since the last call (relative to the workspace)."""
+        new, self._new = self._new, []
+        return [_path(name) for name in new]
 
     def hits(self) -> dict[str, FileHits]:
         found: dict[str, FileHits] = {}
         for name, kept in self._lines.items():
             if name in self._binary:
                 continue
-            path = os.fsdecode(name)
-            path = path[2:] if path.startswith("./") else path
+            path = _path(name)
             pairs = [
                 (int(number), text.decode("utf-8", "replace")) for number, _, text in (r.partition(b":") for r in kept)
             ]
             found[path] = FileHits(path, self._counts[name], pairs)
         return found
+
+
+def _path(name: bytes) -> str:
+    path = os.fsdecode(name)
+    return path[2:] if path.startswith("./") else path

@@ -25,7 +25,7 @@ import os
 import signal
 import stat
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -203,12 +203,21 @@ async def search(
 
 
 async def rg_text_hits(
-    root: Path, by_rg: Mapping[str, FileHits], verdicts: TextVerdicts | None = None
+    root: Path,
+    by_rg: Mapping[str, FileHits],
+    verdicts: TextVerdicts | None = None,
+    sized: Mapping[str, TextKey] | None = None,
 ) -> list[FileHits]:
     """rg's hits, those of a file of RG_WHOLE_BYTES or more (its size now) kept only when it holds no NUL
-    byte (`text_files`; `verdicts`: the session's answers for files unchanged since)."""
+    byte (`text_files`; `verdicts`: the session's answers for files unchanged since). `sized`: the large
+    ones among every file rg named, looked at while rg ran; else they are looked at here."""
     paths = sorted(by_rg)
-    large = _large(root, paths) if len(paths) <= FEW_FILES else await off_loop(lambda: _large(root, paths))
+    if sized is not None:
+        large = {path: sized[path] for path in paths if path in sized}
+    elif len(paths) <= FEW_FILES:
+        large = _large(root, paths)
+    else:
+        large = await off_loop(lambda: _large(root, paths))
     known = {path: verdicts.get(key) for path, key in large.items()} if verdicts is not None else {}
     unknown = sorted(path for path in large if known.get(path) is None)
     text: set[str] = set()
@@ -228,16 +237,21 @@ async def rg_text_hits(
 def _large(root: Path, paths: Sequence[str]) -> dict[str, TextKey]:
     """Of `paths` (sorted), those of RG_WHOLE_BYTES or more now, with their keys; one gone since is not
     (rg's lines stand, as those of a small file)."""
-    large: dict[str, TextKey] = {}
     folder = os.open(root, FOLDER_FLAGS)
     try:
-        for path in paths:
-            with contextlib.suppress(OSError, ValueError):
-                info = os.lstat(path, dir_fd=folder)
-                if info.st_size >= RG_WHOLE_BYTES:
-                    large[path] = (path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        return large_in(folder, paths)
     finally:
         os.close(folder)
+
+
+def large_in(folder: int, paths: Iterable[str]) -> dict[str, TextKey]:
+    """`_large` with the workspace folder open as `folder`."""
+    large: dict[str, TextKey] = {}
+    for path in paths:
+        with contextlib.suppress(OSError, ValueError):
+            info = os.lstat(path, dir_fd=folder)
+            if info.st_size >= RG_WHOLE_BYTES:
+                large[path] = (path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     return large
 
 

@@ -25,16 +25,18 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.tools.file_kinds import MAX_FILE_BYTES, Selection
+from paicli.tools.file_kinds import FOLDER_FLAGS, MAX_FILE_BYTES, Selection, TextKey
 from paicli.tools.git_listing import SharedGit
 from paicli.tools.grep_hits import FileHits, RgOutput
 from paicli.tools.grep_search import (
     RG_OPTIONS,
+    large_in,
     off_loop,
     rg_text_hits,
     run_rg,
@@ -77,6 +79,7 @@ class Found:
 class _Walked:
     hits: dict[str, FileHits]
     excluded: frozenset[str] = field(default_factory=frozenset)  # paths left out; a folder ends with "/"
+    sized: dict[str, TextKey] = field(default_factory=dict)  # the large ones among the files rg named
 
 
 async def search_tree(
@@ -111,7 +114,8 @@ async def search_tree(
         hits, engine = await search(root, chosen, pattern, keep, rg, verdicts)
         return Found(hits, engine, chosen.too_large)
     regular = set(chosen.regular)
-    kept = await rg_text_hits(root, {path: hits for path, hits in walked.hits.items() if path in regular}, verdicts)
+    rg_found = {path: hits for path, hits in walked.hits.items() if path in regular}
+    kept = await rg_text_hits(root, rg_found, verdicts, walked.sized)
     missed = _missed(chosen.regular, walked.excluded)
     rest = Selection(regular=missed, links=chosen.links)
     more, _ = await search(root, rest, pattern, keep, rg, verdicts)
@@ -187,10 +191,21 @@ async def _walk(
     arguments = [*RG_OPTIONS, *name_glob, *WALK_OPTIONS, *(f"--glob=!/{path}" for path in excluded)]
     arguments += ["-e", for_ripgrep(pattern.source), "--", scope.folder or "."]
     parsed = RgOutput(keep)
-    if await run_rg(rg, root, arguments, parsed.feed) is None:
-        return None
-    parsed.end()
-    return _Walked(parsed.hits(), frozenset(excluded))
+    sized: dict[str, TextKey] = {}  # the large files among those rg names, looked at as they come
+
+    def take(piece: bytes) -> None:
+        parsed.feed(piece)
+        sized.update(large_in(folder, parsed.take_new()))
+
+    folder = os.open(root, FOLDER_FLAGS)
+    try:
+        if await run_rg(rg, root, arguments, take) is None:
+            return None
+        parsed.end()
+        sized.update(large_in(folder, parsed.take_new()))
+    finally:
+        os.close(folder)
+    return _Walked(parsed.hits(), frozenset(excluded), sized)
 
 
 def _plain_excludes(paths: Iterable[str]) -> list[str]:
