@@ -38,9 +38,10 @@ from paicli.policy.overwrites import lost_by, lost_by_redirect
 from paicli.policy.paths import HARMLESS_FILES, OutsideRead, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
+from paicli.shell.builtins import starts_program
 from paicli.shell.options import stdin_file
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import program_name, script_file, starts_program
+from paicli.shell.programs import program_name, script_file
 from paicli.shell.syntax import Arithmetic, Compound, Inner, Kind, Redirect, SimpleCommand, Unreadable, Word
 from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.denylist import dangerous_reason

@@ -9,6 +9,7 @@ words.py    words, quotes, expansions, substitutions and here-document bodies fr
 lexical.py  bash's character rules the grammar leaves to its user (quote removal, backslashes)
 walk.py     the visitor walk over a script, nested code included (`bash -c`, `eval`, `find -exec`, ...)
 programs.py what paicli knows about programs that run other programs or code
+builtins.py bash's builtins and keywords, and which of them run code
 wrappers.py programs that run the command after their options (`env`, `timeout 5`, `xargs`, ...)
 options.py  options and arguments through which a program runs a command line (`tar --to-command`, ...)
 sed.py      the `e` commands of a sed script
