@@ -53,7 +53,9 @@ def gnu_grep(root: Path) -> list[str]:
 
 def add_real(result: Result, root: Path, rounds: int) -> None:
     grep = gnu_grep(root)
-    files = len(subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=False).stdout.split(b"\0"))
+    files = len(
+        subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=False).stdout.split(b"\0")
+    )
     session = ListingMemo()
     asyncio.run(GrepCode().run(GrepCodeArgs(pattern="x"), ToolContext(workspace=root, listings=session)))
     session.settle()

@@ -33,7 +33,8 @@ from bench.fakeserver import Route, ServedRequest, ServerProcess
 from bench.harness import runtime_for
 from paicli.common.events import AnyEvent, PlanFinished, PlanTaskStreamed
 from paicli.plan.model import PlanStatus
-from paicli.runtime import Runtime, build_plan_session
+from paicli.plan_wiring import build_plan_session
+from paicli.runtime import Runtime
 
 NAME = "streamplan"
 TITLE = "Streamed planning: early start of reads"

@@ -18,7 +18,8 @@ LAYERS = {
     "common": 0, "secret_handoff": 0, "shell": 0, "__init__": 0,
     "llm": 1, "sandbox": 1, "tools": 2, "policy": 3, "trust": 3, "trusted_folders": 3, "mcp": 3, "repomap": 3,
     "config": 4, "config_sources": 4, "agent": 5,
-    "plan": 6, "runtime": 7, "app": 8, "ui": 9, "headless": 9, "doctor": 9, "map_command": 9, "eval": 9, "cli": 10,
+    "plan": 6, "runtime": 7, "plan_wiring": 7,
+    "app": 8, "ui": 9, "headless": 9, "doctor": 9, "map_command": 9, "eval": 9, "cli": 10,
     "process_exit": 11, "__main__": 11,
 }  # fmt: skip
 FRONT_ENDS = ("ui", "headless", "doctor", "map_command")

@@ -25,7 +25,8 @@ from paicli.plan.model import Plan, PlanStatus
 from paicli.plan.outcome import PlanOutcome
 from paicli.plan.parse_reply import joined
 from paicli.plan.session import Review
-from paicli.runtime import Runtime, build_plan_session
+from paicli.plan_wiring import build_plan_session
+from paicli.runtime import Runtime
 from paicli.tools.effect import Effect
 from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import ToolBox

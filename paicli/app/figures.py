@@ -57,3 +57,15 @@ def format_duration(seconds: float) -> str:
 def format_tokens(count: int, estimated: bool = False) -> str:
     """`532 tok`, `12.3k tok`, `1.2M tok`; `~12.3k tok` when estimated."""
     return f"{'~' if estimated else ''}{compact_count(count)} tok"
+
+
+def usage_line(turn: Usage, session: Usage | None = None) -> str:
+    """`↑ 1,234 ↓ 56 tokens`; `↑ ~1.2k ↓ ~56 tokens (estimated)` when the server reported none."""
+    line = f"{arrows(turn)} tokens"
+    if turn.cached_tokens:
+        line += f" ({token_count(turn.cached_tokens, turn.estimated)} cached)"
+    if session is not None and session != turn:
+        line += f" · session {arrows(session)}"
+    if turn.estimated or (session is not None and session.estimated):
+        line += ESTIMATED_NOTE
+    return line

@@ -3,6 +3,7 @@
 classify.py  what a shell command does, as far as approvals care (safe / ask / opaque / deny): a visitor
              over the one parsed tree of paicli.shell
 risk.py      Risk, Finding, Classification
+always_prefix.py  what the "always" answer to a command covers (`git commit`, `pytest`, or the exact text)
 checks.py    per-program checks of the classifier (readers, printf, test, cd, sed, jq)
 readers.py   the read-only programs, option by option (unsafe, file-naming, name-list options)
 find.py      find's primaries; git_reader.py: git, read-only only in the workspace's own repository

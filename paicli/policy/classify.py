@@ -18,10 +18,10 @@ or the "always" answer.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli.policy.always_prefix import command_prefix, is_interpreter_name
 from paicli.policy.checks import (
     HARMLESS,
     Reasons,
@@ -38,52 +38,17 @@ from paicli.policy.overwrites import lost_by, lost_by_redirect
 from paicli.policy.paths import HARMLESS_FILES, OutsideRead, Places, option_like_glob
 from paicli.policy.readers import READERS
 from paicli.policy.risk import Classification, Finding, Risk
+from paicli.shell.builtins import starts_program
 from paicli.shell.options import stdin_file
 from paicli.shell.parse import parse_script
-from paicli.shell.programs import program_name, script_file, starts_program
+from paicli.shell.programs import program_name, script_file
 from paicli.shell.syntax import Arithmetic, Compound, Inner, Kind, Redirect, SimpleCommand, Unreadable, Word
 from paicli.shell.walk import Site, Visitor, walk, written_file
 from paicli.tools.denylist import dangerous_reason
 from paicli.tools.shims import command_search_path
 
-__all__ = ["Classification", "Finding", "Risk", "classify_command", "command_prefix", "normalise_name"]
+__all__ = ["Classification", "Finding", "Risk", "classify_command", "normalise_name"]
 
-# Commands whose first argument names what they do ("git commit", "npm test"): the unit of "always".
-_SUBCOMMAND_TOOLS = {
-    "git",
-    "npm",
-    "npx",
-    "pnpm",
-    "yarn",
-    "bun",
-    "cargo",
-    "go",
-    "pip",
-    "pip3",
-    "uv",
-    "poetry",
-    "docker",
-    "podman",
-    "kubectl",
-    "make",
-    "dotnet",
-    "gradle",
-    "mvn",
-    "bundle",
-    "rake",
-    "brew",
-    "apt",
-    "apt-get",
-    "conda",
-    "terraform",
-    "helm",
-    "systemctl",
-    "gh",
-    "hatch",
-    "tox",
-    "nox",
-}
-_INTERPRETER = re.compile(r"(?:python|pypy)[0-9.]*|perl|ruby|node|php|deno|bash|sh|zsh|dash")
 # Shell builtins (and keywords) bash never looks up on PATH.
 _BUILTINS = frozenset(
     {
@@ -140,11 +105,6 @@ _ASSIGNS_BY_NAME = frozenset(
 )
 _RUN_BUILTINS = frozenset({"command", "builtin"})  # wrappers that run a builtin of the name, not a program
 _RUNS_PROJECT_CODE = {"pytest", "tox", "nox", "make", "npm", "cargo", "go"}
-_SCRIPT_RUNNERS = {"npm", "pnpm", "yarn", "bun", "uv", "poetry", "hatch"}  # `run NAME`: the script is the unit
-# Programs that overwrite, move or stop things whatever their arguments: "always" covers only the exact text.
-_EXACT_ONLY = frozenset(
-    {"mv", "dd", "chmod", "chown", "chgrp", "kill", "pkill", "killall", "sudo", "su", "doas", "mkfs", "crontab"}
-)
 
 
 def classify_command(command: str, workspace: Path, *, search_path: str | None = None) -> Classification:
@@ -169,28 +129,6 @@ def normalise_name(word: str) -> str:
     """`/usr/bin/rm` → `rm` (a system program); `./rm` and `bin/rm` stay as written (a project file)."""
     folder, _, name = word.rpartition("/")
     return name if folder in {"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"} and name else word
-
-
-def command_prefix(words: tuple[str, ...]) -> str | None:
-    """What the "always" answer allows for this simple command, the narrowest useful scope: the program
-    with its sub-command (`git commit`, `npm run test`), a test runner or build tool by name (`pytest`), or
-    None when only the exact text is safe, as for anything that destroys work (`rm …`, `git clean …`:
-    one yes to `rm -rf build` must not let every later `rm` through)."""
-    name, args = words[0], words[1:]
-    if name in _EXACT_ONLY or destructive_reason(words):
-        return None
-    operands = [a for a in args if not a.startswith("-")]
-    if name in _SUBCOMMAND_TOOLS:
-        if operands[:1] in (["run"], ["run-script"], ["exec"]) and name in _SCRIPT_RUNNERS and len(operands) > 1:
-            return f"{name} {operands[0]} {operands[1]}"  # `npm run test`, not every script
-        return f"{name} {operands[0]}" if operands else name
-    if _interpreter(name):
-        if len(args) >= 2 and args[0] == "-m":
-            return f"{name} -m {args[1]}"
-        if args and not args[0].startswith("-"):
-            return f"{name} {args[0]}"
-        return None  # `python -c CODE`, a bare REPL: the code is the command
-    return name
 
 
 @dataclass
@@ -401,12 +339,8 @@ def _recursive(args: tuple[Word, ...]) -> bool:
     )
 
 
-def _interpreter(name: str) -> bool:
-    return bool(_INTERPRETER.fullmatch(name))
-
-
 def _why_not_read_only(name: str) -> str:
-    if _interpreter(name) or name in _RUNS_PROJECT_CODE:
+    if is_interpreter_name(name) or name in _RUNS_PROJECT_CODE:
         return f"{name} runs the project's code, which can do anything"
     if "/" in name:
         return f"{name} runs a program from the workspace"

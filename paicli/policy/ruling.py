@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from paicli.policy.classify import Classification, Risk, command_prefix
+from paicli.policy.always_prefix import command_prefix
+from paicli.policy.classify import Classification, Risk
 from paicli.tools.base import DO_NOT_RETRY as DO_NOT_RETRY  # re-exported: the model's advice (ToolOutcome.advice)
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, ToolContext
 

@@ -1,4 +1,5 @@
-"""From the grammar's tree to `paicli.shell.syntax`: statements, pipelines, commands, compounds.
+"""From the grammar's tree to `paicli.shell.syntax`: statements, pipelines, commands (compound commands are
+read by `paicli.shell.compounds`).
 
 Anything the grammar could not read (ERROR and MISSING nodes) or that this module does not know is
 recorded as `Unreadable` on the script it belongs to; the commands it can still make out of a broken
@@ -8,11 +9,12 @@ part are kept (the denylist looks at them, the classifier fails closed on the wh
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 
 from tree_sitter import Node
 
+from paicli.shell.compounds import STATEMENT_KINDS, CompoundReader
 from paicli.shell.keywords import keyword_misread, read_as_assignment
 from paicli.shell.lexical import heredoc_delimiter
 from paicli.shell.syntax import (
@@ -34,31 +36,7 @@ from paicli.shell.syntax import (
 )
 from paicli.shell.words import WORD_KINDS, WordReader
 
-STATEMENT_KINDS = {
-    "command",
-    "redirected_statement",
-    "pipeline",
-    "list",
-    "negated_command",
-    "subshell",
-    "compound_statement",
-    "if_statement",
-    "while_statement",
-    "for_statement",
-    "c_style_for_statement",
-    "case_statement",
-    "function_definition",
-    "test_command",
-    "declaration_command",
-    "unset_command",
-    "variable_assignment",
-    "variable_assignments",
-}
-_CLAUSE_KINDS = {"do_group", "elif_clause", "else_clause", "case_item"}
-_ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
-_NAME_TESTS = {"-v", "-R"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TEST_EXPRESSIONS = {"binary_expression", "unary_expression", "parenthesized_expression"}
 
 
 class Builder:
@@ -68,6 +46,7 @@ class Builder:
         self._subparse = subparse
         self._unreadable: list[list[Unreadable]] = []
         self.words = WordReader(self)
+        self.compounds = CompoundReader(self)
         self.taken: set[int] = set()  # ids of the nodes whose meaning was taken (see parse.py)
 
     # ---- what the word reader calls back ----
@@ -118,7 +97,7 @@ class Builder:
             assignments = [node] if kind == "variable_assignment" else node.named_children
             return [Pipeline((SimpleCommand(self.text(node), (), tuple(self._assignment(a) for a in assignments)),))]
         if kind in STATEMENT_KINDS:
-            return [Pipeline((self._compound(node),))]
+            return [Pipeline((self.compounds.compound(node),))]
         if kind == "ERROR" or node.is_missing:
             self.unreadable(self.text(node), "it does not parse as bash")
             return self._salvage(node)
@@ -340,102 +319,3 @@ class Builder:
         for word in assignment.words:
             parts.extend(word.parts)
         return Word(self.text(node), tuple(parts))
-
-    # ---- compound commands ----
-
-    def _compound(self, node: Node) -> Compound:
-        kind = node.type
-        source = self.text(node)
-        if kind == "test_command":
-            return self._test(node)
-        if kind == "compound_statement" and node.children and node.children[0].type == "((":
-            return Compound(source, Kind.ARITHMETIC, arithmetic=(self.words.arithmetic(node),))
-        if kind == "c_style_for_statement":
-            body = node.child_by_field_name("body")
-            heads = [c for c in node.named_children if c != body]
-            arithmetic = tuple(self.words.arithmetic(c) for c in heads)
-            return Compound(source, Kind.FOR, self._bodies([body] if body else []), arithmetic=arithmetic)
-        if kind == "function_definition":
-            function = node.child_by_field_name("name")
-            body = node.child_by_field_name("body")
-            named = self.text(function) if function else None
-            return Compound(source, Kind.FUNCTION, self._bodies([body] if body else []), name=named)
-        if kind == "for_statement":
-            variable = node.child_by_field_name("variable")
-            values = tuple(self.words.word(c) for c in node.children_by_field_name("value"))
-            body = node.child_by_field_name("body")
-            name = self.text(variable) if variable else None
-            return Compound(source, Kind.FOR, self._bodies([body] if body else []), values, name=name)
-        if kind == "case_statement":
-            return self._case(node)
-        compound = {
-            "subshell": Kind.SUBSHELL,
-            "compound_statement": Kind.GROUP,
-            "if_statement": Kind.IF,
-            "while_statement": Kind.WHILE,
-        }.get(kind)
-        if compound is None:
-            self.unreadable(source, f"paicli cannot read this part of the command ({kind})")
-            return Compound(source, Kind.GROUP, (self.script(list(self._statements_below(node)), source),))
-        return Compound(source, compound, (self.script(list(self._statements_below(node)), source),))
-
-    def _bodies(self, nodes: list[Node]) -> tuple[Script, ...]:
-        return tuple(self.script(list(self._statements_below(n)) or [n], self.text(n)) for n in nodes)
-
-    def _statements_below(self, node: Node) -> Iterator[Node]:
-        """The statements of a compound command, through its clauses (`do ... done`, `elif`, `else`, ...)."""
-        for child in node.named_children:
-            if child.type in _CLAUSE_KINDS:
-                yield from self._statements_below(child)
-            elif child.type in STATEMENT_KINDS or child.type in ("ERROR", "comment") or child.is_missing:
-                yield child
-            elif child.type not in WORD_KINDS:
-                yield child  # unknown: statement() records it as unreadable
-
-    def _case(self, node: Node) -> Compound:
-        words = [self.words.word(c) for c in node.children_by_field_name("value")]
-        scripts = []
-        for item in node.named_children:
-            if item.type != "case_item":
-                continue
-            words.extend(self.words.word(c) for c in item.children_by_field_name("value"))
-            body = [c for c in item.named_children if c.type in STATEMENT_KINDS or c.type == "ERROR"]
-            scripts.append(self.script(body, self.text(item)))
-        return Compound(self.text(node), Kind.CASE, tuple(scripts), tuple(words))
-
-    def _test(self, node: Node) -> Compound:
-        """`[[ ... ]]` and `[ ... ]`: operands are words; some operators evaluate them as code. Anything else
-        the grammar finds there (it reads `[` newline `cmd > f ]` as a test of a command) is unreadable, and
-        the commands in it are kept for the denylist."""
-        double = bool(node.children) and node.children[0].type == "[["
-        words: list[Word] = []
-        statements: list[Node] = []
-        for expression in node.named_children:
-            self._test_expression(expression, double, words, statements)
-        scripts = (self.script(statements, self.text(node)),) if statements else ()
-        return Compound(self.text(node), Kind.TEST, scripts, tuple(words))
-
-    def _test_expression(self, node: Node, double: bool, words: list[Word], statements: list[Node]) -> None:
-        if node.type in WORD_KINDS and node.type != "test_operator":
-            words.append(self.words.word(node))
-            return
-        if node.type == "ERROR" or node.is_missing:
-            self.unreadable(self.text(node), "a test does not parse")
-        elif node.type not in _TEST_EXPRESSIONS and node.type != "test_operator":
-            self.unreadable(self.text(node), f"paicli cannot read this part of a test ({node.type})")
-            if node.type in STATEMENT_KINDS:
-                statements.append(node)
-                return
-        operator = node.child_by_field_name("operator")
-        op = self.text(operator) if operator is not None else ""
-        operands = [c for c in node.named_children if c != operator]
-        if op in _NAME_TESTS:
-            for operand in operands:
-                if not self.text(operand).isidentifier():
-                    self.unreadable(self.text(node), f"test {op} evaluates {self.text(operand)} as a variable name")
-        if double and op in _ARITHMETIC_TESTS:
-            for operand in operands:
-                if operand.type != "number":
-                    self.unreadable(self.text(node), f"[[ {op} ]] evaluates its operands as arithmetic")
-        for operand in operands:
-            self._test_expression(operand, double, words, statements)

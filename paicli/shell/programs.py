@@ -22,97 +22,6 @@ _INTERPRETER = re.compile(
     r"|Rscript|R|pwsh|osascript|jshell|groovy|scala|julia|awk|gawk|mawk|nawk"
 )
 _SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"})
-# Bash's builtins and keywords (`compgen -b`, `compgen -k`): names bash runs itself, never from PATH.
-BASH_BUILTINS = frozenset(
-    {
-        ".",
-        ":",
-        "[",
-        "alias",
-        "bg",
-        "bind",
-        "break",
-        "builtin",
-        "caller",
-        "cd",
-        "command",
-        "compgen",
-        "complete",
-        "compopt",
-        "continue",
-        "declare",
-        "dirs",
-        "disown",
-        "echo",
-        "enable",
-        "eval",
-        "exec",
-        "exit",
-        "export",
-        "false",
-        "fc",
-        "fg",
-        "getopts",
-        "hash",
-        "help",
-        "history",
-        "jobs",
-        "kill",
-        "let",
-        "local",
-        "logout",
-        "mapfile",
-        "popd",
-        "printf",
-        "pushd",
-        "pwd",
-        "read",
-        "readarray",
-        "readonly",
-        "return",
-        "set",
-        "shift",
-        "shopt",
-        "source",
-        "suspend",
-        "test",
-        "times",
-        "trap",
-        "true",
-        "type",
-        "typeset",
-        "ulimit",
-        "umask",
-        "unalias",
-        "unset",
-        "wait",
-        "time",
-        "coproc",
-        "select",
-        "function",
-    }
-)
-# Builtins that run code or programs: a command line, a file of code, a callback, a loaded library.
-CODE_BUILTINS = frozenset(
-    {
-        ".",
-        "source",
-        "eval",
-        "exec",
-        "command",
-        "builtin",
-        "trap",
-        "fc",
-        "bind",
-        "complete",
-        "compgen",
-        "mapfile",
-        "readarray",
-        "enable",
-        "coproc",
-    }
-)
-
 # Variables whose value a program runs as a command line, or bash expands as code (prompts).
 CODE_VARIABLES = frozenset(
     {
@@ -179,12 +88,6 @@ def program_name(word: Word) -> str:
     """`/usr/bin/rm` → `rm` (a system program); `./rm` and `bin/rm` stay as written (a project file)."""
     folder, _, name = word.text.rpartition("/")
     return name if folder in _SYSTEM_BIN and name else word.text
-
-
-def starts_program(name: str) -> bool:
-    """Whether a simple command named `name` (as `program_name` gives it) starts a program or runs code:
-    anything but a builtin that only works on the shell's own state (`echo`, `cd`, `export`, ...)."""
-    return name not in BASH_BUILTINS or name in CODE_BUILTINS
 
 
 def is_shell(name: str) -> bool:

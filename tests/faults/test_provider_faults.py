@@ -13,7 +13,8 @@ from paicli.common.events import ListSink, PlanFinished
 from paicli.common.values import Retries, Usage
 from paicli.config import Settings
 from paicli.headless import usage_line
-from paicli.runtime import build_plan_session, build_runtime
+from paicli.plan_wiring import build_plan_session
+from paicli.runtime import build_runtime
 from tests.conftest import TEST_KEY, paicli_env, run_paicli
 from tests.fakellm import STORM, FakeLLM, Reply, has_tool_result, has_tools
 from tests.plan_script import PLANNER, plan_json, script_summary, system_is, task_is

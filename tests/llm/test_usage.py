@@ -6,14 +6,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from paicli.app.figures import format_tokens
+from paicli.app.figures import format_tokens, usage_line
 from paicli.common.errors import BudgetExceeded
 from paicli.common.values import Usage
 from paicli.llm.client import LLMClient
 from paicli.llm.meter import MeteredModel
 from paicli.llm.sse import ReplyAssembler
 from paicli.llm.tokens import estimate_prompt, estimate_text
-from paicli.ui.chat.render import usage_line
 from tests.fakellm import FakeLLM, Reply
 from tests.replay import recorded_stream
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from paicli.policy.classify import Risk, classify_command, command_prefix, normalise_name
+from paicli.policy.always_prefix import command_prefix
+from paicli.policy.classify import Risk, classify_command, normalise_name
 from paicli.tools.shims import shim_folder
 from tests.repos import git_init
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.live import Live
 from rich.segment import Segment
 
@@ -48,3 +48,20 @@ class ReflowingLive(Live):
         lines = self.console.render_lines(renderable, self.console.options.update_width(width), pad=False)
         widths = [Segment.get_line_length(line) for line in lines[: shape[1]]]
         self._live_render._shape = (shape[0], max(shape[1], rows_after_reflow(widths, columns)))
+
+
+def transient_live(console: Console, renderable: RenderableType) -> Live:
+    """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
+    stopped; cropped, since a region taller than the screen cannot be redrawn; redrawn cleanly after the
+    terminal got narrower (`ReflowingLive`)."""
+    live = ReflowingLive(
+        renderable,
+        console=console,
+        auto_refresh=False,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+        vertical_overflow="crop",
+    )
+    live.start(refresh=True)
+    return live

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, assert_never
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from paicli.app.figures import ESTIMATED_NOTE, arrows, format_duration, token_count
+from paicli.app.figures import format_duration, usage_line
 from paicli.common.events import (
     AnyEvent,
     ApprovalWaited,
@@ -83,18 +83,6 @@ def tool_summary(event: ToolCallEvent, limit: int = 160) -> str:
     if first is not None:
         return headline(first, limit)
     return headline(json.dumps(arguments, ensure_ascii=False), limit) if arguments else ""
-
-
-def usage_line(turn: Usage, session: Usage | None = None) -> str:
-    """`↑ 1,234 ↓ 56 tokens`; `↑ ~1.2k ↓ ~56 tokens (estimated)` when the server reported none."""
-    line = f"{arrows(turn)} tokens"
-    if turn.cached_tokens:
-        line += f" ({token_count(turn.cached_tokens, turn.estimated)} cached)"
-    if session is not None and session != turn:
-        line += f" · session {arrows(session)}"
-    if turn.estimated or (session is not None and session.estimated):
-        line += ESTIMATED_NOTE
-    return line
 
 
 class ChatRenderer:
@@ -291,6 +279,8 @@ class ChatRenderer:
         self._last_preview = now
         renderable = self._preview_renderable()
         if self._live is None:
+            from paicli.ui.chat.reflow import transient_live  # rich's Live loads with the first answer
+
             self._live = transient_live(self.console, renderable)
         self._live.update(renderable, refresh=True)
 
@@ -381,22 +371,3 @@ class ChatRenderer:
 
     def _mask(self, text: str) -> str:
         return mask_secrets(text, self.secrets)
-
-
-def transient_live(console: Console, renderable: RenderableType) -> Live:
-    """A started live region that we redraw ourselves (no refresh thread) and that vanishes when
-    stopped; cropped, since a region taller than the screen cannot be redrawn; redrawn cleanly after the
-    terminal got narrower (ui/chat/reflow.py)."""
-    from paicli.ui.chat.reflow import ReflowingLive
-
-    live = ReflowingLive(
-        renderable,
-        console=console,
-        auto_refresh=False,
-        transient=True,
-        redirect_stdout=False,
-        redirect_stderr=False,
-        vertical_overflow="crop",
-    )
-    live.start(refresh=True)
-    return live

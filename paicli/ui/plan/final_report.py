@@ -16,12 +16,11 @@ from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
 
-from paicli.app.figures import retries_line
+from paicli.app.figures import retries_line, usage_line
 from paicli.common.events import PlanFinished
 from paicli.common.values import Usage
 from paicli.plan.model import PlanStatus, TaskStatus
 from paicli.ui.chat.one_row import OneRow
-from paicli.ui.chat.render import usage_line
 from paicli.ui.plan.plan_facts import estimate_vs_actual
 from paicli.ui.plan.plan_view import count_statuses, status_icon, text_lines
 from paicli.ui.plan.task_table import TaskRow, task_lines

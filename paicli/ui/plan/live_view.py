@@ -67,7 +67,8 @@ from paicli.ui.chat.changes_view import ColorSystemName
 from paicli.ui.chat.command_live import RunningCall
 from paicli.ui.chat.diff_view import counts_text
 from paicli.ui.chat.preview import result_preview
-from paicli.ui.chat.render import NOTICE_STYLES, tool_summary, transient_live
+from paicli.ui.chat.reflow import transient_live
+from paicli.ui.chat.render import NOTICE_STYLES, tool_summary
 from paicli.ui.plan.final_report import final_report
 from paicli.ui.plan.plan_view import count_statuses, fold, status_icon
 from paicli.ui.plan.task_table import TaskRow, rows_to_hide, task_lines, task_outcome

@@ -7,8 +7,7 @@ import io
 from rich.console import Console
 from rich.text import Text
 
-from paicli.ui.chat.reflow import rows_after_reflow
-from paicli.ui.chat.render import transient_live
+from paicli.ui.chat.reflow import rows_after_reflow, transient_live
 
 
 def test_rows_after_reflow() -> None:
