@@ -115,11 +115,19 @@ def check_test(args: tuple[Word, ...]) -> Reasons:
     return []
 
 
+_DECLARING = frozenset({"declare", "typeset", "local", "readonly", "export"})  # take attributes and values
+
+
 def check_variable_names(name: str, args: tuple[Word, ...]) -> Reasons:
     """`declare 'a[$(cmd)]=1'`, `unset 'a[$(cmd)]'`, `read "$name"`, `let 'x=a[$(cmd)]'`: a name bash
     evaluates is code paicli cannot see."""
+    declaring = name in _DECLARING
     for word in args:
         text = word.text
+        if declaring and word.static and text.startswith(("-", "+")) and "i" in text[1:]:
+            return [(Risk.OPAQUE, f"{name} {text} makes every value the variable gets arithmetic, which can run code")]
+        if declaring and word.static and re.match(r"[^=]*=\(.*[\[$`]", text, re.DOTALL):
+            return [(Risk.OPAQUE, f"{name} evaluates the array in {text!r} when it runs, which can run code")]
         if text.startswith(("-", "+")) and word.static and name != "let":
             continue
         target = text if name == "let" else text.split("=", 1)[0]

@@ -70,6 +70,11 @@ HIDDEN_FORMAT = [
     "hash -p /sbin/mkfs.ext4 ls; ls -q -F {img}",
     # names bash evaluates as arithmetic: the code in a subscript runs
     "declare 'a[$(mkfs.ext4 -q -F {img})]=1'",
+    "declare -i u='a[$(mkfs.ext4 -q -F {img})]'",
+    "typeset -i u; u='a[$(mkfs.ext4 -q -F {img})]'",
+    "v='a[$(mkfs.ext4 -q -F {img})]'; declare -ix u=v",
+    "f() {{ local -i u='a[$(mkfs.ext4 -q -F {img})]'; }}; f",
+    "declare -a 'u=([$(mkfs.ext4 -q -F {img})]=1)'",
     "unset 'a[$(mkfs.ext4 -q -F {img})]'",
     "read 'a[$(mkfs.ext4 -q -F {img})]' <<< x",
     "let 'x=a[$(mkfs.ext4 -q -F {img})]'",
