@@ -7,6 +7,7 @@ table names handlers so, imported on first use)."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache  # read once per test process: the tests only read it
 def import_graph() -> dict[str, set[str]]:
     modules = {module_name(path): path for path in ROOT.rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in modules}
