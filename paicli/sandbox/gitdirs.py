@@ -181,6 +181,13 @@ def _git_program(root: Path, search_path: str) -> str | None:
 
 def _gitfile_target(path: Path, root: Path) -> Path | None:
     """The git directory a `.git` file (`gitdir: ../.git/modules/sub`) names, when it is in the workspace."""
+    named = gitfile_names(path)
+    return _inside(named, root) if named is not None else None
+
+
+def gitfile_names(path: Path) -> Path | None:
+    """The git directory a `.git` file names on its first line (`gitdir: ...`, relative to the file's folder),
+    wherever it is; None when `path` is no such file."""
     try:
         with open(path, "rb") as handle:
             first = handle.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace").strip()
@@ -188,7 +195,7 @@ def _gitfile_target(path: Path, root: Path) -> Path | None:
         return None
     if not first.startswith("gitdir:"):
         return None
-    return _inside(_expand(first.removeprefix("gitdir:").strip(), path.parent), root)
+    return _expand(first.removeprefix("gitdir:").strip(), path.parent)
 
 
 def _repositories(repos: list[Path], git_dirs: list[Path], root: Path) -> Iterator[tuple[Path, Path]]:
@@ -202,14 +209,18 @@ def _repositories(repos: list[Path], git_dirs: list[Path], root: Path) -> Iterat
 
 
 def _repo_configs(git_dir: Path) -> list[Path]:
-    configs = [git_dir / "config"]
+    common = common_dir(git_dir)
+    configs = [git_dir / "config", *([common / "config"] if common is not None else [])]
+    return [config for config in configs if config.is_file()]
+
+
+def common_dir(git_dir: Path) -> Path | None:
+    """The common git directory a linked worktree's git directory names in its `commondir` file, if any."""
     try:
         common = (git_dir / "commondir").read_text().strip()
     except OSError:
-        common = ""
-    if common:
-        configs.append(Path(os.path.normpath(git_dir / common)) / "config")
-    return [config for config in configs if config.is_file()]
+        return None
+    return Path(os.path.normpath(git_dir / common)) if common else None
 
 
 def _read_config(git: str, config: Path | None, env: Mapping[str, str]) -> dict[str, list[str]]:

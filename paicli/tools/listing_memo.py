@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.sandbox.folders import RACY_NS
+from paicli.sandbox.gitdirs import common_dir, gitfile_names
 from paicli.tools.file_kinds import Selection, TextVerdicts, select
 from paicli.tools.file_lister import PAICLI_IGNORE, VCS_FOLDERS, list_files
 from paicli.tools.git_listing import SharedGit
@@ -197,34 +197,16 @@ def _git_folder(path: str, is_dir: bool) -> Iterator[str]:
     """A repository's git folder and the files of it a listing reads; for a `.git` file, the folder it
     names (and its common folder, for a linked worktree)."""
     yield path
-    folder = path if is_dir else _named_folder(path)
+    folder = Path(path) if is_dir else gitfile_names(Path(path))
     if folder is None:
         return
     if not is_dir:
-        yield folder
-    yield from (os.path.join(folder, name) for name in GIT_FILES)
-    common = _read_line(os.path.join(folder, "commondir"))
+        yield str(folder)
+    yield from (str(folder / name) for name in GIT_FILES)
+    common = common_dir(folder)
     if common is not None:
-        common = os.path.normpath(os.path.join(folder, common))
-        yield common
-        yield from (os.path.join(common, name) for name in GIT_FILES[1:])
-
-
-def _named_folder(git_file: str) -> str | None:
-    line = _read_line(git_file)
-    if line is None or not line.startswith("gitdir:"):
-        return None
-    return os.path.normpath(os.path.join(os.path.dirname(git_file), line.removeprefix("gitdir:").strip()))
-
-
-def _read_line(path: str) -> str | None:
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.readline(4096).strip() or None
-    except OSError:
-        return None
+        yield str(common)
+        yield from (str(common / name) for name in GIT_FILES[1:])
 
 
 def _user_git_files() -> list[str]:

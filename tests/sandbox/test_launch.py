@@ -15,7 +15,7 @@ from paicli.sandbox.launch import never_ran, start
 from paicli.tools.base import ToolContext
 from paicli.tools.builtin.execute_command import run_in_group
 from paicli.tools.output import HeadTailBuffer
-from tests.sandboxing import FolderGoes, MissingMountPoint, dead_socket
+from tests.sandboxing import FolderGoes, MissingMountPoint, When, dead_socket
 
 COMPLAINT = "bwrap: Can't mkdir parents for /var/tmp/x/s: Read-only file system"
 
@@ -30,12 +30,17 @@ async def run(sandbox: BwrapSandbox, workspace: Path, command: str) -> tuple[int
     return code, buffer.render(20_000), "".join(streamed)
 
 
+def daemon_folder_goes(sandbox: BwrapSandbox, fake_home: Path, when: When) -> FolderGoes:
+    """The sandbox with a daemon's socket in the home folder, whose folder goes `when`."""
+    folder = fake_home / ".daemon" / "run"
+    dead_socket(folder)
+    return FolderGoes.of(sandbox, folder, when)
+
+
 async def test_a_socket_folder_gone_before_bwrap_starts_costs_one_more_start_not_the_command(
     workspace: Path, fake_home: Path, sandbox: BwrapSandbox
 ) -> None:
-    folder = fake_home / ".daemon" / "run"
-    dead_socket(folder)
-    racing = FolderGoes.of(sandbox, folder, "after the first build")
+    racing = daemon_folder_goes(sandbox, fake_home, "after the first build")
     code, output, _ = await run(racing, workspace, "echo ran >> counter; echo done")
     assert (code, output) == (0, "done\n")
     assert (workspace / "counter").read_text() == "ran\n" and len(racing.builds) == 2
@@ -45,9 +50,7 @@ async def test_a_command_that_prints_bwraps_complaint_itself_is_not_run_again(
     workspace: Path, fake_home: Path, sandbox: BwrapSandbox
 ) -> None:
     """Options built again would differ (the socket's folder is gone by then), yet the command ran."""
-    folder = fake_home / ".daemon" / "run"
-    dead_socket(folder)
-    racing = FolderGoes.of(sandbox, folder, "before the second build")
+    racing = daemon_folder_goes(sandbox, fake_home, "before the second build")
     code, output, _ = await run(racing, workspace, f'echo ran >> counter; echo "{COMPLAINT}" >&2; exit 1')
     assert (code, output) == (1, COMPLAINT + "\n")
     assert (workspace / "counter").read_text() == "ran\n" and len(racing.builds) == 1
@@ -57,9 +60,7 @@ async def test_a_command_cannot_forge_the_status_to_be_run_twice(
     workspace: Path, fake_home: Path, sandbox: BwrapSandbox
 ) -> None:
     """It writes bwrap's first status line to every descriptor it has, then fails as a setup would."""
-    folder = fake_home / ".daemon" / "run"
-    dead_socket(folder)
-    racing = FolderGoes.of(sandbox, folder, "before the second build")
+    racing = daemon_folder_goes(sandbox, fake_home, "before the second build")
     forge = '{ "child-pid": 2 }'
     command = (
         "echo ran >> counter; for n in $(seq 3 1023); do { printf '%s\\n' '" + forge + "' >&$n; } 2>/dev/null; done; "
@@ -99,9 +100,7 @@ async def test_a_setup_failure_is_retried_only_once(workspace: Path, fake_home: 
 
 
 def test_the_probe_survives_the_race(workspace: Path, fake_home: Path, sandbox: BwrapSandbox) -> None:
-    folder = fake_home / ".daemon" / "run"
-    dead_socket(folder)
-    racing = FolderGoes.of(sandbox, folder, "after the first build")
+    racing = daemon_folder_goes(sandbox, fake_home, "after the first build")
     assert probe(racing, workspace) is None and len(racing.builds) == 2
 
 
