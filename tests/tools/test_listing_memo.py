@@ -211,5 +211,6 @@ def test_a_warmed_memo_serves_the_first_search(repo: Path) -> None:
             break
         time.sleep(0.02)
     memo.settle()
+    assert memo.made == 1, "the warm-up made no listing"
     assert view(memo, repo) == fresh(repo)
-    assert memo.made == 1
+    assert memo.made == 1, "the first search made the listing again"
