@@ -1,27 +1,64 @@
 """What a search found: the matching lines of each file (`FileHits`), whichever engine ran, and rg's
-`--null --line-number` output read into them (`RgOutput`): a record is `path NUL number:text`, a file's
-records come together, and rg's note that a file with a match is binary ("path: binary file matches
-(...)") drops that file. A path must hold no line break (those are searched in process)."""
+`--heading --null --line-number` output read into them (`RgOutput`).
+
+rg is always given paths that start with `./`, so its output has two kinds of line: a record starts with
+its line number (`number:text`), a note starts with `./`. A file's records come together as a group: the
+first one after the path and a NUL (`./path NUL number:text`), the others alone, groups separated by an
+empty line (no record is empty). A note says that a file is binary (`./path: binary file matches (...)`)
+and follows that file's records if it had any: that file is dropped. rg prints the note of a file without
+records with no empty line before it, at the end of the group before. Reading a group, not a record, at a
+time in Python is what makes a search of tens of thousands of matching lines cheap: a file's records are
+counted by one `count` and only the first few are kept (their text decoded when shown). A path must hold
+no line break (those are searched in process)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 RG_BINARY = b": binary file matches ("
+NOTE = b"\n./"  # the start of a note inside a group: no record starts with "./"
 
 
-@dataclass(frozen=True)
 class FileHits:
-    path: str  # relative to the workspace
-    count: int  # matching lines
-    lines: list[tuple[int, str]]  # (line number, text) of the first matching lines kept
+    """The matching lines of one file: how many (`count`) and the first few kept (`lines`: line number and
+    text). rg's records are decoded on first use: a broad search shows the lines of a few files only."""
+
+    __slots__ = ("_lines", "_records", "count", "path")
+
+    def __init__(
+        self, path: str, count: int, lines: list[tuple[int, str]] | None = None, records: Sequence[bytes] = ()
+    ) -> None:
+        self.path = path  # relative to the workspace
+        self.count = count
+        self._lines = lines
+        self._records = records  # rg's `number:text` records of the kept lines, when `lines` is None
+
+    @property
+    def lines(self) -> list[tuple[int, str]]:
+        if self._lines is None:
+            self._lines = [_line(record) for record in self._records]
+        return self._lines
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileHits):
+            return NotImplemented
+        return (self.path, self.count, self.lines) == (other.path, other.count, other.lines)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (decoded on first use), compared by value
+
+    def __repr__(self) -> str:
+        return f"FileHits({self.path!r}, {self.count}, {self.lines!r})"
+
+
+def _line(record: bytes) -> tuple[int, str]:
+    number, _, text = record.partition(b":")
+    return int(number), text.decode("utf-8", "replace")
 
 
 def parse_rg_output(outputs: Sequence[bytes], keep: int) -> dict[str, FileHits]:
-    """rg's `--null --line-number` output: the files with a matching line (those rg calls binary left out),
-    each with its matching lines counted and the first `keep` kept. A path must hold no line break."""
+    """rg's output: the files with a matching line (those rg calls binary left out), each with its matching
+    lines counted and the first `keep` kept."""
     parsed = RgOutput(keep)
     for output in outputs:
         parsed.feed(output)
@@ -36,43 +73,46 @@ class RgOutput:
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
-        self._counts: dict[bytes, int] = {}
-        self._lines: dict[bytes, list[bytes]] = {}
-        self._binary: set[bytes] = set()
-        self._pending: list[bytes] = []  # the start of a record whose line break has not come yet
+        self._found: dict[bytes, tuple[int, list[bytes]]] = {}  # name: count, first records
+        self._pending: list[bytes] = []  # the start of a group whose end has not come yet
         self._new: list[bytes] = []  # names first seen since `take_new`
 
     def feed(self, piece: bytes) -> None:
-        cut = piece.rfind(b"\n")
-        if cut < 0:
+        cut = piece.rfind(b"\n\n")
+        if cut < 0:  # an empty line cut in two is found once the pieces are joined
             self._pending.append(piece)
             return
-        whole = b"".join([*self._pending, piece[: cut + 1]]) if self._pending else piece[: cut + 1]
-        self._pending = [piece[cut + 1 :]] if cut + 1 < len(piece) else []
-        self._records(whole)
+        whole = b"".join([*self._pending, piece[:cut]]) if self._pending else piece[:cut]
+        rest = piece[cut + 2 :]
+        self._pending = [rest] if rest else []
+        for group in whole.split(b"\n\n"):
+            self._group(group)
 
     def end(self) -> None:
         if self._pending:
-            self._records(b"".join(self._pending))
+            whole = b"".join(self._pending)
             self._pending = []
+            for group in whole.removesuffix(b"\n").split(b"\n\n"):
+                self._group(group)
 
-    def _records(self, data: bytes) -> None:
-        counts, lines, keep = self._counts, self._lines, self.keep
-        for record in data.split(b"\n"):
-            name, nul, rest = record.partition(b"\0")
-            if not nul:
-                if RG_BINARY in record:
-                    self._binary.add(record.rpartition(RG_BINARY)[0])
-                continue
-            kept = lines.get(name)
-            if kept is None:
-                lines[name] = [rest]
-                counts[name] = 1
-                self._new.append(name)
-            else:
-                counts[name] += 1
-                if len(kept) < keep:
-                    kept.append(rest)
+    def _group(self, group: bytes) -> None:
+        name, nul, records = group.partition(b"\0")
+        if not nul:
+            return  # notes only: files without a kept record
+        name = name.rpartition(b"\n")[2]  # notes before the path (not rg's order, but harmless)
+        at = records.find(NOTE)
+        if at >= 0:
+            notes, records = records[at + 1 :], records[:at]
+            if any(note.rpartition(RG_BINARY)[0] == name for note in notes.split(b"\n")):
+                return  # binary: rg printed its records before it saw a NUL byte
+        count = records.count(b"\n") + 1
+        kept = records.split(b"\n", self.keep)[: self.keep]
+        known = self._found.get(name)
+        if known is None:
+            self._found[name] = (count, kept)
+            self._new.append(name)
+        else:  # not rg's way (a file's records come together), but counted right all the same
+            self._found[name] = (known[0] + count, [*known[1], *kept][: self.keep])
 
     def take_new(self) -> list[str]:
         """The paths of the files first named since the last call (relative to the workspace)."""
@@ -81,14 +121,9 @@ class RgOutput:
 
     def hits(self) -> dict[str, FileHits]:
         found: dict[str, FileHits] = {}
-        for name, kept in self._lines.items():
-            if name in self._binary:
-                continue
+        for name, (count, kept) in self._found.items():
             path = _path(name)
-            pairs = [
-                (int(number), text.decode("utf-8", "replace")) for number, _, text in (r.partition(b":") for r in kept)
-            ]
-            found[path] = FileHits(path, self._counts[name], pairs)
+            found[path] = FileHits(path, count, records=kept)
         return found
 
 

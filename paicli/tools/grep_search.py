@@ -46,7 +46,7 @@ RG_OPTIONS = (
     "--encoding=none",  # no BOM sniffing, no transcoding: bytes as they are, as in process
     "--no-messages",
     "--with-filename",
-    "--no-heading",
+    "--heading",  # a file's path once, then its records (paicli/tools/grep_hits.py)
     "--null",
     "--line-number",
     "--color=never",
@@ -335,12 +335,12 @@ def _chunks(files: Sequence[str]) -> list[list[str]]:
     chunks: list[list[str]] = [[]]
     size = 0
     for path in files:
-        length = len(os.fsencode(path)) + 1
+        length = len(os.fsencode(path)) + 3
         if chunks[-1] and size + length > RG_ARGUMENT_BYTES:
             chunks.append([])
             size = 0
-        # a name starting with "-" stays a name after "--"; "./" keeps rg from reading "-" as stdin
-        chunks[-1].append("./" + path if path.startswith("-") else path)
+        # "./": rg's notes are told from its records by it (grep_hits.py), and "-" is not read as stdin
+        chunks[-1].append("./" + path)
         size += length
     return chunks
 

@@ -189,7 +189,7 @@ async def _walk(
     # A later glob wins over an earlier one: the name glob first, so that no exclusion is overridden.
     name_glob = [f"--glob={scope.glob}"] if scope.glob and PLAIN_NAME_GLOB.fullmatch(scope.glob) else []
     arguments = [*RG_OPTIONS, *name_glob, *WALK_OPTIONS, *(f"--glob=!/{path}" for path in excluded)]
-    arguments += ["-e", for_ripgrep(pattern.source), "--", scope.folder or "."]
+    arguments += ["-e", for_ripgrep(pattern.source), "--", f"./{scope.folder}" if scope.folder else "."]
     parsed = RgOutput(keep)
     sized: dict[str, TextKey] = {}  # the large files among those rg names, looked at as they come
 

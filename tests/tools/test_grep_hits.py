@@ -1,5 +1,6 @@
-"""rg's output read as it comes: whatever pieces it arrives in (a byte at a time, a record cut anywhere,
-a binary note after the file's lines), the hits are those of the whole output read at once."""
+"""rg's output read as it comes: whatever pieces it arrives in (a byte at a time, a group cut anywhere,
+the empty line between two groups cut in two), the hits are those of the whole output read at once; rg's
+notes that a file is binary drop that file and no other, whatever the file names look like."""
 
 from __future__ import annotations
 
@@ -8,23 +9,34 @@ import random
 from paicli.tools.grep_hits import FileHits, RgOutput, parse_rg_output
 
 OUTPUT = (
+    b'./lead.bin: binary file matches (found "\\0" byte around offset 3)\n'  # notes first: files without records
+    b'./lead2.bin: binary file matches (found "\\0" byte around offset 3)\n\n'
     b"./a.py\x001:def handler(): pass\n"
-    b"./a.py\x003:handler = 1\n"
+    b"3:handler = 1\n\n"
     b"./big.dat\x001:handler early\n"
-    b'./big.dat: binary file matches (found "\\0" byte around offset 200028)\n'
-    + b"".join(b"./many.py\x00%d:handler %d\n" % (n, n) for n in range(1, 60))
-    + b'./e.py: binary file matches (found "\\0" byte around offset 9)\n'
-    b"./caf\xc3\xa9.py\x0012:handler \xff\xfe caf\xc3\xa9\n"
+    b"2:handler too\n"
+    b'./big.dat: binary file matches (found "\\0" byte around offset 200028)\n\n'  # its own note: dropped
+    + b"./many.py\x00"
+    + b"".join(b"%d:handler %d\n" % (n, n) for n in range(1, 60))
+    + b'./e.py: binary file matches (found "\\0" byte around offset 9)\n\n'  # another file's note, no line before
+    b"./a\x004:./a: binary file matches (handler\n"  # a line like a note: no record starts with "./"
+    b'./a: binary file matches (x: binary file matches (found "\\0" byte around offset 9)\n\n'  # not a's
+    b"./caf\xc3\xa9.py\x0012:handler \xff\xfe caf\xc3\xa9\n\n"
+    b"./1:2\x001:handler\n\n"
     b"./sub/b.py\x007:x = handler  # a:b:c\n"
+    b"9:\n"
 )
 
 
 def test_the_whole_output_gives_each_files_count_and_first_lines() -> None:
     hits = parse_rg_output([OUTPUT], 20)
-    assert sorted(hits) == ["a.py", "café.py", "many.py", "sub/b.py"]  # the binary ones dropped
+    assert sorted(hits) == ["1:2", "a", "a.py", "café.py", "many.py", "sub/b.py"]  # the binary ones dropped
     assert hits["a.py"] == FileHits("a.py", 2, [(1, "def handler(): pass"), (3, "handler = 1")])
     assert hits["many.py"].count == 59 and len(hits["many.py"].lines) == 20
-    assert hits["sub/b.py"].lines == [(7, "x = handler  # a:b:c")]
+    assert hits["many.py"].lines[-1] == (20, "handler 20")
+    assert hits["a"] == FileHits("a", 1, [(4, "./a: binary file matches (handler")])
+    assert hits["1:2"].lines == [(1, "handler")]
+    assert hits["sub/b.py"].lines == [(7, "x = handler  # a:b:c"), (9, "")]
     assert hits["café.py"].lines == [(12, "handler \ufffd\ufffd café")]
 
 
@@ -51,3 +63,14 @@ def test_an_output_without_a_final_line_break_keeps_its_last_record() -> None:
     parsed.feed(b"./a.py\x001:handler")
     parsed.end()
     assert parsed.hits() == {"a.py": FileHits("a.py", 1, [(1, "handler")])}
+
+
+def test_a_file_named_twice_is_counted_once_with_its_first_lines() -> None:
+    hits = parse_rg_output([b"./a.py\x001:one\n2:two\n", b"./a.py\x005:five\n"], 2)
+    assert hits == {"a.py": FileHits("a.py", 3, [(1, "one"), (2, "two")])}
+
+
+def test_lines_are_decoded_only_when_read() -> None:
+    hits = parse_rg_output([b"./a.py\x001:one\n2:tw\xffo\n"], 20)["a.py"]
+    assert hits._lines is None
+    assert hits.lines == [(1, "one"), (2, "tw\ufffdo")] and hits._lines is not None

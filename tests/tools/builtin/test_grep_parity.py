@@ -42,6 +42,11 @@ CORPUS: dict[str, bytes] = {
     "big/long-line.md": b"x" * 150_000 + b" handler in a long line\r\nhandler next\r\n" + b"1234 end\n" * 9000,
     "many.txt": b"handler x\n" * 30 + b"end 123\n",
     "odd\nname.txt": b"handler in an odd name\n",
+    # rg's note that a file is binary, mimicked by a file name and by a line
+    "notes/a": b"handler in a plain file\n",
+    "notes/a: binary file matches (x": b"handler\x00",
+    "notes/fake.txt": b"./notes/fake.txt: binary file matches (handler\n",
+    "12:34.txt": b"handler 12:34\n",
 }
 PATTERNS = [
     "handler",
@@ -116,6 +121,9 @@ async def test_rg_reports_the_lines_itself_and_drops_what_it_calls_binary(corpus
         "many.txt",
         "big/text.md",
         "big/long-line.md",
+        "notes/a",
+        "notes/fake.txt",
+        "12:34.txt",
     }
     assert found["tests/test_x.py"].lines == [(1, "def test_handler():"), (2, "    assert handler_test(1)")]
     assert found["many.txt"].count == 30 and len(found["many.txt"].lines) == 20
@@ -133,10 +141,13 @@ async def test_a_pattern_rg_refuses_is_searched_in_process(corpus: Path, tmp_pat
     assert [hit.path for hit in hits] == [
         "-dash.txt",
         ".hidden/conf",
+        "12:34.txt",
         "big/long-line.md",
         "big/text.md",
         "link.py",
         "many.txt",
+        "notes/a",
+        "notes/fake.txt",
         "odd\nname.txt",
         "src/app.py",
         "tests/test_x.py",
