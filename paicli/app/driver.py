@@ -160,6 +160,7 @@ async def run_turn(
     what its tool calls may do (READ_ONLY: /init), `allowed_tools` (a custom command's) which tools it
     has. A bug is raised, never hidden."""
     tools = narrowed_tools(runtime, sink, allowed_tools)
+    runtime.listings.warm(runtime.workspace)  # while the model thinks: for the turn's searches
     start = len(messages) - 1
     recording = None
     if checkpoints is not None:

@@ -73,6 +73,8 @@ class ListingMemo:
         self._kept: dict[Path, tuple[tuple[Stamp, ...], Remembered]] = {}
         self._ignored: dict[Path, list[str]] = {}  # git's last answer, kept or not
         self._stamping: dict[Path, threading.Thread] = {}
+        self._warming: dict[Path, threading.Thread] = {}
+        self._lock = threading.Lock()
         self.texts = TextVerdicts(clock)  # whether the large files searched are text, for grep_code
         self.made = 0  # listings made, not taken from the memo (for tests and the benchmark)
 
@@ -85,15 +87,24 @@ class ListingMemo:
         return self._make(root, git)
 
     def warm(self, workspace: Path) -> None:
-        """Makes the workspace's listing in a daemon thread (while the user types, or the planner thinks),
-        so that the session's first search is as quick as the later ones; nobody waits for it."""
+        """Makes the workspace's listing in a daemon thread (while the user types, the model or the planner
+        thinks), unless the remembered one still holds (checked there too), so that a search is as quick
+        as when nothing changed; nobody waits for it. One warm-up at a time per workspace."""
         root = Path(os.path.realpath(workspace))
-        if root not in self._kept and root not in self._stamping:
-            threading.Thread(target=self._warm, args=(root,), name="paicli-listing", daemon=True).start()
+        with self._lock:
+            if root in self._warming or root in self._stamping:
+                return
+            thread = threading.Thread(target=self._warm, args=(root,), name="paicli-listing", daemon=True)
+            self._warming[root] = thread
+        thread.start()
 
     def _warm(self, root: Path) -> None:
-        with contextlib.suppress(Exception):  # a failure here is the first search's to report
-            self.view(root, SharedGit(root))
+        try:
+            with contextlib.suppress(Exception):  # a failure here is the first search's to report
+                self.view(root, SharedGit(root))
+        finally:
+            with self._lock:
+                self._warming.pop(root, None)
 
     def ignored(self, root: Path) -> list[str] | None:
         """git's ignored untracked paths as the last listing found them (grep's walk leaves them out)."""
@@ -121,9 +132,10 @@ class ListingMemo:
         return remembered
 
     def settle(self) -> None:
-        """Waits for the stamps being taken (for tests and the benchmark)."""
-        for thread in list(self._stamping.values()):
-            thread.join()
+        """Waits for the warm-ups and the stamps being taken (for tests and the benchmark)."""
+        for threads in (self._warming, self._stamping):
+            for thread in list(threads.values()):
+                thread.join()
 
     def _keep(self, root: Path, ignored: list[str], remembered: Remembered, started: int) -> None:
         """Keeps `remembered` with the stamps of what it was made from, unless one is newer than RACY_NS

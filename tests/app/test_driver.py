@@ -192,3 +192,15 @@ async def test_a_cancelled_commands_output_so_far_is_shown_and_kept_in_the_conve
     ran, not_run = turn.messages[3]["content"], turn.messages[4]["content"]
     assert ran == data_marker("execute_command") + "first words\n[cancelled by the user]"
     assert not_run == "[cancelled by the user]"  # the read after it never ran
+
+
+async def test_a_turn_warms_the_workspaces_listing_while_the_model_thinks(fake: FakeLLM, runtime: Runtime) -> None:
+    import subprocess
+
+    (runtime.workspace / "a.py").write_text("x = 1\n")
+    subprocess.run(["git", "init", "-q"], cwd=runtime.workspace, check=True)
+    fake.on("hello", Reply.text("Hello."))
+    turn = await run_turn(runtime, ListSink(), start("hello"))
+    assert turn.exit_code() == 0
+    runtime.listings.settle()
+    assert runtime.listings.made == 1, "no listing was made for the turn's searches"

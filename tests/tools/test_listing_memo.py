@@ -206,11 +206,23 @@ def test_sizes_changed_in_place_are_checked_when_read(
 def test_a_warmed_memo_serves_the_first_search(repo: Path) -> None:
     memo = ListingMemo(clock=later)
     memo.warm(repo)
-    for _ in range(200):
-        if memo.made == 1:
-            break
-        time.sleep(0.02)
+    memo.warm(repo)  # while one runs: no second listing
     memo.settle()
     assert memo.made == 1, "the warm-up made no listing"
     assert view(memo, repo) == fresh(repo)
     assert memo.made == 1, "the first search made the listing again"
+
+
+def test_a_warm_up_makes_the_listing_again_only_when_it_changed(repo: Path) -> None:
+    memo = ListingMemo(clock=later)
+    memo.warm(repo)
+    memo.settle()
+    memo.warm(repo)
+    memo.settle()
+    assert memo.made == 1, "the listing was made again though nothing changed"
+    (repo / "src" / "added.py").write_text("x = 1\n")
+    memo.warm(repo)
+    memo.settle()
+    assert memo.made == 2, "the warm-up kept a listing that no longer holds"
+    assert view(memo, repo) == fresh(repo) and "src/added.py" in fresh(repo).files
+    assert memo.made == 2
