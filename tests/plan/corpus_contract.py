@@ -186,12 +186,12 @@ CONTRACT_CASES: list[Case] = [
     _reject(
         "files on an ANALYSIS task",
         task("a", "Think", "ANALYSIS", files=["app.py"]),
-        problem='task "a" is ANALYSIS, which changes nothing: it has no "files"',
+        problem='task "a" is ANALYSIS, which changes nothing: drop its "files" (the paths a task may change)',
     ),
     _reject(
         "files on a read with an action",
         read("a", "app.py", files=["app.py"]),
-        problem='task "a" is FILE_READ, which changes nothing: it has no "files"',
+        problem='task "a" is FILE_READ, which changes nothing: drop its "files" (the paths a task may change)',
     ),
     _reject(
         "files that are not paths", write("a", [1, 2]), problem='task "a" has "files" that are not a list of paths'

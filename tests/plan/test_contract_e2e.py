@@ -129,7 +129,7 @@ BAD_PLANS = {
     ),
     "files on a task that writes nothing": (
         reply(task("t1", "ANALYSIS", files=["app.py"])),
-        'task "t1" is ANALYSIS, which changes nothing: it has no "files"',
+        'task "t1" is ANALYSIS, which changes nothing: drop its "files" (the paths a task may change)',
     ),
     "overlapping parallel writers": (
         reply(task("t1", "FILE_WRITE", files=["src/"]), task("t2", "FILE_WRITE", files=["./src/util.py"])),
