@@ -134,9 +134,8 @@ class Contract:
         if task.type is TaskType.FILE_WRITE and undeclared:
             found.append(f'task "{task.id}" is FILE_WRITE and must list the paths it may change in "files"')
         elif task.files is not None and task.type not in DECLARES_FILES:
-            found.append(
-                f'task "{task.id}" is {task.type.value}, which changes nothing: drop its "files" (the paths a task may change)'
-            )
+            named = f'task "{task.id}" is {task.type.value}'
+            found.append(f'{named}, which changes nothing: drop its "files" (the paths a task may change)')
         elif task.files:
             found += [problem for path in task.files if (problem := self._path_problem(task, path, guard))]
         if task.action is not None:

@@ -5,7 +5,7 @@ start-up (choose.py), starting a command and starting it once more when bubblewr
 Layer: below tools (execute_command wraps its `bash -c` with it); imports only errors.
 """
 
-from paicli.sandbox.blocked import blocked_by_sandbox
+from paicli.sandbox.blocked import blocked_by_sandbox, write_refused
 from paicli.sandbox.bwrap import BwrapSandbox
 from paicli.sandbox.choose import SANDBOX_MODES, SandboxChoice, SandboxMode, choose_sandbox
 from paicli.sandbox.containment import Containment, Sandbox
@@ -19,4 +19,5 @@ __all__ = [
     "SandboxMode",
     "blocked_by_sandbox",
     "choose_sandbox",
+    "write_refused",
 ]

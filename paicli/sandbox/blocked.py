@@ -29,6 +29,16 @@ RENAMED_OVER = (
 def blocked_by_sandbox(output: str, *, network: bool, writable: tuple[str, ...] | None = None) -> str | None:
     """Why `output` (of a command that exited non-zero inside the sandbox) looks like the sandbox's doing;
     None when it does not. `writable`: a plan task's declared files, when they limit its commands."""
+    if refused := write_refused(output, writable):
+        return refused
+    if not network and _NO_NETWORK.search(output):
+        return "a connection failed: the sandbox has no network"
+    return None
+
+
+def write_refused(output: str, writable: tuple[str, ...] | None = None) -> str | None:
+    """Why `output` reports a write the sandbox refused (EROFS), None when it reports none. Also asked of a
+    command that exited 0: `perl -i` says it could not edit the file, skips it and exits 0."""
     if _READ_ONLY.search(output):
         if writable is None:
             return (
@@ -43,6 +53,4 @@ def blocked_by_sandbox(output: str, *, network: bool, writable: tuple[str, ...] 
         if any(not path.endswith("/") for path in writable):
             return f"a write was refused: {where}; {RENAMED_OVER}"
         return f"a write was refused: {where}"
-    if not network and _NO_NETWORK.search(output):
-        return "a connection failed: the sandbox has no network"
     return None

@@ -5,7 +5,10 @@ writes nothing in the workspace but tool caches (issue 29: its writes would race
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+
+import pytest
 
 from paicli.common.kinds import TaskType
 from paicli.plan.contract import scope_of
@@ -136,6 +139,22 @@ async def test_a_file_replaced_by_renaming_needs_its_folder_declared(workspace: 
     folders_only = in_task(workspace, sandbox, ["docs/"])
     output = await run(folders_only, "echo x > b.txt")
     assert output.startswith("BLOCKED") and "renames it over" not in output, output
+
+
+async def test_a_refused_write_of_a_command_that_exits_0_is_pointed_out(workspace: Path, sandbox: BwrapSandbox) -> None:
+    """`perl -i` cannot make its temporary file beside a declared file, skips the file and exits 0: the
+    result says so, with what to declare, and stays a success (the command did exit 0)."""
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed")
+    (workspace / "a.txt").write_text("orig\n")
+    ctx = in_task(workspace, sandbox, ["a.txt"])
+    output = await run(ctx, "perl -pi -e s/orig/X/ a.txt")
+    assert output.endswith("exit code 0") and not output.startswith("BLOCKED"), output
+    assert "note: the command exited 0, but its output reports a read-only file system" in output
+    assert 'needs its folder declared instead ("dir/" in "files")' in output
+    assert (workspace / "a.txt").read_text() == "orig\n"
+    output = await run(in_task(workspace, sandbox, ["./"]), "perl -pi -e s/orig/X/ a.txt && cat a.txt")
+    assert output == "X\nexit code 0", output  # no note when nothing was refused
 
 
 def test_a_placeholder_touched_at_once_is_kept(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paicli.sandbox import Containment, blocked_by_sandbox
+from paicli.sandbox import Containment, blocked_by_sandbox, write_refused
 from paicli.sandbox.gitdirs import GitPaths
 from paicli.sandbox.launch import Launch, retried, start
 from paicli.tools.base import Effect, SandboxBlocked, Tool, ToolContext, ToolFailure
@@ -90,10 +90,12 @@ class ExecuteCommand(Tool):
             output = f"{output}\n{note}"
         if timed_out:
             raise ToolFailure(f"timed out after {timeout:g} s (the command was killed); output so far:\n{output}")
-        if ctx.sandbox is not None and code != 0:
+        if ctx.sandbox is not None:
             writable = ctx.scope.writable if ctx.scope is not None else None
-            if reason := blocked_by_sandbox(output, network=ctx.sandbox.network, writable=writable):
+            if code != 0 and (reason := blocked_by_sandbox(output, network=ctx.sandbox.network, writable=writable)):
                 raise SandboxBlocked(output, describe_exit(code), reason)
+            if code == 0 and (reason := write_refused(output, writable)):  # perl -i skips the file, exits 0
+                output += f"\nnote: the command exited 0, but its output reports a read-only file system: {reason}"
         return f"{output}\n{describe_exit(code)}"
 
     def failure(self, output: str) -> str | None:
