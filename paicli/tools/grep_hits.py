@@ -56,14 +56,14 @@ def _line(record: bytes) -> tuple[int, str]:
     return int(number), text.decode("utf-8", "replace")
 
 
-def parse_rg_output(outputs: Sequence[bytes], keep: int) -> dict[str, FileHits]:
+def parse_rg_output(outputs: Sequence[bytes], keep: int) -> dict[str, FileHits] | None:
     """rg's output: the files with a matching line (those rg calls binary left out), each with its matching
-    lines counted and the first `keep` kept."""
+    lines counted and the first `keep` kept; None when the output is not in the form this reads."""
     parsed = RgOutput(keep)
     for output in outputs:
         parsed.feed(output)
         parsed.end()
-    return parsed.hits()
+    return parsed.hits() if parsed.understood else None
 
 
 class RgOutput:
@@ -76,6 +76,7 @@ class RgOutput:
         self._found: dict[bytes, tuple[int, list[bytes]]] = {}  # name: count, first records
         self._pending: list[bytes] = []  # the start of a group whose end has not come yet
         self._new: list[bytes] = []  # names first seen since `take_new`
+        self.understood = True  # false once a group was not in the form above (another rg's output)
 
     def feed(self, piece: bytes) -> None:
         cut = piece.rfind(b"\n\n")
@@ -100,10 +101,16 @@ class RgOutput:
         if not nul:
             return  # notes only: files without a kept record
         name = name.rpartition(b"\n")[2]  # notes before the path (not rg's order, but harmless)
+        if not records[:1].isdigit():  # a record is `number:text`: this rg writes something else
+            self.understood = False
+            return
         at = records.find(NOTE)
         if at >= 0:
-            notes, records = records[at + 1 :], records[:at]
-            if any(note.rpartition(RG_BINARY)[0] == name for note in notes.split(b"\n")):
+            notes, records = records[at + 1 :].split(b"\n"), records[:at]
+            if not all(RG_BINARY in note for note in notes):  # more paths: another form of output
+                self.understood = False
+                return
+            if any(note.rpartition(RG_BINARY)[0] == name for note in notes):
                 return  # binary: rg printed its records before it saw a NUL byte
         count = records.count(b"\n") + 1
         kept = records.split(b"\n", self.keep)[: self.keep]

@@ -259,14 +259,15 @@ async def ripgrep_hits(
     rg: str, root: Path, pattern: str, files: Sequence[str], keep: int
 ) -> dict[str, FileHits] | None:
     """The files rg finds a match in (those it calls binary left out), each with its matching lines
-    counted and the first `keep` kept; None when rg refuses the pattern or fails."""
+    counted and the first `keep` kept; None when rg refuses the pattern, fails, or writes what this
+    cannot read (paicli/tools/grep_hits.py)."""
     expression = for_ripgrep(pattern)
     runs = [run_rg(rg, root, [*RG_OPTIONS, "-e", expression, "--", *chunk]) for chunk in _chunks(files)]
     outputs = await asyncio.gather(*runs)  # the chunks at once: rg is parallel, but starts slowly
     if any(output is None for output in outputs):
         return None
     # off the loop: millions of matching lines take seconds to parse, and a signal must not wait for them
-    return await off_loop(lambda: parse_rg_output([output or b"" for output in outputs], keep))
+    return await off_loop(lambda: parse_rg_output([output or b"" for output in outputs], keep))  # None: unread
 
 
 async def run_rg(

@@ -169,7 +169,8 @@ async def _walk(
     git: SharedGit,
     memo: ListingMemo | None = None,
 ) -> _Walked | None:
-    """rg's hits over its walk of the scope's folder; None outside git or when rg fails or refuses.
+    """rg's hits over its walk of the scope's folder; None outside git, when rg fails or refuses, or when
+    its output is not in the form grep_hits.py reads.
 
     git's ignored paths become rg's exclusions. Asking git for them is the one step before rg can start;
     with `memo`, the last answer is used at once (the listing made meanwhile, if one is, asks git again).
@@ -205,6 +206,8 @@ async def _walk(
         sized.update(large_in(folder, parsed.take_new()))
     finally:
         os.close(folder)
+    if not parsed.understood:
+        return None
     return _Walked(parsed.hits(), frozenset(excluded), sized)
 
 

@@ -74,3 +74,11 @@ def test_lines_are_decoded_only_when_read() -> None:
     hits = parse_rg_output([b"./a.py\x001:one\n2:tw\xffo\n"], 20)["a.py"]
     assert hits._lines is None
     assert hits.lines == [(1, "one"), (2, "tw\ufffdo")] and hits._lines is not None
+
+
+def test_output_in_another_form_is_not_read() -> None:
+    """Not the form this reads (an rg that printed records without headings, or the path on a line of its
+    own): no hits rather than wrong ones; the search then runs in process (test_grep_parity.py)."""
+    assert parse_rg_output([b"./a.py\x001:one\n./a.py\x002:two\n"], 20) is None
+    assert parse_rg_output([b"./a.py\x00\n1:one\n2:two\n"], 20) is None
+    assert parse_rg_output([b"./a.py\x001:one\n2:two\n"], 20) is not None

@@ -189,6 +189,18 @@ async def test_folders_globs_and_ignored_files_agree(repo: Path, scope: Scope) -
     await both(repo, scope, "handler")
 
 
+async def test_a_walk_whose_output_cannot_be_read_is_searched_in_process(repo: Path, tmp_path: Path) -> None:
+    (tmp_path / "output").write_bytes(b"./src/app.py\x00\n1:handler\n")  # not the form grep_hits.py reads
+    fake_rg = tmp_path / "bin" / "rg"
+    fake_rg.parent.mkdir()
+    fake_rg.write_text(f"#!/bin/sh\ncat '{tmp_path / 'output'}'\n")
+    fake_rg.chmod(0o755)
+    compiled = compile_pattern("handler")
+    found = await search_tree(repo, Scope(), chooser(repo, Scope()), compiled, 20, str(fake_rg))
+    here = await search_tree(repo, Scope(), chooser(repo, Scope()), compiled, 20, None)
+    assert found.engine == "re2" and found.hits == here.hits and found.hits
+
+
 @needs_rg
 async def test_a_name_with_a_line_break_cannot_forge_lines_of_another_file(repo: Path) -> None:
     forger = 'x: binary file matches (found "\\0" byte around offset 1)\nsrc'

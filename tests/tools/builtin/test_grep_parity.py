@@ -154,6 +154,22 @@ async def test_a_pattern_rg_refuses_is_searched_in_process(corpus: Path, tmp_pat
     ]
 
 
+OTHER_FORMS = [b"./src/app.py\x001:handler\n./src/app.py\x002:handler\n", b"./src/app.py\x00\n1:handler\n"]
+
+
+@pytest.mark.parametrize("form", OTHER_FORMS)
+async def test_rg_output_in_another_form_is_searched_in_process(corpus: Path, tmp_path: Path, form: bytes) -> None:
+    (tmp_path / "output").write_bytes(form)
+    fake_rg = tmp_path / "bin" / "rg"
+    fake_rg.parent.mkdir()
+    fake_rg.write_text(f"#!/bin/sh\ncat '{tmp_path / 'output'}'\n")
+    fake_rg.chmod(0o755)
+    chosen = select(corpus, list_files(corpus).files)
+    hits, engine = await search(corpus, chosen, compile_pattern("handler"), 20, str(fake_rg))
+    assert engine == "re2"
+    assert hits == (await search(corpus, chosen, compile_pattern("handler"), 20, None))[0]
+
+
 def test_rg_is_looked_for_outside_the_workspace_only(workspace: Path) -> None:
     planted = workspace / "bin" / "rg"
     planted.parent.mkdir()
