@@ -111,7 +111,7 @@ class ToolContext:
     notice: Callable[[str], None] | None = None
     # The session's folder listings (paicli/sandbox/memos.py) for the walks around a command; None: none kept.
     folders: FolderMemos | None = None
-    # The session's memo of the workspace's listing (paicli/tools/listing_memo.py) for grep_code; None: none.
+    # The session's memo of the workspace's listing (paicli/tools/listing_memo.py): grep_code's, glob_files'.
     listings: ListingMemo | None = None
 
 

@@ -1,6 +1,7 @@
-"""grep_code's memo of the model's view of a workspace: the listing (file_lister.py, not checked against the
-work tree) and each listed file's kind, kept while nothing it was made from has changed, so that a search
-after the first one in a session does not wait for git's listing and a `stat` of every file.
+"""The session's memo of the model's view of a workspace: the listing (file_lister.py, not checked against
+the work tree) and each listed file's kind, kept while nothing it was made from has changed, so that a
+search (grep_code, glob_files) after the first one in a session does not wait for git's listing and a
+`stat` of every file.
 
 What a listing depends on is stamped (change time, inode, device; or "absent") when the memo is made, and
 checked, one `lstat` each, before it is used again:
@@ -27,6 +28,7 @@ what it reads. Not stamped (docs/security.md): a global excludes file at a place
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 import time
@@ -55,6 +57,12 @@ class Remembered:
     regular: tuple[str, ...]
     links: tuple[str, ...]
     oversized: tuple[str, ...]  # regular files over the size limit when the memo was made
+
+    @functools.cached_property
+    def present(self) -> tuple[str, ...]:
+        """The listed files that were there when the memo was made (a tracked file deleted since is not),
+        sorted: what the full listing names (`list_files`), for glob_files."""
+        return tuple(sorted([*self.regular, *self.links, *self.oversized]))
 
     def selection(self, keep: Callable[[str], bool]) -> Selection:
         """The files `keep` names, sorted out as `select` would (sizes as when the memo was made)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,36 @@ async def test_ignored_files_are_found_only_when_asked(workspace: Path, ctx: Too
         "src/",
         "src/a.py",
     ]
+
+
+async def test_the_sessions_remembered_listing_gives_what_a_fresh_one_gives(workspace: Path) -> None:
+    """glob_files takes the session's listing (paicli/tools/listing_memo.py) while it holds: the same paths
+    as listing afresh, before and after files are added, deleted (a tracked one too) and ignored."""
+    from paicli.tools.listing_memo import ListingMemo
+
+    make_tree(workspace, ["src/a.py", "src/deep/b.py", "build/gen.py", "docs/x.md", "gone.py", "hidden/h.py"])
+    (workspace / ".gitignore").write_text("build/\n")
+    (workspace / ".paicliignore").write_text("hidden/\n")
+    (workspace / "link.py").symlink_to("src/a.py")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=workspace, check=True)
+    memo = ListingMemo(clock=lambda: time.time_ns() + 3 * 10**9)  # as if 3 s had passed: kept at once
+    remembering = ToolContext(workspace=workspace, listings=memo)
+    patterns = ["**/*.py", "**/*", "src/**", "*", "**/deep"]
+
+    async def same() -> None:
+        for pattern in patterns:
+            assert await glob(remembering, pattern) == await glob(ToolContext(workspace=workspace), pattern), pattern
+        memo.settle()
+
+    await same()
+    assert memo.made == 1, "glob_files did not take the session's listing"
+    await same()
+    assert memo.made == 1, "the remembered listing was not used"
+    (workspace / "gone.py").unlink()  # tracked, deleted
+    (workspace / "src" / "deep" / "new.py").write_text("x\n")
+    await same()
+    assert "src/deep/new.py" in await glob(remembering, "**/*.py") and "gone.py" not in await glob(remembering, "*")
+    (workspace / "src" / ".gitignore").write_text("deep/\n")
+    await same()
+    assert "src/deep/new.py" not in await glob(remembering, "**/*.py")
