@@ -66,7 +66,8 @@ async def test_a_cancel_after_an_edit_in_review_saves_the_edited_plan() -> None:
 
     saved: list[Plan] = []
     job = asyncio.create_task(session(ScriptedPlanner(one_task_plan("original")), saved, approve_with_an_edit).run("g"))
-    while edited.task("hang").status is not TaskStatus.RUNNING:
+    # "edited" ends at once, but the scheduler marks it a loop turn or two after "hang" starts: wait for both
+    while (edited.task("hang").status, edited.task("edited").status) != (TaskStatus.RUNNING, TaskStatus.COMPLETED):
         await asyncio.sleep(0.01)
     job.cancel()
     with pytest.raises(asyncio.CancelledError):
