@@ -69,3 +69,34 @@ def test_a_files_tests_are_found_by_their_names() -> None:
     assert rank.tests_for("pkg/cart.go", paths) == ["pkg/cart_test.go"]
     assert rank.tests_for("web/cart.ts", paths) == ["web/cart.test.ts"]
     assert rank.tests_for("src/Cart.java", paths) == ["src/CartTest.java"]
+
+
+def test_folders_the_goal_names_by_a_compound_name() -> None:
+    paths = [
+        "packages/babel-register/src/index.ts",
+        "packages/babel-standalone/src/index.ts",
+        "packages/babel-parser/src/parser.ts",
+        "eslint/babel-eslint-plugin/src/index.js",
+        "a/b/c/deep-name/x.py",  # below the top three levels
+        "one/shared-name/x.py",
+        "two/shared-name/x.py",
+        "three/shared-name/x.py",
+        "four/shared-name/x.py",
+        "src/x.py",
+    ]
+    assert rank.named_folders("fix(babel-register): keep the app's shutdown", paths) == ("packages/babel-register/",)
+    assert rank.named_folders("Add types for `@babel/standalone`", paths) == ("packages/babel-standalone/",)
+    assert rank.named_folders("fix @babel/eslint-plugin peer deps", paths) == ("eslint/babel-eslint-plugin/",)
+    assert rank.named_folders("change deep-name", paths) == ()
+    assert rank.named_folders("change shared-name", paths) == ()  # four folders of that name: none is meant
+    assert rank.named_folders("fix the parser in src", paths) == ()  # plain words name no folder
+
+
+def test_files_in_a_folder_the_goal_names_rank_above_the_same_words_elsewhere(tmp_path: Path) -> None:
+    same = "export function shutdown() { graceful(); }\n"
+    extra = {"packages/core-utils/src/worker.ts": same, "packages/utils-core/src/worker.ts": same}  # same words
+    repo = make_repo(tmp_path / "repo", extra=extra)
+    text = map_of(repo, tmp_path / "home", "fix(core-utils): graceful shutdown")
+    assert text.index("packages/core-utils/src/worker.ts") < text.index("packages/utils-core/src/worker.ts")
+    text = map_of(repo, tmp_path / "home", "fix(utils-core): graceful shutdown")
+    assert text.index("packages/utils-core/src/worker.ts") < text.index("packages/core-utils/src/worker.ts")
