@@ -10,6 +10,7 @@ import http.server
 import os
 import shutil
 import socket
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,9 +40,19 @@ def bwrap_sandbox(
 
 @functools.cache
 def bwrap_problem() -> str | None:
-    """Why bubblewrap cannot contain commands on this machine (None: it can), probed once."""
-    folder = Path(os.path.realpath("/tmp"))
-    return choose_sandbox("auto", workspace=folder, home=Path.home()).problem
+    """Why bubblewrap cannot contain commands on this machine (None: it can), probed once per test process
+    in an empty folder of its own under the temp folder (where the tests' workspaces are). Not in /tmp
+    itself: the probe runs under the real options, which bind every git directory in the workspace
+    read-only (gitdirs.py), and in the middle of the suite /tmp holds every test's repositories: a walk of
+    all of /tmp and hundreds of mounts, which bwrap sets up in time quadratic in their number (it reads
+    the mount table after each), so under the suite's load the probe took over PROBE_TIMEOUT and was
+    waited for again PATIENCE times as long (paicli/sandbox/choose.py): up to a minute in the first
+    test of each worker that asked."""
+    folder = tempfile.mkdtemp(prefix="paicli-bwrap-probe-")
+    try:
+        return choose_sandbox("auto", workspace=Path(os.path.realpath(folder)), home=Path.home()).problem
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def require_bwrap() -> None:

@@ -4,6 +4,7 @@ cases; a real one the working case."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from paicli.common.errors import ConfigError
 from paicli.sandbox import BwrapSandbox, Containment, choose, choose_sandbox
 from paicli.sandbox.choose import diagnose
+from tests import sandboxing
 from tests.sandboxing import bwrap_sandbox
 
 
@@ -142,3 +144,19 @@ def test_a_slow_probe_on_a_loaded_machine_is_waited_for_once_more(
     choice = choose_sandbox("auto", workspace=workspace, home=tmp_path, search_path=hangs)
     assert choice.sandbox is None and choice.problem is not None
     assert "did not finish a trivial command in 2 s" in choice.problem
+
+
+def test_the_suites_own_probe_runs_in_an_empty_folder_not_in_tmp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/sandboxing.py's `require_bwrap` probes bubblewrap in an empty folder of its own: the probe binds
+    every git directory of its workspace, and /tmp holds every test's repositories (thousands of mounts in
+    the middle of the suite: over a minute under load, then a failed probe and skipped sandbox tests)."""
+    seen: list[tuple[Path, list[str]]] = []
+
+    def probe(mode: str, *, workspace: Path, home: Path) -> choose.SandboxChoice:
+        seen.append((workspace, sorted(p.name for p in workspace.iterdir())))
+        return choose.SandboxChoice("auto", None, "a stand-in probe")
+
+    monkeypatch.setattr(sandboxing, "choose_sandbox", probe)
+    assert sandboxing.bwrap_problem.__wrapped__() == "a stand-in probe"
+    [(folder, listing)] = seen
+    assert listing == [] and folder != Path(os.path.realpath("/tmp")) and not folder.exists()
