@@ -115,7 +115,18 @@ def git_safety_environment(base: Mapping[str, str], view: GitConfigView) -> dict
         added[f"GIT_CONFIG_KEY_{index}"] = key
         added[f"GIT_CONFIG_VALUE_{index}"] = value
     added["GIT_CONFIG_COUNT"] = str(first + len(entries))
+    if base.get("GIT_CONFIG_PARAMETERS"):
+        # `git -c` settings (this variable) are read after the GIT_CONFIG_COUNT entries and the last value
+        # wins: a `-c core.fsmonitor=...` or `-c protocol.ext.allow=always` in paicli's own environment
+        # would undo the entries above, so they are appended there too (in the form every git reads).
+        quoted = [_single_quoted(f"{key}={value}") for key, value in entries]
+        added["GIT_CONFIG_PARAMETERS"] = " ".join([base["GIT_CONFIG_PARAMETERS"], *quoted])
     return added
+
+
+def _single_quoted(text: str) -> str:
+    """`text` as git quotes one `-c` setting in GIT_CONFIG_PARAMETERS (sq_quote)."""
+    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def read_git_config(cwd: Path, env: Mapping[str, str]) -> GitConfigView:

@@ -141,3 +141,29 @@ def test_a_git_inside_the_workspace_is_never_the_one_paicli_runs(tmp_path: Path)
     read_git_config(workspace, env)
     assert not (tmp_path / "pwned").exists()
     assert program_outside("git", workspace, env["PATH"]) in ("/usr/bin/git", "/bin/git", None)
+
+
+def test_git_c_settings_in_paicli_s_environment_do_not_undo_the_entries(tmp_path: Path) -> None:
+    """`git -c` settings travel in GIT_CONFIG_PARAMETERS, which git reads after the GIT_CONFIG_COUNT
+    entries (the last value wins): the entries go there too, quoted as git quotes them, so the forced values
+    and, for a view that keeps no user value (the file lister's), the neutral ones hold; a user's own value
+    the view trusts is still theirs. A quote inside a value survives."""
+    home = tmp_path / "home"
+    home.mkdir()
+    repo = tmp_path / "repo"
+    base = {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", "init", "-q", str(repo)], env=base, check=True)
+    base["GIT_CONFIG_PARAMETERS"] = "'core.fsmonitor'='/tmp/marker' 'protocol.ext.allow=always' 'x.y=kept'"
+
+    def config(view: GitConfigView, key: str) -> str:
+        env = base | git_safety_environment(base, view)
+        done = subprocess.run(["git", "config", "--get", key], cwd=repo, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    neutral = GitConfigView()
+    assert config(neutral, "core.fsmonitor") == "false" and config(neutral, "protocol.ext.allow") == "never"
+    assert config(neutral, "x.y") == "kept"  # what paicli does not neutralise stays the user's
+    quoted = GitConfigView(trusted={"core.sshcommand": ["ssh -o 'User=me'"], "core.fsmonitor": ["/tmp/marker"]})
+    assert config(quoted, "core.sshCommand") == "ssh -o 'User=me'"
+    assert config(quoted, "core.fsmonitor") == "/tmp/marker" and config(quoted, "protocol.ext.allow") == "never"
