@@ -8,6 +8,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import ssl
 import subprocess
 import sys
@@ -38,6 +39,19 @@ def _share_a_bytecode_cache() -> None:
 
 
 _share_a_bytecode_cache()
+
+
+def _take_interrupts_again() -> None:
+    """A suite started as a background job of a shell (`pytest &`, a script's `cmd &`) ignores SIGINT and
+    SIGQUIT, as POSIX says such jobs do, and every process it starts inherits that: a spawned paicli or a
+    writer the tests interrupt with SIGINT then never stops (the tests waited 30 to 60 s and failed: seen
+    as flakes under load). The processes the tests start get the usual disposition, as from a terminal."""
+    for number in (signal.SIGINT, signal.SIGQUIT):
+        if signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, signal.default_int_handler if number == signal.SIGINT else signal.SIG_DFL)
+
+
+_take_interrupts_again()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

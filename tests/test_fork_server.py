@@ -4,6 +4,7 @@ exit code, output and requests, the key handed over, a time limit that ends the 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -83,3 +84,21 @@ def test_a_forked_repl_has_the_terminal_a_spawned_one_has(fake: FakeLLM, workspa
         finally:
             if child.isalive():
                 child.terminate(force=True)
+
+
+def test_a_suite_started_as_a_background_job_still_lets_its_children_be_interrupted() -> None:
+    """A shell starts a background job with SIGINT and SIGQUIT ignored, and children inherit that: the
+    tests' conftest gives the processes they start the usual disposition back (tests/conftest.py)."""
+
+    def ignore_interrupts() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+    probe = "import signal as s; print([s.getsignal(n) == s.SIG_IGN for n in (s.SIGINT, s.SIGQUIT)])"
+    root = Path(__file__).resolve().parents[1]
+    for prelude, expected in (("import tests.conftest", "[False, False]"), ("pass", "[True, True]")):
+        code = f"import subprocess, sys\n{prelude}\nsubprocess.run([sys.executable, '-c', {probe!r}])"
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, preexec_fn=ignore_interrupts
+        )
+        assert expected in done.stdout, (expected, done.stdout, done.stderr[-2000:])
