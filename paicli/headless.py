@@ -48,6 +48,7 @@ from paicli.common.events import (
     ToolResultEvent,
 )
 from paicli.common.sanitize import terminal_safe
+from paicli.common.whole_writes import write_whole
 from paicli.config import Settings, user_home
 from paicli.llm.types import Message
 from paicli.plan.model import PlanStatus
@@ -232,7 +233,7 @@ def run_command(settings: Settings, prompt: str, *, json_mode: bool, continue_la
             return turn.exit_code()
         sink.emit(RunFinished(content=turn.result.content, usage=turn.result.usage, changes=turn.changes))
         if not json_mode:
-            print(terminal_safe(mask_secrets(turn.result.content, runtime.secrets())))
+            write_whole(sys.stdout, terminal_safe(mask_secrets(turn.result.content, runtime.secrets())) + "\n")
         return EXIT_OK
 
     return run_with_signals(lambda: with_runtime(settings, sink, body))
@@ -282,7 +283,7 @@ def plan_command(settings: Settings, request: PlanRequest, *, json_mode: bool) -
             if sink.finished is not None:
                 print(mask_secrets(usage_line(sink.finished), runtime.secrets()), file=sys.stderr)
             if outcome.status is PlanStatus.COMPLETED and outcome.summary and outcome.summary.strip():
-                print(mask_secrets(terminal_safe(outcome.summary).strip(), runtime.secrets()))
+                write_whole(sys.stdout, mask_secrets(terminal_safe(outcome.summary).strip(), runtime.secrets()) + "\n")
         tell_changes(outcome.changes, json_mode)
         if outcome.status is PlanStatus.FAILED:
             said = outcome.message() if json_mode else outcome.brief_message()

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 from tests.conftest import TEST_KEY, paicli_env, run_paicli
@@ -138,3 +143,36 @@ def test_arguments_nested_too_deeply_are_a_tool_error_and_the_turn_goes_on(
     assert again.code == 0, again.stderr[-2000:]
     resent = [c["function"]["arguments"] for m in fake.requests[2].messages for c in m.get("tool_calls") or []]
     assert resent == [deep]
+
+
+def test_json_lines_arrive_whole_through_a_non_blocking_pipe_read_late(
+    fake: FakeLLM, workspace: Path, home: Path
+) -> None:
+    """O_NONBLOCK belongs to the pipe, shared with whoever made it: paicli's stdout can be non-blocking
+    without paicli asking. A 200 KB line to a reader that comes late was cut at the pipe's size (64 or
+    128 KB), the rest lost, and paicli exited 0; now it waits for the reader."""
+    deep = "[" * 100_000 + "]" * 100_000
+    fake.on(has_tool_result("read_file"), Reply.text("Sorry."))
+    fake.on("read it", Reply.tool_calls([("read_file", deep)], chunk=20_000))
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    command = [sys.executable, "-m", "paicli", "-C", str(workspace), "run", "read it", "--json"]
+    env = paicli_env(fake, home)
+    proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=write, stderr=subprocess.PIPE)
+    os.close(write)
+    chunks: list[bytes] = []
+
+    def late_reader() -> None:
+        time.sleep(1.0)
+        with os.fdopen(read, "rb") as stream:
+            while chunk := stream.read1(1 << 16):
+                chunks.append(chunk)
+
+    reader = threading.Thread(target=late_reader)
+    reader.start()
+    _, stderr = proc.communicate(timeout=60)
+    reader.join()
+    assert proc.returncode == 0, stderr.decode()[-2000:]
+    events = [json.loads(line) for line in b"".join(chunks).decode().splitlines()]
+    assert [e["event"] for e in events if e["event"] != "usage"] == ["tool_call", "tool_result", "run_finished"]
+    assert events[[e["event"] for e in events].index("tool_call")]["arguments"] == deep

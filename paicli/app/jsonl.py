@@ -8,6 +8,7 @@ from typing import TextIO
 
 from paicli.common.events import AnyEvent
 from paicli.common.sanitize import json_safe
+from paicli.common.whole_writes import write_whole
 from paicli.tools.output import mask_secrets
 
 # streamed text, reasoning, command output and a restarted reply's notice are too chatty for a JSON stream
@@ -23,5 +24,4 @@ class JsonLinesSink:
     def emit(self, event: AnyEvent) -> None:
         if event.event in QUIET_IN_JSON:
             return
-        self.stream.write(json_safe(mask_secrets(event.model_dump_json(), self.secrets)) + "\n")
-        self.stream.flush()
+        write_whole(self.stream, json_safe(mask_secrets(event.model_dump_json(), self.secrets)) + "\n")
