@@ -33,6 +33,7 @@ from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.listing_memo import ListingMemo
 from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import ToolBox
+from paicli.tools.watched_listing import WatchedListings
 
 if TYPE_CHECKING:  # plan mode loads with the first plan, not at start-up
     from paicli.mcp.manager import McpManager
@@ -76,6 +77,7 @@ class Runtime:
     _builtin: ToolBox | None = field(default=None, repr=False)  # `tools` without MCP tools
     last_map: PlannerMap | None = None  # the repository map of the latest plan session
     listings: ListingMemo = field(default_factory=ListingMemo, repr=False)  # grep_code's, for the session
+    watched: WatchedListings = field(default_factory=WatchedListings, repr=False)  # the repository map's
 
     @property
     def workspace(self) -> Path:
@@ -153,9 +155,11 @@ class Runtime:
     def planner_map(self, sink: EventSink) -> PlannerMap:
         """The repository map the planner's requests carry (paicli/repomap); the latest one's share of its
         request stays on `last_map` for the review screen."""
+        from paicli.repomap.files import watched_files
         from paicli.repomap.repo_map import PlannerMap, RepoMap
 
-        repo_map = RepoMap(self.workspace, self.home, sink, map_tokens=self.settings.map_tokens)
+        lister = watched_files(self.watched)
+        repo_map = RepoMap(self.workspace, self.home, sink, lister=lister, map_tokens=self.settings.map_tokens)
         self.last_map = PlannerMap(repo_map, sink)
         return self.last_map
 
@@ -198,6 +202,7 @@ class Runtime:
 
     async def aclose(self) -> None:
         """Stops the MCP servers (no process outlives paicli) and closes the model client."""
+        self.watched.close()
         try:
             if self.mcp is not None:
                 await self.mcp.aclose()

@@ -2,8 +2,8 @@
 
 The list comes from a lister passed in (`Lister`: the workspace → its Listing: workspace-relative posix
 paths, and the object ids of the tracked files git found unchanged); `workspace_files` is that seam's
-default: the model's view of the workspace file lister (paicli/tools/file_lister.py: what git shows, minus
-.paicliignore, never an ignored path).
+default, `watched_files` a session's: the model's view of the workspace file lister
+(paicli/tools/file_lister.py: what git shows, minus .paicliignore, never an ignored path).
 
 `read_source` never follows a symlink anywhere below the workspace (a link out of it is not read, nor
 one inside: the file it names is listed on its own), reads at most `MAX_SOURCE_BYTES`, and returns None
@@ -20,6 +20,7 @@ from paicli.common.errors import ConfigError
 from paicli.repomap.tags import MAX_SOURCE_BYTES, readable_source
 from paicli.tools.confined import read_below
 from paicli.tools.file_lister import Listing, list_files
+from paicli.tools.watched_listing import WatchedListings
 
 Lister = Callable[[Path], Listing]
 MAX_FILES = 50_000  # files beyond this are left out of the map (the first ones in sorted order stay)
@@ -27,7 +28,15 @@ MAX_FILES = 50_000  # files beyond this are left out of the map (the first ones 
 
 def workspace_files(workspace: Path) -> Listing:
     """The files the model may see (the file lister's model view), sorted, at most MAX_FILES."""
-    listing = list_files(workspace, view="model")
+    return _capped(list_files(workspace, view="model"))
+
+
+def watched_files(listings: WatchedListings) -> Lister:
+    """`workspace_files` kept up to date by the session's watched listings (paicli/tools/watched_listing.py)."""
+    return lambda workspace: _capped(listings(workspace))
+
+
+def _capped(listing: Listing) -> Listing:
     return replace(listing, files=listing.files[:MAX_FILES]) if len(listing.files) > MAX_FILES else listing
 
 

@@ -66,6 +66,7 @@ class Listing:
     files: tuple[str, ...]
     by_git: bool
     versions: Mapping[str, str] = field(default_factory=dict)
+    nested: bool = False  # a repository or submodule inside the workspace was listed (by its own rules)
 
 
 def list_files(
@@ -80,7 +81,32 @@ def list_files(
     base_rules = _base_rules(junk=view == "model")
     where = _Where(git.get() if git is not None else Git.find(root, lookup=False), base_rules, worktree)
     files, by_git = _list_folder(root, "", where, NESTED_DEPTH, found)
-    links = found.links
+    shown = _shown(root, files, found.links, view)
+    return Listing(tuple(sorted(shown)), by_git, found.versions, nested=found.nested)
+
+
+def relist(workspace: Path, previous: Listing, changed: set[str], git: SharedGit) -> Listing | None:
+    """The model's view after the files and folders `changed` (relative paths; a folder stands for all
+    below it) changed and nothing else did: `previous` with git's listing of those paths in their place.
+    None when that cannot be told so (no git, a repository appeared inside): list afresh. A tracked file
+    among them is given no version (it is to be looked at)."""
+    root = Path(os.path.realpath(workspace))
+    found_git = git.get()
+    found = Found()
+    listed = found_git.listing(root, found, worktree=False, paths=sorted(changed)) if found_git else None
+    if listed is None or listed[1] or not previous.by_git or previous.nested:
+        return None
+    present = [path for path in listed[0] if os.path.lexists(root / path)]  # a tracked file deleted is not
+    fresh = _shown(root, present, found.links, "model")
+    below = tuple(path + "/" for path in changed)
+    kept = [path for path in previous.files if path not in changed and not path.startswith(below)]
+    versions = {path: oid for path, oid in previous.versions.items() if path not in changed}
+    versions = {path: oid for path, oid in versions.items() if not path.startswith(below)}
+    return Listing(tuple(sorted([*kept, *fresh])), True, versions)
+
+
+def _shown(root: Path, files: list[str], links: set[str], view: View) -> list[str]:
+    """The listed files a view shows (see the module docstring)."""
     shown = [path for path in files if not path.startswith(CHECKPOINT_EXCLUDED)]
     if view == "model":
         outside = {link for link in links if not Path(os.path.realpath(root / link)).is_relative_to(root)}
@@ -88,7 +114,7 @@ def list_files(
         hidden = paicli_ignore(root)
         if hidden is not None:
             shown = [path for path in shown if not hidden.match_file(path)]
-    return Listing(tuple(sorted(shown)), by_git, found.versions)
+    return shown
 
 
 def all_files(workspace: Path) -> list[str]:
@@ -180,6 +206,7 @@ def _list_folder(folder: Path, prefix: str, where: _Where, depth: int, found: Fo
     found.links.update(prefix + path for path in here.links)
     found.versions.update((prefix + path, object_id) for path, object_id in here.versions.items())
     out = [prefix + path for path in files]
+    found.nested = found.nested or bool(nested)
     for inner in nested:
         inside = folder / inner
         if depth > 0 and _is_real_folder(inside) and os.path.lexists(inside / ".git"):

@@ -46,6 +46,7 @@ class Found:
 
     links: set[str] = field(default_factory=set)
     versions: dict[str, str] = field(default_factory=dict)
+    nested: bool = False  # a repository or submodule inside was listed
 
 
 @dataclass(frozen=True)
@@ -84,14 +85,18 @@ class Git:
             return None
         return done.stdout if done.returncode == 0 else None
 
-    def listing(self, folder: Path, found: Found, *, worktree: bool = True) -> tuple[list[str], list[str]] | None:
+    def listing(
+        self, folder: Path, found: Found, *, worktree: bool = True, paths: list[str] | None = None
+    ) -> tuple[list[str], list[str]] | None:
         """(files, nested repositories and submodules) of the repository `folder` is in, relative to it;
         the symlinks among the files (by the index's mode for a tracked file) and, checked against the
         work tree (`worktree`), the unchanged tracked files are added to `found`. Not checked, a tracked
-        file deleted from the work tree is listed."""
+        file deleted from the work tree is listed. `paths`: only these files and folders (literal)."""
         checks = ["--deleted", "--modified"] if worktree else []
         arguments = ["--stage", "-v", "--cached", *checks, "--others", "--exclude-standard"]
-        output = self.run(folder, ["ls-files", "-z", *arguments])  # -v: lower-case tags for assume-unchanged
+        literal, only = (["--literal-pathspecs"], ["--", *paths]) if paths is not None else ([], [])
+        # -v: lower-case tags for assume-unchanged
+        output = self.run(folder, [*literal, "ls-files", "-z", *arguments, *only])
         if output is None:
             return None
         files: dict[str, None] = {}

@@ -32,19 +32,18 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.sandbox.folders import RACY_NS
-from paicli.sandbox.gitdirs import common_dir, gitfile_names
 from paicli.tools.file_kinds import Selection, TextVerdicts, select
-from paicli.tools.file_lister import PAICLI_IGNORE, VCS_FOLDERS, list_files
+from paicli.tools.file_lister import PAICLI_IGNORE, list_files
 from paicli.tools.git_listing import SharedGit
+from paicli.tools.walked import walked
 
 MAX_STAMPS = 50_000  # a workspace of more folders is listed afresh each time: checking would cost as much
 MAX_WORKSPACES = 8
-GIT_FILES = ("index", "config", "info/exclude")
 
 Stamp = tuple[str, int, int, int] | tuple[str, None, None, None]  # path, ctime_ns, inode, device
 
@@ -175,58 +174,11 @@ def _stamps(root: Path, ignored: Sequence[str], files: Sequence[str]) -> tuple[S
     """The stamps of what the listing depends on; None when there are more than MAX_STAMPS."""
     skipped = {path[:-1] for path in ignored if path.endswith("/")}
     paths = [str(root / PAICLI_IGNORE), *_user_git_files()]
-    for path in _walked(str(root), skipped, files):
+    for _kind, path in walked(str(root), skipped, files):
         paths.append(path)
         if len(paths) > MAX_STAMPS:
             return None
     return tuple(_stamp(path) for path in paths)
-
-
-def _walked(root: str, skipped: set[str], files: Sequence[str]) -> Iterator[str]:
-    """The folders git walks below `root` (not into `skipped`, relative), the `.gitignore` files in them,
-    and each repository's git folder with the files of it the listing reads."""
-    holding: set[str] | None = None  # the folders of listed files: an ignored folder holding one is walked
-    stack = [""]
-    while stack:
-        folder = stack.pop()
-        where = f"{root}/{folder}" if folder else root
-        yield where
-        try:
-            entries = list(os.scandir(where))
-        except OSError:
-            continue
-        for entry in entries:
-            relative = f"{folder}/{entry.name}" if folder else entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if entry.name == ".git":
-                yield from _git_folder(entry.path, is_dir)
-            elif is_dir and entry.name not in VCS_FOLDERS:
-                if relative in skipped:
-                    holding = holding if holding is not None else {path.rpartition("/")[0] for path in files}
-                    if not any(held == relative or held.startswith(relative + "/") for held in holding):
-                        continue
-                stack.append(relative)
-            elif entry.name == ".gitignore":
-                yield entry.path
-
-
-def _git_folder(path: str, is_dir: bool) -> Iterator[str]:
-    """A repository's git folder and the files of it a listing reads; for a `.git` file, the folder it
-    names (and its common folder, for a linked worktree)."""
-    yield path
-    folder = Path(path) if is_dir else gitfile_names(Path(path))
-    if folder is None:
-        return
-    if not is_dir:
-        yield str(folder)
-    yield from (str(folder / name) for name in GIT_FILES)
-    common = common_dir(folder)
-    if common is not None:
-        yield str(common)
-        yield from (str(common / name) for name in GIT_FILES[1:])
 
 
 def _user_git_files() -> list[str]:

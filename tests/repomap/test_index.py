@@ -189,3 +189,26 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(tmp_path: Path) -> None:
     (index.folder / "build.lock").write_text(dead.stdout.strip())
     report = index.update()
     assert report.updated and report.read == 8
+
+
+def test_the_sessions_watched_listing_brings_the_same_updates(tmp_path: Path) -> None:
+    """A session's plans list the workspace through its watched listing (paicli/tools/watched_listing.py):
+    an edit, a new file and a deletion reach the index as they do through a fresh listing, each update
+    asking git about the changed paths only."""
+    from paicli.repomap.files import watched_files
+    from paicli.tools.watched_listing import WatchedListings
+
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    listings = WatchedListings(clock=lambda: time.time_ns() + 3 * 10**9)  # as if settled for 3 s
+    index, _ = index_of(repo, tmp_path / "home", watched_files(listings))
+    assert index.update().read == 8 and index.update().read == 0
+    (repo / "src/shop/prices.py").write_text("def loyalty_reward() -> int:\n    return 1\n")
+    (repo / "src/shop/extra.py").write_text("def gift_card() -> None:\n    pass\n")
+    (repo / "docs/index.md").unlink()
+    report = index.update()
+    assert (report.read, report.dropped, report.listed) == (2, 1, 8)
+    assert "src/shop/prices.py" in index.postings("loyalty_reward") and index.postings("gift_card")
+    assert index.paths == list(workspace_files(repo).files)
+    if sys.platform.startswith("linux"):
+        assert (listings.listed, listings.relisted) == (1, 1)
