@@ -36,11 +36,12 @@ from bench.common import Result, median
 from paicli.agent.context import system_prompt, workspace_overview
 from paicli.common.events import NullSink
 from paicli.llm.tokens import CHARS_PER_TOKEN, estimate_text
-from paicli.repomap.files import workspace_files
+from paicli.repomap.files import watched_files, workspace_files
 from paicli.repomap.index import Index
 from paicli.repomap.rank import bm25
 from paicli.repomap.repo_map import RepoMap
 from paicli.repomap.words import words
+from paicli.tools.watched_listing import WatchedListings
 
 NAME = "context"
 TITLE = "Planner context: the repository map"
@@ -98,7 +99,8 @@ def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
     request_chars: list[int] = []
     first_build = update_after_edit = update_new_process = 0.0
     plain = Index(repo, home / "plain", workspace_files, NullSink(), weights=(0, 0))
-    repo_map = RepoMap(repo, home, NullSink())
+    listings = WatchedListings()  # the session's (paicli/runtime.py): the map's listing, watched
+    repo_map = RepoMap(repo, home, NullSink(), lister=watched_files(listings))
     for position, (sha, message, changed) in enumerate(chosen):
         git(repo, "checkout", "-q", "--force", "--detach", f"{sha}^")
         at_parent = [path for path in changed if (repo / path).is_file()]
@@ -109,6 +111,8 @@ def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
             pass
         if position == 0:
             first_build = time.perf_counter() - started
+            repo_map.index.update()  # as a session's next plan: the watch is in place (made after a checkout
+            # settles, tools/watched_listing.py)
             update_after_edit, update_new_process = edited_update(repo, repo_map.index, at_parent)
         while plain.update().pending:
             pass
@@ -131,6 +135,7 @@ def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
                 found = sum(mentioned(path, shown) for path in at_parent)
                 recalls[f"{method}@{budget}"].append(found / len(at_parent))
     repo_map.close()
+    listings.close()
     plain.close()
     git(repo, "checkout", "-q", "--force", tip)
     return {
@@ -147,8 +152,8 @@ def evaluate(repo: Path, count: int, home: Path) -> dict[str, object]:
 
 def edited_update(repo: Path, index: Index, paths: list[str], rounds: int = 5) -> tuple[float, float]:
     """Seconds of an index update after three files are edited (each gets a line more), then restored: the
-    median of `rounds` in this process (the rows kept from the previous update), and of a new Index (as a
-    new paicli process opens it)."""
+    median of `rounds` in this process (the rows kept from the previous update, the session's watched
+    listing), and of a new Index listing afresh (as a new paicli process opens it)."""
     edited = paths[:3]
     warm: list[float] = []
     cold: list[float] = []
@@ -156,7 +161,7 @@ def edited_update(repo: Path, index: Index, paths: list[str], rounds: int = 5) -
         for path in edited:
             with open(repo / path, "a", encoding="utf-8") as file:
                 file.write("\n# edited by bench context\n")
-        fresh = Index(repo, index.folder, index.lister, NullSink()) if round_number % 2 else None
+        fresh = Index(repo, index.folder, workspace_files, NullSink()) if round_number % 2 else None
         started = time.perf_counter()
         (fresh or index).update()
         (cold if fresh else warm).append(time.perf_counter() - started)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli.tools.file_lister import git_output
+from paicli.tools.git_listing import SharedGit
 
 HISTORY_COMMITS = 1_000
 MAX_COMMIT_FILES = 20
@@ -37,7 +38,8 @@ class History:
 
 def head_of(workspace: Path) -> str | None:
     """HEAD's commit id, None outside git or in a repository without commits."""
-    output = git_output(workspace, ["rev-parse", "--verify", "-q", "HEAD"])
+    # rev-parse runs nothing a configuration names: the listing's git (no `git config` look-up first)
+    output = git_output(workspace, ["rev-parse", "--verify", "-q", "HEAD"], git=SharedGit(workspace))
     return output.decode("ascii", "replace").strip() if output else None
 
 

@@ -24,6 +24,7 @@ so a link changed since the listing, or a file deleted since, is skipped there.
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping
@@ -97,12 +98,41 @@ def relist(workspace: Path, previous: Listing, changed: set[str], git: SharedGit
     if listed is None or listed[1] or not previous.by_git or previous.nested:
         return None
     present = [path for path in listed[0] if os.path.lexists(root / path)]  # a tracked file deleted is not
-    fresh = _shown(root, present, found.links, "model")
-    below = tuple(path + "/" for path in changed)
-    kept = [path for path in previous.files if path not in changed and not path.startswith(below)]
-    versions = {path: oid for path, oid in previous.versions.items() if path not in changed}
-    versions = {path: oid for path, oid in versions.items() if not path.startswith(below)}
-    return Listing(tuple(sorted([*kept, *fresh])), True, versions)
+    fresh = sorted(_shown(root, present, found.links, "model"))
+    kept, dropped = _without(previous.files, changed)
+    versions = dict(previous.versions)
+    for path in dropped:
+        versions.pop(path, None)
+    if len(fresh) < 64:
+        for path in fresh:
+            bisect.insort(kept, path)
+    else:
+        kept = sorted([*kept, *fresh])  # two sorted runs: merged in one pass
+    return Listing(tuple(kept), True, versions)
+
+
+def _without(files: tuple[str, ...], changed: set[str]) -> tuple[list[str], list[str]]:
+    """`files` (sorted) without each changed path and all below it, and what was taken out. The paths
+    below a folder are one run of a sorted list, found by bisection: no step per listed file."""
+    runs: list[tuple[int, int]] = []
+    for path in changed:
+        at = bisect.bisect_left(files, path)
+        if at < len(files) and files[at] == path:
+            runs.append((at, at + 1))
+        start = bisect.bisect_left(files, path + "/")
+        end = bisect.bisect_left(files, path + "0", start)  # "0" follows "/"
+        if start < end:
+            runs.append((start, end))
+    kept: list[str] = []
+    dropped: list[str] = []
+    position = 0
+    for start, end in sorted(runs):
+        start = max(start, position)
+        kept.extend(files[position:start])
+        dropped.extend(files[start:end])
+        position = max(position, end)
+    kept.extend(files[position:])
+    return kept, dropped
 
 
 def _shown(root: Path, files: list[str], links: set[str], view: View) -> list[str]:

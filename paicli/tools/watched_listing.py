@@ -32,6 +32,7 @@ from paicli.tools.walked import git_folders, walked
 
 MAX_CHANGED = 1_000  # more changed paths than this: list afresh (git's arguments stay short)
 MAX_WORKSPACES = 8
+RETRY_NS = 60 * 10**9  # where no watch could be made, how long a session lists afresh before trying again
 # Names in a git folder that do not change what is listed (refs, logs, objects, messages, locks)
 GIT_NOISE = frozenset(
     {
@@ -52,6 +53,7 @@ class _Watched:
     listing: Listing
     watch: TreeWatch | None  # None: listed afresh each time
     user_files: tuple[Stamp, ...]
+    retry_at: int = 0  # without a watch: when to try to make one again (the clock's ns)
 
 
 class WatchedListings:
@@ -73,6 +75,9 @@ class WatchedListings:
         root = Path(os.path.realpath(workspace))
         with self._lock:
             kept = self._kept.get(root)
+            if kept is not None and kept.watch is None and self._clock() < kept.retry_at:
+                kept.listing = self._list(root)
+                return kept.listing
             if kept is None or kept.watch is None:
                 return self._fresh(root, kept)
             changes = kept.watch.drain()
@@ -113,34 +118,35 @@ class WatchedListings:
             old.watch.close()
         self._kept.pop(root, None)
         user_files = _user_stamps()
-        watch = self._watch(root)
+        watch, retry_at = self._watch(root)
         listing = self._list(root)
         if watch is not None and (listing.nested or not listing.by_git):
             watch.close()
-            watch = None
+            watch, retry_at = None, self._clock() + RETRY_NS
         if len(self._kept) >= MAX_WORKSPACES:
             for kept in self._kept.values():
                 if kept.watch is not None:
                     kept.watch.close()
             self._kept.clear()
-        self._kept[root] = _Watched(listing, watch, user_files)
+        self._kept[root] = _Watched(listing, watch, user_files, retry_at)
         return listing
 
-    def _watch(self, root: Path) -> TreeWatch | None:
-        """A watch on the folders git walks in `root`, when `root` is the top of its repository. Each folder
-        is watched before it is read (a folder made in it later is an event); what chose the folders
-        (git's ignored folders and tracked files, asked first) must be older than RACY_NS before they
-        were asked, or a change made before its folder was watched could go unseen: no watch this time."""
+    def _watch(self, root: Path) -> tuple[TreeWatch | None, int]:
+        """A watch on the folders git walks in `root`, when `root` is the top of its repository, or None and
+        when to try again. Each folder is watched before it is read (a folder made in it later is an
+        event); what chose the folders (git's ignored folders and tracked files, asked first) must be older
+        than RACY_NS before they were asked, or a change made before its folder was watched could go
+        unseen: no watch until that much time has passed."""
+        started = self._clock()
         dot_git = root / ".git"
         if not os.path.lexists(dot_git):
-            return None
-        started = self._clock()
+            return None, started + RETRY_NS
         git = SharedGit(root)
         _asked, ignored = git.ignored()
         found = git.get()
         tracked = found.run(root, ["ls-files", "-z", "--cached"]) if found is not None else None
         if ignored is None or tracked is None:
-            return None
+            return None, started + RETRY_NS
         files = [os.fsdecode(path) for path in tracked.split(b"\0") if path]
         skipped = {path[:-1] for path in ignored if path.endswith("/")}
         prefix = len(str(root)) + 1
@@ -157,10 +163,12 @@ class WatchedListings:
 
         extra = [where for folder in gits for where in (folder, folder / "info")]
         watch = self._start(root, folders(), extra)
-        if watch is not None and not all(_older(path, started - RACY_NS) for path in decided_by):
+        if watch is None:
+            return None, started + RETRY_NS
+        if not all(_older(path, started - RACY_NS) for path in decided_by):
             watch.close()
-            return None
-        return watch
+            return None, started + RACY_NS
+        return watch, 0
 
 
 def _decides(path: str) -> bool:

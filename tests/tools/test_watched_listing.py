@@ -232,3 +232,40 @@ def test_hostile_names_are_asked_about_literally(repo: Path) -> None:
     assert listings.relisted == 1
     assert got.files == list_files(repo).files and len(set(got.files)) == len(got.files)
     assert set(names) <= set(got.files)
+
+
+def test_a_changed_folder_takes_out_exactly_what_was_below_it(repo: Path) -> None:
+    """Neighbours in sorted order ("src-old/", "src.py", "src0.py") stay when "src" changes, and
+    overlapping changed paths ("src", "src/pkg") are taken out once."""
+    from paicli.tools.file_lister import relist
+    from paicli.tools.git_listing import SharedGit
+
+    write(repo, {"src-old/y.py": "y\n", "src.py": "s\n", "src0.py": "z\n", "src/pkg/more.py": "m\n"})
+    previous = list_files(repo)
+    subprocess.run(["rm", "-rf", str(repo / "src")], check=True)
+    got = relist(repo, previous, {"src", "src/pkg"}, SharedGit(repo))
+    assert got is not None and got.files == list_files(repo).files
+    assert {"src-old/y.py", "src.py", "src0.py"} <= set(got.files) and not any(p.startswith("src/") for p in got.files)
+    assert not any(path.startswith("src/") for path in got.versions)
+
+
+def test_a_watch_refused_as_too_fresh_is_tried_again_once_settled(repo: Path) -> None:
+    """Until what chose the folders has settled, each listing is a plain one (no walk to watch the folders
+    on every call: a session right after a checkout); once it has, the watch is made."""
+    now = [time.time_ns()]
+    starts: list[Path] = []
+
+    def start(root: Path, *args: object) -> TreeWatch | None:
+        starts.append(root)
+        return TreeWatch.start(root, *args)  # type: ignore[arg-type]
+
+    listings = WatchedListings(start=start, clock=lambda: now[0])
+    listings(repo)
+    now[0] += 10**9
+    write(repo, {"src/one.py": "1\n"})
+    assert "src/one.py" in listings(repo).files and len(starts) == 1
+    now[0] += 3 * 10**9
+    listings(repo)
+    write(repo, {"src/two.py": "2\n"})
+    assert "src/two.py" in listings(repo).files
+    assert len(starts) == 2 and (listings.listed, listings.relisted) == (3, 1)
