@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from paicli.app.driver import TurnOutcome
     from paicli.app.sessions import LoadedSession
     from paicli.mcp.manager import McpManager
+    from paicli.repomap.files import Lister
     from paicli.ui.chat.transcript import Transcript
     from paicli.ui.commands.usage_view import PlanUsage
 
@@ -51,6 +52,11 @@ class CommandContext(Protocol):
     @property
     def map_tokens(self) -> int:
         """The repository map's budget (Settings.map_tokens), for /map."""
+        ...
+
+    @property
+    def map_lister(self) -> Lister:
+        """The session's listing of the workspace for the map (the plans' too: kept up to date by a watch)."""
         ...
 
     @property

@@ -24,7 +24,7 @@ class _Notices:
 
 
 def _build(ctx: CommandContext, query: str, notices: _Notices) -> MapResult:
-    repo_map = RepoMap(ctx.workspace, ctx.home, notices, map_tokens=ctx.map_tokens)
+    repo_map = RepoMap(ctx.workspace, ctx.home, notices, lister=ctx.map_lister, map_tokens=ctx.map_tokens)
     try:
         return repo_map.for_goal(query)
     finally:

@@ -19,6 +19,7 @@ from paicli.ui.chat.render import ChatRenderer
 if TYPE_CHECKING:
     from paicli.app.checkpoints.service import Checkpoints
     from paicli.mcp.manager import McpManager
+    from paicli.repomap.files import Lister
     from paicli.ui.chat.transcript import Transcript
 
 
@@ -39,6 +40,12 @@ class ReplViews:
     @property
     def map_tokens(self) -> int:
         return self.runtime.settings.map_tokens
+
+    @property
+    def map_lister(self) -> Lister:
+        from paicli.repomap.files import watched_files
+
+        return watched_files(self.runtime.watched)
 
     @property
     def policy(self) -> ApprovalPolicy | None:
