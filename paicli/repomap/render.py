@@ -5,6 +5,8 @@ paicli/llm/tokens.py):
     2,013 files; ...
     ## Layout (files per folder)
     src/ 120: flask/ 40, json/ 3
+    docs/ 30, tests/ 12
+    top-level files: README.md, pyproject.toml
     ## Named in the goal
     src/flask/app.py
       class Flask(App)
@@ -14,10 +16,12 @@ paicli/llm/tokens.py):
     ## Also relevant
     tests/test_app.py
 
-The layout always (cut to `LAYOUT_SHARE` of the budget); then the files the goal names (with their
-symbols), and from a budget of `SYMBOLS_FROM` tokens the best ranked ones with their symbols while the map
-is under `SYMBOLS_SHARE` of the budget; then paths only, until the budget is spent. The budget is that of
-the whole text (its estimate), not a sum of estimates per line, which rounds each line up.
+The layout always: every top folder with its file count, the biggest with their largest subfolders
+(within `LAYOUT_SHARE` of the budget), and every top-level file by name (within `TOP_NAMES_SHARE`); then
+the files the goal names (with their symbols), and from a budget of `SYMBOLS_FROM` tokens the best ranked
+ones with their symbols while the map is under `SYMBOLS_SHARE` of the budget; then paths only, until the
+budget is spent (a top-level file the layout names is not named again without symbols). The budget is
+that of the whole text (its estimate), not a sum of estimates per line, which rounds each line up.
 """
 
 from __future__ import annotations
@@ -38,13 +42,14 @@ SYMBOLS_FROM = 2_000  # a smaller map names paths only (and the symbols of the f
 MAX_SYMBOL_FILES = 5
 SYMBOL_LINES = 6  # per file
 SUBFOLDERS = 5  # shown per top folder
+TOP_NAMES_SHARE = 0.08  # the other top folders and the top-level files, by name (yarn.lock, setup.py)
 
 
 @dataclass(frozen=True)
 class RenderedMap:
     text: str
     tokens: int
-    files: list[str]  # every file path the map names, in order
+    files: list[str]  # every file path the map names: the named and ranked ones in order, then the layout's
     with_symbols: int  # how many of them carry their symbols
 
 
@@ -56,10 +61,12 @@ def render(
     budget: int,
 ) -> RenderedMap:
     header = f"# Repository map\n\n{len(paths):,} files (not git-ignored ones); those likeliest to matter first."
-    lines = [header, "", "## Layout (files per folder)", *_layout(paths, int(budget * LAYOUT_SHARE))]
+    layout, top_files = _layout(paths, ranked, int(budget * LAYOUT_SHARE), int(budget * TOP_NAMES_SHARE))
+    lines = [header, "", "## Layout (files per folder)", *layout]
     meter = _Meter("\n".join(lines))
     shown: list[str] = []
     detailed = 0
+    in_layout = set(top_files)
     order = list(dict.fromkeys([*named, *ranked]))
     section = ""
     with_symbols = budget >= SYMBOLS_FROM
@@ -70,6 +77,8 @@ def render(
         if (path in named or room) and detailed < MAX_SYMBOL_FILES:
             block += _symbol_lines(symbols(path))
             detailed += len(block) > 1
+        if len(block) == 1 and path in in_layout and path not in named:
+            continue  # the layout names it already
         if path in named:
             wanted = "## Named in the goal"
         elif room or not phase_with_symbols:
@@ -89,6 +98,7 @@ def render(
         lines += block
         shown.append(path)
     text = "\n".join(lines)
+    shown += [path for path in top_files if path not in shown]
     return RenderedMap(text=text, tokens=estimate_text(text), files=shown, with_symbols=detailed)
 
 
@@ -126,28 +136,61 @@ def _symbol_lines(symbols: list[Symbol]) -> list[str]:
     return lines
 
 
-def _layout(paths: Sequence[str], budget: int) -> list[str]:
-    """Top folders with their file counts and their largest subfolders, biggest first, within `budget`."""
+def _layout(paths: Sequence[str], ranked: Sequence[str], detail: int, names: int) -> tuple[list[str], list[str]]:
+    """The layout's lines and the top-level files they name: every top folder with its file count (the
+    biggest with their largest subfolders, within `detail` tokens), then every other top folder and every
+    top-level file by name, within `names` tokens (when they do not all fit, the files ranked best for
+    the goal stay, and a last "… N more" says what was left out)."""
     top: Counter[str] = Counter()
     sub: dict[str, Counter[str]] = {}
+    loose: list[str] = []
     for path in paths:
         parts = path.split("/")
         if len(parts) == 1:
-            top["."] += 1
+            loose.append(path)
             continue
         top[parts[0]] += 1
         if len(parts) > 2:
             sub.setdefault(parts[0], Counter())[parts[1]] += 1
     lines: list[str] = []
     used = 0
-    for folder, count in sorted(top.items(), key=lambda item: (-item[1], item[0])):
-        name = "(top level)" if folder == "." else f"{folder}/"
+    folders = sorted(top.items(), key=lambda item: (-item[1], item[0]))
+    plain: list[str] = []
+    for folder, count in folders:
         children = sub.get(folder, Counter()).most_common(SUBFOLDERS)
-        line = f"{name} {count}" + (": " + ", ".join(f"{c}/ {n}" for c, n in children) if children else "")
+        line = f"{folder}/ {count}" + (": " + ", ".join(f"{c}/ {n}" for c, n in children) if children else "")
         cost = estimate_text(line) + 1
-        if used + cost > budget:
-            lines.append(f"… {len(top) - len(lines)} more folders")
-            break
+        if plain or used + cost > detail:
+            plain.append(f"{folder}/ {count}")
+            continue
         lines.append(line)
         used += cost
-    return lines or ["(no files)"]
+    position = {path: at for at, path in enumerate(ranked)}
+    by_rank = sorted(loose, key=lambda path: (position.get(path, len(position)), path))
+    kept_folders = _within(plain, names)
+    kept_files = _within(by_rank, names - estimate_text(", ".join(kept_folders)) - 4)
+    if kept_folders:
+        left = len(plain) - len(kept_folders)
+        lines.append(", ".join(kept_folders) + (f", … {left} more folders" if left else ""))
+    if kept_files:
+        left = len(loose) - len(kept_files)
+        shown = sorted(kept_files)
+        lines.append(f"top-level files: {', '.join(shown)}" + (f", … {left} more" if left else ""))
+    elif loose:
+        lines.append(f"{len(loose)} top-level files")
+    return (lines or ["(no files)"]), (sorted(kept_files) if kept_files else [])
+
+
+def _within(items: list[str], budget: int) -> list[str]:
+    """The longest start of `items` that fits in `budget` tokens joined by ", " (all of them when they fit,
+    else with room left for a "… N more")."""
+    if estimate_text(", ".join(items)) <= budget:
+        return items
+    kept: list[str] = []
+    used = 6  # ", … N more"
+    for item in items:
+        used += estimate_text(item + ", ")  # rounded up per item: never more than the whole line's estimate
+        if used > budget:
+            break
+        kept.append(item)
+    return kept
