@@ -33,13 +33,14 @@ from paicli.tools.base import Approver, PathLocks, ToolContext
 from paicli.tools.listing_memo import ListingMemo
 from paicli.tools.task_scope import TaskScope
 from paicli.tools.toolbox import ToolBox
-from paicli.tools.watched_listing import WatchedListings
 
 if TYPE_CHECKING:  # plan mode loads with the first plan, not at start-up
     from paicli.mcp.manager import McpManager
     from paicli.plan.contract import Contract
     from paicli.plan.estimate import Estimator
     from paicli.repomap.repo_map import PlannerMap
+    from paicli.repomap.warmup import MapWarmup
+    from paicli.tools.watched_listing import WatchedListings
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
@@ -77,7 +78,8 @@ class Runtime:
     _builtin: ToolBox | None = field(default=None, repr=False)  # `tools` without MCP tools
     last_map: PlannerMap | None = None  # the repository map of the latest plan session
     listings: ListingMemo = field(default_factory=ListingMemo, repr=False)  # grep_code's, for the session
-    watched: WatchedListings = field(default_factory=WatchedListings, repr=False)  # the repository map's
+    watched: WatchedListings = field(default_factory=lambda: _watched_listings(), repr=False)  # the map's
+    map_warmup: MapWarmup | None = field(default=None, repr=False)  # the index updated while the user types
 
     @property
     def workspace(self) -> Path:
@@ -160,8 +162,20 @@ class Runtime:
 
         lister = watched_files(self.watched)
         repo_map = RepoMap(self.workspace, self.home, sink, lister=lister, map_tokens=self.settings.map_tokens)
-        self.last_map = PlannerMap(repo_map, sink)
+        ready = self.map_warmup.wait if self.map_warmup is not None else None
+        self.last_map = PlannerMap(repo_map, sink, ready=ready)
         return self.last_map
+
+    def warm_map(self) -> None:
+        """Brings the repository index up to date in the background (paicli/repomap/warmup.py), once per
+        session, unless the map is off (`map_tokens` 0)."""
+        if self.settings.map_tokens <= 0:
+            return
+        if self.map_warmup is None:
+            from paicli.repomap.warmup import MapWarmup
+
+            self.map_warmup = MapWarmup(self.workspace, self.home, self.watched)
+        self.map_warmup.start()
 
     def system_prompt(self, mode: str | None) -> str:
         return system_prompt(mode, self.workspace, self.home)
@@ -208,6 +222,12 @@ class Runtime:
                 await self.mcp.aclose()
         finally:
             await self.llm.aclose()
+
+
+def _watched_listings() -> WatchedListings:
+    from paicli.tools.watched_listing import WatchedListings  # with the first plan, not at start-up
+
+    return WatchedListings()
 
 
 def build_runtime(

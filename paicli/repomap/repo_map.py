@@ -4,6 +4,7 @@ map rendered within `map_tokens`. What the planner's request and `paicli map` sh
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,14 +66,18 @@ class PlannerMap:
     """The map as the planner asks for it: text for a goal ("" when `map_tokens` is 0 or the map fails),
     and the share of the planner's latest request it took (for the review screen)."""
 
-    def __init__(self, repo_map: RepoMap, sink: EventSink) -> None:
+    def __init__(self, repo_map: RepoMap, sink: EventSink, *, ready: Callable[[], None] | None = None) -> None:
+        """`ready`: waits for the session's index warm-up (paicli/repomap/warmup.py), if any."""
         self.repo_map = repo_map
         self.sink = sink
+        self.ready = ready
         self.last: tuple[int, int] | None = None  # (map tokens, whole request tokens) of the latest request
 
     def __call__(self, goal: str) -> str:
         if self.repo_map.map_tokens <= 0:
             return ""
+        if self.ready is not None:
+            self.ready()
         try:
             return self.repo_map.for_goal(goal).text
         except (OSError, sqlite3.Error) as error:  # the plan goes on without a map

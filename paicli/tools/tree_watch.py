@@ -16,8 +16,6 @@ watch was added.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import os
 import struct
@@ -62,19 +60,23 @@ class Changes:
 
 class _Inotify:
     def __init__(self) -> None:
+        import ctypes  # here, not at start-up: only a session that maps a repository watches one
+        import ctypes.util
+
+        self._errno = ctypes.get_errno
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
         self._add = libc.inotify_add_watch
         self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         self._add.restype = ctypes.c_int
         fd = int(libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
         if fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1")
+            raise OSError(self._errno(), "inotify_init1")
         self.fd = fd
 
     def add(self, path: str) -> int:
         wd = int(self._add(self.fd, os.fsencode(path), WATCH_MASK))
         if wd < 0:
-            number = ctypes.get_errno()
+            number = self._errno()
             raise OSError(number, os.strerror(number), path)
         return wd
 

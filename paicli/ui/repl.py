@@ -371,6 +371,7 @@ class Repl(ReplViews):
         if self._checkpoints is not None:
             self._checkpoints.warm_up()  # while the user types the first message
         self.runtime.listings.warm(self.runtime.workspace)  # grep_code's first search is then as quick as the next
+        self.runtime.warm_map()  # the first plan's map then waits for what is left of the index update
 
     def _prompt(self) -> FormattedText:
         return prompt_text(planning=self.plan_next)
