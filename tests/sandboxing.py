@@ -12,6 +12,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -134,6 +135,18 @@ class MissingMountPoint(BwrapSandbox):
 def marker() -> str:
     """A unique `sleep` duration, so a process can be found by its command line: `sleep 300.123456`."""
     return f"300.{uuid.uuid4().int % 10**9:09d}"
+
+
+def gone_soon(argument: str, within: float = 3.0) -> bool:
+    """Whether every process with `argument` is gone within `within` seconds. For a command killed on a
+    timeout or a cancel: its group is killed at once, but the processes of its PID namespace die as the
+    kernel tears it down, a moment after bwrap itself (which the tool waits for) is gone."""
+    deadline = time.monotonic() + within
+    while processes_with(argument):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def processes_with(argument: str) -> list[int]:
