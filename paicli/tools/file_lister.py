@@ -62,7 +62,7 @@ class Listing:
     """Files relative to the workspace (posix, sorted), and whether git made the list. `versions`: for each
     tracked file git found unchanged since its index (same stat data, or same content), the object id of
     that content; a file not in it (untracked, changed, marked assume-unchanged, outside git) is to be
-    looked at. The repository index uses it to skip a stat per file."""
+    looked at; only files of `files` have one. The repository index uses it to skip a stat per file."""
 
     files: tuple[str, ...]
     by_git: bool
@@ -83,7 +83,9 @@ def list_files(
     where = _Where(git.get() if git is not None else Git.find(root, lookup=False), base_rules, worktree)
     files, by_git = _list_folder(root, "", where, NESTED_DEPTH, found)
     shown = _shown(root, files, found.links, view)
-    return Listing(tuple(sorted(shown)), by_git, found.versions, nested=found.nested)
+    kept = set(shown)  # versions only for the files shown: relist drops a changed file's with the file
+    versions = {path: oid for path, oid in found.versions.items() if path in kept}
+    return Listing(tuple(sorted(shown)), by_git, versions, nested=found.nested)
 
 
 def relist(workspace: Path, previous: Listing, changed: set[str], git: SharedGit) -> Listing | None:
