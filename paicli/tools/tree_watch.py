@@ -146,6 +146,10 @@ class TreeWatch:
             return None
         return watch
 
+    @property
+    def closed(self) -> bool:
+        return self._inotify.fd < 0
+
     def covers(self, folders: set[str]) -> bool:
         """Whether every one of `folders` (relative, "" for the root) is watched."""
         return folders <= set(self._folders.values())

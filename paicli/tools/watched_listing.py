@@ -68,45 +68,62 @@ class WatchedListings:
         self._clock = clock  # now, in ns since the epoch (the timestamps' clock)
         self._kept: dict[Path, _Watched] = {}
         self._lock = threading.Lock()
+        self._closed = False
         self.listed = 0  # full listings made (for tests and the benchmark)
         self.relisted = 0  # listings made from the changed paths only
 
     def __call__(self, workspace: Path) -> Listing:
         root = Path(os.path.realpath(workspace))
         with self._lock:
-            kept = self._kept.get(root)
-            if kept is not None and kept.watch is None and self._clock() < kept.retry_at:
-                kept.listing = self._list(root)
-                return kept.listing
-            if kept is None or kept.watch is None:
-                return self._fresh(root, kept)
-            changes = kept.watch.drain()
-            git_names = {name for names in changes.extra.values() for name in names if not name.endswith(".lock")}
-            rules = any(_decides(path) for path in changes.paths) or bool(git_names - GIT_NOISE - {GIT_INDEX})
-            if changes.lost or rules or kept.user_files != _user_stamps():
-                return self._fresh(root, kept)
-            if GIT_INDEX in git_names or len(changes.paths) > MAX_CHANGED:
-                listing = self._list(root)
-                held = {path.rpartition("/")[0] for path in listing.files}
-                if listing.nested or not listing.by_git or not kept.watch.covers(held):
-                    return self._fresh(root, kept)  # a submodule, or a file tracked in an ignored folder
-                kept.listing = listing
-                return listing
-            if not changes.paths:
-                return kept.listing
-            changed = relist(root, kept.listing, changes.paths, SharedGit(root))
-            if changed is None:
-                return self._fresh(root, kept)
-            self.relisted += 1
-            kept.listing = changed
-            return changed
+            try:
+                return self._listing(root)
+            finally:
+                if self._closed:
+                    self._close_watches()
+
+    def _listing(self, root: Path) -> Listing:
+        kept = self._kept.get(root)
+        if kept is not None and kept.watch is None and self._clock() < kept.retry_at:
+            kept.listing = self._list(root)
+            return kept.listing
+        if kept is None or kept.watch is None:
+            return self._fresh(root, kept)
+        changes = kept.watch.drain()
+        git_names = {name for names in changes.extra.values() for name in names if not name.endswith(".lock")}
+        rules = any(_decides(path) for path in changes.paths) or bool(git_names - GIT_NOISE - {GIT_INDEX})
+        if changes.lost or rules or kept.user_files != _user_stamps():
+            return self._fresh(root, kept)
+        if GIT_INDEX in git_names or len(changes.paths) > MAX_CHANGED:
+            listing = self._list(root)
+            held = {path.rpartition("/")[0] for path in listing.files}
+            if listing.nested or not listing.by_git or not kept.watch.covers(held):
+                return self._fresh(root, kept)  # a submodule, or a file tracked in an ignored folder
+            kept.listing = listing
+            return listing
+        if not changes.paths:
+            return kept.listing
+        changed = relist(root, kept.listing, changes.paths, SharedGit(root))
+        if changed is None:
+            return self._fresh(root, kept)
+        self.relisted += 1
+        kept.listing = changed
+        return changed
 
     def close(self) -> None:
-        with self._lock:
-            for kept in self._kept.values():
-                if kept.watch is not None:
-                    kept.watch.close()
-            self._kept.clear()
+        """Closes the watches; a listing under way (a warm-up walking a large tree) is not waited for: it
+        closes them as it ends, and lists without a watch from then on."""
+        self._closed = True
+        if self._lock.acquire(blocking=False):
+            try:
+                self._close_watches()
+            finally:
+                self._lock.release()
+
+    def _close_watches(self) -> None:
+        for kept in self._kept.values():
+            if kept.watch is not None:
+                kept.watch.close()
+        self._kept.clear()
 
     def _list(self, root: Path) -> Listing:
         self.listed += 1
@@ -118,7 +135,7 @@ class WatchedListings:
             old.watch.close()
         self._kept.pop(root, None)
         user_files = _user_stamps()
-        watch, retry_at = self._watch(root)
+        watch, retry_at = self._watch(root) if not self._closed else (None, self._clock() + RETRY_NS)
         listing = self._list(root)
         if watch is not None and (listing.nested or not listing.by_git):
             watch.close()

@@ -296,3 +296,31 @@ def test_a_watch_refused_as_too_fresh_is_tried_again_once_settled(repo: Path) ->
     write(repo, {"src/two.py": "2\n"})
     assert "src/two.py" in listings(repo).files
     assert len(starts) == 2 and (listings.listed, listings.relisted) == (3, 1)
+
+
+def test_closing_does_not_wait_for_a_listing_under_way(repo: Path) -> None:
+    """The session's end closes the watches at once; a listing still walking (a warm-up on a large tree)
+    closes its own as it ends, and nothing is watched after that."""
+    import threading
+
+    release = threading.Event()
+    made: list[TreeWatch] = []
+
+    def slow_start(root: Path, *args: object) -> TreeWatch | None:
+        release.wait(5)
+        watch = TreeWatch.start(root, *args)  # type: ignore[arg-type]
+        if watch is not None:
+            made.append(watch)
+        return watch
+
+    listings = WatchedListings(start=slow_start, clock=later)
+    walking = threading.Thread(target=listings, args=(repo,))
+    walking.start()
+    time.sleep(0.1)
+    listings.close()  # returns at once, the walk still under way
+    assert walking.is_alive()
+    release.set()
+    walking.join(10)
+    assert made and made[0].closed  # closed as the listing ended
+    (repo / "src" / "late.py").write_text("x\n")
+    assert "src/late.py" in listings(repo).files and listings.relisted == 0

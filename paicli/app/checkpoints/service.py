@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from paicli.app.checkpoints.attribution import task_pairs
 from paicli.app.checkpoints.journal import Entry
 from paicli.app.checkpoints.recording import FAILURES, Recording, file_changes
+from paicli.app.checkpoints.snapshot import Abandoned
 from paicli.app.checkpoints.store import CheckpointStore, store_folder
 from paicli.app.checkpoints.undo import (
     Preview,
@@ -107,6 +108,7 @@ class Checkpoints:
         self._loop_thread: int | None = None
         self._warming: Future[None] | None = None
         self._held: list[str] = []  # notices of the warm-up, told after the next operation
+        self._closing = threading.Event()
 
     def warm_up(self) -> None:
         """Takes a checkpoint in the background, to be thrown away: the first checkpoint of a workspace
@@ -121,10 +123,12 @@ class Checkpoints:
         try:
             with self.store.lock.held():
                 self.store.ensure()
+                self.store.snapshots.stop = self._closing  # the one snapshot that may be given up
                 self.store.snapshot("warm-up")
-        except FAILURES:
+        except (*FAILURES, Abandoned):
             pass
         finally:
+            self.store.snapshots.stop = None
             self.store.notify = self._notify
 
     # ---- running operations ----
@@ -149,6 +153,9 @@ class Checkpoints:
             self.sink.emit(notice)
 
     def close(self) -> None:
+        """Waits for the checkpoint operations under way; a warm-up still storing the workspace's files (a
+        first checkpoint of a large one: seconds) gives up instead, so that leaving does not wait for it."""
+        self._closing.set()
         self._worker.shutdown(wait=True)
 
     # ---- recording (the driver) ----

@@ -13,6 +13,7 @@ import itertools
 import os
 import re
 import stat
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,10 @@ class SnapshotLimits:
     max_new_bytes: int = DEFAULT_MAX_NEW_BYTES
 
 
+class Abandoned(Exception):
+    """A snapshot given up on because its `stop` was set (the warm-up's, at the session's end)."""
+
+
 class Snapshotter:
     def __init__(self, git: ShadowGit, root: Path, *, limits: SnapshotLimits, notify: Notify) -> None:
         self.git = git
@@ -59,6 +64,7 @@ class Snapshotter:
         self.too_large: WorkspaceTooLarge | None = None  # once refused, refused again without looking
         self.too_large_told = False
         self._sizes: dict[str, int] = {}  # of the regular files the last look at the workspace found
+        self.stop: threading.Event | None = None  # set: a snapshot storing many files gives up (Abandoned)
 
     def take(self, message: str) -> str:
         """The id of a commit holding the workspace as it is now."""
@@ -185,6 +191,8 @@ class Snapshotter:
             yield b"commit %s\ncommitter paicli <checkpoints@paicli.invalid> 0 +0000\ndata 0\n" % BULK_REF.encode()
         folder_of = lambda path: path.rpartition("/")[0]  # noqa: E731
         for _folder, group in itertools.groupby(sorted(paths, key=folder_of), folder_of):
+            if self.stop is not None and self.stop.is_set():
+                raise Abandoned  # fast-import is killed: nothing it read is kept, the index is untouched
             names = list(group)
             try:
                 with parent_folder(self.root, check_relative(names[0])) as folder:

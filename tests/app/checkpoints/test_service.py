@@ -40,8 +40,29 @@ def test_the_warm_up_stores_the_workspace_before_any_turn(workspace: Path, home:
     checkpoints = Checkpoints(store, Sink())
     checkpoints.warm_up()
     checkpoints.warm_up()  # once per process
-    checkpoints.close()  # waits for it
+    asyncio.run(checkpoints.call(lambda: None))  # the worker's next operation: after the warm-up
+    checkpoints.close()
     assert len(shadow_files(store)) == 120  # the shadow index knows every file: the next checkpoint is cheap
+
+
+def test_leaving_does_not_wait_for_a_warm_up_still_storing_files(workspace: Path, home: Path) -> None:
+    """The session's end gives the warm-up up (a first checkpoint of a large workspace takes seconds):
+    fast-import is stopped, nothing half stored is used, and the next session's checkpoint is whole."""
+    for folder in range(40):
+        for n in range(100):
+            path = workspace / f"d{folder}" / f"m{n}.py"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(f"x = {n}\n")
+    store = make_store(workspace, home)
+    checkpoints = Checkpoints(store, Sink())
+    checkpoints.warm_up()
+    checkpoints.close()
+    assert len(shadow_files(store)) < 4_000  # given up part way
+    again = make_store(workspace, home)
+    with again.lock.held():
+        again.ensure()
+        again.snapshot("the next session's first")
+    assert len(shadow_files(again)) == 4_000
 
 
 def test_a_turn_after_the_warm_up_records_its_changes_as_without_it(workspace: Path, home: Path) -> None:
