@@ -14,10 +14,14 @@ machine), and the git-ignored check of a command that copies onto files (`cp a b
 `git check-ignore` for all). Each first cold (nothing remembered), then p50 of the next commands with
 nothing changed (folder listings reused: sandbox/folders.py; target ≤ 50 ms for the git walks and the
 socket scan together), and once more after a command made a folder deep in the tree.
+
+Last, a sandboxed command in a workspace holding 0, 50 and 200 nested git repositories (one read-only
+mount each: bubblewrap's set-up grows with the square of its mounts; no target, a known cost).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import tempfile
@@ -25,13 +29,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.common import Result, percentile, rounded
+from bench.common import Result, median, percentile, rounded
 from paicli.policy.classify import classify_command
 from paicli.sandbox import Containment, choose_sandbox
 from paicli.sandbox.bwrap import git_mounts
 from paicli.sandbox.folders import RACY_NS
 from paicli.sandbox.gitdirs import git_state, walk_folders
 from paicli.sandbox.sockets import find_sockets, scan_folders
+from paicli.tools.base import ToolContext
+from paicli.tools.builtin.execute_command import ExecuteCommand, ExecuteCommandArgs
 
 NAME = "sandbox"
 TITLE = "Sandbox start overhead per command"
@@ -39,6 +45,7 @@ TARGET_MS = 15.0
 WALK_TARGET_MS = 50.0
 TREE_FILES = 20_000
 TREE_FOLDERS = (20, 10, 10)  # 2,000 folders of 10 files
+NESTED = (0, 50, 200)  # nested git repositories (a folder of clones)
 
 
 def _once(argv: list[str], env: dict[str, str]) -> float:
@@ -84,7 +91,29 @@ def run(quick: bool = False) -> Result:
     result.add("overhead p99 (beyond bare)", rounded(p99, 3), "ms")
     result.details.update(bare_ms=[rounded(v, 3) for v in bare_ms], contained_ms=[rounded(v, 3) for v in contained_ms])
     walks(result, 5, folders=(2, 2, 2), wait=False) if quick else walks(result, 50)
+    nested(result, (0, 5), rounds=2, wait=False) if quick else nested(result, NESTED, rounds=5)
     return result
+
+
+def nested(result: Result, counts: tuple[int, ...], rounds: int, *, wait: bool = True) -> None:
+    """A sandboxed `true` through execute_command in a workspace holding N nested git repositories (a folder
+    of clones): each one's git folder is a read-only mount of its own, and bubblewrap sets its mounts up
+    one after another, each looking through the mount table so far. Median of `rounds`."""
+    for count in counts:
+        with tempfile.TemporaryDirectory(prefix="paicli-bench-nested-") as folder:
+            workspace, home = Path(folder, "ws"), Path(folder, "home")
+            home.mkdir()
+            subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+            for number in range(count):
+                subprocess.run(["git", "init", "-q", str(workspace / f"repo{number:03d}")], check=True)
+            if wait:  # configs changed within RACY_NS are read again each time (sandbox/folders.py)
+                time.sleep(RACY_NS / 1e9 + 0.2)
+            choice = choose_sandbox("auto", workspace=workspace, home=home)
+            if choice.sandbox is None:
+                result.add("nested repositories", f"not measured: {choice.problem}")
+                return
+            times = _command_ms(ToolContext(workspace=workspace, sandbox=choice.sandbox), rounds + 1)
+        result.add(f"a sandboxed command, {count} nested repositories, median", rounded(median(times[1:]), 3), "ms")
 
 
 def _tree(root: Path, folders: tuple[int, int, int]) -> None:
@@ -98,6 +127,12 @@ def _tree(root: Path, folders: tuple[int, int, int]) -> None:
                 folder.mkdir(parents=True)
                 for n in range(files):
                     (folder / f"f{n}.py").write_bytes(b"x = 1\n")
+
+
+def _command_ms(context: ToolContext, rounds: int) -> list[float]:
+    """The wall time of `true` run through execute_command, `rounds` times."""
+    arguments = ExecuteCommandArgs(command="true")
+    return [_ms(lambda: asyncio.run(ExecuteCommand().run(arguments, context))) for _ in range(rounds)]
 
 
 def _ms(work: Callable[[], object]) -> float:
