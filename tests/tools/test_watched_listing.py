@@ -324,3 +324,18 @@ def test_closing_does_not_wait_for_a_listing_under_way(repo: Path) -> None:
     assert made and made[0].closed  # closed as the listing ended
     (repo / "src" / "late.py").write_text("x\n")
     assert "src/late.py" in listings(repo).files and listings.relisted == 0
+
+
+def test_a_folder_swapped_for_a_link_out_of_the_workspace_lists_nothing_of_outside(repo: Path, tmp_path: Path) -> None:
+    """The classic swap: a watched folder removed and a symlink to a folder outside put in its place. The
+    link is one changed path; nothing below it is listed (git does not follow it), and the link itself,
+    resolving outside, stays out of the model's view."""
+    outside = tmp_path / "outside"
+    write(outside, {"secret.py": "KEY = 1\n", "deeper/more.py": "x\n"})
+    listings = WatchedListings(clock=later)
+    listings(repo)
+    subprocess.run(["rm", "-rf", str(repo / "docs")], check=True)
+    (repo / "docs").symlink_to(outside, target_is_directory=True)
+    got = listings(repo)
+    assert not any(path == "docs" or path.startswith("docs/") for path in got.files)
+    assert got.files == list_files(repo).files and listings.relisted == 1
