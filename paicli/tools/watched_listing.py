@@ -40,7 +40,7 @@ GIT_NOISE = frozenset(
         "BISECT_LOG", "BISECT_START", "BISECT_TERMS", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK",
         "COMMIT_EDITMSG", "MERGE_MSG", "MERGE_MODE", "SQUASH_MSG", "TAG_EDITMSG", "packed-refs", "refs",
         "logs", "objects", "hooks", "description", "branches", "rebase-merge", "rebase-apply", "sequencer",
-        "gc.pid", "gc.log", "FETCH_HEAD.lock", "shallow",
+        "gc.pid", "gc.log", "shallow",
     }
 )  # fmt: skip
 GIT_INDEX = "index"
