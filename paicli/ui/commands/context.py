@@ -59,6 +59,10 @@ class CommandContext(Protocol):
         """The session's listing of the workspace for the map (the plans' too: kept up to date by a watch)."""
         ...
 
+    def map_ready(self) -> None:
+        """Returns once the session's index warm-up is done (at once without one), as a plan's map waits."""
+        ...
+
     @property
     def policy(self) -> ApprovalPolicy | None: ...
 

@@ -24,6 +24,7 @@ class _Notices:
 
 
 def _build(ctx: CommandContext, query: str, notices: _Notices) -> MapResult:
+    ctx.map_ready()  # the index being warmed: its whole update, not one that gives up on the lock
     repo_map = RepoMap(ctx.workspace, ctx.home, notices, lister=ctx.map_lister, map_tokens=ctx.map_tokens)
     try:
         return repo_map.for_goal(query)

@@ -47,6 +47,10 @@ class ReplViews:
 
         return watched_files(self.runtime.watched)
 
+    def map_ready(self) -> None:
+        if self.runtime.map_warmup is not None:
+            self.runtime.map_warmup.wait()
+
     @property
     def policy(self) -> ApprovalPolicy | None:
         return self.runtime.policy
