@@ -105,12 +105,7 @@ def relist(workspace: Path, previous: Listing, changed: set[str], git: SharedGit
     versions = dict(previous.versions)
     for path in dropped:
         versions.pop(path, None)
-    if len(fresh) < 64:
-        for path in fresh:
-            bisect.insort(kept, path)
-    else:
-        kept = sorted([*kept, *fresh])  # two sorted runs: merged in one pass
-    return Listing(tuple(kept), True, versions)
+    return Listing(tuple(sorted(kept + fresh)), True, versions)  # two sorted runs: merged in one pass
 
 
 def _without(files: tuple[str, ...], changed: set[str]) -> tuple[list[str], list[str]]:

@@ -40,12 +40,10 @@ from paicli.sandbox.folders import RACY_NS
 from paicli.tools.file_kinds import Selection, TextVerdicts, select
 from paicli.tools.file_lister import PAICLI_IGNORE, list_files
 from paicli.tools.git_listing import SharedGit
-from paicli.tools.walked import walked
+from paicli.tools.walked import Stamp, stamp, user_git_files, walked
 
 MAX_STAMPS = 50_000  # a workspace of more folders is listed afresh each time: checking would cost as much
 MAX_WORKSPACES = 8
-
-Stamp = tuple[str, int, int, int] | tuple[str, None, None, None]  # path, ctime_ns, inode, device
 
 
 @dataclass(frozen=True)
@@ -150,7 +148,7 @@ class ListingMemo:
         after the listing is safe for that reason)."""
         try:
             stamps = _stamps(root, ignored, remembered.files)
-            if stamps is not None and all(stamp[1] is None or stamp[1] < started - RACY_NS for stamp in stamps):
+            if stamps is not None and all(taken[1] is None or taken[1] < started - RACY_NS for taken in stamps):
                 if len(self._kept) >= MAX_WORKSPACES:
                     self._kept.clear()
                 self._kept[root] = (stamps, remembered)
@@ -159,29 +157,15 @@ class ListingMemo:
 
 
 def _unchanged(stamps: Sequence[Stamp]) -> bool:
-    return all(_stamp(stamp[0]) == stamp for stamp in stamps)
-
-
-def _stamp(path: str) -> Stamp:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return (path, None, None, None)
-    return (path, info.st_ctime_ns, info.st_ino, info.st_dev)
+    return all(stamp(old[0]) == old for old in stamps)
 
 
 def _stamps(root: Path, ignored: Sequence[str], files: Sequence[str]) -> tuple[Stamp, ...] | None:
     """The stamps of what the listing depends on; None when there are more than MAX_STAMPS."""
     skipped = {path[:-1] for path in ignored if path.endswith("/")}
-    paths = [str(root / PAICLI_IGNORE), *_user_git_files()]
+    paths = [str(root / PAICLI_IGNORE), *user_git_files()]
     for _kind, path in walked(str(root), skipped, files):
         paths.append(path)
         if len(paths) > MAX_STAMPS:
             return None
-    return tuple(_stamp(path) for path in paths)
-
-
-def _user_git_files() -> list[str]:
-    home = Path.home()
-    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    return [str(home / ".gitconfig"), str(config / "git" / "config"), str(config / "git" / "ignore")]
+    return tuple(stamp(path) for path in paths)

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli.tools.file_lister import VCS_FOLDERS
+
 IN_MODIFY = 0x2
 IN_ATTRIB = 0x4
 IN_MOVED_FROM = 0x40
@@ -38,13 +40,12 @@ IN_IGNORED = 0x8000
 IN_ONLYDIR = 0x01000000
 IN_DONT_FOLLOW = 0x02000000
 IN_ISDIR = 0x40000000
-ENTRY_EVENTS = IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-WATCH_MASK = ENTRY_EVENTS | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
+WATCHED_EVENTS = IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
+WATCH_MASK = WATCHED_EVENTS | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
 LOST = IN_Q_OVERFLOW | IN_UNMOUNT
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len
 MAX_WATCHES = 50_000  # a workspace of more folders is not watched (listed afresh each time)
 LOCAL_FILE_SYSTEMS = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "overlay", "f2fs", "zfs", "jfs"})
-VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})
 
 
 @dataclass

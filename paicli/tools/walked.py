@@ -1,4 +1,5 @@
-"""The folders git walks for a workspace's untracked files, and what else its listing is read from.
+"""The folders git walks for a workspace's untracked files, what else its listing is read from, and the
+stamp that tells when one of them changed.
 
 Shared by the session's listing memo (listing_memo.py stamps each path) and the watched listing
 (watched_listing.py watches each folder): the workspace's folders except version control folders and
@@ -18,6 +19,23 @@ from paicli.tools.file_lister import VCS_FOLDERS
 
 Kind = Literal["folder", "rules", "git"]
 GIT_FILES = ("index", "config", "info/exclude")
+Stamp = tuple[str, int, int, int] | tuple[str, None, None, None]  # path, ctime_ns, inode, device
+
+
+def stamp(path: str) -> Stamp:
+    """A path's change time, inode and device (no process can set a change time back); Nones if absent."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return (path, None, None, None)
+    return (path, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def user_git_files() -> list[str]:
+    """The user's git config and global excludes at their default places (a listing reads them too)."""
+    home = Path.home()
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    return [str(home / ".gitconfig"), str(config / "git" / "config"), str(config / "git" / "ignore")]
 
 
 def walked(root: str, skipped: set[str], files: Sequence[str]) -> Iterator[tuple[Kind, str]]:

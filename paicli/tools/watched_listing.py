@@ -28,7 +28,7 @@ from paicli.sandbox.folders import RACY_NS
 from paicli.tools.file_lister import PAICLI_IGNORE, Listing, list_files, relist
 from paicli.tools.git_listing import SharedGit
 from paicli.tools.tree_watch import TreeWatch
-from paicli.tools.walked import git_folders, walked
+from paicli.tools.walked import Stamp, git_folders, stamp, user_git_files, walked
 
 MAX_CHANGED = 1_000  # more changed paths than this: list afresh (git's arguments stay short)
 MAX_WORKSPACES = 8
@@ -44,8 +44,6 @@ GIT_NOISE = frozenset(
     }
 )  # fmt: skip
 GIT_INDEX = "index"
-
-Stamp = tuple[int, int, int] | None
 
 
 @dataclass
@@ -141,10 +139,7 @@ class WatchedListings:
             watch.close()
             watch, retry_at = None, self._clock() + RETRY_NS
         if len(self._kept) >= MAX_WORKSPACES:
-            for kept in self._kept.values():
-                if kept.watch is not None:
-                    kept.watch.close()
-            self._kept.clear()
+            self._close_watches()
         self._kept[root] = _Watched(listing, watch, user_files, retry_at)
         return listing
 
@@ -167,18 +162,16 @@ class WatchedListings:
         files = [os.fsdecode(path) for path in tracked.split(b"\0") if path]
         skipped = {path[:-1] for path in ignored if path.endswith("/")}
         prefix = len(str(root)) + 1
-        decided_by: list[str] = [str(root / PAICLI_IGNORE)]
-        gits = git_folders(dot_git)
-        decided_by += [str(folder / name) for folder in gits for name in ("index", "config", "info/exclude")]
+        decided_by: list[str] = [str(root / PAICLI_IGNORE)]  # and each .gitignore and git file walked
 
         def folders() -> Iterator[str]:
             for kind, path in walked(str(root), skipped, files):
                 if kind == "folder":
                     yield path[prefix:]
-                elif kind == "rules":
+                else:
                     decided_by.append(path)
 
-        extra = [where for folder in gits for where in (folder, folder / "info")]
+        extra = [where for folder in git_folders(dot_git) for where in (folder, folder / "info")]
         watch = self._start(root, folders(), extra)
         if watch is None:
             return None, started + RETRY_NS
@@ -194,23 +187,9 @@ def _decides(path: str) -> bool:
 
 
 def _older(path: str, than: int) -> bool:
-    try:
-        return os.lstat(path).st_ctime_ns < than
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
+    changed = stamp(path)[1]
+    return changed is None or changed < than
 
 
 def _user_stamps() -> tuple[Stamp, ...]:
-    home = Path.home()
-    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    stamps: list[Stamp] = []
-    for path in (home / ".gitconfig", config / "git" / "config", config / "git" / "ignore"):
-        try:
-            info = os.lstat(path)
-        except OSError:
-            stamps.append(None)
-            continue
-        stamps.append((info.st_ctime_ns, info.st_ino, info.st_dev))
-    return tuple(stamps)
+    return tuple(stamp(path) for path in user_git_files())

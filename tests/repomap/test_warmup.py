@@ -84,3 +84,33 @@ def test_no_warm_up_with_the_map_off_or_outside_a_repositorys_top(fake: FakeLLM,
     assert not MapWarmup(plain, tmp_path / "home", WatchedListings()).start()
     subprocess.run(["git", "init", "-q"], cwd=plain, check=True)
     assert MapWarmup(plain, tmp_path / "home", WatchedListings()).start()
+
+
+def test_a_plans_map_and_map_wait_for_the_warm_up_before_listing(tmp_path: Path) -> None:
+    """Whoever builds a map first waits for the session's warm-up (`ready`), then lists: never a map of
+    an index still being built, nor a build lock given up on after 2 s."""
+    from types import SimpleNamespace
+
+    from paicli.repomap.files import workspace_files
+    from paicli.repomap.repo_map import PlannerMap, RepoMap
+    from paicli.ui.commands.map_view import _build, _Notices
+
+    repo = make_repo(tmp_path / "repo")
+    order: list[str] = []
+
+    def lister(workspace: Path):  # type: ignore[no-untyped-def]
+        order.append("listed")
+        return workspace_files(workspace)
+
+    planner_map = PlannerMap(
+        RepoMap(repo, tmp_path / "home", NullSink(), lister=lister), NullSink(), ready=lambda: order.append("ready")
+    )
+    assert "src/shop/payments.py" in planner_map("refund in payments.py")
+    assert order == ["ready", "listed"]
+    order.clear()
+    ctx = SimpleNamespace(
+        workspace=repo, home=tmp_path / "home", map_tokens=3_000, map_lister=lister,
+        map_ready=lambda: order.append("ready"),
+    )  # fmt: skip
+    assert "src/shop/payments.py" in _build(ctx, "refund in payments.py", _Notices()).text  # type: ignore[arg-type]
+    assert order == ["ready", "listed"]

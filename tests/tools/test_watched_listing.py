@@ -317,8 +317,10 @@ def test_closing_does_not_wait_for_a_listing_under_way(repo: Path) -> None:
     walking = threading.Thread(target=listings, args=(repo,))
     walking.start()
     time.sleep(0.1)
-    listings.close()  # returns at once, the walk still under way
-    assert walking.is_alive()
+    closing = threading.Thread(target=listings.close)
+    closing.start()
+    closing.join(5)
+    assert not closing.is_alive() and walking.is_alive()  # closed at once, the walk still under way
     release.set()
     walking.join(10)
     assert made and made[0].closed  # closed as the listing ended
